@@ -1,0 +1,168 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_RECV_STREAM_H
+#define INCLUDED_SPEAD_RECV_STREAM_H
+
+#include <gnuradio/spead/api.h>
+#include <gnuradio/spead/recv_heap.h>
+#include <gnuradio/spead/stats.h>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace gr {
+namespace spead {
+namespace recv {
+
+/*!
+ * \brief Settings of a receive stream. Setters validate and throw
+ * std::invalid_argument naming the parameter and the fix.
+ */
+class SPEAD_API stream_config
+{
+public:
+    stream_config() = default;
+
+    /*! Live heaps assembled at once (default 4). More interleaved senders or
+     * reordering need more. */
+    stream_config& set_max_heaps(std::size_t n);
+    std::size_t get_max_heaps() const { return d_max_heaps; }
+
+    /*! Largest heap accepted, bytes (default 64 MiB); larger heaps are dropped and
+     * counted, so hostile input cannot exhaust memory. */
+    stream_config& set_max_heap_size(std::size_t bytes);
+    std::size_t get_max_heap_size() const { return d_max_heap_size; }
+
+    stream_config& set_incomplete_heaps(incomplete_heaps policy);
+    incomplete_heaps get_incomplete_heaps() const { return d_incomplete; }
+
+    /*! End the stream at a STREAM_CTRL stop heap (default true, as spead2). */
+    stream_config& set_stop_on_stop_heap(bool stop);
+    bool get_stop_on_stop_heap() const { return d_stop_on_stop_heap; }
+
+    /*! Completed heaps queued for the consumer (default 8). When full, the newest heap
+     * is dropped and counted (heaps_dropped_queue_full): the NIC is never blocked. */
+    stream_config& set_queue_heaps(std::size_t n);
+    std::size_t get_queue_heaps() const { return d_queue_heaps; }
+
+    /*! Heap storages kept for reuse (default: max_heaps + queue_heaps + 4). */
+    std::size_t get_pool_heaps() const { return d_max_heaps + d_queue_heaps + 4; }
+
+private:
+    std::size_t d_max_heaps = 4;
+    std::size_t d_max_heap_size = 64 * 1024 * 1024;
+    incomplete_heaps d_incomplete = incomplete_heaps::drop;
+    bool d_stop_on_stop_heap = true;
+    std::size_t d_queue_heaps = 8;
+};
+
+/*! A UDP payload handed from a transport to the stream. */
+struct packet_view {
+    const std::uint8_t* data;
+    std::size_t size;
+};
+
+class stream;
+
+/*!
+ * \brief A source of packets for a stream (kernel UDP sockets, ibverbs, a capture).
+ * Constructed with the stream it feeds; owns its thread, which start() launches and
+ * stop() joins (promptly: every wait has a timeout).
+ */
+class SPEAD_API reader
+{
+public:
+    explicit reader(stream& owner) : d_stream(owner) {}
+    virtual ~reader() = default;
+    reader(const reader&) = delete;
+    reader& operator=(const reader&) = delete;
+
+    virtual void start() = 0;
+    virtual void stop() = 0;
+    /*! Transport-level counters (frames rejected, kernel drops, ...). */
+    virtual recv_stats transport_stats() const { return recv_stats(); }
+
+protected:
+    stream& get_stream() { return d_stream; }
+
+private:
+    stream& d_stream;
+};
+
+/*!
+ * \brief Readers feed packets to one heap assembler; completed heaps wait in a bounded
+ * queue for the consumer (a GNU Radio block's work(), or your code calling pop()).
+ *
+ * Thread-safe: readers call add_packets() from their threads, any thread may pop(),
+ * stop() or get_stats().
+ */
+class SPEAD_API stream
+{
+public:
+    explicit stream(const stream_config& config = stream_config());
+    virtual ~stream();
+    stream(const stream&) = delete;
+    stream& operator=(const stream&) = delete;
+
+    /*! Constructs a reader for this stream and starts it. */
+    template <typename Reader, typename... Args>
+    Reader& emplace_reader(Args&&... args)
+    {
+        auto r = std::make_unique<Reader>(*this, std::forward<Args>(args)...);
+        Reader& ref = *r;
+        add_reader(std::move(r));
+        return ref;
+    }
+    /*! Takes ownership of a reader constructed for this stream and starts it. */
+    void add_reader(std::unique_ptr<reader> r);
+
+    enum class pop_result { heap, timeout, stopped };
+    /*! Waits up to \p timeout for a heap. `stopped` once the stream has ended and
+     * every queued heap has been taken. */
+    pop_result pop(heap& out, std::chrono::microseconds timeout);
+    /*! Non-blocking pop. */
+    bool try_pop(heap& out);
+
+    /*! Stops the readers (joining their threads), flushes live heaps and wakes
+     * consumers. Idempotent; returns within about a second. */
+    void stop();
+    /*! Stream ended: stop(), a stop heap, or every reader reported end of input. */
+    bool is_stopped() const { return d_stopped.load(); }
+
+    /*! Counters of the assembler, the queue and every reader, summed. */
+    recv_stats get_stats() const;
+    const stream_config& get_config() const { return d_config; }
+
+    // ---- for readers -----------------------------------------------------------
+    /*! Hands a batch of UDP payloads to the assembler. Returns false once the stream has
+     * stopped (the reader should then return from its loop). */
+    bool add_packets(const packet_view* packets, std::size_t n);
+    /*! A reader reached the end of its input (a capture file). When all have, the
+     * stream flushes and stops. */
+    void reader_finished();
+    /*! Adds to a stream-level counter (e.g. block-level drops) under the stream lock. */
+    void add_stat(recv_stat s, std::uint64_t n = 1);
+
+private:
+    struct impl;
+    void enqueue(heap&& h);
+    void end_of_stream_locked();
+
+    stream_config d_config;
+    std::unique_ptr<impl> d_impl;
+    std::atomic<bool> d_stopped{ false };
+};
+
+} // namespace recv
+} // namespace spead
+} // namespace gr
+
+#endif /* INCLUDED_SPEAD_RECV_STREAM_H */

@@ -1,0 +1,126 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_STATS_H
+#define INCLUDED_SPEAD_STATS_H
+
+#include <gnuradio/spead/api.h>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gr {
+namespace spead {
+
+/*
+ * Every counter is listed once here: enum name = printed name, and the sentence
+ * that docs/statistics.md, the apps and the bindings show. Names follow spead2's
+ * where the meaning is the same. Nothing is dropped without a counter saying so.
+ */
+#define GR_SPEAD_RECV_STATS(X)                                                          \
+    X(heaps, "complete heaps handed on (incomplete ones are counted below)")           \
+    X(incomplete_heaps_evicted, "incomplete heaps pushed out of the live-heap window") \
+    X(incomplete_heaps_flushed, "incomplete heaps still live when the stream stopped") \
+    X(packets, "valid SPEAD packets decoded")                                          \
+    X(batches, "batches of packets handed over by the transport")                      \
+    X(max_batch, "largest batch")                                                      \
+    X(single_packet_heaps, "heaps that arrived in a single packet")                    \
+    X(search_dist, "live heaps searched to place packets, summed")                     \
+    X(packets_truncated, "rejected: shorter than its header, pointers or payload")     \
+    X(packets_size_mismatch, "rejected: longer than 8 + 8 items + payload length")     \
+    X(packets_bad_header, "rejected: wrong magic, version or flavour widths")          \
+    X(packets_bad_specials, "rejected: missing, repeated or addressed heap cnt/offset/length") \
+    X(packets_bad_offset, "rejected: heap offset + payload length beyond the heap size") \
+    X(packets_flavour_mismatch, "rejected: flavour differs from its heap's first packet") \
+    X(packets_heap_size_mismatch, "rejected: heap size differs from its heap's")       \
+    X(packets_duplicate, "dropped: payload range already received")                    \
+    X(packets_overlap, "rejected: payload range partly overlaps one received")         \
+    X(packets_over_heap_limits, "rejected: heap would exceed its fragment or item-pointer limits") \
+    X(packets_late, "dropped: its heap was already retired incomplete")                \
+    X(packets_heap_too_large, "dropped: belongs to a heap above max_heap_size")        \
+    X(packets_after_stop, "ignored: arrived in a batch after the stream stopped")      \
+    X(heaps_too_large, "dropped: heaps above max_heap_size")                           \
+    X(incomplete_heaps_delivered, "incomplete heaps handed on zero-filled (policy deliver)") \
+    X(heaps_dropped_queue_full, "dropped: heap queue full (newest heap dropped)")      \
+    X(heaps_dropped_partial_item, "dropped: payload not a whole number of stream items") \
+    X(heaps_dropped_too_large_for_output, "dropped: payload larger than the output buffer allows") \
+    X(heaps_without_payload, "heaps with no stream payload (descriptors, control): metadata only") \
+    X(stop_heaps, "stream-stop heaps received")                                         \
+    X(items_bad_address, "items dropped: address beyond the heap size")                \
+    X(datagrams_oversize, "dropped: datagram larger than max_packet_size")             \
+    X(packets_dropped_socket_overflow, "dropped by the kernel: socket buffer full")     \
+    X(frames_dropped_no_buffer, "dropped by the NIC: no receive buffer posted")        \
+    X(frames_not_ipv4_udp, "rejected frames: not IPv4 UDP")                             \
+    X(frames_vlan, "rejected frames: VLAN tagged")                                      \
+    X(frames_ip_options, "rejected frames: IPv4 header with options")                  \
+    X(frames_fragmented, "rejected frames: IPv4 fragments")                            \
+    X(frames_truncated, "rejected frames: shorter than their IPv4/UDP lengths")        \
+    X(frames_filtered, "frames for other destinations (capture replay port filter)")
+
+#define GR_SPEAD_SEND_STATS(X)                                                         \
+    X(heaps, "heaps sent")                                                             \
+    X(packets, "packets sent")                                                         \
+    X(bytes, "UDP payload bytes sent")                                                 \
+    X(heaps_rejected_queue_full, "heaps refused: send queue full")                     \
+    X(heaps_failed, "heaps not (fully) sent because of an error")                      \
+    X(packets_failed, "packets the transport failed to send")                          \
+    X(packets_zero_copy, "packets whose payload went out from a user memory region")   \
+    X(packets_copied, "packets whose payload was copied into a transmit slot")         \
+    X(rate_limit_waits, "times the rate limiter made the writer wait")
+
+#define GR_SPEAD_STAT_ENUM(name, text) name,
+enum class recv_stat : std::size_t { GR_SPEAD_RECV_STATS(GR_SPEAD_STAT_ENUM) count };
+enum class send_stat : std::size_t { GR_SPEAD_SEND_STATS(GR_SPEAD_STAT_ENUM) count };
+#undef GR_SPEAD_STAT_ENUM
+
+/*! Printed name of a counter, e.g. "incomplete_heaps_evicted". */
+SPEAD_API const char* stat_name(recv_stat s);
+SPEAD_API const char* stat_name(send_stat s);
+/*! One-line meaning of a counter. */
+SPEAD_API const char* stat_description(recv_stat s);
+SPEAD_API const char* stat_description(send_stat s);
+
+/*!
+ * \brief A snapshot of a stream's counters, indexed by enum or by name.
+ */
+template <typename Stat>
+class counter_set
+{
+public:
+    static constexpr std::size_t size = static_cast<std::size_t>(Stat::count);
+
+    std::uint64_t& operator[](Stat s) { return d_values[static_cast<std::size_t>(s)]; }
+    std::uint64_t operator[](Stat s) const
+    {
+        return d_values[static_cast<std::size_t>(s)];
+    }
+    /*! \throws std::out_of_range for an unknown name */
+    std::uint64_t at(const std::string& name) const;
+
+    /*! Adds another snapshot counter by counter; max_batch takes the maximum. */
+    counter_set& operator+=(const counter_set& other);
+
+    /*! (name, value) in declaration order: what the apps print as "name: value". */
+    std::vector<std::pair<std::string, std::uint64_t>> items() const;
+
+private:
+    std::array<std::uint64_t, size> d_values{};
+};
+
+using recv_stats = counter_set<recv_stat>;
+using send_stats = counter_set<send_stat>;
+
+extern template class SPEAD_API counter_set<recv_stat>;
+extern template class SPEAD_API counter_set<send_stat>;
+
+} // namespace spead
+} // namespace gr
+
+#endif /* INCLUDED_SPEAD_STATS_H */

@@ -1,0 +1,127 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_PROTOCOL_HEAP_ASSEMBLER_H
+#define INCLUDED_SPEAD_PROTOCOL_HEAP_ASSEMBLER_H
+
+#include "heap_pool.h"
+#include "packet_decoder.h"
+#include <gnuradio/spead/recv_heap.h>
+#include <gnuradio/spead/stats.h>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace gr {
+namespace spead {
+namespace recv {
+
+/*! Assembly limits; every one bounds memory or time under hostile input. */
+struct assembler_config {
+    std::size_t max_heaps = 4;                   //!< live heaps (window)
+    std::size_t max_heap_size = 64 * 1024 * 1024; //!< bytes; larger heaps are dropped
+    incomplete_heaps incomplete = incomplete_heaps::drop;
+    bool stop_on_stop_heap = true; //!< a STREAM_CTRL stop heap ends the stream
+    /*! Recently retired heap cnts remembered to catch duplicates and late packets of
+     * heaps already delivered (single-packet heaps included). */
+    std::size_t retired_history = 64;
+    /*! Separate received ranges per heap; 0 = max(64, max_heap_size / 1024). */
+    std::size_t max_fragments = 0;
+    /*! Item pointers per heap. */
+    std::size_t max_item_pointers = 65536;
+
+    /*! \throws std::invalid_argument naming the field and the fix */
+    void validate() const;
+};
+
+/*!
+ * \brief Turns SPEAD packets into heaps: no I/O, no threads, no allocation per packet.
+ *
+ * Packets of a heap may come in any order and interleaved with other heaps. The window
+ * holds max_heaps live heaps; a new heap when it is full evicts the oldest. Each
+ * packet ends in exactly one counter (see docs/statistics.md). Not thread-safe: the
+ * owner serialises calls.
+ */
+class heap_assembler
+{
+public:
+    using heap_ready = std::function<void(heap&&)>;
+
+    heap_assembler(const assembler_config& config,
+                   std::shared_ptr<detail::heap_pool> pool,
+                   heap_ready ready);
+    ~heap_assembler();
+
+    heap_assembler(const heap_assembler&) = delete;
+    heap_assembler& operator=(const heap_assembler&) = delete;
+
+    /*! Decodes and places one packet. Returns false once the stream has stopped (the
+     * packet is then counted in packets_after_stop). */
+    bool add_packet(const std::uint8_t* data, std::size_t size);
+
+    /*! Places an already decoded packet. */
+    bool add_decoded(const packet_header& packet);
+
+    /*! Notes that the transport handed over a batch of \p n packets. */
+    void note_batch(std::size_t n);
+
+    /*! Retires every live heap as flushed (complete ones are still delivered). */
+    void flush();
+
+    /*! Flushes and stops: later packets are counted in packets_after_stop. */
+    void stop();
+
+    bool is_stopped() const { return d_stopped; }
+    const recv_stats& stats() const { return d_stats; }
+    recv_stats& stats() { return d_stats; }
+    std::size_t live_heaps() const;
+
+private:
+    struct slot {
+        detail::heap_storage_ptr storage; //!< null when free
+        std::uint64_t cnt = 0;
+        std::uint64_t age = 0; //!< creation order, for evicting the oldest
+        bool too_large = false; //!< rejected heap kept only to swallow its packets
+    };
+    struct retired {
+        std::uint64_t cnt;
+        bool complete;
+    };
+
+    slot* find_slot(std::uint64_t cnt);
+    slot* start_heap(const packet_header& packet);
+    void retire(slot& s, recv_stat reason_if_incomplete);
+    void remember_retired(std::uint64_t cnt, bool complete);
+    /*! nullptr if cnt is not among recently retired heaps */
+    const retired* find_retired(std::uint64_t cnt) const;
+    void freeze(detail::heap_storage& h);
+    void deliver(detail::heap_storage_ptr storage);
+    bool place(slot& s, const packet_header& packet);
+    void handle_stop_heap(slot& s);
+
+    assembler_config d_config;
+    std::size_t d_max_fragments;
+    std::shared_ptr<detail::heap_pool> d_pool;
+    heap_ready d_ready;
+    std::vector<slot> d_slots;
+    std::size_t d_last_hit = 0;
+    std::uint64_t d_next_age = 0;
+    std::vector<retired> d_retired; //!< ring buffer
+    std::size_t d_retired_next = 0;
+    std::size_t d_retired_count = 0;
+    std::uint64_t d_retired_max = 0;
+    bool d_stopped = false;
+    recv_stats d_stats;
+};
+
+} // namespace recv
+} // namespace spead
+} // namespace gr
+
+#endif

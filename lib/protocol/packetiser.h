@@ -1,0 +1,82 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_PROTOCOL_PACKETISER_H
+#define INCLUDED_SPEAD_PROTOCOL_PACKETISER_H
+
+#include <gnuradio/spead/send_heap.h>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace gr {
+namespace spead {
+namespace send {
+
+/*! A contiguous piece of a packet: the header in a scratch buffer, or payload that
+ * points straight into item memory (which is what allows zero-copy sends). */
+struct packet_piece {
+    const std::uint8_t* data;
+    std::size_t length;
+};
+
+/*!
+ * \brief Cuts a heap into SPEAD packets, the way spead2 does, byte for byte:
+ * - max_packet_size is rounded down to a multiple of 8;
+ * - every packet starts with HEAP_CNT, HEAP_SIZE, HEAP_OFFSET, PAYLOAD_LENGTH
+ *   (HEAP_SIZE always present);
+ * - item pointers follow in item order, as many per packet as fit while leaving room
+ *   for 8 payload bytes, spanning packets when there are many;
+ * - items no wider than the immediate field become immediates (right-aligned);
+ * - every packet carries at least one payload byte: when the heap has too little
+ *   payload, a NULL item pointer marks its end and zero padding follows.
+ */
+class packet_generator
+{
+public:
+    static constexpr std::size_t prefix_size = 8 + 4 * 8; //!< header + the four specials
+
+    /*! \throws std::invalid_argument if max_packet_size cannot carry the prefix, one item
+     * pointer and 8 payload bytes, or a value does not fit the flavour */
+    packet_generator(const heap& h, std::uint64_t cnt, std::size_t max_packet_size);
+
+    bool has_next() const { return d_payload_offset < d_payload_size; }
+
+    /*!
+     * Produces the next packet: writes header and item pointers into \p header_buf
+     * (at least max_packet_size bytes) and appends the pieces (header first) to
+     * \p pieces. \return the packet size in bytes.
+     */
+    std::size_t next(std::uint8_t* header_buf, std::vector<packet_piece>& pieces);
+
+    /*! Heap payload size (HEAP_SIZE on the wire). */
+    std::uint64_t payload_size() const { return d_payload_size; }
+    /*! Effective packet size (rounded down to 8). */
+    std::size_t max_packet_size() const { return d_max_packet_size; }
+
+private:
+    bool use_immediate(const heap::item& it) const;
+
+    const heap& d_heap;
+    std::uint64_t d_cnt;
+    std::size_t d_max_packet_size;
+    std::size_t d_max_immediate;
+    std::size_t d_max_pointers_per_packet;
+    std::uint64_t d_payload_size = 0;
+    std::uint64_t d_payload_offset = 0;
+    bool d_need_null_item = false;
+    std::size_t d_next_pointer = 0;
+    std::uint64_t d_next_address = 0;
+    std::size_t d_next_item = 0;
+    std::size_t d_next_item_offset = 0;
+};
+
+} // namespace send
+} // namespace spead
+} // namespace gr
+
+#endif
