@@ -24,7 +24,7 @@ namespace recv {
 
 /*! Assembly limits; every one bounds memory or time under hostile input. */
 struct assembler_config {
-    std::size_t max_heaps = 4;                   //!< live heaps (window)
+    std::size_t max_heaps = 4;                    //!< live heaps (window)
     std::size_t max_heap_size = 64 * 1024 * 1024; //!< bytes; larger heaps are dropped
     incomplete_heaps incomplete = incomplete_heaps::drop;
     bool stop_on_stop_heap = true; //!< a STREAM_CTRL stop heap ends the stream
@@ -61,8 +61,9 @@ public:
     heap_assembler(const heap_assembler&) = delete;
     heap_assembler& operator=(const heap_assembler&) = delete;
 
-    /*! Decodes and places one packet. Returns false once the stream has stopped (the
-     * packet is then counted in packets_after_stop). */
+    /*! Decodes and places one packet. Returns false once the stream has stopped: for
+     * the packet that completed a stop heap, and for every packet after it (those are
+     * counted in packets_after_stop). */
     bool add_packet(const std::uint8_t* data, std::size_t size);
 
     /*! Places an already decoded packet. */
@@ -86,24 +87,30 @@ private:
     struct slot {
         detail::heap_storage_ptr storage; //!< null when free
         std::uint64_t cnt = 0;
-        std::uint64_t age = 0; //!< creation order, for evicting the oldest
+        std::uint64_t age = 0;  //!< creation order, for evicting the oldest
         bool too_large = false; //!< rejected heap kept only to swallow its packets
     };
+    /*! How a heap left the window: decides what a later packet of it counts as. */
+    enum class retired_as : std::uint8_t { complete, incomplete, too_large };
     struct retired {
         std::uint64_t cnt;
-        bool complete;
+        retired_as how;
     };
 
     slot* find_slot(std::uint64_t cnt);
-    slot* start_heap(const packet_header& packet);
+    slot& claim_slot();
+    void start_heap(slot& s, const packet_header& packet);
+    void place(slot& s, const packet_header& packet);
+    /*! Takes the heap out of the window: delivers it if complete (or incomplete under
+     * the deliver policy), otherwise counts it in \p reason_if_incomplete. */
     void retire(slot& s, recv_stat reason_if_incomplete);
-    void remember_retired(std::uint64_t cnt, bool complete);
+    void remember_retired(std::uint64_t cnt, retired_as how);
+    void forget_retired();
     /*! nullptr if cnt is not among recently retired heaps */
     const retired* find_retired(std::uint64_t cnt) const;
     void freeze(detail::heap_storage& h);
-    void deliver(detail::heap_storage_ptr storage);
-    bool place(slot& s, const packet_header& packet);
-    void handle_stop_heap(slot& s);
+    void zero_fill_gaps(detail::heap_storage& h);
+    void flush_except(const slot* keep);
 
     assembler_config d_config;
     std::size_t d_max_fragments;
@@ -115,7 +122,8 @@ private:
     std::vector<retired> d_retired; //!< ring buffer
     std::size_t d_retired_next = 0;
     std::size_t d_retired_count = 0;
-    std::uint64_t d_retired_max = 0;
+    std::uint64_t d_retired_max =
+        0; //!< largest cnt in d_retired: higher cnts skip the search
     bool d_stopped = false;
     recv_stats d_stats;
 };

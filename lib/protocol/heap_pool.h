@@ -61,7 +61,8 @@ struct heap_storage {
     bool complete = false;
     std::vector<item> items;
     std::vector<std::array<std::uint8_t, 8>> immediates;
-    std::vector<std::size_t> scratch; //!< index scratch for sorting
+    std::vector<std::size_t> scratch;        //!< index scratch for sorting
+    std::vector<std::uint64_t> item_lengths; //!< per raw pointer, filled by freeze
 
     /*! Makes the buffer hold at least \p size bytes; keeps the first \p keep bytes. */
     void reserve_payload(std::size_t size, std::size_t keep);

@@ -68,7 +68,8 @@ public:
     }
 
 private:
-    insert_result insert_slow(std::uint64_t begin, std::uint64_t end, std::size_t max_ranges);
+    insert_result
+    insert_slow(std::uint64_t begin, std::uint64_t end, std::size_t max_ranges);
 
     std::vector<range> d_ranges;
 };

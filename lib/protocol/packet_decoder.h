@@ -23,7 +23,8 @@ struct packet_header {
     std::uint64_t heap_size = 0; //!< valid when has_heap_size
     std::uint64_t payload_offset = 0;
     std::uint64_t payload_length = 0;
-    std::uint32_t n_pointers = 0;
+    std::uint32_t n_pointers = 0;      //!< all item pointers, specials included
+    std::uint32_t n_item_pointers = 0; //!< pointers other than the four specials
     std::uint8_t heap_address_bits = 0;
     bool has_heap_size = false;
 };
@@ -50,7 +51,8 @@ recv_stat stat_for(decode_result r);
  * 8 + 8n + payload_length equals the datagram length, and that
  * offset + length <= heap size when the heap size is known.
  */
-decode_result decode_packet(const std::uint8_t* data, std::size_t size, packet_header& out);
+decode_result
+decode_packet(const std::uint8_t* data, std::size_t size, packet_header& out);
 
 } // namespace spead
 } // namespace gr

@@ -24,55 +24,61 @@ namespace spead {
  * that docs/statistics.md, the apps and the bindings show. Names follow spead2's
  * where the meaning is the same. Nothing is dropped without a counter saying so.
  */
-#define GR_SPEAD_RECV_STATS(X)                                                          \
-    X(heaps, "complete heaps handed on (incomplete ones are counted below)")           \
-    X(incomplete_heaps_evicted, "incomplete heaps pushed out of the live-heap window") \
-    X(incomplete_heaps_flushed, "incomplete heaps still live when the stream stopped") \
-    X(packets, "valid SPEAD packets decoded")                                          \
-    X(batches, "batches of packets handed over by the transport")                      \
-    X(max_batch, "largest batch")                                                      \
-    X(single_packet_heaps, "heaps that arrived in a single packet")                    \
-    X(search_dist, "live heaps searched to place packets, summed")                     \
-    X(packets_truncated, "rejected: shorter than its header, pointers or payload")     \
-    X(packets_size_mismatch, "rejected: longer than 8 + 8 items + payload length")     \
-    X(packets_bad_header, "rejected: wrong magic, version or flavour widths")          \
-    X(packets_bad_specials, "rejected: missing, repeated or addressed heap cnt/offset/length") \
+#define GR_SPEAD_RECV_STATS(X)                                                           \
+    X(heaps, "complete heaps handed on (incomplete ones are counted below)")             \
+    X(incomplete_heaps_evicted, "incomplete heaps pushed out of the live-heap window")   \
+    X(incomplete_heaps_flushed, "incomplete heaps still live when the stream stopped")   \
+    X(packets, "valid SPEAD packets decoded")                                            \
+    X(batches, "batches of packets handed over by the transport")                        \
+    X(max_batch, "largest batch")                                                        \
+    X(single_packet_heaps, "heaps that arrived in a single packet")                      \
+    X(search_dist, "live heaps searched to place packets, summed")                       \
+    X(packets_truncated, "rejected: shorter than its header, pointers or payload")       \
+    X(packets_size_mismatch, "rejected: longer than 8 + 8 items + payload length")       \
+    X(packets_bad_header, "rejected: wrong magic, version or flavour widths")            \
+    X(packets_bad_specials,                                                              \
+      "rejected: missing, repeated or addressed heap cnt/offset/length")                 \
     X(packets_bad_offset, "rejected: heap offset + payload length beyond the heap size") \
-    X(packets_flavour_mismatch, "rejected: flavour differs from its heap's first packet") \
-    X(packets_heap_size_mismatch, "rejected: heap size differs from its heap's")       \
-    X(packets_duplicate, "dropped: payload range already received")                    \
-    X(packets_overlap, "rejected: payload range partly overlaps one received")         \
-    X(packets_over_heap_limits, "rejected: heap would exceed its fragment or item-pointer limits") \
-    X(packets_late, "dropped: its heap was already retired incomplete")                \
-    X(packets_heap_too_large, "dropped: belongs to a heap above max_heap_size")        \
-    X(packets_after_stop, "ignored: arrived in a batch after the stream stopped")      \
-    X(heaps_too_large, "dropped: heaps above max_heap_size")                           \
-    X(incomplete_heaps_delivered, "incomplete heaps handed on zero-filled (policy deliver)") \
-    X(heaps_dropped_queue_full, "dropped: heap queue full (newest heap dropped)")      \
+    X(packets_flavour_mismatch,                                                          \
+      "rejected: flavour differs from its heap's first packet")                          \
+    X(packets_heap_size_mismatch, "rejected: heap size differs from its heap's")         \
+    X(packets_duplicate, "dropped: payload range already received")                      \
+    X(packets_overlap, "rejected: payload range partly overlaps one received")           \
+    X(packets_over_heap_limits,                                                          \
+      "rejected: heap would exceed its fragment or item-pointer limits")                 \
+    X(packets_late, "dropped: its heap was already retired incomplete")                  \
+    X(packets_heap_too_large, "dropped: belongs to a heap above max_heap_size")          \
+    X(packets_after_stop, "ignored: arrived in a batch after the stream stopped")        \
+    X(heaps_too_large, "dropped: heaps above max_heap_size")                             \
+    X(incomplete_heaps_delivered,                                                        \
+      "incomplete heaps handed on zero-filled (policy deliver)")                         \
+    X(heaps_dropped_queue_full, "dropped: heap queue full (newest heap dropped)")        \
     X(heaps_dropped_partial_item, "dropped: payload not a whole number of stream items") \
-    X(heaps_dropped_too_large_for_output, "dropped: payload larger than the output buffer allows") \
-    X(heaps_without_payload, "heaps with no stream payload (descriptors, control): metadata only") \
-    X(stop_heaps, "stream-stop heaps received")                                         \
-    X(items_bad_address, "items dropped: address beyond the heap size")                \
-    X(datagrams_oversize, "dropped: datagram larger than max_packet_size")             \
-    X(packets_dropped_socket_overflow, "dropped by the kernel: socket buffer full")     \
-    X(frames_dropped_no_buffer, "dropped by the NIC: no receive buffer posted")        \
-    X(frames_not_ipv4_udp, "rejected frames: not IPv4 UDP")                             \
-    X(frames_vlan, "rejected frames: VLAN tagged")                                      \
-    X(frames_ip_options, "rejected frames: IPv4 header with options")                  \
-    X(frames_fragmented, "rejected frames: IPv4 fragments")                            \
-    X(frames_truncated, "rejected frames: shorter than their IPv4/UDP lengths")        \
+    X(heaps_dropped_too_large_for_output,                                                \
+      "dropped: payload larger than the output buffer allows")                           \
+    X(heaps_without_payload,                                                             \
+      "heaps with no stream payload (descriptors, control): metadata only")              \
+    X(stop_heaps, "stream-stop heaps received")                                          \
+    X(items_bad_address, "items dropped: address beyond the heap size")                  \
+    X(datagrams_oversize, "dropped: datagram larger than max_packet_size")               \
+    X(packets_dropped_socket_overflow, "dropped by the kernel: socket buffer full")      \
+    X(frames_dropped_no_buffer, "dropped by the NIC: no receive buffer posted")          \
+    X(frames_not_ipv4_udp, "rejected frames: not IPv4 UDP")                              \
+    X(frames_vlan, "rejected frames: VLAN tagged")                                       \
+    X(frames_ip_options, "rejected frames: IPv4 header with options")                    \
+    X(frames_fragmented, "rejected frames: IPv4 fragments")                              \
+    X(frames_truncated, "rejected frames: shorter than their IPv4/UDP lengths")          \
     X(frames_filtered, "frames for other destinations (capture replay port filter)")
 
-#define GR_SPEAD_SEND_STATS(X)                                                         \
-    X(heaps, "heaps sent")                                                             \
-    X(packets, "packets sent")                                                         \
-    X(bytes, "UDP payload bytes sent")                                                 \
-    X(heaps_rejected_queue_full, "heaps refused: send queue full")                     \
-    X(heaps_failed, "heaps not (fully) sent because of an error")                      \
-    X(packets_failed, "packets the transport failed to send")                          \
-    X(packets_zero_copy, "packets whose payload went out from a user memory region")   \
-    X(packets_copied, "packets whose payload was copied into a transmit slot")         \
+#define GR_SPEAD_SEND_STATS(X)                                                       \
+    X(heaps, "heaps sent")                                                           \
+    X(packets, "packets sent")                                                       \
+    X(bytes, "UDP payload bytes sent")                                               \
+    X(heaps_rejected_queue_full, "heaps refused: send queue full")                   \
+    X(heaps_failed, "heaps not (fully) sent because of an error")                    \
+    X(packets_failed, "packets the transport failed to send")                        \
+    X(packets_zero_copy, "packets whose payload went out from a user memory region") \
+    X(packets_copied, "packets whose payload was copied into a transmit slot")       \
     X(rate_limit_waits, "times the rate limiter made the writer wait")
 
 #define GR_SPEAD_STAT_ENUM(name, text) name,

@@ -1,0 +1,469 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "endian.h"
+#include "heap_assembler.h"
+#include "item_pointer.h"
+#include <gnuradio/spead/item_ids.h>
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace gr {
+namespace spead {
+namespace recv {
+
+void assembler_config::validate() const
+{
+    if (max_heaps < 1)
+        throw std::invalid_argument("max_heaps must be at least 1; use 4 or more when "
+                                    "several senders or reordering interleave heaps");
+    if (max_heap_size < 1)
+        throw std::invalid_argument(
+            "max_heap_size must be at least 1 byte; set it to the "
+            "largest heap payload the stream carries");
+    if (max_item_pointers < 1)
+        throw std::invalid_argument("max_item_pointers must be at least 1");
+}
+
+heap_assembler::heap_assembler(const assembler_config& config,
+                               std::shared_ptr<detail::heap_pool> pool,
+                               heap_ready ready)
+    : d_config(config),
+      d_max_fragments(config.max_fragments
+                          ? config.max_fragments
+                          : std::max<std::size_t>(64, config.max_heap_size / 1024)),
+      d_pool(std::move(pool)),
+      d_ready(std::move(ready)),
+      d_slots(config.max_heaps),
+      d_retired(config.retired_history)
+{
+    d_config.validate();
+}
+
+heap_assembler::~heap_assembler() = default;
+
+std::size_t heap_assembler::live_heaps() const
+{
+    std::size_t n = 0;
+    for (const slot& s : d_slots)
+        n += (s.storage || s.too_large);
+    return n;
+}
+
+void heap_assembler::note_batch(std::size_t n)
+{
+    d_stats[recv_stat::batches]++;
+    auto& max_batch = d_stats[recv_stat::max_batch];
+    max_batch = std::max<std::uint64_t>(max_batch, n);
+}
+
+bool heap_assembler::add_packet(const std::uint8_t* data, std::size_t size)
+{
+    if (d_stopped) {
+        d_stats[recv_stat::packets_after_stop]++;
+        return false;
+    }
+    packet_header packet;
+    const decode_result result = decode_packet(data, size, packet);
+    if (result != decode_result::ok) {
+        d_stats[stat_for(result)]++;
+        return true;
+    }
+    return add_decoded(packet);
+}
+
+bool heap_assembler::add_decoded(const packet_header& packet)
+{
+    if (d_stopped) {
+        d_stats[recv_stat::packets_after_stop]++;
+        return false;
+    }
+    d_stats[recv_stat::packets]++;
+    slot* s = find_slot(packet.heap_cnt);
+    if (!s) {
+        if (const retired* r = find_retired(packet.heap_cnt)) {
+            switch (r->how) {
+            case retired_as::complete:
+                d_stats[recv_stat::packets_duplicate]++;
+                break;
+            case retired_as::incomplete:
+                d_stats[recv_stat::packets_late]++;
+                break;
+            case retired_as::too_large:
+                d_stats[recv_stat::packets_heap_too_large]++;
+                break;
+            }
+            return true;
+        }
+        s = &claim_slot();
+        start_heap(*s, packet);
+    }
+    if (s->too_large) {
+        d_stats[recv_stat::packets_heap_too_large]++;
+        return true;
+    }
+    place(*s, packet);
+    return !d_stopped;
+}
+
+heap_assembler::slot* heap_assembler::find_slot(std::uint64_t cnt)
+{
+    // Start where the last packet went: consecutive packets usually share a heap.
+    const std::size_t n = d_slots.size();
+    std::size_t i = d_last_hit;
+    for (std::size_t searched = 0; searched < n; searched++) {
+        slot& s = d_slots[i];
+        if ((s.storage || s.too_large) && s.cnt == cnt) {
+            d_stats[recv_stat::search_dist] += searched;
+            d_last_hit = i;
+            return &s;
+        }
+        if (++i == n)
+            i = 0;
+    }
+    d_stats[recv_stat::search_dist] += n;
+    return nullptr;
+}
+
+heap_assembler::slot& heap_assembler::claim_slot()
+{
+    slot* oldest = nullptr;
+    for (slot& s : d_slots) {
+        if (!s.storage && !s.too_large)
+            return s;
+        if (!oldest || s.age < oldest->age)
+            oldest = &s;
+    }
+    retire(*oldest, recv_stat::incomplete_heaps_evicted);
+    return *oldest;
+}
+
+void heap_assembler::start_heap(slot& s, const packet_header& packet)
+{
+    s.cnt = packet.heap_cnt;
+    s.age = d_next_age++;
+    d_last_hit = std::size_t(&s - d_slots.data());
+    const std::uint64_t needed = packet.has_heap_size
+                                     ? packet.heap_size
+                                     : packet.payload_offset + packet.payload_length;
+    if (needed > d_config.max_heap_size) {
+        // Keep the slot so the rest of this heap's packets are recognised and counted
+        // without being stored.
+        s.too_large = true;
+        d_stats[recv_stat::heaps_too_large]++;
+        return;
+    }
+    s.storage = d_pool->acquire();
+    detail::heap_storage& h = *s.storage;
+    h.cnt = packet.heap_cnt;
+    h.heap_flavour = flavour(packet.heap_address_bits);
+    h.has_heap_size = packet.has_heap_size;
+    h.heap_size = packet.heap_size;
+    if (packet.has_heap_size)
+        h.reserve_payload(packet.heap_size, 0);
+}
+
+void heap_assembler::place(slot& s, const packet_header& packet)
+{
+    detail::heap_storage& h = *s.storage;
+    if (packet.heap_address_bits != h.heap_flavour.heap_address_bits()) {
+        d_stats[recv_stat::packets_flavour_mismatch]++;
+        return;
+    }
+    const std::uint64_t begin = packet.payload_offset;
+    const std::uint64_t end = begin + packet.payload_length;
+    if (packet.has_heap_size != h.has_heap_size || packet.heap_size != h.heap_size) {
+        if (!packet.has_heap_size) {
+            // The heap's size is known from another packet: check what the decoder could
+            // not.
+            if (end > h.heap_size) {
+                d_stats[recv_stat::packets_bad_offset]++;
+                return;
+            }
+        } else if (h.has_heap_size || packet.heap_size < h.extent) {
+            d_stats[recv_stat::packets_heap_size_mismatch]++;
+            return;
+        } else if (packet.heap_size > d_config.max_heap_size) {
+            d_stats[recv_stat::packets_heap_too_large]++;
+            return;
+        } else {
+            // First packet of the heap that carries HEAP_SIZE: adopt it.
+            h.reserve_payload(packet.heap_size, h.extent);
+            h.has_heap_size = true;
+            h.heap_size = packet.heap_size;
+        }
+    }
+    if (!h.has_heap_size && end > d_config.max_heap_size) {
+        d_stats[recv_stat::packets_heap_too_large]++;
+        return;
+    }
+    if (h.raw_pointers.size() + packet.n_item_pointers > d_config.max_item_pointers) {
+        d_stats[recv_stat::packets_over_heap_limits]++;
+        return;
+    }
+
+    if (packet.payload_length == 0) {
+        // Nothing to place; a second empty packet is indistinguishable from a repeat.
+        if (h.had_empty_packet) {
+            d_stats[recv_stat::packets_duplicate]++;
+            return;
+        }
+        h.had_empty_packet = true;
+    } else {
+        switch (h.received_ranges.insert(begin, end, d_max_fragments)) {
+        case interval_set::insert_result::added:
+            break;
+        case interval_set::insert_result::duplicate:
+            d_stats[recv_stat::packets_duplicate]++;
+            return;
+        case interval_set::insert_result::overlap:
+            d_stats[recv_stat::packets_overlap]++;
+            return;
+        case interval_set::insert_result::too_many:
+            d_stats[recv_stat::packets_over_heap_limits]++;
+            return;
+        }
+        if (!h.has_heap_size && end > h.capacity) {
+            // Size unknown: grow geometrically, never past the cap.
+            const std::uint64_t grown = std::max<std::uint64_t>(end, 2 * h.capacity);
+            h.reserve_payload(std::min<std::uint64_t>(grown, d_config.max_heap_size),
+                              h.extent);
+        }
+        std::memcpy(h.buffer.get() + begin, packet.payload, packet.payload_length);
+        h.received += packet.payload_length;
+    }
+    h.extent = std::max(h.extent, end);
+    h.packets++;
+
+    if (packet.n_item_pointers > 0) {
+        const item_pointer_codec codec(packet.heap_address_bits);
+        if (begin < h.last_pointer_offset)
+            h.pointers_in_order = false;
+        h.last_pointer_offset = begin;
+        for (std::uint32_t i = 0; i < packet.n_pointers; i++) {
+            const std::uint64_t pointer = load_be64(packet.pointers + 8 * i);
+            if (!item_id::is_packet_special(codec.id(pointer)))
+                h.raw_pointers.push_back({ pointer, begin, i });
+        }
+    }
+
+    if (h.has_heap_size && h.received == h.heap_size)
+        retire(s, recv_stat::heaps); // complete: the reason is never used
+}
+
+void heap_assembler::retire(slot& s, recv_stat reason_if_incomplete)
+{
+    const std::uint64_t cnt = s.cnt;
+    if (s.too_large) {
+        s.too_large = false;
+        remember_retired(cnt, retired_as::too_large);
+        return;
+    }
+    detail::heap_storage_ptr storage = std::move(s.storage);
+    detail::heap_storage& h = *storage;
+    // Without HEAP_SIZE a heap is complete when everything up to the furthest byte seen
+    // arrived (as spead2 treats such heaps).
+    h.complete =
+        h.has_heap_size
+            ? h.received == h.heap_size
+            : h.packets > 0 && h.received_ranges.is_contiguous_from_zero(h.extent);
+    remember_retired(cnt, h.complete ? retired_as::complete : retired_as::incomplete);
+
+    if (!h.complete) {
+        d_stats[reason_if_incomplete]++;
+        if (d_config.incomplete == incomplete_heaps::drop)
+            return; // storage goes back to the pool
+        zero_fill_gaps(h);
+        freeze(h);
+        d_stats[recv_stat::incomplete_heaps_delivered]++;
+        d_ready(heap(std::move(storage)));
+        return;
+    }
+
+    freeze(h);
+    if (h.packets == 1)
+        d_stats[recv_stat::single_packet_heaps]++;
+    heap delivered(std::move(storage));
+    if (delivered.has_stream_ctrl(stream_ctrl::stop)) {
+        // The sender has ended this stream: nothing that is still live will complete.
+        d_stats[recv_stat::stop_heaps]++;
+        flush_except(nullptr);
+        forget_retired();
+        if (d_config.stop_on_stop_heap)
+            d_stopped = true;
+        return;
+    }
+    if (delivered.has_stream_ctrl(stream_ctrl::start))
+        forget_retired(); // a new session may reuse heap cnts
+    d_stats[recv_stat::heaps]++;
+    d_ready(std::move(delivered));
+}
+
+void heap_assembler::flush_except(const slot* keep)
+{
+    // Oldest first, so heaps come out in the order they started.
+    for (;;) {
+        slot* oldest = nullptr;
+        for (slot& s : d_slots)
+            if (&s != keep && (s.storage || s.too_large) &&
+                (!oldest || s.age < oldest->age))
+                oldest = &s;
+        if (!oldest)
+            return;
+        retire(*oldest, recv_stat::incomplete_heaps_flushed);
+    }
+}
+
+void heap_assembler::flush() { flush_except(nullptr); }
+
+void heap_assembler::stop()
+{
+    if (d_stopped)
+        return;
+    flush();
+    d_stopped = true;
+}
+
+void heap_assembler::remember_retired(std::uint64_t cnt, retired_as how)
+{
+    if (d_retired.empty())
+        return;
+    d_retired[d_retired_next] = { cnt, how };
+    d_retired_next = (d_retired_next + 1) % d_retired.size();
+    d_retired_count = std::min(d_retired_count + 1, d_retired.size());
+    d_retired_max = d_retired_count == 1 ? cnt : std::max(d_retired_max, cnt);
+}
+
+void heap_assembler::forget_retired()
+{
+    d_retired_count = 0;
+    d_retired_next = 0;
+    d_retired_max = 0;
+}
+
+const heap_assembler::retired* heap_assembler::find_retired(std::uint64_t cnt) const
+{
+    // Heap cnts usually increase, so a new heap is normally above every retired one.
+    if (d_retired_count == 0 || cnt > d_retired_max)
+        return nullptr;
+    for (std::size_t i = 0; i < d_retired_count; i++)
+        if (d_retired[i].cnt == cnt)
+            return &d_retired[i];
+    return nullptr;
+}
+
+void heap_assembler::zero_fill_gaps(detail::heap_storage& h)
+{
+    const std::uint64_t size = h.has_heap_size ? h.heap_size : h.extent;
+    h.reserve_payload(size, h.extent);
+    std::uint64_t pos = 0;
+    for (const interval_set::range& r : h.received_ranges.ranges()) {
+        if (r.begin > pos)
+            std::memset(h.buffer.get() + pos, 0, r.begin - pos);
+        pos = r.end;
+    }
+    if (size > pos)
+        std::memset(h.buffer.get() + pos, 0, size - pos);
+}
+
+void heap_assembler::freeze(detail::heap_storage& h)
+{
+    auto& raw = h.raw_pointers;
+    const std::size_t n = raw.size();
+    h.items.clear();
+    h.immediates.clear();
+    if (n == 0)
+        return;
+    const item_pointer_codec codec(h.heap_flavour.heap_address_bits());
+    const std::uint64_t size = h.has_heap_size ? h.heap_size : h.extent;
+
+    // Wire order: by the payload offset of the carrying packet, then position in it.
+    if (!h.pointers_in_order)
+        std::stable_sort(raw.begin(), raw.end(), [](const auto& a, const auto& b) {
+            return a.packet_offset < b.packet_offset ||
+                   (a.packet_offset == b.packet_offset && a.index < b.index);
+        });
+
+    // Sort indices by pointer value: finds repeated pointers (senders may repeat them in
+    // every packet) and puts addressed items in address order for their lengths.
+    auto& order = h.scratch;
+    order.resize(n);
+    for (std::size_t i = 0; i < n; i++)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&raw](std::size_t a, std::size_t b) {
+        return raw[a].pointer < raw[b].pointer;
+    });
+    // item_lengths[i]: length of addressed item i, or one of two markers.
+    constexpr std::uint64_t repeat = ~std::uint64_t(0);
+    constexpr std::uint64_t bad_address = repeat - 1;
+    auto& lengths = h.item_lengths;
+    lengths.assign(n, 0);
+    for (std::size_t k = 1; k < n; k++)
+        if (raw[order[k]].pointer == raw[order[k - 1]].pointer)
+            lengths[order[k]] = repeat;
+    // An item's length runs to the next address of any item (NULL included), so sort the
+    // addressed pointers by address alone.
+    std::size_t n_addressed = 0;
+    for (std::size_t k = 0; k < n; k++) {
+        const std::size_t i = order[k];
+        if (!item_pointer_codec::is_immediate(raw[i].pointer) && lengths[i] != repeat)
+            order[n_addressed++] = i;
+    }
+    std::stable_sort(order.begin(),
+                     order.begin() + n_addressed,
+                     [&raw, &codec](std::size_t a, std::size_t b) {
+                         return codec.value(raw[a].pointer) < codec.value(raw[b].pointer);
+                     });
+    for (std::size_t k = 0; k < n_addressed; k++) {
+        const std::uint64_t address = codec.value(raw[order[k]].pointer);
+        const std::uint64_t next =
+            k + 1 < n_addressed ? codec.value(raw[order[k + 1]].pointer) : size;
+        lengths[order[k]] =
+            address <= size ? std::min(next, size) - address : bad_address;
+    }
+
+    std::size_t n_immediates = 0;
+    for (const auto& r : raw)
+        n_immediates += item_pointer_codec::is_immediate(r.pointer);
+    h.immediates.resize(n_immediates); // never resized again: item data points into it
+    h.items.reserve(n);
+    const int width = h.heap_flavour.heap_address_bytes();
+    std::size_t next_immediate = 0;
+    for (std::size_t i = 0; i < n; i++) {
+        if (lengths[i] == repeat)
+            continue;
+        const std::uint64_t pointer = raw[i].pointer;
+        const std::uint64_t id = codec.id(pointer);
+        const std::uint64_t value = codec.value(pointer);
+        item it;
+        it.id = id;
+        if (item_pointer_codec::is_immediate(pointer)) {
+            auto& bytes = h.immediates[next_immediate++];
+            store_be64(bytes.data(), value);
+            it.is_immediate = true;
+            it.data = bytes.data() + (8 - width);
+            it.length = std::size_t(width);
+            it.immediate_value = value;
+        } else {
+            if (lengths[i] == bad_address) {
+                d_stats[recv_stat::items_bad_address]++;
+                continue;
+            }
+            if (id == item_id::null)
+                continue; // padding marker: only its address mattered
+            it.data = h.buffer.get() + value;
+            it.length = std::size_t(lengths[i]);
+        }
+        h.items.push_back(it);
+    }
+}
+
+} // namespace recv
+} // namespace spead
+} // namespace gr
