@@ -8,6 +8,8 @@
 #ifndef INCLUDED_SPEAD_PROTOCOL_PACKET_DECODER_H
 #define INCLUDED_SPEAD_PROTOCOL_PACKET_DECODER_H
 
+#include "endian.h"
+#include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/stats.h>
 #include <cstddef>
 #include <cstdint>
@@ -51,8 +53,93 @@ recv_stat stat_for(decode_result r);
  * 8 + 8n + payload_length equals the datagram length, and that
  * offset + length <= heap size when the heap size is known.
  */
-decode_result
-decode_packet(const std::uint8_t* data, std::size_t size, packet_header& out);
+
+// Defined in the header so it inlines into the assembler: it runs for every packet.
+inline decode_result
+decode_packet(const std::uint8_t* data, std::size_t size, packet_header& out)
+{
+    constexpr std::size_t header_size = 8;
+    if (size < header_size)
+        return decode_result::truncated;
+    const std::uint64_t header = load_be64(data);
+    if ((header >> 48) != 0x5304) // magic 'S', version 4
+        return decode_result::bad_header;
+    const unsigned id_bytes = (header >> 40) & 0xff;
+    const unsigned address_bytes = (header >> 32) & 0xff;
+    if (address_bytes < 1 || address_bytes > 7 || id_bytes + address_bytes != 8)
+        return decode_result::bad_header;
+    const std::size_t n_pointers = header & 0xffff;
+    // n_pointers <= 65535, so this cannot overflow
+    const std::size_t pointers_end = header_size + 8 * n_pointers;
+    if (size < pointers_end)
+        return decode_result::truncated;
+
+    // Per pointer, the bits above the address are the immediate flag and the id.
+    const unsigned shift = address_bytes * 8;
+    const std::uint64_t immediate_bit = std::uint64_t(1) << (63 - shift);
+    const std::uint64_t address_mask = (std::uint64_t(1) << shift) - 1;
+    const std::uint8_t* pointers = data + header_size;
+    std::uint64_t special[4] = {
+        0, 0, 0, 0
+    };                 // HEAP_CNT, HEAP_SIZE, HEAP_OFFSET, PAYLOAD_LENGTH
+    unsigned seen = 0; // bit per special
+    std::size_t first_unchecked = 0;
+
+    // Fast path: spead2 and most senders put the four specials first, in id order.
+    if (n_pointers >= 4) {
+        bool canonical = true;
+        for (unsigned k = 0; k < 4; k++) {
+            const std::uint64_t pointer = load_be64(pointers + 8 * k);
+            special[k] = pointer & address_mask;
+            canonical &= (pointer >> shift) == (immediate_bit | (k + 1));
+        }
+        if (canonical) {
+            seen = 0b1111;
+            first_unchecked = 4;
+        }
+    }
+    // The rest (or all, off the fast path): find specials, reject repeats and addressed
+    // ones. The specials' index is id - 1, found with one subtraction and one compare.
+    for (std::size_t i = first_unchecked; i < n_pointers; i++) {
+        const std::uint64_t pointer = load_be64(pointers + 8 * i);
+        const std::uint64_t top = pointer >> shift;
+        const std::uint64_t index = (top & (immediate_bit - 1)) - item_id::heap_cnt;
+        if (index >= 4)
+            continue; // not a per-packet special
+        const unsigned bit = 1u << index;
+        if ((seen & bit) || !(top & immediate_bit))
+            return decode_result::bad_specials;
+        seen |= bit;
+        special[index] = pointer & address_mask;
+    }
+    constexpr unsigned required = 0b1101; // HEAP_CNT, HEAP_OFFSET, PAYLOAD_LENGTH
+    if ((seen & required) != required)
+        return decode_result::bad_specials;
+    out.heap_cnt = special[0];
+    out.has_heap_size = seen & 0b0010;
+    out.heap_size = out.has_heap_size ? special[1] : 0;
+    out.payload_offset = special[2];
+    out.payload_length = special[3];
+    constexpr std::uint8_t bit_count[16] = { 0, 1, 1, 2, 1, 2, 2, 3,
+                                             1, 2, 2, 3, 2, 3, 3, 4 };
+    const unsigned n_specials = bit_count[seen];
+
+    const std::size_t payload_room = size - pointers_end;
+    if (out.payload_length > payload_room)
+        return decode_result::truncated;
+    if (out.payload_length < payload_room)
+        return decode_result::size_mismatch;
+    // values are below 2^56, so the sum cannot overflow
+    if (out.has_heap_size && out.payload_offset + out.payload_length > out.heap_size)
+        return decode_result::bad_offset;
+
+    out.pointers = pointers;
+    out.payload = data + pointers_end;
+    out.n_pointers = std::uint32_t(n_pointers);
+    out.n_item_pointers = std::uint32_t(n_pointers - n_specials);
+    out.heap_address_bits = std::uint8_t(address_bytes * 8);
+    return decode_result::ok;
+}
 
 } // namespace spead
 } // namespace gr

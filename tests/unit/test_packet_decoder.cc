@@ -159,3 +159,32 @@ TEST(packet_decoder, each_rejection_has_its_own_counter)
     EXPECT_EQ(stat_for(decode_result::bad_specials), recv_stat::packets_bad_specials);
     EXPECT_EQ(stat_for(decode_result::bad_offset), recv_stat::packets_bad_offset);
 }
+
+TEST(packet_decoder, decodes_specials_in_any_order_and_among_items)
+{
+    auto bytes = raw_packet({ { true, 0x1000, 5 },
+                              { true, 0x04, 8 },
+                              { true, 0x03, 16 },
+                              { false, 0x1001, 0 },
+                              { true, 0x02, 24 },
+                              { true, 0x01, 9 } },
+                            pattern(8));
+    packet_header h;
+    ASSERT_EQ(decode(bytes, h), decode_result::ok);
+    EXPECT_EQ(h.heap_cnt, 9u);
+    EXPECT_EQ(h.heap_size, 24u);
+    EXPECT_EQ(h.payload_offset, 16u);
+    EXPECT_EQ(h.payload_length, 8u);
+    EXPECT_EQ(h.n_item_pointers, 2u);
+}
+
+TEST(packet_decoder, rejects_a_repeated_special_after_the_canonical_four)
+{
+    auto bytes = raw_packet({ { true, 1, 1 },
+                              { true, 2, 4 },
+                              { true, 3, 0 },
+                              { true, 4, 4 },
+                              { true, 3, 0 } },
+                            pattern(4));
+    EXPECT_EQ(decode(bytes), decode_result::bad_specials);
+}
