@@ -58,8 +58,9 @@ SPEAD_API std::vector<std::uint8_t> encode_descriptor(const descriptor& d,
  * packet; \p pyspead_widths selects PySPEAD's fixed field widths.
  * \return std::nullopt when the value is not a well-formed descriptor.
  */
-SPEAD_API std::optional<descriptor>
-decode_descriptor(const std::uint8_t* data, std::size_t size, bool pyspead_widths = false);
+SPEAD_API std::optional<descriptor> decode_descriptor(const std::uint8_t* data,
+                                                      std::size_t size,
+                                                      bool pyspead_widths = false);
 
 /*! What a numpy header says about the item's element type. */
 struct SPEAD_API numpy_dtype {
@@ -83,6 +84,7 @@ SPEAD_API std::optional<numpy_dtype> parse_numpy_header(const std::string& heade
 /*!
  * \brief Writes a numpy header in the key order spead2's C++ tools use:
  * "{'shape': (N,), 'fortran_order': False, 'descr': '>u4'}".
+ * \throws std::invalid_argument for an empty or quoted descr or a negative dimension.
  */
 SPEAD_API std::string make_numpy_header(const std::string& descr,
                                         const std::vector<std::int64_t>& shape,
