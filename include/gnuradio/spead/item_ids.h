@@ -15,9 +15,9 @@ namespace spead {
 
 /*! Item ids the SPEAD specification reserves. */
 namespace item_id {
-constexpr std::uint64_t null = 0x00;           //!< padding; its address ends the previous item
-constexpr std::uint64_t heap_cnt = 0x01;       //!< per packet: which heap
-constexpr std::uint64_t heap_size = 0x02;      //!< per packet: total heap payload bytes
+constexpr std::uint64_t null = 0x00;      //!< padding; its address ends the previous item
+constexpr std::uint64_t heap_cnt = 0x01;  //!< per packet: which heap
+constexpr std::uint64_t heap_size = 0x02; //!< per packet: total heap payload bytes
 constexpr std::uint64_t heap_offset = 0x03;    //!< per packet: where this payload goes
 constexpr std::uint64_t payload_length = 0x04; //!< per packet: payload bytes in packet
 constexpr std::uint64_t descriptor = 0x05;     //!< value is a complete descriptor packet

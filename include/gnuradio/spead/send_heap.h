@@ -36,8 +36,8 @@ public:
         const std::uint8_t* data; //!< nullptr for inline immediates
         std::size_t length;
         bool allow_immediate;
-        bool is_inline;              //!< value given as a number
-        std::uint64_t inline_value;  //!< for is_inline
+        bool is_inline;             //!< value given as a number
+        std::uint64_t inline_value; //!< for is_inline
     };
 
     explicit heap(const gr::spead::flavour& f = gr::spead::flavour());
@@ -51,7 +51,9 @@ public:
                   std::size_t length,
                   bool allow_immediate = true);
     /*! Item whose value the heap keeps a copy of. */
-    void add_item(std::uint64_t id, std::vector<std::uint8_t> value, bool allow_immediate = true);
+    void add_item(std::uint64_t id,
+                  std::vector<std::uint8_t> value,
+                  bool allow_immediate = true);
     /*! Immediate item with a numeric value. \throws std::invalid_argument if the value
      * does not fit flavour::heap_address_bits(). */
     void add_immediate(std::uint64_t id, std::uint64_t value);
