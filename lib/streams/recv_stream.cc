@@ -1,0 +1,281 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "protocol/heap_assembler.h"
+#include "protocol/heap_pool.h"
+#include <gnuradio/spead/recv_stream.h>
+#include <condition_variable>
+#include <algorithm>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+namespace gr {
+namespace spead {
+namespace recv {
+
+// ---- stream_config ---------------------------------------------------------------
+
+stream_config& stream_config::set_max_heaps(std::size_t n)
+{
+    if (n == 0)
+        throw std::invalid_argument(
+            "max_heaps: must be at least 1 (live heaps assembled at once; "
+            "raise it when senders interleave heaps or packets arrive out of order)");
+    d_max_heaps = n;
+    return *this;
+}
+
+stream_config& stream_config::set_max_heap_size(std::size_t bytes)
+{
+    if (bytes == 0)
+        throw std::invalid_argument(
+            "max_heap_size: must be at least 1 byte (the largest heap payload "
+            "accepted; default 64 MiB)");
+    d_max_heap_size = bytes;
+    return *this;
+}
+
+stream_config& stream_config::set_incomplete_heaps(incomplete_heaps policy)
+{
+    if (policy != incomplete_heaps::drop && policy != incomplete_heaps::deliver)
+        throw std::invalid_argument(
+            "incomplete_heaps: unknown policy " +
+            std::to_string(static_cast<int>(policy)) +
+            "; use incomplete_heaps::drop or incomplete_heaps::deliver");
+    d_incomplete = policy;
+    return *this;
+}
+
+stream_config& stream_config::set_stop_on_stop_heap(bool stop)
+{
+    d_stop_on_stop_heap = stop;
+    return *this;
+}
+
+stream_config& stream_config::set_queue_heaps(std::size_t n)
+{
+    if (n == 0)
+        throw std::invalid_argument(
+            "queue_heaps: must be at least 1 (completed heaps waiting for the "
+            "consumer; default 8)");
+    d_queue_heaps = n;
+    return *this;
+}
+
+// ---- stream ----------------------------------------------------------------------
+
+namespace {
+
+assembler_config make_assembler_config(const stream_config& config)
+{
+    assembler_config out;
+    out.max_heaps = config.get_max_heaps();
+    out.max_heap_size = config.get_max_heap_size();
+    out.incomplete = config.get_incomplete_heaps();
+    out.stop_on_stop_heap = config.get_stop_on_stop_heap();
+    out.validate();
+    return out;
+}
+
+/*! Fixed-capacity FIFO of heaps: slots are allocated once, so queueing a heap never
+ * allocates. */
+class heap_ring
+{
+public:
+    explicit heap_ring(std::size_t capacity) : d_slots(capacity) {}
+
+    bool empty() const { return d_count == 0; }
+    bool full() const { return d_count == d_slots.size(); }
+    std::size_t size() const { return d_count; }
+
+    void push(heap&& h)
+    {
+        d_slots[(d_head + d_count) % d_slots.size()] = std::move(h);
+        d_count++;
+    }
+    heap pop()
+    {
+        heap out = std::move(d_slots[d_head]);
+        d_head = (d_head + 1) % d_slots.size();
+        d_count--;
+        return out;
+    }
+
+private:
+    std::vector<heap> d_slots;
+    std::size_t d_head = 0;
+    std::size_t d_count = 0;
+};
+
+} // namespace
+
+struct stream::impl {
+    explicit impl(const stream_config& config)
+        : pool(detail::heap_pool::create(config.get_pool_heaps())),
+          queue(config.get_queue_heaps())
+    {
+    }
+
+    std::shared_ptr<detail::heap_pool> pool;
+
+    // Guards everything below except the readers. Held while packets are assembled, so
+    // the assembler's callback (enqueue) runs with it held.
+    mutable std::mutex mutex;
+    std::condition_variable heap_available;
+    std::unique_ptr<heap_assembler> assembler;
+    heap_ring queue;
+    recv_stats queue_stats; //!< queue drops and add_stat() counters
+    std::size_t readers_added = 0;
+    std::size_t readers_finished = 0;
+
+    // Guards the reader list. Never taken by a reader thread, so stop() can hold it
+    // while joining them; taken before `mutex` when both are needed.
+    mutable std::mutex readers_mutex;
+    std::vector<std::unique_ptr<reader>> readers;
+};
+
+stream::stream(const stream_config& config)
+    : d_config(config), d_impl(std::make_unique<impl>(config))
+{
+    d_impl->assembler =
+        std::make_unique<heap_assembler>(make_assembler_config(config),
+                                         d_impl->pool,
+                                         [this](heap&& h) { enqueue(std::move(h)); });
+}
+
+stream::~stream()
+{
+    stop();
+    // Readers go before the assembler and the pool they feed.
+    std::lock_guard<std::mutex> lock(d_impl->readers_mutex);
+    d_impl->readers.clear();
+}
+
+void stream::add_reader(std::unique_ptr<reader> r)
+{
+    if (!r)
+        throw std::invalid_argument("add_reader: reader is null");
+    std::lock_guard<std::mutex> readers_lock(d_impl->readers_mutex);
+    {
+        std::lock_guard<std::mutex> lock(d_impl->mutex);
+        d_impl->readers_added++;
+    }
+    d_impl->readers.push_back(std::move(r));
+    // A reader added after the stream ended starts, finds add_packets() returning false
+    // and returns; stop() or the destructor joins it.
+    d_impl->readers.back()->start();
+}
+
+void stream::enqueue(heap&& h)
+{
+    // Called by the assembler with d_impl->mutex held.
+    if (d_impl->queue.full()) {
+        // Real-time data: the newest heap goes, the reader never waits for the consumer.
+        d_impl->queue_stats[recv_stat::heaps_dropped_queue_full]++;
+        heap dropped = std::move(h); // its storage goes back to the pool here
+        return;
+    }
+    d_impl->queue.push(std::move(h));
+    d_impl->heap_available.notify_one();
+}
+
+void stream::end_of_stream_locked()
+{
+    heap_assembler& assembler = *d_impl->assembler;
+    if (!assembler.is_stopped())
+        assembler.stop(); // flushes: live heaps are counted (or delivered) as flushed
+    else if (assembler.live_heaps() != 0)
+        assembler.flush();
+    d_stopped.store(true);
+    d_impl->heap_available.notify_all();
+}
+
+bool stream::add_packets(const packet_view* packets, std::size_t n)
+{
+    std::lock_guard<std::mutex> lock(d_impl->mutex);
+    heap_assembler& assembler = *d_impl->assembler;
+    assembler.note_batch(n);
+    // After a stop heap the assembler counts the rest of the batch in packets_after_stop.
+    for (std::size_t i = 0; i < n; i++)
+        assembler.add_packet(packets[i].data, packets[i].size);
+    if (assembler.is_stopped() && !d_stopped.load())
+        end_of_stream_locked();
+    return !d_stopped.load();
+}
+
+void stream::reader_finished()
+{
+    std::lock_guard<std::mutex> lock(d_impl->mutex);
+    d_impl->readers_finished++;
+    if (d_impl->readers_finished >= d_impl->readers_added && !d_stopped.load())
+        end_of_stream_locked();
+}
+
+void stream::add_stat(recv_stat s, std::uint64_t n)
+{
+    std::lock_guard<std::mutex> lock(d_impl->mutex);
+    if (s == recv_stat::max_batch) {
+        std::uint64_t& m = d_impl->queue_stats[s];
+        m = std::max(m, n);
+    } else {
+        d_impl->queue_stats[s] += n;
+    }
+}
+
+stream::pop_result stream::pop(heap& out, std::chrono::microseconds timeout)
+{
+    std::unique_lock<std::mutex> lock(d_impl->mutex);
+    d_impl->heap_available.wait_for(
+        lock, timeout, [this] { return !d_impl->queue.empty() || d_stopped.load(); });
+    if (!d_impl->queue.empty()) {
+        out = d_impl->queue.pop();
+        return pop_result::heap;
+    }
+    return d_stopped.load() ? pop_result::stopped : pop_result::timeout;
+}
+
+bool stream::try_pop(heap& out)
+{
+    std::lock_guard<std::mutex> lock(d_impl->mutex);
+    if (d_impl->queue.empty())
+        return false;
+    out = d_impl->queue.pop();
+    return true;
+}
+
+void stream::stop()
+{
+    // End the stream first, so a batch a reader is handing over right now is counted
+    // in packets_after_stop and the reader leaves its loop at once.
+    {
+        std::lock_guard<std::mutex> lock(d_impl->mutex);
+        if (!d_stopped.load())
+            end_of_stream_locked();
+    }
+    std::lock_guard<std::mutex> readers_lock(d_impl->readers_mutex);
+    for (auto& r : d_impl->readers)
+        r->stop();
+}
+
+recv_stats stream::get_stats() const
+{
+    recv_stats out;
+    std::lock_guard<std::mutex> readers_lock(d_impl->readers_mutex);
+    {
+        std::lock_guard<std::mutex> lock(d_impl->mutex);
+        out = d_impl->assembler->stats();
+        out += d_impl->queue_stats;
+    }
+    for (const auto& r : d_impl->readers)
+        out += r->transport_stats();
+    return out;
+}
+
+} // namespace recv
+} // namespace spead
+} // namespace gr
