@@ -1,0 +1,509 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "protocol/packetiser.h"
+#include "rate_limiter.h"
+#include <gnuradio/logger.h>
+#include <gnuradio/spead/send_stream.h>
+#include <condition_variable>
+#include <sys/prctl.h>
+#include <boost/asio/error.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/system/system_error.hpp>
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace gr {
+namespace spead {
+namespace send {
+
+namespace {
+/*! Largest SPEAD packet that fits one IPv4 UDP datagram (65535 - 20 - 8). */
+constexpr std::size_t max_udp_payload = 65507;
+/*! Packets handed to the transport at once: enough to amortise a syscall or a
+ * doorbell, small enough that the header buffer stays in cache. */
+constexpr std::size_t max_batch_packets = 64;
+} // namespace
+
+// ---- stream_config ---------------------------------------------------------------
+
+stream_config& stream_config::set_max_packet_size(std::size_t bytes)
+{
+    // The packetiser needs its prefix, one item pointer and 8 payload bytes.
+    constexpr std::size_t min_size = packet_generator::prefix_size + 16;
+    if (bytes < min_size || bytes > max_udp_payload)
+        throw std::invalid_argument(
+            "max_packet_size: " + std::to_string(bytes) + " bytes is out of range; use " +
+            std::to_string(min_size) + " to " + std::to_string(max_udp_payload) +
+            " (the UDP payload: 1472 for a 1500-byte MTU, 8972 for 9000)");
+    d_max_packet_size = bytes;
+    return *this;
+}
+
+stream_config& stream_config::set_rate(double bytes_per_second)
+{
+    if (!std::isfinite(bytes_per_second) || bytes_per_second < 0)
+        throw std::invalid_argument("rate: " + std::to_string(bytes_per_second) +
+                                    " is not a rate; give bytes per second >= 0 "
+                                    "(0 sends as fast as possible)");
+    d_rate = bytes_per_second;
+    return *this;
+}
+
+stream_config& stream_config::set_burst_size(std::size_t bytes)
+{
+    if (bytes == 0)
+        throw std::invalid_argument(
+            "burst_size: must be at least 1 byte (bytes sent back-to-back before the "
+            "rate limiter waits; default 65536)");
+    d_burst_size = bytes;
+    return *this;
+}
+
+stream_config& stream_config::set_max_heaps(std::size_t n)
+{
+    if (n == 0)
+        throw std::invalid_argument(
+            "max_heaps: must be at least 1 (heaps waiting in the send queue; default 4)");
+    d_max_heaps = n;
+    return *this;
+}
+
+// ---- stream ----------------------------------------------------------------------
+
+struct stream::impl {
+    /*! Where send_heap() waits for its heap (on its own stack: nothing allocated). */
+    struct sync_result {
+        bool done = false;
+        boost::system::error_code ec;
+        std::size_t bytes = 0;
+    };
+
+    /*! A queued heap. Producers fill it under the mutex; once queued only the writer
+     * touches it until it completes. */
+    struct entry {
+        std::optional<packet_generator> generator;
+        std::size_t substream = 0;
+        completion_handler handler;
+        sync_result* waiter = nullptr;
+        // writer progress
+        bool all_cut = false;         //!< every packet written or abandoned
+        std::uint64_t done_after = 0; //!< completions that finish it
+        std::size_t bytes = 0;
+        boost::system::error_code ec;
+
+        /*! Empty again for the next heap (the generator holds a reference, so the
+         * entry cannot simply be assigned). */
+        void reset()
+        {
+            generator.reset();
+            substream = 0;
+            handler = nullptr;
+            waiter = nullptr;
+            all_cut = false;
+            done_after = 0;
+            bytes = 0;
+            ec.clear();
+        }
+    };
+
+    /*! The packets of one heap inside a batch: [first, end). */
+    struct span {
+        entry* e;
+        std::size_t first;
+        std::size_t end;
+        bool finishes_heap;
+    };
+
+    impl(stream& owner, const stream_config& config)
+        : owner(owner),
+          config(config),
+          logger("spead send_stream"),
+          ring(config.get_max_heaps()),
+          headers(max_batch_packets * config.get_max_packet_size()),
+          packets(max_batch_packets),
+          piece_begin(max_batch_packets)
+    {
+        pieces.reserve(max_batch_packets * 4);
+        spans.reserve(max_batch_packets);
+        if (config.get_rate() > 0)
+            limiter.emplace(config.get_rate(),
+                            static_cast<double>(config.get_burst_size()));
+    }
+
+    entry& at(std::size_t offset) { return ring[(head + offset) % ring.size()]; }
+
+    bool enqueue_locked(const heap& h,
+                        completion_handler&& handler,
+                        sync_result* waiter,
+                        std::int64_t cnt,
+                        std::size_t substream_index);
+    void check_substream(std::size_t substream_index) const;
+    // writer thread
+    void writer_loop();
+    std::size_t fill_batch();
+    void write_batch(std::size_t n);
+    void complete_heaps(bool wait);
+
+    stream& owner;
+    const stream_config config;
+    gr::logger logger;
+
+    std::mutex mutex;
+    std::condition_variable work_available; //!< writer waits: heap queued or stopping
+    std::condition_variable heap_done;      //!< producers wait: room, completion, flush
+    std::vector<entry> ring;
+    std::size_t head = 0;    //!< oldest heap not completed
+    std::size_t count = 0;   //!< heaps in the queue
+    std::size_t started = 0; //!< of those, heaps the writer has begun
+    std::uint64_t cnt_next = 1;
+    std::uint64_t cnt_step = 1;
+    bool stopping = false;
+    send_stats stats;
+    std::thread writer;
+
+    // ---- writer thread only ----
+    std::vector<std::uint8_t> headers; //!< packet headers of one batch
+    std::vector<packet_piece> pieces;  //!< pieces of one batch, in packet order
+    std::vector<packet> packets;
+    std::vector<std::size_t> piece_begin;
+    std::vector<span> spans;
+    entry* current = nullptr; //!< heap being cut
+    std::uint64_t packets_accepted = 0;
+    std::optional<rate_limiter> limiter;
+};
+
+stream::stream(boost::asio::io_context& io,
+               const stream_config& config,
+               std::size_t num_substreams)
+    : d_io(io),
+      d_config(config),
+      d_num_substreams(num_substreams),
+      d_impl(std::make_unique<impl>(*this, config))
+{
+    if (num_substreams == 0)
+        throw std::invalid_argument("endpoints: a send stream needs at least one "
+                                    "destination (substream)");
+}
+
+stream::~stream()
+{
+    if (d_impl->writer.joinable()) {
+        // write_packets() belongs to the derived class, which is already gone.
+        d_impl->logger.crit("send::stream destroyed with its writer running: a transport "
+                            "must call stop_writer() first in its destructor");
+        std::terminate();
+    }
+}
+
+void stream::start_writer()
+{
+    d_impl->writer = std::thread([this] { d_impl->writer_loop(); });
+}
+
+void stream::stop_writer()
+{
+    if (!d_impl->writer.joinable())
+        return;
+    {
+        std::lock_guard<std::mutex> lock(d_impl->mutex);
+        d_impl->stopping = true;
+    }
+    d_impl->work_available.notify_all();
+    d_impl->writer.join();
+}
+
+void stream::set_cnt_sequence(std::uint64_t next, std::uint64_t step)
+{
+    if (step == 0)
+        throw std::invalid_argument(
+            "cnt step: must be at least 1 (heap cnts must differ for receivers to tell "
+            "heaps apart)");
+    std::lock_guard<std::mutex> lock(d_impl->mutex);
+    d_impl->cnt_next = next;
+    d_impl->cnt_step = step;
+}
+
+send_stats stream::get_stats() const
+{
+    std::lock_guard<std::mutex> lock(d_impl->mutex);
+    return d_impl->stats;
+}
+
+void stream::add_stat(send_stat s, std::uint64_t n)
+{
+    std::lock_guard<std::mutex> lock(d_impl->mutex);
+    d_impl->stats[s] += n;
+}
+
+std::uint64_t stream::reap_completions(bool, boost::system::error_code&)
+{
+    // Synchronous transports are done with a packet once write_packets() returns.
+    return d_impl->packets_accepted;
+}
+
+bool stream::impl::enqueue_locked(const heap& h,
+                                  completion_handler&& handler,
+                                  sync_result* waiter,
+                                  std::int64_t cnt,
+                                  std::size_t substream_index)
+{
+    const std::uint64_t heap_cnt = cnt < 0 ? cnt_next : static_cast<std::uint64_t>(cnt);
+    entry& e = at(count);
+    // Cutting is checked here, so a heap that cannot be sent fails in the caller's hands
+    // (std::invalid_argument) rather than on the writer thread.
+    e.generator.emplace(h, heap_cnt, config.get_max_packet_size());
+    e.substream = substream_index;
+    e.handler = std::move(handler);
+    e.waiter = waiter;
+    if (cnt < 0)
+        cnt_next += cnt_step;
+    count++;
+    work_available.notify_one();
+    return true;
+}
+
+void stream::impl::check_substream(std::size_t substream_index) const
+{
+    const std::size_t n = owner.d_num_substreams;
+    if (substream_index >= n)
+        throw std::invalid_argument(
+            "substream_index: " + std::to_string(substream_index) +
+            " but the stream has " + std::to_string(n) + " destinations; use 0 to " +
+            std::to_string(n - 1));
+}
+
+bool stream::async_send_heap(const heap& h,
+                             completion_handler handler,
+                             std::int64_t cnt,
+                             std::size_t substream_index)
+{
+    d_impl->check_substream(substream_index);
+    impl& d = *d_impl;
+    boost::system::error_code refused;
+    {
+        std::lock_guard<std::mutex> lock(d.mutex);
+        if (d.stopping)
+            refused = boost::asio::error::operation_aborted;
+        else if (d.count == d.ring.size()) {
+            d.stats[send_stat::heaps_rejected_queue_full]++;
+            refused = boost::asio::error::would_block;
+        } else
+            return d.enqueue_locked(h, std::move(handler), nullptr, cnt, substream_index);
+    }
+    boost::asio::post(d_io,
+                      [handler = std::move(handler), refused]() { handler(refused, 0); });
+    return false;
+}
+
+std::size_t
+stream::send_heap(const heap& h, std::int64_t cnt, std::size_t substream_index)
+{
+    d_impl->check_substream(substream_index);
+    impl& d = *d_impl;
+    impl::sync_result result;
+    std::unique_lock<std::mutex> lock(d.mutex);
+    d.heap_done.wait(lock, [&d] { return d.count < d.ring.size() || d.stopping; });
+    if (d.stopping)
+        throw boost::system::system_error(boost::asio::error::operation_aborted,
+                                          "send_heap: the stream is stopping");
+    d.enqueue_locked(h, completion_handler(), &result, cnt, substream_index);
+    d.heap_done.wait(lock, [&result] { return result.done; });
+    if (result.ec)
+        throw boost::system::system_error(result.ec, "send_heap");
+    return result.bytes;
+}
+
+void stream::flush()
+{
+    impl& d = *d_impl;
+    std::unique_lock<std::mutex> lock(d.mutex);
+    d.heap_done.wait(lock, [&d] { return d.count == 0; });
+}
+
+// ---- writer thread -----------------------------------------------------------------
+
+std::size_t stream::impl::fill_batch()
+{
+    impl& d = *this;
+    const std::size_t mps = config.get_max_packet_size();
+    const std::size_t max_bytes =
+        d.limiter ? d.limiter->max_batch_bytes() : static_cast<std::size_t>(-1);
+    d.pieces.clear();
+    d.spans.clear();
+    std::size_t n = 0;
+    std::size_t bytes = 0;
+    while (n < max_batch_packets) {
+        if (!d.current) {
+            std::lock_guard<std::mutex> lock(d.mutex);
+            if (d.started == d.count)
+                break;
+            d.current = &d.at(d.started);
+            d.started++;
+        }
+        impl::entry& e = *d.current;
+        packet_generator& gen = *e.generator;
+        if (d.spans.empty() || d.spans.back().e != &e)
+            d.spans.push_back({ &e, n, n, false });
+        impl::span& s = d.spans.back();
+        while (n < max_batch_packets && gen.has_next()) {
+            // Stay within half a burst when rate limited (packets are at most mps).
+            if (n > 0 && bytes + mps > max_bytes)
+                break;
+            d.piece_begin[n] = d.pieces.size();
+            const std::size_t size = gen.next(d.headers.data() + n * mps, d.pieces);
+            d.packets[n].n_pieces = d.pieces.size() - d.piece_begin[n];
+            d.packets[n].size = size;
+            d.packets[n].substream = e.substream;
+            bytes += size;
+            n++;
+        }
+        s.end = n;
+        if (!gen.has_next()) {
+            s.finishes_heap = true;
+            d.current = nullptr;
+        } else {
+            break; // batch full
+        }
+    }
+    // The pieces vector may have grown while cutting: point into it only now.
+    for (std::size_t i = 0; i < n; i++)
+        d.packets[i].pieces = d.pieces.data() + d.piece_begin[i];
+    return n;
+}
+
+void stream::impl::write_batch(std::size_t n)
+{
+    impl& d = *this;
+    std::size_t batch_bytes = 0;
+    for (std::size_t i = 0; i < n; i++)
+        batch_bytes += d.packets[i].size;
+    bool waited = false;
+    if (d.limiter && n > 0)
+        waited = d.limiter->acquire(batch_bytes);
+
+    boost::system::error_code ec;
+    std::size_t accepted = 0;
+    if (n > 0) {
+        try {
+            accepted = std::min(n, owner.write_packets(d.packets.data(), n, ec));
+        } catch (const std::exception& e) {
+            d.logger.error("transport failed to write packets: {}", e.what());
+            ec = boost::system::errc::make_error_code(boost::system::errc::io_error);
+        }
+        if (accepted < n && !ec)
+            ec = boost::system::errc::make_error_code(boost::system::errc::io_error);
+    }
+
+    std::size_t accepted_bytes = 0;
+    for (const impl::span& s : d.spans) {
+        impl::entry& e = *s.e;
+        for (std::size_t i = s.first; i < std::min(s.end, accepted); i++)
+            e.bytes += d.packets[i].size;
+        e.done_after = d.packets_accepted + std::min(s.end, accepted);
+        if (s.end > accepted) {
+            // Part of the heap did not go out: it fails, and the rest of it is not sent.
+            if (!e.ec)
+                e.ec = ec;
+            if (d.current == &e)
+                d.current = nullptr;
+            e.all_cut = true;
+        }
+        if (s.finishes_heap)
+            e.all_cut = true;
+    }
+    for (std::size_t i = 0; i < accepted; i++)
+        accepted_bytes += d.packets[i].size;
+    d.packets_accepted += accepted;
+
+    std::lock_guard<std::mutex> lock(d.mutex);
+    d.stats[send_stat::packets] += accepted;
+    d.stats[send_stat::bytes] += accepted_bytes;
+    d.stats[send_stat::packets_failed] += n - accepted;
+    if (waited)
+        d.stats[send_stat::rate_limit_waits]++;
+}
+
+void stream::impl::complete_heaps(bool wait)
+{
+    impl& d = *this;
+    boost::system::error_code ec;
+    std::uint64_t done = d.packets_accepted;
+    try {
+        done = owner.reap_completions(wait, ec);
+    } catch (const std::exception& e) {
+        d.logger.error("transport failed to report completions: {}", e.what());
+        ec = boost::system::errc::make_error_code(boost::system::errc::io_error);
+    }
+    std::lock_guard<std::mutex> lock(d.mutex);
+    bool any = false;
+    while (d.started > 0) {
+        impl::entry& e = d.at(0);
+        if (!e.all_cut || e.done_after > done)
+            break;
+        if (ec && !e.ec)
+            e.ec = ec; // an error found on completion belongs to the heaps it completes
+        d.stats[e.ec ? send_stat::heaps_failed : send_stat::heaps]++;
+        if (e.waiter) {
+            e.waiter->ec = e.ec;
+            e.waiter->bytes = e.bytes;
+            e.waiter->done = true;
+        } else if (e.handler) {
+            boost::asio::post(owner.d_io,
+                              [handler = std::move(e.handler),
+                               ec = e.ec,
+                               bytes = e.bytes]() { handler(ec, bytes); });
+        }
+        e.reset();
+        d.head = (d.head + 1) % d.ring.size();
+        d.count--;
+        d.started--;
+        any = true;
+    }
+    if (any)
+        d.heap_done.notify_all();
+}
+
+void stream::impl::writer_loop()
+{
+    impl& d = *this;
+    // The default timer slack (50 us) would make every rate-limiter sleep overshoot.
+    if (d.limiter)
+        prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    for (;;) {
+        const std::size_t n = fill_batch();
+        if (n > 0 || !d.spans.empty())
+            write_batch(n);
+        complete_heaps(false);
+        if (n > 0)
+            continue;
+
+        std::unique_lock<std::mutex> lock(d.mutex);
+        if (d.started < d.count || d.current)
+            continue; // a heap arrived meanwhile
+        if (d.started > 0) {
+            // Nothing left to cut: now it is worth waiting for the transport.
+            lock.unlock();
+            complete_heaps(true);
+            continue;
+        }
+        if (d.stopping)
+            return;
+        d.work_available.wait(lock, [&d] { return d.started < d.count || d.stopping; });
+    }
+}
+
+} // namespace send
+} // namespace spead
+} // namespace gr
