@@ -1,0 +1,85 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_TRANSPORT_ENDPOINT_H
+#define INCLUDED_SPEAD_TRANSPORT_ENDPOINT_H
+
+#include <netinet/in.h>
+#include <boost/asio/ip/address_v4.hpp>
+#include <boost/asio/ip/udp.hpp>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace spead {
+namespace transport {
+
+/*!
+ * Endpoints and interfaces as users write them, shared by the kernel UDP and the ibverbs
+ * transports. Every error is a std::invalid_argument that names the parameter, quotes the
+ * bad value and shows the expected syntax.
+ */
+
+/*! What the endpoints are for: receivers may listen on 0.0.0.0 (every local address),
+ * senders need a destination. */
+enum class endpoint_use { receive, send };
+
+/*! Largest COUNT in ADDRESS+COUNT: a range stays a list a person would type. */
+constexpr unsigned int max_range_count = 1023;
+
+/*!
+ * Parses a comma-separated list of IPv4 endpoints:
+ * - `239.1.2.3:7148,239.1.2.4:7148` — addresses with ports;
+ * - `239.1.2.3+3:7148` — a range: 239.1.2.3 and the 3 addresses after it (four);
+ * - `0.0.0.0:7148` or `:7148` — every local address (receive only);
+ * - `host.example:7148` — a hostname, resolved to its first IPv4 address.
+ * Whitespace around entries is ignored. Ports are 1 to 65535.
+ *
+ * \param text the list
+ * \param parameter the parameter name that error messages start with (e.g. "endpoints")
+ * \param use receive allows 0.0.0.0; send does not
+ * \throws std::invalid_argument for an empty list or any malformed entry
+ */
+std::vector<boost::asio::ip::udp::endpoint>
+parse_endpoints(const std::string& text, const std::string& parameter, endpoint_use use);
+
+/*! Checks endpoints given as objects the way parse_endpoints checks text (IPv4, port
+ * 1..65535, 0.0.0.0 only to receive). \throws std::invalid_argument */
+void check_endpoint(const boost::asio::ip::udp::endpoint& ep,
+                    const std::string& parameter,
+                    endpoint_use use);
+
+/*! "239.1.2.3:7148,239.1.2.4:7148" */
+std::string to_string(const std::vector<boost::asio::ip::udp::endpoint>& endpoints);
+
+/*! The endpoint as a sockaddr_in for the socket calls. */
+sockaddr_in to_sockaddr(const boost::asio::ip::udp::endpoint& ep);
+
+/*! A network interface: its IPv4 address, netdev name and index. */
+struct network_interface {
+    boost::asio::ip::address_v4 address;
+    std::string name;
+    unsigned int index = 0;
+};
+
+/*!
+ * Finds a local interface given as an IPv4 address (`192.168.1.10`) or a netdev name
+ * (`eth0`), using getifaddrs. An interface with several IPv4 addresses given by name
+ * yields its first one.
+ * \throws std::invalid_argument naming \p parameter and listing the interfaces there are
+ */
+network_interface resolve_interface(const std::string& text,
+                                    const std::string& parameter);
+
+/*! MTU of a netdev in bytes. \throws std::system_error */
+int interface_mtu(const std::string& name);
+
+} // namespace transport
+} // namespace spead
+} // namespace gr
+
+#endif

@@ -1,0 +1,291 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Endpoint lists and interfaces as users write them (transport/endpoint.h).
+
+#include "transport/endpoint.h"
+#include <gtest/gtest.h>
+#include <net/if.h>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+using namespace gr::spead::transport;
+using boost::asio::ip::address_v4;
+using boost::asio::ip::udp;
+
+udp::endpoint ep(const char* address, unsigned short port)
+{
+    return udp::endpoint(boost::asio::ip::make_address_v4(address), port);
+}
+
+/*! The message of the std::invalid_argument that parsing \p text throws. */
+std::string parse_error(const std::string& text, endpoint_use use = endpoint_use::receive)
+{
+    try {
+        parse_endpoints(text, "endpoints", use);
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "\"" << text << "\" was accepted";
+    return std::string();
+}
+
+/*! Every error names the parameter, quotes the bad value and shows the syntax. */
+void expect_error(const std::string& text,
+                  const std::string& quoted,
+                  const std::string& problem,
+                  endpoint_use use = endpoint_use::receive)
+{
+    const std::string message = parse_error(text, use);
+    EXPECT_EQ(message.rfind("endpoints: ", 0), 0u) << message;
+    EXPECT_NE(message.find("\"" + quoted + "\""), std::string::npos) << message;
+    EXPECT_NE(message.find(problem), std::string::npos) << message;
+    EXPECT_NE(message.find("expected ADDRESS[+COUNT]:PORT"), std::string::npos)
+        << message;
+}
+
+// ---- accepted syntax -----------------------------------------------------------
+
+TEST(ParseEndpoints, AList)
+{
+    EXPECT_EQ(
+        parse_endpoints(
+            "239.1.2.3:7148,239.1.2.4:7149", "endpoints", endpoint_use::receive),
+        (std::vector<udp::endpoint>{ ep("239.1.2.3", 7148), ep("239.1.2.4", 7149) }));
+}
+
+TEST(ParseEndpoints, ARangeIsTheAddressAndTheNextCount)
+{
+    EXPECT_EQ(parse_endpoints("239.1.2.3+3:7148", "endpoints", endpoint_use::send),
+              (std::vector<udp::endpoint>{ ep("239.1.2.3", 7148),
+                                           ep("239.1.2.4", 7148),
+                                           ep("239.1.2.5", 7148),
+                                           ep("239.1.2.6", 7148) }));
+}
+
+TEST(ParseEndpoints, ARangeCarriesAcrossOctets)
+{
+    EXPECT_EQ(parse_endpoints("10.0.0.255+1:9", "endpoints", endpoint_use::send),
+              (std::vector<udp::endpoint>{ ep("10.0.0.255", 9), ep("10.0.1.0", 9) }));
+}
+
+TEST(ParseEndpoints, ARangeOfZeroIsOneAddress)
+{
+    EXPECT_EQ(parse_endpoints("239.1.2.3+0:7148", "endpoints", endpoint_use::send),
+              (std::vector<udp::endpoint>{ ep("239.1.2.3", 7148) }));
+}
+
+TEST(ParseEndpoints, RangesAndSinglesMix)
+{
+    EXPECT_EQ(
+        parse_endpoints("239.1.2.3+1:7148, 10.0.0.1:1", "endpoints", endpoint_use::send),
+        (std::vector<udp::endpoint>{
+            ep("239.1.2.3", 7148), ep("239.1.2.4", 7148), ep("10.0.0.1", 1) }));
+}
+
+TEST(ParseEndpoints, AnyAddressToReceive)
+{
+    EXPECT_EQ(parse_endpoints("0.0.0.0:7148", "endpoints", endpoint_use::receive),
+              (std::vector<udp::endpoint>{ ep("0.0.0.0", 7148) }));
+    EXPECT_EQ(parse_endpoints(":7148", "endpoints", endpoint_use::receive),
+              (std::vector<udp::endpoint>{ ep("0.0.0.0", 7148) }));
+}
+
+TEST(ParseEndpoints, WhitespaceAroundEntriesIsIgnored)
+{
+    EXPECT_EQ(
+        parse_endpoints(
+            "  239.1.2.3:7148 ,\t239.1.2.4 : 7148 ", "endpoints", endpoint_use::receive),
+        (std::vector<udp::endpoint>{ ep("239.1.2.3", 7148), ep("239.1.2.4", 7148) }));
+}
+
+TEST(ParseEndpoints, PortExtremes)
+{
+    EXPECT_EQ(parse_endpoints("1.2.3.4:1,1.2.3.4:65535", "endpoints", endpoint_use::send),
+              (std::vector<udp::endpoint>{ ep("1.2.3.4", 1), ep("1.2.3.4", 65535) }));
+}
+
+TEST(ParseEndpoints, HostnamesResolveToIPv4)
+{
+    EXPECT_EQ(parse_endpoints("localhost:7148", "endpoints", endpoint_use::send),
+              (std::vector<udp::endpoint>{ ep("127.0.0.1", 7148) }));
+}
+
+TEST(ParseEndpoints, TheLargestRange)
+{
+    const auto list =
+        parse_endpoints("239.0.0.0+" + std::to_string(max_range_count) + ":7148",
+                        "endpoints",
+                        endpoint_use::send);
+    ASSERT_EQ(list.size(), max_range_count + 1);
+    EXPECT_EQ(list.back(), ep("239.0.3.255", 7148));
+}
+
+// ---- errors ----------------------------------------------------------------------
+
+TEST(ParseEndpointsErrors, EmptyList) { expect_error("  ", "  ", "is empty"); }
+
+TEST(ParseEndpointsErrors, EmptyEntry)
+{
+    expect_error("239.1.2.3:7148,,239.1.2.4:7148",
+                 "239.1.2.3:7148,,239.1.2.4:7148",
+                 "empty entry");
+    expect_error("239.1.2.3:7148,", "239.1.2.3:7148,", "empty entry");
+}
+
+TEST(ParseEndpointsErrors, MissingPort)
+{
+    expect_error("239.1.2.3", "239.1.2.3", "no port");
+}
+
+TEST(ParseEndpointsErrors, BadPorts)
+{
+    expect_error("239.1.2.3:0", "239.1.2.3:0", "bad port \"0\"");
+    expect_error("239.1.2.3:65536", "239.1.2.3:65536", "bad port \"65536\"");
+    expect_error("239.1.2.3:http", "239.1.2.3:http", "bad port \"http\"");
+    expect_error("239.1.2.3:", "239.1.2.3:", "bad port \"\"");
+    expect_error("239.1.2.3:-1", "239.1.2.3:-1", "bad port \"-1\"");
+}
+
+TEST(ParseEndpointsErrors, BadAddresses)
+{
+    expect_error(
+        "239.1.2.300:7148", "239.1.2.300:7148", "bad IPv4 address \"239.1.2.300\"");
+    expect_error("239.1.2:7148", "239.1.2:7148", "bad IPv4 address");
+    expect_error("[::1]:7148", "[::1]:7148", "bad IPv4 address");
+    expect_error("bad_host!:7148", "bad_host!:7148", "bad IPv4 address");
+}
+
+TEST(ParseEndpointsErrors, BadRangeCounts)
+{
+    expect_error("239.1.2.3+:7148", "239.1.2.3+:7148", "bad range count \"\"");
+    expect_error("239.1.2.3+x:7148", "239.1.2.3+x:7148", "bad range count \"x\"");
+    expect_error("239.1.2.3+-1:7148", "239.1.2.3+-1:7148", "bad range count");
+    expect_error(
+        "239.1.2.3+1024:7148", "239.1.2.3+1024:7148", "bad range count \"1024\"");
+}
+
+TEST(ParseEndpointsErrors, RangePastTheLastAddress)
+{
+    expect_error("255.255.255.254+2:7148",
+                 "255.255.255.254+2:7148",
+                 "runs past 255.255.255.255",
+                 endpoint_use::send);
+}
+
+TEST(ParseEndpointsErrors, RangeOnAHostname)
+{
+    expect_error("localhost+1:7148", "localhost+1:7148", "range on a hostname");
+}
+
+TEST(ParseEndpointsErrors, RangeOfAnyAddress)
+{
+    expect_error("0.0.0.0+1:7148", "0.0.0.0+1:7148", "range of 0.0.0.0");
+}
+
+TEST(ParseEndpointsErrors, UnresolvableHostname)
+{
+    expect_error(
+        "no-such-host.invalid:7148", "no-such-host.invalid:7148", "does not resolve");
+}
+
+TEST(ParseEndpointsErrors, SendersNeedADestination)
+{
+    expect_error(":7148", ":7148", "no destination address", endpoint_use::send);
+    expect_error(
+        "0.0.0.0:7148", "0.0.0.0:7148", "no destination address", endpoint_use::send);
+}
+
+TEST(ParseEndpointsErrors, TheParameterNameIsTheCallersOwn)
+{
+    try {
+        parse_endpoints("x", "destinations", endpoint_use::send);
+        ADD_FAILURE();
+    } catch (const std::invalid_argument& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("destinations: \"x\"", 0), 0u) << e.what();
+    }
+}
+
+TEST(CheckEndpoint, RejectsWhatTextWouldNotGive)
+{
+    EXPECT_NO_THROW(
+        check_endpoint(ep("239.1.2.3", 7148), "endpoints", endpoint_use::send));
+    EXPECT_NO_THROW(
+        check_endpoint(ep("0.0.0.0", 7148), "endpoints", endpoint_use::receive));
+    EXPECT_THROW(check_endpoint(ep("239.1.2.3", 0), "endpoints", endpoint_use::send),
+                 std::invalid_argument);
+    EXPECT_THROW(check_endpoint(ep("0.0.0.0", 7148), "endpoints", endpoint_use::send),
+                 std::invalid_argument);
+    EXPECT_THROW(check_endpoint(udp::endpoint(boost::asio::ip::make_address("::1"), 7148),
+                                "endpoints",
+                                endpoint_use::receive),
+                 std::invalid_argument);
+}
+
+TEST(EndpointHelpers, ToStringAndSockaddr)
+{
+    EXPECT_EQ(to_string({ ep("239.1.2.3", 7148), ep("10.0.0.1", 1) }),
+              "239.1.2.3:7148,10.0.0.1:1");
+    const sockaddr_in sa = to_sockaddr(ep("10.1.2.3", 0x1234));
+    EXPECT_EQ(sa.sin_family, AF_INET);
+    EXPECT_EQ(sa.sin_port, htons(0x1234));
+    EXPECT_EQ(sa.sin_addr.s_addr, htonl(0x0a010203));
+}
+
+// ---- interfaces ----------------------------------------------------------------
+
+TEST(ResolveInterface, ByName)
+{
+    const network_interface lo = resolve_interface("lo", "interface");
+    EXPECT_EQ(lo.name, "lo");
+    EXPECT_EQ(lo.address, address_v4::loopback());
+    EXPECT_EQ(lo.index, if_nametoindex("lo"));
+}
+
+TEST(ResolveInterface, ByAddress)
+{
+    const network_interface lo = resolve_interface("127.0.0.1", "interface");
+    EXPECT_EQ(lo.name, "lo");
+    EXPECT_EQ(lo.index, if_nametoindex("lo"));
+}
+
+std::string interface_error(const std::string& text)
+{
+    try {
+        resolve_interface(text, "interface");
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << text << " was accepted";
+    return std::string();
+}
+
+TEST(ResolveInterface, UnknownNameListsTheInterfacesThereAre)
+{
+    const std::string message = interface_error("nosuchif0");
+    EXPECT_EQ(message.rfind("interface: \"nosuchif0\" is not a local interface", 0), 0u)
+        << message;
+    EXPECT_NE(message.find("lo (127.0.0.1)"), std::string::npos) << message;
+}
+
+TEST(ResolveInterface, AddressOfNoLocalInterface)
+{
+    const std::string message = interface_error("203.0.113.77");
+    EXPECT_NE(message.find("is not the address of a local interface"), std::string::npos)
+        << message;
+}
+
+TEST(ResolveInterface, Empty)
+{
+    EXPECT_EQ(interface_error("").rfind("interface: empty", 0), 0u);
+}
+
+TEST(InterfaceMtu, Loopback) { EXPECT_GE(interface_mtu("lo"), 1500); }
+
+} // namespace
