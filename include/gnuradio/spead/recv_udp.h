@@ -1,0 +1,117 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_RECV_UDP_H
+#define INCLUDED_SPEAD_RECV_UDP_H
+
+#include <gnuradio/spead/api.h>
+#include <gnuradio/spead/recv_stream.h>
+#include <boost/asio/ip/udp.hpp>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace spead {
+namespace recv {
+
+/*!
+ * \brief Settings of a kernel-socket UDP reader (the twin of udp_ibv_config).
+ * Setters validate and throw std::invalid_argument naming the parameter and the fix.
+ */
+class SPEAD_API udp_config
+{
+public:
+    /*! Socket receive buffer, bytes (8 MiB, as spead2's UDP reader). */
+    static constexpr std::size_t default_buffer_size = 8 * 1024 * 1024;
+    /*! Largest datagram, bytes (9200, as spead2: jumbo frames with room to spare). */
+    static constexpr std::size_t default_max_size = 9200;
+    /*! Largest buffer_size accepted, bytes (the kernel takes an int and doubles it). */
+    static constexpr std::size_t max_buffer_size = std::size_t(1) << 30;
+
+    udp_config() = default;
+
+    /*!
+     * Endpoints to listen on, as text: `239.1.2.3:7148,239.1.2.4:7148`, a range
+     * `239.1.2.3+3:7148` (that address and the next three), `0.0.0.0:7148` or `:7148`
+     * (every local address), or `hostname:7148`. Multicast groups are joined.
+     */
+    udp_config& set_endpoints(const std::string& endpoints);
+    udp_config&
+    set_endpoints(const std::vector<boost::asio::ip::udp::endpoint>& endpoints);
+    udp_config& add_endpoint(const boost::asio::ip::udp::endpoint& endpoint);
+    const std::vector<boost::asio::ip::udp::endpoint>& get_endpoints() const
+    {
+        return d_endpoints;
+    }
+
+    /*! Interface that joins the multicast groups: its IPv4 address (`192.168.1.10`)
+     * or its netdev name (`eth0`). Empty (default): the kernel's choice by route. */
+    udp_config& set_interface(const std::string& address_or_name);
+    const std::string& get_interface() const { return d_interface; }
+
+    /*! Receive buffer per socket, bytes (SO_RCVBUF); 0 = default_buffer_size. The
+     * kernel caps it at net.core.rmem_max: the reader reads it back and warns, naming
+     * the sysctl to raise, when it got less. */
+    udp_config& set_buffer_size(std::size_t bytes);
+    std::size_t get_buffer_size() const { return d_buffer_size; }
+
+    /*! Largest datagram (UDP payload) accepted, bytes, 64 to 65507 (default 9200).
+     * Bigger datagrams are dropped and counted in datagrams_oversize. */
+    udp_config& set_max_size(std::size_t bytes);
+    std::size_t get_max_size() const { return d_max_size; }
+
+private:
+    std::vector<boost::asio::ip::udp::endpoint> d_endpoints;
+    std::string d_interface;
+    std::size_t d_buffer_size = default_buffer_size;
+    std::size_t d_max_size = default_max_size;
+};
+
+/*!
+ * \brief Receives SPEAD packets from kernel UDP sockets into a stream.
+ *
+ * One socket per distinct port: bound to the endpoint's address when it is the only
+ * endpoint on that port, otherwise to 0.0.0.0 (joining every multicast group of the
+ * port, and no others). A thread waits in poll() and takes datagrams in recvmmsg()
+ * batches of up to 64; each batch goes to the stream's assembler at once. Kernel drops
+ * (socket buffer full, via SO_RXQ_OVFL) are counted in packets_dropped_socket_overflow,
+ * datagrams larger than max_size in datagrams_oversize.
+ *
+ * Create it with stream::emplace_reader<udp_reader>(config), which starts it. stop()
+ * returns within a few milliseconds; the sockets close when the reader is destroyed
+ * (with its stream).
+ */
+class SPEAD_API udp_reader : public reader
+{
+public:
+    /*! Opens, binds and configures the sockets and joins the groups.
+     * \throws std::invalid_argument when the config has no endpoints
+     * \throws std::system_error when a socket call fails (e.g. the port is in use) */
+    udp_reader(stream& owner, const udp_config& config);
+    ~udp_reader() override;
+
+    void start() override;
+    void stop() override;
+    recv_stats transport_stats() const override;
+
+    /*! Address and port each socket is bound to. */
+    std::vector<boost::asio::ip::udp::endpoint> get_bound_endpoints() const;
+    /*! Smallest receive buffer the kernel granted a socket, bytes. */
+    std::size_t get_granted_buffer_size() const;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> d_impl;
+};
+
+} // namespace recv
+} // namespace spead
+} // namespace gr
+
+#endif /* INCLUDED_SPEAD_RECV_UDP_H */

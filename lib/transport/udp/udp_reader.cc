@@ -1,0 +1,365 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "socket_buffer.h"
+#include "transport/endpoint.h"
+#include "transport/file_descriptor.h"
+#include <gnuradio/logger.h>
+#include <gnuradio/spead/recv_udp.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <system_error>
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+namespace gr {
+namespace spead {
+namespace recv {
+
+namespace {
+
+using boost::asio::ip::udp;
+using transport::file_descriptor;
+
+/*! Datagrams taken per recvmmsg(). */
+constexpr unsigned int batch_size = 64;
+/*! recvmmsg() calls on one socket before the others get a turn. */
+constexpr int rounds_per_socket = 16;
+/*! Upper bound on a poll() wait; stop() also wakes it through an eventfd. */
+constexpr int poll_timeout_ms = 100;
+
+/*! Control space for the SO_RXQ_OVFL counter that comes with each datagram. */
+union control_buffer {
+    char data[CMSG_SPACE(sizeof(std::uint32_t))];
+    cmsghdr align;
+};
+
+[[noreturn]] void throw_errno(const std::string& what)
+{
+    throw std::system_error(errno, std::generic_category(), what);
+}
+
+std::string describe(const udp::endpoint& ep)
+{
+    return ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+
+} // namespace
+
+struct udp_reader::impl {
+    /*! One bound socket and what it has told us about kernel drops. */
+    struct socket_state {
+        file_descriptor fd;
+        udp::endpoint bound;
+        std::uint32_t last_drops = 0; //!< kernel's 32-bit cumulative drop counter
+    };
+
+    impl(stream& owner, const udp_config& config);
+    void open_sockets();
+    void run();
+    /*! Reads one socket until it is empty (or its turn is over).
+     * \return false once the stream has ended */
+    bool drain(socket_state& s);
+    void note_drops(socket_state& s, std::uint32_t cumulative);
+
+    stream& owner;
+    const udp_config config;
+    gr::logger logger;
+    std::vector<socket_state> sockets;
+    file_descriptor wake; //!< eventfd: stop() writes to it to end poll() at once
+    std::size_t granted_buffer = 0;
+
+    // receive batch, allocated once
+    std::vector<std::uint8_t> buffers;
+    std::vector<iovec> iovecs;
+    std::vector<control_buffer> controls;
+    std::vector<mmsghdr> messages;
+    std::vector<packet_view> views;
+
+    // counters: written by the thread, read by transport_stats()
+    mutable std::mutex drops_mutex; //!< guards last_drops and packets_dropped
+    std::uint64_t packets_dropped = 0;
+    std::atomic<std::uint64_t> datagrams_oversize{ 0 };
+
+    std::thread thread;
+    std::atomic<bool> stopping{ false };
+};
+
+udp_reader::impl::impl(stream& owner, const udp_config& config)
+    : owner(owner),
+      config(config),
+      logger("spead udp_reader"),
+      buffers(std::size_t(batch_size) * config.get_max_size()),
+      iovecs(batch_size),
+      controls(batch_size),
+      messages(batch_size),
+      views(batch_size)
+{
+    if (config.get_endpoints().empty())
+        throw std::invalid_argument(
+            "endpoints: none given; set at least one, e.g. 239.1.2.3:7148 or :7148");
+    for (unsigned int i = 0; i < batch_size; i++) {
+        iovecs[i].iov_base = buffers.data() + std::size_t(i) * config.get_max_size();
+        iovecs[i].iov_len = config.get_max_size();
+        std::memset(&messages[i], 0, sizeof(mmsghdr));
+        messages[i].msg_hdr.msg_iov = &iovecs[i];
+        messages[i].msg_hdr.msg_iovlen = 1;
+        messages[i].msg_hdr.msg_control = controls[i].data;
+    }
+    wake = file_descriptor(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    if (!wake)
+        throw_errno("eventfd");
+    open_sockets();
+}
+
+void udp_reader::impl::open_sockets()
+{
+    std::optional<transport::network_interface> iface;
+    if (!config.get_interface().empty())
+        iface = transport::resolve_interface(config.get_interface(), "interface");
+
+    // One socket per port: a packet is read once however many endpoints match it.
+    std::map<unsigned short, std::vector<udp::endpoint>> by_port;
+    for (const auto& ep : config.get_endpoints()) {
+        auto& list = by_port[ep.port()];
+        if (std::find(list.begin(), list.end(), ep) == list.end())
+            list.push_back(ep);
+    }
+
+    std::size_t smallest_granted = 0;
+    for (const auto& [port, endpoints] : by_port) {
+        socket_state s;
+        s.fd = file_descriptor(
+            socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+        if (!s.fd)
+            throw_errno("socket");
+        const int fd = s.fd.get();
+        const int one = 1;
+        const int zero = 0;
+
+        bool any_multicast = false;
+        for (const auto& ep : endpoints)
+            any_multicast |= ep.address().is_multicast();
+        // The only endpoint of its port: bind its address, so nothing else gets in.
+        // Otherwise 0.0.0.0, which takes every group joined below.
+        const udp::endpoint bind_to =
+            endpoints.size() == 1
+                ? endpoints.front()
+                : udp::endpoint(boost::asio::ip::address_v4::any(), port);
+        if (any_multicast) {
+            // Other receivers of the same groups (other processes) may share the port.
+            if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0)
+                throw_errno("setsockopt SO_REUSEADDR");
+            // Without this a 0.0.0.0 socket also gets groups that other sockets joined.
+            if (setsockopt(fd, IPPROTO_IP, IP_MULTICAST_ALL, &zero, sizeof(zero)) != 0)
+                throw_errno("setsockopt IP_MULTICAST_ALL");
+        }
+        if (setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)) != 0)
+            throw_errno("setsockopt SO_RXQ_OVFL");
+
+        const std::size_t granted = transport::request_socket_buffer(
+            fd, transport::buffer_direction::receive, config.get_buffer_size());
+        smallest_granted =
+            smallest_granted == 0 ? granted : std::min(smallest_granted, granted);
+
+        const sockaddr_in addr = transport::to_sockaddr(bind_to);
+        if (bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0) {
+            const int err = errno;
+            std::string hint;
+            if (err == EADDRINUSE)
+                hint = " (another socket already receives on this port: is another "
+                       "receiver running?)";
+            else if (err == EADDRNOTAVAIL)
+                hint = " (not an address of this host: give a local or multicast "
+                       "address, or :" +
+                       std::to_string(port) + " for all)";
+            throw std::system_error(
+                err, std::generic_category(), "bind " + describe(bind_to) + hint);
+        }
+
+        for (const auto& ep : endpoints) {
+            if (!ep.address().is_multicast())
+                continue;
+            ip_mreqn mreq{};
+            mreq.imr_multiaddr.s_addr = htonl(ep.address().to_v4().to_uint());
+            if (iface) {
+                mreq.imr_address.s_addr = htonl(iface->address.to_uint());
+                mreq.imr_ifindex = static_cast<int>(iface->index);
+            }
+            if (setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof(mreq)) != 0) {
+                const int err = errno;
+                std::string hint;
+                if (err == ENODEV)
+                    hint = " (no route for multicast: give the interface, e.g. eth0)";
+                throw std::system_error(err,
+                                        std::generic_category(),
+                                        "join multicast group " +
+                                            ep.address().to_string() +
+                                            (iface ? " on " + iface->name : "") + hint);
+            }
+        }
+        s.bound = bind_to;
+        sockets.push_back(std::move(s));
+    }
+
+    granted_buffer = smallest_granted;
+    if (granted_buffer < config.get_buffer_size())
+        logger.warn("{}",
+                    transport::buffer_capped_advice(transport::buffer_direction::receive,
+                                                    config.get_buffer_size(),
+                                                    granted_buffer));
+}
+
+void udp_reader::impl::note_drops(socket_state& s, std::uint32_t cumulative)
+{
+    std::lock_guard<std::mutex> lock(drops_mutex);
+    // The kernel's counter is 32 bits: the difference is right across a wrap.
+    packets_dropped += static_cast<std::uint32_t>(cumulative - s.last_drops);
+    s.last_drops = cumulative;
+}
+
+bool udp_reader::impl::drain(socket_state& s)
+{
+    for (int round = 0; round < rounds_per_socket; round++) {
+        for (auto& m : messages) {
+            // recvmmsg overwrites these: restore what the kernel may fill
+            m.msg_hdr.msg_controllen = sizeof(control_buffer);
+            m.msg_hdr.msg_flags = 0;
+        }
+        const int got =
+            recvmmsg(s.fd.get(), messages.data(), batch_size, MSG_DONTWAIT, nullptr);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                logger.error(
+                    "recvmmsg on {}: {}", describe(s.bound), std::strerror(errno));
+            return true;
+        }
+
+        std::size_t n_views = 0;
+        std::optional<std::uint32_t> drops;
+        for (int i = 0; i < got; i++) {
+            msghdr& hdr = messages[i].msg_hdr;
+            for (cmsghdr* c = CMSG_FIRSTHDR(&hdr); c; c = CMSG_NXTHDR(&hdr, c)) {
+                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+                    std::uint32_t value;
+                    std::memcpy(&value, CMSG_DATA(c), sizeof(value));
+                    drops = value; // cumulative: the latest one is all we need
+                }
+            }
+            if (hdr.msg_flags & MSG_TRUNC) {
+                datagrams_oversize.fetch_add(1, std::memory_order_relaxed);
+                continue;
+            }
+            views[n_views].data = static_cast<const std::uint8_t*>(iovecs[i].iov_base);
+            views[n_views].size = messages[i].msg_len;
+            n_views++;
+        }
+        if (drops)
+            note_drops(s, *drops);
+        if (n_views > 0 && !owner.add_packets(views.data(), n_views))
+            return false;
+        if (static_cast<unsigned int>(got) < batch_size)
+            return true; // socket empty for now
+    }
+    return true;
+}
+
+void udp_reader::impl::run()
+{
+    std::vector<pollfd> fds(sockets.size() + 1);
+    for (std::size_t i = 0; i < sockets.size(); i++)
+        fds[i] = { sockets[i].fd.get(), POLLIN, 0 };
+    fds.back() = { wake.get(), POLLIN, 0 };
+
+    while (!stopping.load(std::memory_order_relaxed)) {
+        const int ready = poll(fds.data(), fds.size(), poll_timeout_ms);
+        if (ready < 0) {
+            if (errno == EINTR)
+                continue;
+            logger.error("poll: {}; the reader stops", std::strerror(errno));
+            return;
+        }
+        if (fds.back().revents)
+            return; // stop() woke us
+        for (std::size_t i = 0; i < sockets.size(); i++) {
+            if (fds[i].revents == 0)
+                continue;
+            if (!drain(sockets[i]))
+                return; // the stream ended (stop heap, or stop())
+        }
+    }
+}
+
+udp_reader::udp_reader(stream& owner, const udp_config& config)
+    : reader(owner), d_impl(std::make_unique<impl>(owner, config))
+{
+}
+
+udp_reader::~udp_reader() { stop(); }
+
+void udp_reader::start()
+{
+    if (d_impl->thread.joinable() || d_impl->stopping.load())
+        return;
+    d_impl->thread = std::thread([this] { d_impl->run(); });
+}
+
+void udp_reader::stop()
+{
+    d_impl->stopping.store(true);
+    const std::uint64_t one = 1;
+    // An eventfd write of 1 cannot fail short of overflow; poll() sees it either way.
+    [[maybe_unused]] auto written = ::write(d_impl->wake.get(), &one, sizeof(one));
+    if (d_impl->thread.joinable())
+        d_impl->thread.join();
+}
+
+recv_stats udp_reader::transport_stats() const
+{
+    recv_stats out;
+    out[recv_stat::datagrams_oversize] = d_impl->datagrams_oversize.load();
+    std::lock_guard<std::mutex> lock(d_impl->drops_mutex);
+    std::uint64_t dropped = d_impl->packets_dropped;
+    // Drops after the last datagram that arrived have not been reported with one: ask
+    // the kernel for its counter (the same one SO_RXQ_OVFL reports).
+    for (const auto& s : d_impl->sockets) {
+        std::uint32_t meminfo[16] = {};
+        socklen_t len = sizeof(meminfo);
+        if (getsockopt(s.fd.get(), SOL_SOCKET, SO_MEMINFO, meminfo, &len) == 0 &&
+            len > SK_MEMINFO_DROPS * sizeof(std::uint32_t))
+            dropped +=
+                static_cast<std::uint32_t>(meminfo[SK_MEMINFO_DROPS] - s.last_drops);
+    }
+    out[recv_stat::packets_dropped_socket_overflow] = dropped;
+    return out;
+}
+
+std::vector<udp::endpoint> udp_reader::get_bound_endpoints() const
+{
+    std::vector<udp::endpoint> out;
+    for (const auto& s : d_impl->sockets)
+        out.push_back(s.bound);
+    return out;
+}
+
+std::size_t udp_reader::get_granted_buffer_size() const { return d_impl->granted_buffer; }
+
+} // namespace recv
+} // namespace spead
+} // namespace gr

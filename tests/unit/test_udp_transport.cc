@@ -1,0 +1,598 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The kernel UDP transport on 127.0.0.1: udp_config validation, send::udp_stream →
+// recv::udp_reader moving real heaps, kernel drop and oversize counting, the buffer
+// read-back warning, stop() and socket release. Counters must reconcile: packets sent =
+// packets decoded + packets the kernel reported dropped.
+
+#include "protocol/packetiser.h"
+#include "transport/endpoint.h"
+#include "transport/file_descriptor.h"
+#include <gnuradio/logger.h>
+#include <gnuradio/spead/recv_udp.h>
+#include <gnuradio/spead/send_udp.h>
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <ifaddrs.h>
+#include <spdlog/sinks/base_sink.h>
+#include <sys/socket.h>
+#include <boost/asio/io_context.hpp>
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace {
+
+using namespace gr::spead;
+using namespace std::chrono_literals;
+using gr::spead::transport::file_descriptor;
+using steady = std::chrono::steady_clock;
+
+constexpr std::uint64_t payload_id = 0x1000;
+
+/*! A port nobody listens on right now (the kernel's pick for a throwaway socket). */
+unsigned short free_udp_port()
+{
+    file_descriptor fd(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    socklen_t len = sizeof(addr);
+    EXPECT_EQ(getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
+    return ntohs(addr.sin_port);
+}
+
+/*! Collects what GNU Radio's loggers print, for tests that expect a warning. */
+class capture_sink : public spdlog::sinks::base_sink<std::mutex>
+{
+public:
+    /*! The sink, attached to GNU Radio's default logging backend on first use. */
+    static std::shared_ptr<capture_sink> instance()
+    {
+        static const std::shared_ptr<capture_sink> sink = [] {
+            auto s = std::make_shared<capture_sink>();
+            gr::logging::singleton().add_default_sink(s);
+            return s;
+        }();
+        return sink;
+    }
+    std::string text()
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return d_text;
+    }
+
+protected:
+    void sink_it_(const spdlog::details::log_msg& msg) override
+    {
+        d_text.append(msg.payload.data(), msg.payload.size());
+        d_text += '\n';
+    }
+    void flush_() override {}
+
+private:
+    std::string d_text;
+};
+
+/*! Payload bytes of heap \p cnt: a pattern that differs per heap and per byte. */
+std::uint8_t pattern_byte(std::uint64_t cnt, std::size_t i)
+{
+    return std::uint8_t((cnt * 131) ^ (i * 7) ^ (i >> 8));
+}
+
+struct test_heap {
+    test_heap(std::uint64_t cnt, std::size_t size) : payload(size)
+    {
+        for (std::size_t i = 0; i < size; i++)
+            payload[i] = pattern_byte(cnt, i);
+        h.add_item(payload_id, payload.data(), payload.size(), false);
+    }
+    std::vector<std::uint8_t> payload;
+    send::heap h;
+};
+
+/*! One SPEAD packet holding a whole small heap, as bytes for a plain socket. */
+std::vector<std::uint8_t> single_packet_heap(std::uint64_t cnt, std::size_t size)
+{
+    test_heap th(cnt, size);
+    send::packet_generator gen(th.h, cnt, 9000);
+    std::vector<std::uint8_t> header(9000);
+    std::vector<send::packet_piece> pieces;
+    gen.next(header.data(), pieces);
+    EXPECT_FALSE(gen.has_next());
+    std::vector<std::uint8_t> out;
+    for (const auto& p : pieces)
+        out.insert(out.end(), p.data, p.data + p.length);
+    return out;
+}
+
+/*! A plain socket sending raw datagrams to 127.0.0.1:port. */
+class raw_sender
+{
+public:
+    explicit raw_sender(unsigned short port)
+        : d_fd(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0))
+    {
+        d_dest.sin_family = AF_INET;
+        d_dest.sin_port = htons(port);
+        d_dest.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    }
+    void send(const std::vector<std::uint8_t>& datagram)
+    {
+        ASSERT_EQ(sendto(d_fd.get(),
+                         datagram.data(),
+                         datagram.size(),
+                         0,
+                         reinterpret_cast<sockaddr*>(&d_dest),
+                         sizeof(d_dest)),
+                  ssize_t(datagram.size()));
+    }
+
+private:
+    file_descriptor d_fd;
+    sockaddr_in d_dest{};
+};
+
+/*! Polls \p done every millisecond for at most \p limit. */
+bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds limit = 10s)
+{
+    const auto deadline = steady::now() + limit;
+    while (!done()) {
+        if (steady::now() > deadline)
+            return false;
+        std::this_thread::sleep_for(1ms);
+    }
+    return true;
+}
+
+/*! Every packet sent is either decoded or reported dropped by the kernel. */
+std::uint64_t accounted_packets(const recv_stats& s)
+{
+    return s[recv_stat::packets] + s[recv_stat::packets_dropped_socket_overflow] +
+           s[recv_stat::datagrams_oversize];
+}
+
+/*! Checks a received heap against what test_heap(cnt, size) sent. */
+void expect_payload(const recv::heap& h, std::size_t size)
+{
+    ASSERT_TRUE(h.is_complete());
+    const recv::item* it = h.find(payload_id);
+    ASSERT_NE(it, nullptr);
+    ASSERT_EQ(it->length, size);
+    std::size_t mismatches = 0;
+    for (std::size_t i = 0; i < size; i++)
+        mismatches += it->data[i] != pattern_byte(h.cnt(), i);
+    EXPECT_EQ(mismatches, 0u) << "heap " << h.cnt();
+}
+
+// ---- config ----------------------------------------------------------------------
+
+void expect_invalid(const std::function<void()>& f, const std::string& parameter)
+{
+    try {
+        f();
+        ADD_FAILURE() << "no exception for " << parameter;
+    } catch (const std::invalid_argument& e) {
+        EXPECT_EQ(std::string(e.what()).rfind(parameter + ":", 0), 0u) << e.what();
+    }
+}
+
+TEST(RecvUdpConfig, DefaultsAreSpead2s)
+{
+    recv::udp_config c;
+    EXPECT_TRUE(c.get_endpoints().empty());
+    EXPECT_EQ(c.get_buffer_size(), 8u * 1024 * 1024);
+    EXPECT_EQ(c.get_max_size(), 9200u);
+    EXPECT_EQ(c.get_interface(), "");
+}
+
+TEST(RecvUdpConfig, ValidatesEveryParameter)
+{
+    recv::udp_config c;
+    expect_invalid([&] { c.set_endpoints("239.1.2.3"); }, "endpoints");
+    expect_invalid([&] { c.add_endpoint(boost::asio::ip::udp::endpoint()); },
+                   "endpoints");
+    expect_invalid([&] { c.set_max_size(63); }, "max_size");
+    expect_invalid([&] { c.set_max_size(65508); }, "max_size");
+    expect_invalid([&] { c.set_buffer_size(recv::udp_config::max_buffer_size + 1); },
+                   "buffer_size");
+    expect_invalid([&] { c.set_interface("nosuchif0"); }, "interface");
+    c.set_endpoints("239.1.2.3+1:7148,:7149").set_interface("lo").set_buffer_size(0);
+    EXPECT_EQ(c.get_endpoints().size(), 3u);
+    EXPECT_EQ(c.get_interface(), "lo");
+    EXPECT_EQ(c.get_buffer_size(), recv::udp_config::default_buffer_size);
+}
+
+TEST(SendUdpConfig, ValidatesEveryParameter)
+{
+    send::udp_config c;
+    EXPECT_EQ(c.get_ttl(), 1);
+    EXPECT_EQ(c.get_buffer_size(), 512u * 1024);
+    expect_invalid([&] { c.set_endpoints(":7148"); }, "endpoints");
+    expect_invalid([&] { c.set_ttl(-1); }, "ttl");
+    expect_invalid([&] { c.set_ttl(256); }, "ttl");
+    expect_invalid([&] { c.set_interface("nosuchif0"); }, "interface");
+    expect_invalid([&] { c.set_buffer_size(send::udp_config::max_buffer_size + 1); },
+                   "buffer_size");
+    c.set_endpoints("239.1.2.3+3:7148")
+        .set_ttl(0)
+        .set_ttl(255)
+        .set_interface("127.0.0.1");
+    EXPECT_EQ(c.get_endpoints().size(), 4u);
+    EXPECT_EQ(c.get_ttl(), 255);
+}
+
+TEST(UdpTransport, ReaderWithoutEndpointsIsRefused)
+{
+    recv::stream s;
+    EXPECT_THROW(s.emplace_reader<recv::udp_reader>(recv::udp_config()),
+                 std::invalid_argument);
+}
+
+TEST(UdpTransport, SenderWithoutEndpointsIsRefused)
+{
+    boost::asio::io_context io;
+    EXPECT_THROW(send::udp_stream(io, send::stream_config(), send::udp_config()),
+                 std::invalid_argument);
+}
+
+TEST(UdpTransport, BindingAnAddressOfAnotherHostFailsSayingSo)
+{
+    recv::stream s;
+    try {
+        s.emplace_reader<recv::udp_reader>(recv::udp_config().set_endpoints(
+            "203.0.113.9:" + std::to_string(free_udp_port())));
+        ADD_FAILURE() << "bound a foreign address";
+    } catch (const std::system_error& e) {
+        EXPECT_NE(std::string(e.what()).find("not an address of this host"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(UdpTransport, PacketSizeAboveThePathMtuIsRefused)
+{
+    // Needs an interface with an ordinary MTU (loopback's fits any UDP datagram).
+    ifaddrs* list = nullptr;
+    ASSERT_EQ(getifaddrs(&list), 0);
+    std::string name;
+    for (ifaddrs* p = list; p && name.empty(); p = p->ifa_next)
+        if (p->ifa_addr && p->ifa_addr->sa_family == AF_INET &&
+            std::string(p->ifa_name) != "lo" &&
+            transport::interface_mtu(p->ifa_name) < 65535)
+            name = p->ifa_name;
+    freeifaddrs(list);
+    if (name.empty())
+        GTEST_SKIP() << "no interface with an MTU below 65535";
+    const std::size_t mtu = std::size_t(transport::interface_mtu(name));
+
+    boost::asio::io_context io;
+    const auto udp =
+        send::udp_config().set_endpoints("239.255.0.1:9").set_interface(name);
+    try {
+        send::udp_stream s(
+            io, send::stream_config().set_max_packet_size(mtu - 28 + 1), udp);
+        ADD_FAILURE() << "accepted a packet size above the MTU " << mtu;
+    } catch (const std::invalid_argument& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("max_packet_size:", 0), 0u) << e.what();
+        EXPECT_NE(std::string(e.what()).find("use at most " + std::to_string(mtu - 28)),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_NO_THROW(
+        send::udp_stream(io, send::stream_config().set_max_packet_size(mtu - 28), udp));
+}
+
+// ---- moving heaps ------------------------------------------------------------------
+
+/*! Sends \p heaps_per_substream heaps of \p size bytes to every endpoint and receives
+ * them; checks the bytes of every heap received and that the counters reconcile. */
+void loopback_round_trip(const std::string& endpoints,
+                         std::size_t heaps_per_substream,
+                         std::size_t size,
+                         const send::stream_config& send_config,
+                         std::size_t* delivered_out = nullptr)
+{
+    recv::stream rs(recv::stream_config().set_queue_heaps(64).set_max_heaps(8));
+    auto& reader =
+        rs.emplace_reader<recv::udp_reader>(recv::udp_config().set_endpoints(endpoints));
+    boost::asio::io_context io;
+    send::udp_stream ss(io, send_config, send::udp_config().set_endpoints(endpoints));
+    const std::size_t substreams = ss.get_num_substreams();
+
+    // Receive on this thread while another sends: heaps never wait for a consumer.
+    std::map<std::uint64_t, std::size_t> delivered; // cnt -> substream sizes check
+    std::size_t failures = 0;
+    std::thread sender([&] {
+        std::vector<test_heap> heaps;
+        heaps.reserve(heaps_per_substream * substreams);
+        for (std::size_t i = 0; i < heaps_per_substream * substreams; i++)
+            heaps.emplace_back(i + 1, size);
+        for (std::size_t i = 0; i < heaps.size(); i++) {
+            try {
+                ss.send_heap(heaps[i].h, std::int64_t(i + 1), i % substreams);
+            } catch (const std::exception&) {
+                failures++;
+            }
+        }
+    });
+
+    const std::uint64_t heaps_sent = heaps_per_substream * substreams;
+    std::uint64_t packets_sent = 0;
+    const auto deadline = steady::now() + 20s;
+    recv::heap h;
+    bool sender_done = false;
+    while (steady::now() < deadline) {
+        if (rs.pop(h, 10ms) == recv::stream::pop_result::heap) {
+            expect_payload(h, size);
+            delivered[h.cnt()]++;
+            continue;
+        }
+        if (!sender_done && ss.get_stats()[send_stat::heaps] + failures == heaps_sent) {
+            sender.join();
+            sender_done = true;
+            packets_sent = ss.get_stats()[send_stat::packets];
+        }
+        if (sender_done && accounted_packets(rs.get_stats()) >= packets_sent)
+            break;
+    }
+    if (!sender_done)
+        sender.join();
+    while (rs.try_pop(h)) {
+        expect_payload(h, size);
+        delivered[h.cnt()]++;
+    }
+    rs.stop();
+
+    EXPECT_EQ(failures, 0u);
+    const send_stats sent = ss.get_stats();
+    const recv_stats got = rs.get_stats();
+    EXPECT_EQ(sent[send_stat::heaps], heaps_sent);
+    // sent = delivered + counted drops, packet by packet
+    EXPECT_EQ(sent[send_stat::packets], accounted_packets(got));
+    EXPECT_EQ(got[recv_stat::datagrams_oversize], 0u);
+    EXPECT_EQ(got[recv_stat::heaps_dropped_queue_full], 0u);
+    for (const auto& [cnt, times] : delivered)
+        EXPECT_EQ(times, 1u) << "heap " << cnt << " delivered more than once";
+    // every heap with no packet lost was delivered
+    if (got[recv_stat::packets_dropped_socket_overflow] == 0) {
+        EXPECT_EQ(delivered.size(), heaps_sent);
+    }
+    EXPECT_EQ(got[recv_stat::heaps], delivered.size());
+    if (delivered_out)
+        *delivered_out = delivered.size();
+
+    // Each socket is bound as documented: a lone endpoint to its address, else 0.0.0.0.
+    EXPECT_FALSE(reader.get_bound_endpoints().empty());
+}
+
+TEST(UdpLoopback, HeapsReachSeveralEndpointsAndARange)
+{
+    const unsigned short p1 = free_udp_port();
+    const unsigned short p2 = free_udp_port();
+    // 127.0.0.0/8 is all local: a range of four loopback addresses on one port.
+    const std::string endpoints =
+        "127.0.0.1:" + std::to_string(p1) + ",127.0.0.1+3:" + std::to_string(p2);
+    loopback_round_trip(endpoints, 10, 20000, send::stream_config().set_rate(200e6));
+}
+
+TEST(UdpLoopback, SocketsAreBoundPerPort)
+{
+    const unsigned short p1 = free_udp_port();
+    const unsigned short p2 = free_udp_port();
+    recv::stream rs;
+    auto& reader = rs.emplace_reader<recv::udp_reader>(recv::udp_config().set_endpoints(
+        "127.0.0.1:" + std::to_string(p1) + ",127.0.0.1+3:" + std::to_string(p2)));
+    auto bound = reader.get_bound_endpoints();
+    std::sort(bound.begin(), bound.end(), [](const auto& a, const auto& b) {
+        return a.port() == b.port() ? a.address() < b.address() : a.port() < b.port();
+    });
+    ASSERT_EQ(bound.size(), 2u);
+    for (const auto& ep : bound) {
+        if (ep.port() == p1)
+            EXPECT_EQ(ep.address().to_string(), "127.0.0.1");
+        else
+            EXPECT_EQ(ep.address().to_string(), "0.0.0.0");
+    }
+}
+
+TEST(UdpLoopback, FourMiBHeapsArriveWhole)
+{
+    const std::string endpoint = "127.0.0.1:" + std::to_string(free_udp_port());
+    std::size_t delivered = 0;
+    loopback_round_trip(endpoint,
+                        6,
+                        4 * 1024 * 1024,
+                        send::stream_config().set_max_packet_size(8972).set_rate(400e6),
+                        &delivered);
+    EXPECT_GT(delivered, 0u);
+}
+
+TEST(UdpLoopback, UnlimitedRateStillReconciles)
+{
+    const std::string endpoint = "127.0.0.1:" + std::to_string(free_udp_port());
+    loopback_round_trip(
+        endpoint, 40, 200000, send::stream_config().set_max_packet_size(8972));
+}
+
+TEST(UdpLoopback, StopHeapEndsTheReceivingStream)
+{
+    const std::string endpoint = "127.0.0.1:" + std::to_string(free_udp_port());
+    recv::stream rs;
+    rs.emplace_reader<recv::udp_reader>(recv::udp_config().set_endpoints(endpoint));
+    boost::asio::io_context io;
+    send::udp_stream ss(
+        io, send::stream_config(), send::udp_config().set_endpoints(endpoint));
+    test_heap data(1, 3000);
+    send::heap stop;
+    stop.add_end();
+    ss.send_heap(data.h);
+    ss.send_heap(stop);
+
+    std::vector<std::uint64_t> cnts;
+    recv::heap h;
+    recv::stream::pop_result r = recv::stream::pop_result::timeout;
+    for (int i = 0; i < 500 && r != recv::stream::pop_result::stopped; i++) {
+        r = rs.pop(h, 20ms);
+        if (r == recv::stream::pop_result::heap)
+            cnts.push_back(h.cnt());
+    }
+    EXPECT_EQ(r, recv::stream::pop_result::stopped);
+    ASSERT_FALSE(cnts.empty());
+    EXPECT_EQ(cnts.front(), 1u);
+    EXPECT_EQ(rs.get_stats()[recv_stat::stop_heaps], 1u);
+}
+
+// ---- counted losses ------------------------------------------------------------------
+
+TEST(UdpReader, OversizeDatagramsAreCounted)
+{
+    const unsigned short port = free_udp_port();
+    recv::stream rs;
+    rs.emplace_reader<recv::udp_reader>(
+        recv::udp_config()
+            .set_endpoints("127.0.0.1:" + std::to_string(port))
+            .set_max_size(1000));
+    raw_sender tx(port);
+    tx.send(std::vector<std::uint8_t>(1500, 0x53));
+    tx.send(single_packet_heap(7, 100));
+    ASSERT_TRUE(wait_for([&] { return accounted_packets(rs.get_stats()) == 2; }));
+    const recv_stats stats = rs.get_stats();
+    EXPECT_EQ(stats[recv_stat::datagrams_oversize], 1u);
+    EXPECT_EQ(stats[recv_stat::packets], 1u);
+    recv::heap h;
+    ASSERT_EQ(rs.pop(h, 1s), recv::stream::pop_result::heap);
+    EXPECT_EQ(h.cnt(), 7u);
+}
+
+TEST(UdpReader, JunkIsCountedAndSurvived)
+{
+    const unsigned short port = free_udp_port();
+    recv::stream rs;
+    rs.emplace_reader<recv::udp_reader>(
+        recv::udp_config().set_endpoints("127.0.0.1:" + std::to_string(port)));
+    raw_sender tx(port);
+    tx.send({});                                  // empty datagram
+    tx.send({ 0x53, 0x04, 0x03, 0x05 });          // truncated header
+    tx.send(std::vector<std::uint8_t>(64, 0xff)); // wrong magic
+    tx.send(single_packet_heap(3, 100));
+    recv::heap h;
+    ASSERT_EQ(rs.pop(h, 5s), recv::stream::pop_result::heap);
+    EXPECT_EQ(h.cnt(), 3u);
+    const recv_stats stats = rs.get_stats();
+    EXPECT_EQ(stats[recv_stat::packets], 1u);
+    EXPECT_EQ(stats[recv_stat::packets_truncated] + stats[recv_stat::packets_bad_header] +
+                  stats[recv_stat::packets_size_mismatch],
+              3u);
+}
+
+TEST(UdpReader, KernelDropsAreCountedInSocketOverflow)
+{
+    const unsigned short port = free_udp_port();
+    recv::stream rs(recv::stream_config().set_queue_heaps(512));
+    // A tiny buffer, filled before the reader starts: the kernel must drop.
+    auto reader = std::make_unique<recv::udp_reader>(
+        rs,
+        recv::udp_config()
+            .set_endpoints("127.0.0.1:" + std::to_string(port))
+            .set_buffer_size(4096));
+    raw_sender tx(port);
+    const int before = 200;
+    for (int i = 0; i < before; i++)
+        tx.send(single_packet_heap(i + 1, 1000));
+    rs.add_reader(std::move(reader));
+    // Later datagrams carry the drop counter (SO_RXQ_OVFL) with them.
+    for (int i = 0; i < 5; i++)
+        tx.send(single_packet_heap(before + i + 1, 1000));
+
+    EXPECT_TRUE(
+        wait_for([&] { return accounted_packets(rs.get_stats()) == before + 5; }));
+    const recv_stats stats = rs.get_stats();
+    EXPECT_GT(stats[recv_stat::packets_dropped_socket_overflow], 0u);
+    EXPECT_EQ(stats[recv_stat::packets] +
+                  stats[recv_stat::packets_dropped_socket_overflow],
+              std::uint64_t(before + 5));
+    EXPECT_EQ(stats[recv_stat::heaps], stats[recv_stat::packets]);
+}
+
+TEST(UdpReader, CappedBufferIsReadBackAndWarnedAbout)
+{
+    std::size_t rmem_max = 0;
+    std::ifstream("/proc/sys/net/core/rmem_max") >> rmem_max;
+    if (rmem_max == 0 || rmem_max * 2 > recv::udp_config::max_buffer_size)
+        GTEST_SKIP() << "net.core.rmem_max unreadable or too large to exceed";
+    const auto log = capture_sink::instance();
+    const std::size_t requested = rmem_max * 2;
+
+    recv::stream rs;
+    auto& reader = rs.emplace_reader<recv::udp_reader>(
+        recv::udp_config()
+            .set_endpoints("127.0.0.1:" + std::to_string(free_udp_port()))
+            .set_buffer_size(requested));
+    EXPECT_EQ(reader.get_granted_buffer_size(), rmem_max);
+    const std::string text = log->text();
+    EXPECT_NE(text.find("net.core.rmem_max"), std::string::npos) << text;
+    EXPECT_NE(text.find("sysctl -w net.core.rmem_max=" + std::to_string(requested)),
+              std::string::npos)
+        << text;
+}
+
+TEST(UdpReader, BufferWithinTheCapIsGrantedInFull)
+{
+    recv::stream rs;
+    auto& reader = rs.emplace_reader<recv::udp_reader>(
+        recv::udp_config()
+            .set_endpoints("127.0.0.1:" + std::to_string(free_udp_port()))
+            .set_buffer_size(65536));
+    EXPECT_EQ(reader.get_granted_buffer_size(), 65536u);
+}
+
+// ---- lifecycle
+// -------------------------------------------------------------------------
+
+TEST(UdpReader, StopIsPromptAndTheSocketIsReleased)
+{
+    const unsigned short port = free_udp_port();
+    const std::string endpoint = "127.0.0.1:" + std::to_string(port);
+    for (int cycle = 0; cycle < 3; cycle++) {
+        auto rs = std::make_unique<recv::stream>();
+        rs->emplace_reader<recv::udp_reader>(recv::udp_config().set_endpoints(endpoint));
+        std::this_thread::sleep_for(20ms); // let the thread settle into poll()
+        const auto start = steady::now();
+        rs->stop();
+        EXPECT_LT(steady::now() - start, 1s);
+        rs.reset(); // start -> stop -> start: the port must be free again
+    }
+    file_descriptor fd(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    const sockaddr_in addr = transport::to_sockaddr(
+        boost::asio::ip::udp::endpoint(boost::asio::ip::address_v4::loopback(), port));
+    EXPECT_EQ(bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)), 0);
+}
+
+TEST(UdpReader, SecondReaderOnABusyUnicastPortFailsSayingWhy)
+{
+    const std::string endpoint = "127.0.0.1:" + std::to_string(free_udp_port());
+    recv::stream a;
+    a.emplace_reader<recv::udp_reader>(recv::udp_config().set_endpoints(endpoint));
+    recv::stream b;
+    try {
+        b.emplace_reader<recv::udp_reader>(recv::udp_config().set_endpoints(endpoint));
+        ADD_FAILURE() << "bound a busy port";
+    } catch (const std::system_error& e) {
+        EXPECT_NE(std::string(e.what()).find("another receiver"), std::string::npos)
+            << e.what();
+    }
+}
+
+} // namespace
