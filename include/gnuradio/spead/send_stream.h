@@ -88,7 +88,8 @@ public:
 
     /*! Sends a heap and waits until it has left (blocking while the queue is full).
      * \return bytes sent. \throws boost::system::system_error on a transport error. */
-    std::size_t send_heap(const heap& h, std::int64_t cnt = -1, std::size_t substream_index = 0);
+    std::size_t
+    send_heap(const heap& h, std::int64_t cnt = -1, std::size_t substream_index = 0);
 
     /*! Waits until every queued heap has been sent. */
     void flush();
@@ -109,7 +110,9 @@ protected:
         std::size_t substream;
     };
 
-    stream(boost::asio::io_context& io, const stream_config& config, std::size_t num_substreams);
+    stream(boost::asio::io_context& io,
+           const stream_config& config,
+           std::size_t num_substreams);
 
     /*! Derived constructors call this last, once the transport is ready. */
     void start_writer();
@@ -121,8 +124,9 @@ protected:
      * with the packets' memory (asynchronous NICs); set \p ec on failure.
      * \return packets accepted; the rest of the batch counts as failed.
      */
-    virtual std::size_t
-    write_packets(const packet* packets, std::size_t n, boost::system::error_code& ec) = 0;
+    virtual std::size_t write_packets(const packet* packets,
+                                      std::size_t n,
+                                      boost::system::error_code& ec) = 0;
 
     /*!
      * Packets written so far that the transport is done with (their memory may be
