@@ -1,0 +1,123 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "pcap_file.h"
+#include "protocol/packetiser.h"
+#include "transport/endpoint.h"
+#include "transport/raw_packet.h"
+#include <gnuradio/logger.h>
+#include <gnuradio/spead/send_pcap.h>
+#include <exception>
+#include <stdexcept>
+
+namespace gr {
+namespace spead {
+namespace send {
+
+namespace {
+
+using boost::asio::ip::udp;
+
+constexpr mac_address source_mac = { 0x02, 0, 0, 0, 0, 0x01 };
+constexpr mac_address unicast_destination_mac = { 0x02, 0, 0, 0, 0, 0x02 };
+
+/*! Checks the destinations before the base class sizes its substreams. */
+std::size_t checked_count(const std::vector<udp::endpoint>& destinations)
+{
+    if (destinations.empty())
+        throw std::invalid_argument(
+            "destinations: none given; set at least one, e.g. 239.1.2.3:7148");
+    for (const auto& ep : destinations)
+        transport::check_endpoint(ep, "destinations", transport::endpoint_use::send);
+    return destinations.size();
+}
+
+udp_flow flow_to(const udp::endpoint& destination)
+{
+    udp_flow flow;
+    flow.dst_ip = destination.address().to_v4().to_uint();
+    flow.dst_port = destination.port();
+    flow.src_ip = boost::asio::ip::address_v4::loopback().to_uint();
+    flow.src_port = destination.port();
+    flow.src_mac = source_mac;
+    flow.dst_mac = is_ipv4_multicast(flow.dst_ip) ? multicast_mac(flow.dst_ip)
+                                                  : unicast_destination_mac;
+    return flow;
+}
+
+} // namespace
+
+struct pcap_stream::impl {
+    impl(const std::string& path, const std::vector<udp::endpoint>& destinations)
+        : logger("spead pcap_stream"), writer(path)
+    {
+        for (const auto& ep : destinations)
+            flows.push_back(flow_to(ep));
+    }
+
+    gr::logger logger;
+    pcap_file_writer writer; //!< writer thread only, after construction
+    std::vector<udp_flow> flows;
+};
+
+pcap_stream::pcap_stream(boost::asio::io_context& io,
+                         const stream_config& config,
+                         const std::string& path,
+                         const std::vector<udp::endpoint>& destinations)
+    : stream(io, config, checked_count(destinations)),
+      d_impl(std::make_unique<impl>(path, destinations))
+{
+    start_writer();
+}
+
+pcap_stream::pcap_stream(boost::asio::io_context& io,
+                         const stream_config& config,
+                         const std::string& path,
+                         const std::string& destinations)
+    : pcap_stream(io,
+                  config,
+                  path,
+                  transport::parse_endpoints(
+                      destinations, "destinations", transport::endpoint_use::send))
+{
+}
+
+pcap_stream::~pcap_stream()
+{
+    stop_writer();
+    try {
+        d_impl->writer.flush();
+    } catch (const std::exception& e) {
+        d_impl->logger.error("{}", e.what());
+    }
+}
+
+std::size_t pcap_stream::write_packets(const packet* packets,
+                                       std::size_t n,
+                                       boost::system::error_code& ec)
+{
+    std::size_t written = 0;
+    try {
+        for (; written < n; written++) {
+            const packet& p = packets[written];
+            d_impl->writer.write(d_impl->flows[p.substream], p.pieces, p.n_pieces);
+        }
+        // What the stream reports sent is then in the file; if it cannot get there,
+        // none of the batch counts as sent.
+        d_impl->writer.flush();
+    } catch (const std::exception& e) {
+        d_impl->logger.error("{}", e.what());
+        ec = boost::system::errc::make_error_code(boost::system::errc::io_error);
+        if (written == n)
+            written = 0;
+    }
+    return written;
+}
+
+} // namespace send
+} // namespace spead
+} // namespace gr
