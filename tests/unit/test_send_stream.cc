@@ -207,6 +207,10 @@ struct test_heap {
             payload[i] = std::uint8_t(seed + i * 7);
         h.add_item(0x1000, payload.data(), payload.size(), false);
     }
+    // The heap points into payload: a copy would point into the original's memory.
+    // (Moving keeps the buffer; without this, std::vector would copy on growth.)
+    test_heap(const test_heap&) = delete;
+    test_heap(test_heap&&) = default;
     std::vector<std::uint8_t> payload;
     send::heap h;
 };

@@ -19,11 +19,15 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <ifaddrs.h>
+#include <net/if.h>
+#include <sched.h>
 #include <spdlog/sinks/base_sink.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <boost/asio/io_context.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -98,6 +102,10 @@ struct test_heap {
             payload[i] = pattern_byte(cnt, i);
         h.add_item(payload_id, payload.data(), payload.size(), false);
     }
+    // The heap points into payload: a copy would point into the original's memory.
+    // (Moving keeps the buffer; without this, std::vector would copy on growth.)
+    test_heap(const test_heap&) = delete;
+    test_heap(test_heap&&) = default;
     std::vector<std::uint8_t> payload;
     send::heap h;
 };
@@ -593,6 +601,124 @@ TEST(UdpReader, SecondReaderOnABusyUnicastPortFailsSayingWhy)
         EXPECT_NE(std::string(e.what()).find("another receiver"), std::string::npos)
             << e.what();
     }
+}
+
+} // namespace
+
+namespace {
+
+/*!
+ * Runs \p body on a thread moved into a new network namespace whose loopback is up
+ * and multicast-capable, so multicast can be tested without touching the host.
+ * Sockets made on that thread stay in the namespace when other threads use them.
+ * \return false if the namespace could not be made (no CAP_SYS_ADMIN)
+ */
+bool in_private_network(const std::function<void()>& body)
+{
+    bool ok = false;
+    std::thread t([&] {
+        if (unshare(CLONE_NEWNET) != 0)
+            return;
+        file_descriptor fd(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+        ifreq req{};
+        std::strncpy(req.ifr_name, "lo", IFNAMSIZ - 1);
+        if (ioctl(fd.get(), SIOCGIFFLAGS, &req) != 0)
+            return;
+        req.ifr_flags |= IFF_UP | IFF_MULTICAST;
+        if (ioctl(fd.get(), SIOCSIFFLAGS, &req) != 0)
+            return;
+        ok = true;
+        body();
+    });
+    t.join();
+    return ok;
+}
+
+TEST(UdpMulticast, GroupsAndARangeJoinedOnANamedInterface)
+{
+    std::unique_ptr<recv::stream> rs;
+    recv::udp_reader* reader = nullptr;
+    std::unique_ptr<send::udp_stream> ss;
+    boost::asio::io_context io;
+    const std::string endpoints = "239.1.2.3:7148,239.1.2.10+2:7149";
+    const bool made = in_private_network([&] {
+        rs = std::make_unique<recv::stream>(recv::stream_config().set_queue_heaps(64));
+        reader = &rs->emplace_reader<recv::udp_reader>(
+            recv::udp_config().set_endpoints(endpoints).set_interface("lo"));
+        ss = std::make_unique<send::udp_stream>(
+            io,
+            send::stream_config(),
+            send::udp_config().set_endpoints(endpoints).set_interface("127.0.0.1"));
+    });
+    if (!made)
+        GTEST_SKIP() << "cannot create a network namespace here";
+    auto bound = reader->get_bound_endpoints();
+    ASSERT_EQ(bound.size(), 2u);
+
+    const std::size_t substreams = ss->get_num_substreams();
+    ASSERT_EQ(substreams, 4u);
+    std::vector<test_heap> heaps;
+    for (std::size_t i = 0; i < 3 * substreams; i++)
+        heaps.emplace_back(i + 1, 3000);
+    for (std::size_t i = 0; i < heaps.size(); i++)
+        ss->send_heap(heaps[i].h, std::int64_t(i + 1), i % substreams);
+
+    std::size_t delivered = 0;
+    recv::heap h;
+    for (int i = 0; i < 200 && delivered < heaps.size(); i++)
+        if (rs->pop(h, 20ms) == recv::stream::pop_result::heap) {
+            expect_payload(h, 3000);
+            delivered++;
+        }
+    rs->stop();
+    const recv_stats got = rs->get_stats();
+    EXPECT_EQ(ss->get_stats()[send_stat::packets], accounted_packets(got));
+    EXPECT_EQ(got[recv_stat::packets_duplicate], 0u);
+    if (got[recv_stat::packets_dropped_socket_overflow] == 0) {
+        EXPECT_EQ(delivered, heaps.size());
+    }
+    ss.reset();
+    rs.reset();
+}
+
+TEST(UdpMulticast, GroupsNotJoinedStayOut)
+{
+    // A 0.0.0.0-bound socket on the port would otherwise receive any group joined on
+    // the host: IP_MULTICAST_ALL is off.
+    std::unique_ptr<recv::stream> rs;
+    std::unique_ptr<send::udp_stream> ss;
+    boost::asio::io_context io;
+    const bool made = in_private_network([&] {
+        rs = std::make_unique<recv::stream>();
+        rs->emplace_reader<recv::udp_reader>(
+            recv::udp_config()
+                .set_endpoints("239.1.2.3:7150,239.1.2.4:7150")
+                .set_interface("lo"));
+        // Another receiver on the host joins 239.1.2.5, on the same port.
+        rs->emplace_reader<recv::udp_reader>(
+            recv::udp_config()
+                .set_endpoints("239.1.2.5:7150,239.1.2.6:7150")
+                .set_interface("lo"));
+        ss = std::make_unique<send::udp_stream>(
+            io,
+            send::stream_config(),
+            send::udp_config()
+                .set_endpoints("239.1.2.3:7150,239.1.2.5:7150")
+                .set_interface("lo"));
+    });
+    if (!made)
+        GTEST_SKIP() << "cannot create a network namespace here";
+    test_heap a(1, 100), b(2, 100);
+    ss->send_heap(a.h, 1, 0);
+    ss->send_heap(b.h, 2, 1);
+    // Both readers feed one stream: each packet must arrive exactly once.
+    ASSERT_TRUE(wait_for([&] { return rs->get_stats()[recv_stat::heaps] >= 2; }, 5s));
+    std::this_thread::sleep_for(50ms); // a duplicate would arrive by now
+    const recv_stats got = rs->get_stats();
+    EXPECT_EQ(got[recv_stat::packets], 2u);
+    EXPECT_EQ(got[recv_stat::packets_duplicate] + got[recv_stat::packets_late], 0u);
+    ss.reset();
+    rs.reset();
 }
 
 } // namespace
