@@ -20,8 +20,13 @@ constexpr auto spin_threshold = std::chrono::microseconds(30);
 constexpr auto spin_margin = std::chrono::microseconds(10);
 } // namespace
 
-rate_limiter::rate_limiter(double rate, double burst)
-    : d_rate(rate), d_burst(burst), d_tokens(burst), d_last(clock::now())
+rate_limiter::rate_limiter(double rate, double burst, double catch_up_ratio)
+    : d_rate(rate),
+      d_peak_rate(rate * std::max(1.0, catch_up_ratio)),
+      d_burst(burst),
+      d_average_tokens(burst),
+      d_peak_tokens(burst),
+      d_last(clock::now())
 {
 }
 
@@ -33,7 +38,10 @@ std::size_t rate_limiter::max_batch_bytes() const
 void rate_limiter::refill(clock::time_point now)
 {
     const double elapsed = std::chrono::duration<double>(now - d_last).count();
-    d_tokens = std::min(d_burst, d_tokens + elapsed * d_rate);
+    d_average_tokens += elapsed * d_rate;
+    if (d_idle)
+        d_average_tokens = std::min(d_average_tokens, d_burst); // no catch-up for idling
+    d_peak_tokens = std::min(d_burst, d_peak_tokens + elapsed * d_peak_rate);
     d_last = now;
 }
 
@@ -53,18 +61,23 @@ void rate_limiter::wait_until(clock::time_point deadline)
 bool rate_limiter::acquire(std::size_t bytes)
 {
     refill(clock::now());
-    // A batch larger than the bucket waits for a full bucket and leaves it in debt, so
+    d_idle = false;
+    // A batch larger than a burst waits for full buckets and leaves them in debt, so
     // the long-run rate still holds.
     const double needed = std::min(static_cast<double>(bytes), d_burst);
     bool waited = false;
-    if (d_tokens < needed) {
-        const auto wait = std::chrono::duration<double>((needed - d_tokens) / d_rate);
-        wait_until(d_last + std::chrono::duration_cast<clock::duration>(wait) +
+    if (d_average_tokens < needed || d_peak_tokens < needed) {
+        const double seconds = std::max((needed - d_average_tokens) / d_rate,
+                                        (needed - d_peak_tokens) / d_peak_rate);
+        wait_until(d_last +
+                   std::chrono::duration_cast<clock::duration>(
+                       std::chrono::duration<double>(seconds)) +
                    clock::duration(1));
         refill(clock::now());
         waited = true;
     }
-    d_tokens -= static_cast<double>(bytes);
+    d_average_tokens -= static_cast<double>(bytes);
+    d_peak_tokens -= static_cast<double>(bytes);
     return waited;
 }
 

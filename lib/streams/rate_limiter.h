@@ -16,36 +16,51 @@ namespace spead {
 namespace send {
 
 /*!
- * \brief Token bucket pacing the writer: tokens (bytes) accrue at \p rate per second up
- * to one burst, and a batch waits until the bucket holds its size.
- *
- * Capping the bucket at one burst is what prevents catch-up: after an idle spell the
- * writer may send one burst back-to-back, never the backlog of the idle time. Tokens
- * accrue by the real clock, so a sleep that overshoots costs nothing as long as the
- * bucket does not overflow meanwhile; batches of at most half a burst leave that room.
+ * \brief Paces the writer with two token buckets (bytes):
+ * - the average bucket fills at \p rate. While the writer has work it is not capped,
+ *   so time lost to a late wake-up or to the scheduler is made up and the long-run
+ *   rate is the one asked for; when the writer runs out of work (note_idle()) it is
+ *   capped at one burst, so idle time is never caught up;
+ * - the peak bucket fills at rate × \p catch_up_ratio and is always capped at one
+ *   burst: catching up happens at that slightly higher rate, never as a burst larger
+ *   than burst_size.
+ * A batch waits until both buckets hold its size (at most one burst).
  */
 class rate_limiter
 {
 public:
     using clock = std::chrono::steady_clock;
 
-    /*! \param rate bytes per second, > 0 \param burst bytes, > 0 */
-    rate_limiter(double rate, double burst);
+    /*! spead2's burst_rate_ratio default: catching up runs 5 % above the rate. */
+    static constexpr double default_catch_up_ratio = 1.05;
 
-    /*! Largest batch the writer should hand over at once, bytes. */
+    /*! \param rate bytes per second, > 0 \param burst bytes, > 0
+     * \param catch_up_ratio peak rate / rate, >= 1 */
+    rate_limiter(double rate,
+                 double burst,
+                 double catch_up_ratio = default_catch_up_ratio);
+
+    /*! Largest batch the writer should hand over at once, bytes: half a burst leaves
+     * the peak bucket room to absorb a late wake-up. */
     std::size_t max_batch_bytes() const;
 
-    /*! Waits until \p bytes may go out and takes them from the bucket.
+    /*! Waits until \p bytes may go out and takes them from the buckets.
      * \return true if it had to wait. */
     bool acquire(std::size_t bytes);
+
+    /*! The writer has nothing to send: the time until the next acquire() is idle. */
+    void note_idle() { d_idle = true; }
 
 private:
     void refill(clock::time_point now);
     static void wait_until(clock::time_point deadline);
 
     double d_rate;
+    double d_peak_rate;
     double d_burst;
-    double d_tokens;
+    double d_average_tokens;
+    double d_peak_tokens;
+    bool d_idle = true;
     clock::time_point d_last;
 };
 

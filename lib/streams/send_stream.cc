@@ -500,6 +500,8 @@ void stream::impl::writer_loop()
         }
         if (d.stopping)
             return;
+        if (d.limiter)
+            d.limiter->note_idle(); // waiting for work: that time is not caught up
         d.work_available.wait(lock, [&d] { return d.started < d.count || d.stopping; });
     }
 }
