@@ -534,6 +534,23 @@ TEST(UdpReader, KernelDropsAreCountedInSocketOverflow)
     EXPECT_EQ(stats[recv_stat::heaps], stats[recv_stat::packets]);
 }
 
+TEST(UdpReader, DatagramsQueuedAtStopAreCountedNotLost)
+{
+    const unsigned short port = free_udp_port();
+    recv::stream rs(recv::stream_config().set_queue_heaps(64));
+    auto reader = std::make_unique<recv::udp_reader>(
+        rs, recv::udp_config().set_endpoints("127.0.0.1:" + std::to_string(port)));
+    raw_sender tx(port);
+    for (int i = 0; i < 20; i++)
+        tx.send(single_packet_heap(i + 1, 500));
+    rs.add_reader(std::move(reader));
+    rs.stop(); // whatever the thread had not read yet is drained on its way out
+    const recv_stats stats = rs.get_stats();
+    EXPECT_EQ(stats[recv_stat::packets] + stats[recv_stat::packets_after_stop] +
+                  stats[recv_stat::packets_dropped_socket_overflow],
+              20u);
+}
+
 TEST(UdpReader, CappedBufferIsReadBackAndWarnedAbout)
 {
     std::size_t rmem_max = 0;

@@ -65,16 +65,28 @@ struct udp_reader::impl {
     struct socket_state {
         file_descriptor fd;
         udp::endpoint bound;
-        std::uint32_t last_drops = 0; //!< kernel's 32-bit cumulative drop counter
+        mutable std::uint32_t last_drops = 0; //!< kernel's 32-bit cumulative drop counter
     };
 
     impl(stream& owner, const udp_config& config);
     void open_sockets();
+    /*! The thread: receive_loop(), then drain_on_exit(). */
     void run();
+    /*! Waits for datagrams until stop() or the end of the stream. */
+    void receive_loop();
+    /*! One recvmmsg() on \p s, handed to the stream.
+     * \return datagrams received; \p stream_open false once the stream has ended */
+    unsigned int receive_batch(socket_state& s, bool& stream_open);
     /*! Reads one socket until it is empty (or its turn is over).
      * \return false once the stream has ended */
     bool drain(socket_state& s);
+    /*! On the way out: datagrams still queued go to the stream (which counts them in
+     * packets_after_stop if it has ended), and the drop counters are read a last time,
+     * so nothing that reached the socket goes uncounted. */
+    void drain_on_exit();
     void note_drops(socket_state& s, std::uint32_t cumulative);
+    /*! Adds drops the kernel counted since the last report (drops_mutex held). */
+    void refresh_drops_locked(socket_state& s) const;
 
     stream& owner;
     const udp_config config;
@@ -92,7 +104,8 @@ struct udp_reader::impl {
 
     // counters: written by the thread, read by transport_stats()
     mutable std::mutex drops_mutex; //!< guards last_drops and packets_dropped
-    std::uint64_t packets_dropped = 0;
+    mutable std::uint64_t packets_dropped = 0;
+    bool drops_final = false; //!< the thread has ended: counters no longer move
     std::atomic<std::uint64_t> datagrams_oversize{ 0 };
 
     std::thread thread;
@@ -232,55 +245,101 @@ void udp_reader::impl::note_drops(socket_state& s, std::uint32_t cumulative)
     s.last_drops = cumulative;
 }
 
+unsigned int udp_reader::impl::receive_batch(socket_state& s, bool& stream_open)
+{
+    stream_open = true;
+    for (auto& m : messages) {
+        // recvmmsg overwrites these: restore what the kernel may fill
+        m.msg_hdr.msg_controllen = sizeof(control_buffer);
+        m.msg_hdr.msg_flags = 0;
+    }
+    int got;
+    do
+        got = recvmmsg(s.fd.get(), messages.data(), batch_size, MSG_DONTWAIT, nullptr);
+    while (got < 0 && errno == EINTR);
+    if (got < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK)
+            logger.error("recvmmsg on {}: {}", describe(s.bound), std::strerror(errno));
+        return 0;
+    }
+
+    std::size_t n_views = 0;
+    std::optional<std::uint32_t> drops;
+    for (int i = 0; i < got; i++) {
+        msghdr& hdr = messages[i].msg_hdr;
+        for (cmsghdr* c = CMSG_FIRSTHDR(&hdr); c; c = CMSG_NXTHDR(&hdr, c)) {
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+                std::uint32_t value;
+                std::memcpy(&value, CMSG_DATA(c), sizeof(value));
+                drops = value; // cumulative: the latest one is all we need
+            }
+        }
+        if (hdr.msg_flags & MSG_TRUNC) {
+            datagrams_oversize.fetch_add(1, std::memory_order_relaxed);
+            continue;
+        }
+        views[n_views].data = static_cast<const std::uint8_t*>(iovecs[i].iov_base);
+        views[n_views].size = messages[i].msg_len;
+        n_views++;
+    }
+    if (drops)
+        note_drops(s, *drops);
+    if (n_views > 0)
+        stream_open = owner.add_packets(views.data(), n_views);
+    return static_cast<unsigned int>(got);
+}
+
 bool udp_reader::impl::drain(socket_state& s)
 {
     for (int round = 0; round < rounds_per_socket; round++) {
-        for (auto& m : messages) {
-            // recvmmsg overwrites these: restore what the kernel may fill
-            m.msg_hdr.msg_controllen = sizeof(control_buffer);
-            m.msg_hdr.msg_flags = 0;
-        }
-        const int got =
-            recvmmsg(s.fd.get(), messages.data(), batch_size, MSG_DONTWAIT, nullptr);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK)
-                logger.error(
-                    "recvmmsg on {}: {}", describe(s.bound), std::strerror(errno));
-            return true;
-        }
-
-        std::size_t n_views = 0;
-        std::optional<std::uint32_t> drops;
-        for (int i = 0; i < got; i++) {
-            msghdr& hdr = messages[i].msg_hdr;
-            for (cmsghdr* c = CMSG_FIRSTHDR(&hdr); c; c = CMSG_NXTHDR(&hdr, c)) {
-                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
-                    std::uint32_t value;
-                    std::memcpy(&value, CMSG_DATA(c), sizeof(value));
-                    drops = value; // cumulative: the latest one is all we need
-                }
-            }
-            if (hdr.msg_flags & MSG_TRUNC) {
-                datagrams_oversize.fetch_add(1, std::memory_order_relaxed);
-                continue;
-            }
-            views[n_views].data = static_cast<const std::uint8_t*>(iovecs[i].iov_base);
-            views[n_views].size = messages[i].msg_len;
-            n_views++;
-        }
-        if (drops)
-            note_drops(s, *drops);
-        if (n_views > 0 && !owner.add_packets(views.data(), n_views))
+        bool stream_open = true;
+        const unsigned int got = receive_batch(s, stream_open);
+        if (!stream_open)
             return false;
-        if (static_cast<unsigned int>(got) < batch_size)
+        if (got < batch_size)
             return true; // socket empty for now
     }
     return true;
 }
 
+void udp_reader::impl::drain_on_exit()
+{
+    // Bounded: a sender that keeps going must not keep the reader from stopping.
+    constexpr int max_batches = 1024;
+    for (auto& s : sockets) {
+        for (int i = 0; i < max_batches; i++) {
+            bool stream_open;
+            if (receive_batch(s, stream_open) < batch_size)
+                break;
+        }
+    }
+    std::lock_guard<std::mutex> lock(drops_mutex);
+    for (auto& s : sockets)
+        refresh_drops_locked(s);
+    drops_final = true;
+}
+
+void udp_reader::impl::refresh_drops_locked(socket_state& s) const
+{
+    // Drops after the last datagram that arrived were not reported with one: ask the
+    // kernel for its counter (the same one SO_RXQ_OVFL reports).
+    std::uint32_t meminfo[SK_MEMINFO_VARS] = {};
+    socklen_t len = sizeof(meminfo);
+    if (getsockopt(s.fd.get(), SOL_SOCKET, SO_MEMINFO, meminfo, &len) == 0 &&
+        len > SK_MEMINFO_DROPS * sizeof(std::uint32_t)) {
+        packets_dropped +=
+            static_cast<std::uint32_t>(meminfo[SK_MEMINFO_DROPS] - s.last_drops);
+        s.last_drops = meminfo[SK_MEMINFO_DROPS];
+    }
+}
+
 void udp_reader::impl::run()
+{
+    receive_loop();
+    drain_on_exit();
+}
+
+void udp_reader::impl::receive_loop()
 {
     std::vector<pollfd> fds(sockets.size() + 1);
     for (std::size_t i = 0; i < sockets.size(); i++)
@@ -335,18 +394,10 @@ recv_stats udp_reader::transport_stats() const
     recv_stats out;
     out[recv_stat::datagrams_oversize] = d_impl->datagrams_oversize.load();
     std::lock_guard<std::mutex> lock(d_impl->drops_mutex);
-    std::uint64_t dropped = d_impl->packets_dropped;
-    // Drops after the last datagram that arrived have not been reported with one: ask
-    // the kernel for its counter (the same one SO_RXQ_OVFL reports).
-    for (const auto& s : d_impl->sockets) {
-        std::uint32_t meminfo[16] = {};
-        socklen_t len = sizeof(meminfo);
-        if (getsockopt(s.fd.get(), SOL_SOCKET, SO_MEMINFO, meminfo, &len) == 0 &&
-            len > SK_MEMINFO_DROPS * sizeof(std::uint32_t))
-            dropped +=
-                static_cast<std::uint32_t>(meminfo[SK_MEMINFO_DROPS] - s.last_drops);
-    }
-    out[recv_stat::packets_dropped_socket_overflow] = dropped;
+    if (!d_impl->drops_final)
+        for (auto& s : d_impl->sockets)
+            d_impl->refresh_drops_locked(s);
+    out[recv_stat::packets_dropped_socket_overflow] = d_impl->packets_dropped;
     return out;
 }
 
