@@ -92,6 +92,7 @@ public:
     bool empty() const { return d_count == 0; }
     bool full() const { return d_count == d_slots.size(); }
     std::size_t size() const { return d_count; }
+    std::size_t capacity() const { return d_slots.size(); }
 
     void push(heap&& h)
     {
@@ -127,6 +128,7 @@ struct stream::impl {
     // the assembler's callback (enqueue) runs with it held.
     mutable std::mutex mutex;
     std::condition_variable heap_available;
+    std::condition_variable space_available; //!< for wait_for_queue_space()
     std::unique_ptr<heap_assembler> assembler;
     heap_ring queue;
     recv_stats queue_stats; //!< queue drops and add_stat() counters
@@ -193,6 +195,7 @@ void stream::end_of_stream_locked()
         assembler.flush();
     d_stopped.store(true);
     d_impl->heap_available.notify_all();
+    d_impl->space_available.notify_all();
 }
 
 bool stream::add_packets(const packet_view* packets, std::size_t n)
@@ -234,6 +237,7 @@ stream::pop_result stream::pop(heap& out, std::chrono::microseconds timeout)
         lock, timeout, [this] { return !d_impl->queue.empty() || d_stopped.load(); });
     if (!d_impl->queue.empty()) {
         out = d_impl->queue.pop();
+        d_impl->space_available.notify_one();
         return pop_result::heap;
     }
     return d_stopped.load() ? pop_result::stopped : pop_result::timeout;
@@ -245,7 +249,18 @@ bool stream::try_pop(heap& out)
     if (d_impl->queue.empty())
         return false;
     out = d_impl->queue.pop();
+    d_impl->space_available.notify_one();
     return true;
+}
+
+std::size_t stream::wait_for_queue_space(std::chrono::microseconds timeout)
+{
+    std::unique_lock<std::mutex> lock(d_impl->mutex);
+    d_impl->space_available.wait_for(
+        lock, timeout, [this] { return !d_impl->queue.full() || d_stopped.load(); });
+    if (d_stopped.load())
+        return 0;
+    return d_impl->queue.capacity() - d_impl->queue.size();
 }
 
 void stream::stop()

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -94,7 +95,9 @@ TEST(PcapReader, PortFilterCountsTheOtherPortsFrames)
     EXPECT_TRUE(stopped);
     EXPECT_EQ(data_heap_cnts(heaps), (std::vector<std::uint64_t>{ 1, 3 }));
     const recv_stats stats = s.get_stats();
-    EXPECT_EQ(stats[recv_stat::frames_filtered], 8u); // port 7163: 4 + 3 + 1 packets
+    // port 7163's 4 + 3 data packets; its stop packet follows 7162's stop in the file,
+    // where the replay ends, so it is never read
+    EXPECT_EQ(stats[recv_stat::frames_filtered], 7u);
     EXPECT_EQ(stats[recv_stat::packets], 8u);
 }
 
@@ -180,6 +183,49 @@ TEST(PcapStream, RecordedHeapsReplayBitForBit)
     const recv_stats stats = s.get_stats();
     EXPECT_EQ(stats[recv_stat::packets] + stats[recv_stat::frames_filtered],
               sent[send_stat::packets]);
+}
+
+TEST(PcapReader, ReplayWaitsForASlowConsumerInsteadOfDroppingHeaps)
+{
+    temp_file file("slow_consumer");
+    std::vector<std::uint8_t> payload(20000, 0x5a);
+    constexpr int n_heaps = 40;
+    {
+        boost::asio::io_context io;
+        send::pcap_stream ps(io,
+                             send::stream_config().set_max_packet_size(1472),
+                             file.path,
+                             "127.0.0.1:7148");
+        for (int i = 0; i < n_heaps; i++) {
+            send::heap h;
+            h.add_item(0x1000, payload.data(), payload.size(), false);
+            ps.send_heap(h, i + 1);
+        }
+    }
+    // A queue of two heaps and a consumer far slower than the replay.
+    recv::stream s(recv::stream_config().set_queue_heaps(2));
+    s.emplace_reader<recv::pcap_reader>(file.path);
+    std::vector<std::uint64_t> cnts;
+    for (int i = 0; i < 400 && cnts.size() < std::size_t(n_heaps); i++) {
+        std::this_thread::sleep_for(2ms);
+        recv::heap h;
+        if (s.pop(h, 50ms) == recv::stream::pop_result::heap)
+            cnts.push_back(h.cnt());
+    }
+    ASSERT_EQ(cnts.size(), std::size_t(n_heaps));
+    for (int i = 0; i < n_heaps; i++)
+        EXPECT_EQ(cnts[i], std::uint64_t(i + 1));
+    EXPECT_EQ(s.get_stats()[recv_stat::heaps_dropped_queue_full], 0u);
+}
+
+TEST(PcapReader, StopReturnsPromptlyWhileReplayWaitsForTheConsumer)
+{
+    recv::stream s(recv::stream_config().set_queue_heaps(1));
+    s.emplace_reader<recv::pcap_reader>(vectors + "/spead64-40_multipacket_1472.pcap");
+    std::this_thread::sleep_for(50ms); // the queue fills; the reader waits
+    const auto start = std::chrono::steady_clock::now();
+    s.stop();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
 }
 
 } // namespace

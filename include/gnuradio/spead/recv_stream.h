@@ -145,6 +145,14 @@ public:
     /*! Hands a batch of UDP payloads to the assembler. Returns false once the stream has
      * stopped (the reader should then return from its loop). */
     bool add_packets(const packet_view* packets, std::size_t n);
+    /*!
+     * For readers that must not lose data to a slow consumer (capture replay): waits up
+     * to \p timeout until the heap queue has room and returns the free queue slots (0 on
+     * timeout or once the stream has ended). A packet completes at most one heap and
+     * evicts at most one, so a batch of at most max(1, free / 2) packets cannot overflow
+     * the queue. Network readers never call this: the NIC must not wait.
+     */
+    std::size_t wait_for_queue_space(std::chrono::microseconds timeout);
     /*! A reader reached the end of its input (a capture file). When all have, the
      * stream flushes and stops. */
     void reader_finished();

@@ -8,7 +8,9 @@
 #include "pcap_file.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_pcap.h>
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -54,9 +56,20 @@ struct pcap_reader::impl {
 void pcap_reader::impl::run()
 {
     while (!stopping.load(std::memory_order_relaxed)) {
+        // A file can wait for the consumer, unlike a NIC: replay never overflows the
+        // heap queue, however slow the flowgraph.
+        const std::size_t free =
+            owner.wait_for_queue_space(std::chrono::milliseconds(100));
+        if (free == 0) {
+            if (owner.is_stopped())
+                return;
+            continue;
+        }
+        const std::size_t max_batch =
+            std::min(batch_size, std::max<std::size_t>(1, free / 2));
         std::size_t n = 0;
         try {
-            n = file.next_batch(views, batch_size);
+            n = file.next_batch(views, max_batch);
         } catch (const std::exception& e) {
             logger.error("{}; replay ends here", e.what());
             n = 0;
