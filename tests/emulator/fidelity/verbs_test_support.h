@@ -9,6 +9,7 @@
 #define SPEAD_EMU_VERBS_TEST_SUPPORT_H
 
 #include <spead_emu/extensions.h>
+#include <verbs_owners.h>
 
 #include <gtest/gtest.h>
 #include <infiniband/verbs.h>
@@ -22,38 +23,7 @@
 
 namespace verbs_test {
 
-// --- owners: destroy in the right order by declaration order -----------------------
-struct context_closer {
-    void operator()(ibv_context* context) const { ibv_close_device(context); }
-};
-struct pd_deallocator {
-    void operator()(ibv_pd* pd) const { ibv_dealloc_pd(pd); }
-};
-struct mr_deregisterer {
-    void operator()(ibv_mr* mr) const { ibv_dereg_mr(mr); }
-};
-struct channel_destroyer {
-    void operator()(ibv_comp_channel* channel) const
-    {
-        ibv_destroy_comp_channel(channel);
-    }
-};
-struct cq_destroyer {
-    void operator()(ibv_cq* cq) const { ibv_destroy_cq(cq); }
-};
-struct qp_destroyer {
-    void operator()(ibv_qp* qp) const { ibv_destroy_qp(qp); }
-};
-struct flow_destroyer {
-    void operator()(ibv_flow* flow) const { ibv_destroy_flow(flow); }
-};
-using context_ptr = std::unique_ptr<ibv_context, context_closer>;
-using pd_ptr = std::unique_ptr<ibv_pd, pd_deallocator>;
-using mr_ptr = std::unique_ptr<ibv_mr, mr_deregisterer>;
-using channel_ptr = std::unique_ptr<ibv_comp_channel, channel_destroyer>;
-using cq_ptr = std::unique_ptr<ibv_cq, cq_destroyer>;
-using qp_ptr = std::unique_ptr<ibv_qp, qp_destroyer>;
-using flow_ptr = std::unique_ptr<ibv_flow, flow_destroyer>;
+using namespace verbs_owners;
 
 // --- the private namespace ----------------------------------------------------------
 // Registers the global environment: unshare(CLONE_NEWNET), loopback up, route_localnet
