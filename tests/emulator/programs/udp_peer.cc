@@ -60,14 +60,16 @@ int send_datagrams(const options& args)
     for (uint64_t sequence = 0; sequence < count; sequence++) {
         fill_payload(payload.data(), size, sequence);
         // Unconnected: an ICMP port unreachable (nobody listening in the kernel, only
-        // the verbs receiver) must not fail the next send.
+        // the verbs receiver) must not fail the next send. A full queue is retried for
+        // at most a second.
+        int retries = 0;
         while (sendto(fd,
                       payload.data(),
                       size,
                       0,
                       reinterpret_cast<sockaddr*>(&to),
                       sizeof(to)) < 0) {
-            if (errno != ENOBUFS && errno != EAGAIN) {
+            if ((errno != ENOBUFS && errno != EAGAIN) || ++retries > 1000) {
                 fprintf(stderr, "emu_udp_peer: sendto: %s\n", strerror(errno));
                 return exit_traffic_mismatch;
             }

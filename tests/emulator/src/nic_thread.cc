@@ -139,6 +139,8 @@ void nic_thread::run()
         transmit_pending();
         if (waits[0].revents & POLLIN)
             receive_burst();
+        if (waits[0].revents & POLLERR)
+            handle_socket_error();
         collect_socket_drops();
     }
 }
@@ -251,6 +253,29 @@ ibv_wc_status nic_thread::transmit_frame(size_t length)
         }
         // As on hardware, a frame lost on the wire still completes successfully.
         return IBV_WC_SUCCESS;
+    }
+}
+
+void nic_thread::handle_socket_error()
+{
+    // The link went down or the interface went away: the kernel reports it once as a
+    // socket error, which reading SO_ERROR clears. A vanished interface keeps reporting,
+    // so back off rather than spin.
+    int error = 0;
+    socklen_t size = sizeof(error);
+    getsockopt(m_socket.get(), SOL_SOCKET, SO_ERROR, &error, &size);
+    if (error == 0)
+        return;
+    trace("QP 0x%x: the interface reported %s", m_qp->verbs()->qp_num, strerror(error));
+    if (error == ENODEV || error == ENXIO) {
+        if (!m_warned_interface_gone) {
+            m_warned_interface_gone = true;
+            warn("QP 0x%x: its interface is gone (%s); the QP receives nothing more",
+                 m_qp->verbs()->qp_num,
+                 strerror(error));
+        }
+        pollfd doorbell{ m_doorbell.get(), POLLIN, 0 };
+        poll(&doorbell, 1, idle_poll_ms);
     }
 }
 

@@ -46,6 +46,7 @@ private:
     void transmit_pending();
     ibv_wc_status transmit_frame(size_t length);
     void collect_socket_drops();
+    void handle_socket_error();
 
     queue_pair* m_qp = nullptr;
     unique_fd m_socket;
@@ -65,6 +66,7 @@ private:
     send_work m_work;
     bool m_warned_oversize = false;
     bool m_warned_socket_drops = false;
+    bool m_warned_interface_gone = false;
 };
 
 } // namespace spead_emu
