@@ -631,12 +631,20 @@ int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask)
                                                   : emulated->modify(*attr, attr_mask);
 }
 
-int ibv_query_qp(ibv_qp* qp, ibv_qp_attr* attr, int, ibv_qp_init_attr* init_attr)
+int ibv_query_qp(ibv_qp* qp,
+                 ibv_qp_attr* attr,
+                 int attr_mask,
+                 ibv_qp_init_attr* init_attr)
 {
     queue_pair* emulated = queue_pair::from(qp);
     if (emulated == nullptr || attr == nullptr || init_attr == nullptr)
         return EINVAL;
-    return emulated->query(*attr, *init_attr);
+    const int status = emulated->query(*attr, *init_attr);
+    // As rdma-core: a query refreshes the state the application sees in qp->state
+    // (which an error completion changed behind its back).
+    if (status == 0 && (attr_mask & IBV_QP_STATE))
+        qp->state = attr->qp_state;
+    return status;
 }
 
 int ibv_destroy_qp(ibv_qp* qp)
