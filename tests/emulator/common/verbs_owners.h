@@ -1,0 +1,56 @@
+/* Copyright 2026 gr-spead authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// unique_ptr owners for verbs objects, shared by the fidelity tests and the traffic
+// programs. Declare them in creation order: they are destroyed in reverse, which is the
+// order rdma-core requires (flows, QP, CQs, channel, MRs, PD, context).
+#ifndef SPEAD_EMU_VERBS_OWNERS_H
+#define SPEAD_EMU_VERBS_OWNERS_H
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include <memory>
+
+namespace verbs_owners {
+
+struct cm_id_destroyer {
+    void operator()(rdma_cm_id* id) const { rdma_destroy_id(id); }
+};
+struct context_closer {
+    void operator()(ibv_context* context) const { ibv_close_device(context); }
+};
+struct pd_deallocator {
+    void operator()(ibv_pd* pd) const { ibv_dealloc_pd(pd); }
+};
+struct mr_deregisterer {
+    void operator()(ibv_mr* mr) const { ibv_dereg_mr(mr); }
+};
+struct channel_destroyer {
+    void operator()(ibv_comp_channel* channel) const
+    {
+        ibv_destroy_comp_channel(channel);
+    }
+};
+struct cq_destroyer {
+    void operator()(ibv_cq* cq) const { ibv_destroy_cq(cq); }
+};
+struct qp_destroyer {
+    void operator()(ibv_qp* qp) const { ibv_destroy_qp(qp); }
+};
+struct flow_destroyer {
+    void operator()(ibv_flow* flow) const { ibv_destroy_flow(flow); }
+};
+
+using cm_id_ptr = std::unique_ptr<rdma_cm_id, cm_id_destroyer>;
+using context_ptr = std::unique_ptr<ibv_context, context_closer>;
+using pd_ptr = std::unique_ptr<ibv_pd, pd_deallocator>;
+using mr_ptr = std::unique_ptr<ibv_mr, mr_deregisterer>;
+using channel_ptr = std::unique_ptr<ibv_comp_channel, channel_destroyer>;
+using cq_ptr = std::unique_ptr<ibv_cq, cq_destroyer>;
+using qp_ptr = std::unique_ptr<ibv_qp, qp_destroyer>;
+using flow_ptr = std::unique_ptr<ibv_flow, flow_destroyer>;
+
+} // namespace verbs_owners
+
+#endif

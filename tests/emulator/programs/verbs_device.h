@@ -1,0 +1,28 @@
+/* Copyright 2026 gr-spead authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Finding the RDMA device of an interface the way the product does it.
+#ifndef SPEAD_EMU_VERBS_DEVICE_H
+#define SPEAD_EMU_VERBS_DEVICE_H
+
+#include "program_support.h"
+
+#include <verbs_owners.h>
+
+#include <string>
+
+namespace emu_programs {
+
+// rdma_create_id + rdma_bind_addr(interface address): the context and port of the
+// device that owns the address. Returns exit_ok, or exit_no_rdma_device with `error`
+// saying why (no device at all, or none for this interface).
+int open_device_of(const interface_info& interface,
+                   verbs_owners::cm_id_ptr& id,
+                   std::string& error);
+
+// ibv_poll_cq in a bounded wait for one completion.
+bool wait_for_send_completion(ibv_cq* cq, ibv_wc& wc, std::chrono::milliseconds limit);
+
+} // namespace emu_programs
+
+#endif

@@ -1,0 +1,86 @@
+/* Copyright 2026 gr-spead authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// A completion queue: a fixed ring of completions, armed for one event at a time, that
+// overruns (and says so) when the application lets it fill up.
+#ifndef SPEAD_EMU_COMPLETION_QUEUE_H
+#define SPEAD_EMU_COMPLETION_QUEUE_H
+
+#include "object_shell.h"
+
+#include <infiniband/verbs.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+namespace spead_emu {
+
+class completion_channel;
+class device_context;
+class queue_pair;
+
+// A completion and the work-queue slot it frees when the application polls it (a send
+// queue slot is reusable only once a completion at or after it has been polled).
+struct completion_entry {
+    ibv_wc wc;
+    queue_pair* qp;
+    bool is_send;
+    uint64_t work_queue_index;
+};
+
+class completion_queue
+{
+public:
+    completion_queue(device_context& context,
+                     int capacity,
+                     void* cq_context,
+                     completion_channel* channel);
+    ~completion_queue();
+
+    static completion_queue* from(ibv_cq* cq);
+    ibv_cq* verbs() { return &m_shell.verbs; }
+    device_context& context() { return m_context; }
+    completion_channel* channel() { return m_channel; }
+
+    // Called by the NIC. False when the completion was lost because the CQ overran
+    // (the caller's QP then goes to the error state).
+    bool push(const completion_entry& entry);
+    // ibv_poll_cq: completions taken, or -1 once an overrun CQ has been drained.
+    int poll(int max_entries, ibv_wc* completions);
+    int arm(bool solicited_only);
+    // Forget the completions of a QP being reset or destroyed.
+    void remove_entries_of(const queue_pair* qp);
+
+    void count_completion_event_read() { m_completion_events_read++; }
+    void count_async_event_read() { m_async_events_read++; }
+    // Events the application read but has not acknowledged with ibv_ack_cq_events or
+    // ibv_ack_async_event; destroying the CQ on hardware blocks until these are zero.
+    uint32_t unacknowledged_completion_events();
+    uint32_t unacknowledged_async_events();
+
+    // QPs using this CQ (ibv_destroy_cq refuses with EBUSY while any remain). Guarded
+    // by the context's control mutex.
+    int attached_queue_pairs = 0;
+
+private:
+    object_shell<ibv_cq, completion_queue> m_shell;
+    device_context& m_context;
+    completion_channel* m_channel;
+
+    std::mutex m_mutex;
+    std::vector<completion_entry> m_ring;
+    size_t m_head = 0;
+    size_t m_count = 0;
+    bool m_armed = false;
+    bool m_armed_solicited_only = false;
+    bool m_overrun = false;
+
+    std::atomic<uint32_t> m_completion_events_read{ 0 };
+    std::atomic<uint32_t> m_async_events_read{ 0 };
+};
+
+} // namespace spead_emu
+
+#endif

@@ -1,0 +1,165 @@
+/* Copyright 2026 gr-spead authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "device.h"
+
+#include "log.h"
+
+#include <endian.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+
+namespace spead_emu {
+namespace {
+
+struct device_registry {
+    std::mutex mutex;
+    std::map<std::string, std::unique_ptr<emulated_device>> by_netdev;
+    std::set<std::string> warned_missing;
+    bool warned_unset = false;
+};
+
+device_registry& registry()
+{
+    // Never destroyed: NIC threads and late destructors may still use devices at exit.
+    static auto* instance = new device_registry;
+    return *instance;
+}
+
+__be64 guid_from_mac(const mac_address& mac)
+{
+    // Modified EUI-64: flip the universal/local bit, insert ff:fe in the middle.
+    const uint64_t guid =
+        static_cast<uint64_t>(mac[0] ^ 0x02) << 56 | static_cast<uint64_t>(mac[1]) << 48 |
+        static_cast<uint64_t>(mac[2]) << 40 | 0xffull << 32 | 0xfeull << 24 |
+        static_cast<uint64_t>(mac[3]) << 16 | static_cast<uint64_t>(mac[4]) << 8 | mac[5];
+    return htobe64(guid);
+}
+
+void copy_string(char* destination, size_t capacity, const std::string& text)
+{
+    snprintf(destination, capacity, "%s", text.c_str());
+}
+
+} // namespace
+
+emulated_device::emulated_device(const netdev_facts& netdev, int index)
+    : m_netdev(netdev.name), m_index(index), m_node_guid(guid_from_mac(netdev.mac))
+{
+    m_shell.owner = this;
+    ibv_device& device = m_shell.verbs;
+    device.node_type = IBV_NODE_CA;
+    device.transport_type =
+        IBV_TRANSPORT_IB; // as RoCE NICs report; the port says Ethernet
+    copy_string(device.name, sizeof(device.name), "emu_" + m_netdev);
+    copy_string(
+        device.dev_name, sizeof(device.dev_name), "uverbs" + std::to_string(index));
+    // Plausible sysfs paths that do not exist: nothing about the emulator is in sysfs.
+    copy_string(device.dev_path,
+                sizeof(device.dev_path),
+                "/sys/class/infiniband_verbs/uverbs" + std::to_string(index));
+    copy_string(device.ibdev_path,
+                sizeof(device.ibdev_path),
+                std::string("/sys/class/infiniband/") + device.name);
+}
+
+emulated_device* emulated_device::from(ibv_device* device)
+{
+    return object_shell<ibv_device, emulated_device>::owner_of(device);
+}
+
+std::vector<emulated_device*> discover_devices()
+{
+    device_registry& devices = registry();
+    std::lock_guard<std::mutex> lock(devices.mutex);
+    const auto names = configured_netdevs();
+    if (names.empty() && !devices.warned_unset) {
+        devices.warned_unset = true;
+        warn("SPEAD_EMU_NETDEVS is empty: no emulated RDMA device exists. Name the "
+             "interfaces to emulate, e.g. SPEAD_EMU_NETDEVS=lo");
+    }
+    std::vector<emulated_device*> found;
+    for (const auto& name : names) {
+        auto known = devices.by_netdev.find(name);
+        if (known != devices.by_netdev.end()) {
+            found.push_back(known->second.get());
+            continue;
+        }
+        const auto facts = query_netdev(name);
+        if (!facts) {
+            if (devices.warned_missing.insert(name).second)
+                warn("SPEAD_EMU_NETDEVS names %s, which does not exist in this network "
+                     "namespace; no device for it",
+                     name.c_str());
+            continue;
+        }
+        auto device = std::make_unique<emulated_device>(
+            *facts, static_cast<int>(devices.by_netdev.size()));
+        trace("device %s on netdev %s (ifindex %d, mtu %d)",
+              device->verbs()->name,
+              name.c_str(),
+              facts->ifindex,
+              facts->mtu);
+        found.push_back(device.get());
+        devices.by_netdev.emplace(name, std::move(device));
+    }
+    return found;
+}
+
+} // namespace spead_emu
+
+using spead_emu::emulated_device;
+
+extern "C" {
+
+ibv_device** ibv_get_device_list(int* num_devices)
+{
+    // Unlike rdma-core on a kernel without uverbs (NULL, ENOSYS), the emulator always
+    // answers with a list, possibly empty.
+    const auto devices = spead_emu::discover_devices();
+    auto** list =
+        static_cast<ibv_device**>(calloc(devices.size() + 1, sizeof(ibv_device*)));
+    if (list == nullptr) {
+        errno = ENOMEM;
+        return nullptr;
+    }
+    for (size_t i = 0; i < devices.size(); i++)
+        list[i] = devices[i]->verbs();
+    if (num_devices != nullptr)
+        *num_devices = static_cast<int>(devices.size());
+    return list;
+}
+
+void ibv_free_device_list(ibv_device** list) { free(list); }
+
+const char* ibv_get_device_name(ibv_device* device)
+{
+    return device == nullptr ? nullptr : device->name;
+}
+
+__be64 ibv_get_device_guid(ibv_device* device)
+{
+    emulated_device* emulated = emulated_device::from(device);
+    return emulated == nullptr ? 0 : emulated->node_guid();
+}
+
+int ibv_get_device_index(ibv_device* device)
+{
+    emulated_device* emulated = emulated_device::from(device);
+    return emulated == nullptr ? -1 : emulated->index();
+}
+
+__attribute__((visibility("default"))) const char*
+spead_emu_device_netdev(ibv_device* device)
+{
+    emulated_device* emulated = emulated_device::from(device);
+    return emulated == nullptr ? nullptr : emulated->netdev().c_str();
+}
+
+} // extern "C"

@@ -1,0 +1,33 @@
+/* Copyright 2026 gr-spead authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// The emulator's own exports (version node SPEAD_EMU_PRIVATE_1), for tests.
+#include "device.h"
+#include "device_context.h"
+#include "queue_pair.h"
+
+#include <spead_emu/extensions.h>
+
+#include <cerrno>
+
+extern "C" {
+
+int spead_emu_query_qp_counters(ibv_qp* qp, spead_emu_counters* counters)
+{
+    spead_emu::queue_pair* emulated = spead_emu::queue_pair::from(qp);
+    if (emulated == nullptr || counters == nullptr)
+        return EINVAL;
+    *counters = emulated->counters().snapshot();
+    return 0;
+}
+
+int spead_emu_query_port_counters(ibv_context* context, spead_emu_counters* counters)
+{
+    spead_emu::device_context* emulated = spead_emu::device_context::from(context);
+    if (emulated == nullptr || counters == nullptr)
+        return EINVAL;
+    *counters = emulated->device().port_counters().snapshot();
+    return 0;
+}
+
+} // extern "C"

@@ -1,0 +1,86 @@
+/* Copyright 2026 gr-spead authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Registered memory, looked up by lkey when the NIC reads or writes it ("DMA").
+#ifndef SPEAD_EMU_MEMORY_REGION_H
+#define SPEAD_EMU_MEMORY_REGION_H
+
+#include "object_shell.h"
+
+#include <infiniband/verbs.h>
+
+#include <shared_mutex>
+#include <unordered_map>
+#include <cstddef>
+#include <cstdint>
+
+namespace spead_emu {
+
+class device_context;
+class protection_domain;
+
+class memory_region
+{
+public:
+    memory_region(protection_domain& pd,
+                  void* address,
+                  size_t length,
+                  uint64_t iova,
+                  unsigned access,
+                  uint32_t key,
+                  uint32_t handle,
+                  size_t pinned_bytes);
+
+    static memory_region* from(ibv_mr* mr);
+    ibv_mr* verbs() { return &m_shell.verbs; }
+    protection_domain& pd() { return m_pd; }
+    size_t pinned_bytes() const { return m_pinned_bytes; }
+
+    // The host address of [iova, iova + length) if it lies inside the region and the
+    // access is allowed, else nullptr: what the NIC's memory translation checks.
+    uint8_t* translate(uint64_t iova, uint32_t length, bool for_write) const;
+
+private:
+    object_shell<ibv_mr, memory_region> m_shell;
+    protection_domain& m_pd;
+    uint64_t m_iova;
+    unsigned m_access;
+    size_t m_pinned_bytes;
+};
+
+// The memory keys of one device context. Holding the shared lock while copying is what
+// makes ibv_dereg_mr wait until the NIC no longer touches the region.
+class memory_region_table
+{
+public:
+    void add(memory_region& region);
+    void remove(memory_region& region);
+
+    // Gather a send WR's SGEs into `frame`. IBV_WC_LOC_PROT_ERR for a bad lkey, a range
+    // outside its region or a region of another PD; IBV_WC_LOC_LEN_ERR if it exceeds
+    // `capacity`.
+    ibv_wc_status gather(const protection_domain& pd,
+                         const ibv_sge* sges,
+                         size_t count,
+                         uint8_t* frame,
+                         size_t capacity,
+                         size_t& length) const;
+
+    // Scatter a received frame into a receive WR's SGEs (which need LOCAL_WRITE).
+    // IBV_WC_LOC_LEN_ERR when the SGEs are too small for the frame.
+    ibv_wc_status scatter(const protection_domain& pd,
+                          const ibv_sge* sges,
+                          size_t count,
+                          const uint8_t* frame,
+                          size_t length) const;
+
+private:
+    const memory_region* find(const protection_domain& pd, uint32_t lkey) const;
+
+    mutable std::shared_mutex m_mutex;
+    std::unordered_map<uint32_t, memory_region*> m_by_lkey;
+};
+
+} // namespace spead_emu
+
+#endif

@@ -1,0 +1,656 @@
+/* Copyright 2026 gr-spead authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "queue_pair.h"
+
+#include "capabilities.h"
+#include "completion_queue.h"
+#include "device.h"
+#include "device_context.h"
+#include "log.h"
+#include "netdev.h"
+#include "nic_thread.h"
+#include "protection_domain.h"
+#include "steering_flow.h"
+
+#include <linux/capability.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace spead_emu {
+namespace {
+
+const char* state_name(ibv_qp_state state)
+{
+    switch (state) {
+    case IBV_QPS_RESET:
+        return "RESET";
+    case IBV_QPS_INIT:
+        return "INIT";
+    case IBV_QPS_RTR:
+        return "RTR";
+    case IBV_QPS_RTS:
+        return "RTS";
+    case IBV_QPS_SQD:
+        return "SQD";
+    case IBV_QPS_SQE:
+        return "SQE";
+    case IBV_QPS_ERR:
+        return "ERR";
+    default:
+        return "UNKNOWN";
+    }
+}
+
+// The transitions a RAW_PACKET QP takes (IB spec QP state table, as the kernel checks).
+bool transition_allowed(ibv_qp_state from, ibv_qp_state to)
+{
+    switch (to) {
+    case IBV_QPS_RESET:
+    case IBV_QPS_ERR:
+        return true;
+    case IBV_QPS_INIT:
+        return from == IBV_QPS_RESET || from == IBV_QPS_INIT;
+    case IBV_QPS_RTR:
+        return from == IBV_QPS_INIT;
+    case IBV_QPS_RTS:
+        return from == IBV_QPS_RTR || from == IBV_QPS_RTS;
+    default:
+        return false; // SQD/SQE are not emulated; nothing a raw transport needs
+    }
+}
+
+void advance_to(std::atomic<uint64_t>& released, uint64_t next)
+{
+    uint64_t current = released.load();
+    while (next > current && !released.compare_exchange_weak(current, next)) {
+    }
+}
+
+} // namespace
+
+queue_pair::queue_pair(protection_domain& pd,
+                       completion_queue& send_cq,
+                       completion_queue& receive_cq,
+                       const ibv_qp_init_attr& attr,
+                       std::unique_ptr<nic_thread> nic)
+    : m_pd(pd),
+      m_send_cq(send_cq),
+      m_receive_cq(receive_cq),
+      m_cap(attr.cap),
+      m_signal_all(attr.sq_sig_all != 0),
+      m_send_ring(attr.cap.max_send_wr),
+      m_receive_ring(attr.cap.max_recv_wr),
+      m_nic(std::move(nic))
+{
+    m_shell.owner = this;
+    ibv_qp& qp = m_shell.verbs;
+    qp.context = pd.context().verbs();
+    qp.qp_context = attr.qp_context;
+    qp.pd = pd.verbs();
+    qp.send_cq = send_cq.verbs();
+    qp.recv_cq = receive_cq.verbs();
+    qp.handle = pd.context().allocate_handle();
+    qp.qp_num = pd.context().device().allocate_qp_number();
+    qp.state = IBV_QPS_RESET;
+    qp.qp_type = IBV_QPT_RAW_PACKET;
+    pthread_mutex_init(&qp.mutex, nullptr);
+    pthread_cond_init(&qp.cond, nullptr);
+    // Reserve now so posting never allocates.
+    for (auto& slot : m_send_ring) {
+        slot.sges.reserve(m_cap.max_send_sge);
+        slot.inline_data.reserve(m_cap.max_inline_data);
+    }
+    for (auto& slot : m_receive_ring)
+        slot.sges.reserve(m_cap.max_recv_sge);
+}
+
+queue_pair::~queue_pair()
+{
+    pthread_cond_destroy(&m_shell.verbs.cond);
+    pthread_mutex_destroy(&m_shell.verbs.mutex);
+}
+
+queue_pair* queue_pair::from(ibv_qp* qp)
+{
+    return object_shell<ibv_qp, queue_pair>::owner_of(qp);
+}
+
+device_context& queue_pair::context() { return m_pd.context(); }
+
+ibv_qp* queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
+{
+    if (attr.qp_type != IBV_QPT_RAW_PACKET)
+        fail_unemulated("ibv_create_qp with qp_type %d (only IBV_QPT_RAW_PACKET QPs are "
+                        "emulated)",
+                        attr.qp_type);
+    if (attr.srq != nullptr)
+        fail_unemulated("shared receive queues (ibv_qp_init_attr.srq)");
+    device_context& context = pd.context();
+    completion_queue* send_cq = completion_queue::from(attr.send_cq);
+    completion_queue* receive_cq = completion_queue::from(attr.recv_cq);
+    const ibv_qp_cap& cap = attr.cap;
+    if (send_cq == nullptr || receive_cq == nullptr || &send_cq->context() != &context ||
+        &receive_cq->context() != &context ||
+        cap.max_send_wr > device_limits::max_qp_wr ||
+        cap.max_recv_wr > device_limits::max_qp_wr ||
+        cap.max_send_sge > device_limits::max_sge ||
+        cap.max_recv_sge > device_limits::max_sge ||
+        cap.max_inline_data > device_limits::max_inline_data) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    // The kernel's rule for raw packet QPs, checked against the calling thread.
+    if (!has_effective_capability(CAP_NET_RAW)) {
+        trace("ibv_create_qp(IBV_QPT_RAW_PACKET): no CAP_NET_RAW, EPERM");
+        errno = EPERM;
+        return nullptr;
+    }
+    const auto netdev = query_netdev(context.device().netdev());
+    if (!netdev) {
+        errno = ENODEV;
+        return nullptr;
+    }
+    std::unique_ptr<nic_thread> nic;
+    if (const int error = nic_thread::open(netdev->ifindex, netdev->mtu, nic)) {
+        errno = error;
+        return nullptr;
+    }
+    std::lock_guard<std::mutex> lock(context.control_mutex());
+    auto* qp = new queue_pair(pd, *send_cq, *receive_cq, attr, std::move(nic));
+    pd.live_queue_pairs++;
+    send_cq->attached_queue_pairs++;
+    receive_cq->attached_queue_pairs++;
+    qp->m_nic->start(*qp);
+    trace("QP 0x%x on %s: send %u x %u SGE, receive %u x %u SGE",
+          qp->verbs()->qp_num,
+          netdev->name.c_str(),
+          cap.max_send_wr,
+          cap.max_send_sge,
+          cap.max_recv_wr,
+          cap.max_recv_sge);
+    // attr.cap already holds what was granted: exactly what was asked for.
+    return qp->verbs();
+}
+
+int queue_pair::modify(const ibv_qp_attr& attr, int mask)
+{
+    const int known = IBV_QP_STATE | IBV_QP_CUR_STATE | IBV_QP_PORT;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (mask & IBV_QP_RATE_LIMIT) {
+            warn("ibv_modify_qp(IBV_QP_RATE_LIMIT): hardware packet pacing is not "
+                 "emulated; EOPNOTSUPP, as from a NIC without pacing support");
+            return EOPNOTSUPP;
+        }
+        if ((mask & ~known) != 0)
+            return EINVAL; // attributes a RAW_PACKET QP does not take
+        if ((mask & IBV_QP_CUR_STATE) && attr.cur_qp_state != m_state)
+            return EINVAL;
+        if ((mask & IBV_QP_PORT) && attr.port_num != 1)
+            return EINVAL;
+        const ibv_qp_state target = (mask & IBV_QP_STATE) ? attr.qp_state : m_state;
+        if (!transition_allowed(m_state, target))
+            return EINVAL;
+        if (m_state == IBV_QPS_RESET && target == IBV_QPS_INIT && !(mask & IBV_QP_PORT))
+            return EINVAL; // RESET->INIT of a raw packet QP needs the port
+        trace("QP 0x%x: %s -> %s",
+              m_shell.verbs.qp_num,
+              state_name(m_state),
+              state_name(target));
+        if (target == IBV_QPS_RESET)
+            reset_locked();
+        else if (target == IBV_QPS_ERR)
+            enter_error_state_locked("ibv_modify_qp to IBV_QPS_ERR");
+        else
+            m_state = target;
+        m_shell.verbs.state = target; // rdma-core mirrors the state it set
+    }
+    m_nic->ring_doorbell();
+    return 0;
+}
+
+int queue_pair::query(ibv_qp_attr& attr, ibv_qp_init_attr& init_attr)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    attr = ibv_qp_attr{};
+    attr.qp_state = m_state;
+    attr.cur_qp_state = m_state;
+    attr.port_num = 1;
+    attr.cap = m_cap;
+    init_attr = ibv_qp_init_attr{};
+    init_attr.qp_context = m_shell.verbs.qp_context;
+    init_attr.send_cq = m_send_cq.verbs();
+    init_attr.recv_cq = m_receive_cq.verbs();
+    init_attr.cap = m_cap;
+    init_attr.qp_type = IBV_QPT_RAW_PACKET;
+    init_attr.sq_sig_all = m_signal_all ? 1 : 0;
+    return 0;
+}
+
+int queue_pair::destroy()
+{
+    device_context& context = this->context();
+    std::lock_guard<std::mutex> control(context.control_mutex());
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (!m_flows.empty()) {
+            trace("ibv_destroy_qp(0x%x) refused: %zu flow(s) still steer to it",
+                  m_shell.verbs.qp_num,
+                  m_flows.size());
+            return EBUSY; // the kernel refuses too: flows hold a reference on the QP
+        }
+    }
+    m_nic->stop();
+    m_send_cq.remove_entries_of(this);
+    m_receive_cq.remove_entries_of(this);
+    m_send_cq.attached_queue_pairs--;
+    m_receive_cq.attached_queue_pairs--;
+    m_pd.live_queue_pairs--;
+    const auto counted = m_counters.snapshot();
+    if (counted.rx_frames_dropped_no_receive || counted.rx_frames_dropped_qp_not_ready ||
+        counted.rx_frames_dropped_oversize || counted.rx_frames_dropped_socket_overflow ||
+        counted.tx_frames_lost)
+        warn("QP 0x%x destroyed: %llu frame(s) received, %llu dropped with no receive "
+             "posted, %llu dropped while not in RTR/RTS, %llu oversize, %llu lost to "
+             "emulator socket overflow; %llu sent, %llu lost on the wire",
+             m_shell.verbs.qp_num,
+             static_cast<unsigned long long>(counted.rx_frames_delivered),
+             static_cast<unsigned long long>(counted.rx_frames_dropped_no_receive),
+             static_cast<unsigned long long>(counted.rx_frames_dropped_qp_not_ready),
+             static_cast<unsigned long long>(counted.rx_frames_dropped_oversize),
+             static_cast<unsigned long long>(counted.rx_frames_dropped_socket_overflow),
+             static_cast<unsigned long long>(counted.tx_frames_sent),
+             static_cast<unsigned long long>(counted.tx_frames_lost));
+    trace("QP 0x%x destroyed", m_shell.verbs.qp_num);
+    delete this;
+    return 0;
+}
+
+int queue_pair::post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr)
+{
+    int error = 0;
+    bool posted = false;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        for (; wr != nullptr; wr = wr->next) {
+            // IB spec: posting to the send queue before RTS is an immediate error. (In
+            // the error state WRs are accepted and flushed.)
+            if (m_state == IBV_QPS_RESET || m_state == IBV_QPS_INIT ||
+                m_state == IBV_QPS_RTR) {
+                error = EINVAL;
+                break;
+            }
+            if (wr->opcode == IBV_WR_TSO)
+                fail_unemulated("IBV_WR_TSO (TCP segmentation offload)");
+            if (wr->opcode != IBV_WR_SEND) {
+                error = EINVAL;
+                break;
+            }
+            if (wr->num_sge < 0 ||
+                static_cast<uint32_t>(wr->num_sge) > m_cap.max_send_sge) {
+                error = ENOMEM; // as mlx5
+                break;
+            }
+            // A slot stays in use until a completion at or after it is polled, so
+            // without a signalled WR the queue fills up.
+            if (m_send_posted - m_send_released.load() >= m_send_ring.size()) {
+                error = ENOMEM;
+                break;
+            }
+            send_work& slot = m_send_ring[m_send_posted % m_send_ring.size()];
+            slot.wr_id = wr->wr_id;
+            slot.signalled = m_signal_all || (wr->send_flags & IBV_SEND_SIGNALED);
+            slot.offload_checksums = (wr->send_flags & IBV_SEND_IP_CSUM) != 0;
+            slot.is_inline = (wr->send_flags & IBV_SEND_INLINE) != 0;
+            slot.sges.clear();
+            slot.inline_data.clear();
+            if (slot.is_inline) {
+                size_t total = 0;
+                for (int i = 0; i < wr->num_sge; i++)
+                    total += wr->sg_list[i].length;
+                if (total > m_cap.max_inline_data) {
+                    error = EINVAL;
+                    break;
+                }
+                // Inline data is copied now; the buffers may be reused at once.
+                for (int i = 0; i < wr->num_sge; i++) {
+                    const auto* bytes = reinterpret_cast<const uint8_t*>(
+                        static_cast<uintptr_t>(wr->sg_list[i].addr));
+                    slot.inline_data.insert(
+                        slot.inline_data.end(), bytes, bytes + wr->sg_list[i].length);
+                }
+            } else {
+                slot.sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
+            }
+            m_send_posted++;
+            posted = true;
+        }
+    }
+    if (error != 0 && bad_wr != nullptr)
+        *bad_wr = wr;
+    if (posted)
+        m_nic->ring_doorbell();
+    return error;
+}
+
+int queue_pair::post_receive(ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
+{
+    int error = 0;
+    bool flush = false;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        for (; wr != nullptr; wr = wr->next) {
+            // IB spec: receives may be posted from INIT on (and are flushed in ERR).
+            if (m_state == IBV_QPS_RESET) {
+                error = EINVAL;
+                break;
+            }
+            if (wr->num_sge < 0 ||
+                static_cast<uint32_t>(wr->num_sge) > m_cap.max_recv_sge) {
+                error = EINVAL;
+                break;
+            }
+            if (m_receive_posted - m_receive_released.load() >= m_receive_ring.size()) {
+                error = ENOMEM;
+                break;
+            }
+            receive_slot& slot = m_receive_ring[m_receive_posted % m_receive_ring.size()];
+            slot.wr_id = wr->wr_id;
+            slot.sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
+            m_receive_posted++;
+            flush = m_state == IBV_QPS_ERR;
+        }
+    }
+    if (error != 0 && bad_wr != nullptr)
+        *bad_wr = wr;
+    if (flush)
+        m_nic->ring_doorbell();
+    return error;
+}
+
+void queue_pair::attach(steering_flow& flow)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_flows.push_back(&flow);
+}
+
+void queue_pair::detach(steering_flow& flow)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_flows.erase(std::remove(m_flows.begin(), m_flows.end(), &flow), m_flows.end());
+}
+
+void queue_pair::release_send_slots_through(uint64_t index)
+{
+    advance_to(m_send_released, index + 1);
+}
+
+void queue_pair::release_receive_slots_through(uint64_t index)
+{
+    advance_to(m_receive_released, index + 1);
+}
+
+bool queue_pair::receives_allowed() const
+{
+    return m_state == IBV_QPS_RTR || m_state == IBV_QPS_RTS;
+}
+
+void queue_pair::deliver_frame(const uint8_t* frame,
+                               size_t length,
+                               bool l4_checksum_left_to_hardware)
+{
+    const parsed_frame parsed = parse_frame(frame, length);
+    frame_counters& port = context().device().port_counters();
+    std::lock_guard<std::mutex> lock(m_mutex);
+    const bool steered =
+        std::any_of(m_flows.begin(), m_flows.end(), [&](steering_flow* flow) {
+            return flow->rule().matches(parsed);
+        });
+    if (!steered)
+        return; // not for this QP: on hardware it would go to the kernel or elsewhere
+    if (!receives_allowed()) {
+        count(&frame_counters::rx_frames_dropped_qp_not_ready, m_counters, port);
+        trace("QP 0x%x in %s: frame of %zu bytes dropped",
+              m_shell.verbs.qp_num,
+              state_name(m_state),
+              length);
+        return;
+    }
+    if (m_receive_consumed == m_receive_posted) {
+        count(&frame_counters::rx_frames_dropped_no_receive, m_counters, port);
+        trace("QP 0x%x: no receive posted, frame of %zu bytes dropped",
+              m_shell.verbs.qp_num,
+              length);
+        return;
+    }
+    const uint64_t index = m_receive_consumed++;
+    const receive_slot& slot = m_receive_ring[index % m_receive_ring.size()];
+    const ibv_wc_status status = context().memory_regions().scatter(
+        m_pd, slot.sges.data(), slot.sges.size(), frame, length);
+    if (status != IBV_WC_SUCCESS) {
+        complete_locked(
+            m_receive_cq, slot.wr_id, status, IBV_WC_RECV, 0, 0, false, index);
+        enter_error_state_locked(status == IBV_WC_LOC_LEN_ERR
+                                     ? "a received frame did not fit its receive WR"
+                                     : "a receive WR named memory it may not write");
+        return;
+    }
+    count(&frame_counters::rx_frames_delivered, m_counters, port);
+    const unsigned flags =
+        offloaded_checksums_valid(frame, length, l4_checksum_left_to_hardware)
+            ? IBV_WC_IP_CSUM_OK
+            : 0;
+    complete_locked(m_receive_cq,
+                    slot.wr_id,
+                    IBV_WC_SUCCESS,
+                    IBV_WC_RECV,
+                    static_cast<uint32_t>(length),
+                    flags,
+                    false,
+                    index);
+}
+
+bool queue_pair::take_next_send(send_work& work)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_state != IBV_QPS_RTS || m_send_taken == m_send_posted)
+        return false;
+    const send_work& slot = m_send_ring[m_send_taken % m_send_ring.size()];
+    work.wr_id = slot.wr_id;
+    work.signalled = slot.signalled;
+    work.offload_checksums = slot.offload_checksums;
+    work.is_inline = slot.is_inline;
+    work.sges.assign(slot.sges.begin(), slot.sges.end());
+    work.inline_data.assign(slot.inline_data.begin(), slot.inline_data.end());
+    work.index = m_send_taken++;
+    work.generation = m_generation;
+    return true;
+}
+
+ibv_wc_status
+queue_pair::gather(const send_work& work, uint8_t* frame, size_t capacity, size_t& length)
+{
+    if (work.is_inline) {
+        length = work.inline_data.size();
+        if (length > capacity)
+            return IBV_WC_LOC_LEN_ERR;
+        memcpy(frame, work.inline_data.data(), length);
+        return IBV_WC_SUCCESS;
+    }
+    return context().memory_regions().gather(
+        m_pd, work.sges.data(), work.sges.size(), frame, capacity, length);
+}
+
+void queue_pair::finish_send(const send_work& work, ibv_wc_status status)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (work.generation != m_generation)
+        return; // the QP was reset while the frame was on its way
+    if (status == IBV_WC_SUCCESS) {
+        if (work.signalled)
+            complete_locked(
+                m_send_cq, work.wr_id, status, IBV_WC_SEND, 0, 0, true, work.index);
+        return;
+    }
+    // Errors complete even unsignalled WRs, and break the QP.
+    complete_locked(m_send_cq, work.wr_id, status, IBV_WC_SEND, 0, 0, true, work.index);
+    enter_error_state_locked(
+        status == IBV_WC_LOC_PROT_ERR
+            ? "a send WR named memory that is not registered to its PD"
+            : "a send WR failed");
+}
+
+void queue_pair::flush_if_in_error()
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_state != IBV_QPS_ERR)
+        return;
+    while (m_receive_consumed < m_receive_posted) {
+        const uint64_t index = m_receive_consumed++;
+        complete_locked(m_receive_cq,
+                        m_receive_ring[index % m_receive_ring.size()].wr_id,
+                        IBV_WC_WR_FLUSH_ERR,
+                        IBV_WC_RECV,
+                        0,
+                        0,
+                        false,
+                        index);
+    }
+    while (m_send_taken < m_send_posted) {
+        const uint64_t index = m_send_taken++;
+        complete_locked(m_send_cq,
+                        m_send_ring[index % m_send_ring.size()].wr_id,
+                        IBV_WC_WR_FLUSH_ERR,
+                        IBV_WC_SEND,
+                        0,
+                        0,
+                        true,
+                        index);
+    }
+}
+
+void queue_pair::enter_error_state_locked(const char* reason)
+{
+    if (m_state == IBV_QPS_ERR)
+        return;
+    trace("QP 0x%x: %s -> ERR: %s", m_shell.verbs.qp_num, state_name(m_state), reason);
+    m_state = IBV_QPS_ERR;
+    m_nic->ring_doorbell(); // the NIC flushes what is outstanding
+}
+
+void queue_pair::reset_locked()
+{
+    m_state = IBV_QPS_RESET;
+    m_generation++;
+    // Everything outstanding is forgotten without completions, as on hardware.
+    m_send_taken = m_send_posted;
+    m_send_released = m_send_posted;
+    m_receive_consumed = m_receive_posted;
+    m_receive_released = m_receive_posted;
+    m_send_cq.remove_entries_of(this);
+    m_receive_cq.remove_entries_of(this);
+}
+
+void queue_pair::complete_locked(completion_queue& cq,
+                                 uint64_t wr_id,
+                                 ibv_wc_status status,
+                                 ibv_wc_opcode opcode,
+                                 uint32_t byte_length,
+                                 unsigned flags,
+                                 bool is_send,
+                                 uint64_t index)
+{
+    completion_entry entry{};
+    entry.wc.wr_id = wr_id;
+    entry.wc.status = status;
+    entry.wc.opcode = opcode;
+    entry.wc.byte_len = byte_length;
+    entry.wc.qp_num = m_shell.verbs.qp_num;
+    entry.wc.wc_flags = flags;
+    entry.qp = this;
+    entry.is_send = is_send;
+    entry.work_queue_index = index;
+    if (status != IBV_WC_SUCCESS && status != IBV_WC_WR_FLUSH_ERR) {
+        count(&frame_counters::error_completions,
+              m_counters,
+              context().device().port_counters());
+        trace("QP 0x%x: wr_id %llu completed with %s",
+              m_shell.verbs.qp_num,
+              static_cast<unsigned long long>(wr_id),
+              ibv_wc_status_str(status));
+    }
+    if (!cq.push(entry))
+        enter_error_state_locked("its completion queue overran");
+}
+
+namespace operations {
+
+int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr)
+{
+    return queue_pair::from(qp)->post_send(wr, bad_wr);
+}
+
+int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
+{
+    return queue_pair::from(qp)->post_receive(wr, bad_wr);
+}
+
+int modify_qp_rate_limit(ibv_qp*, ibv_qp_rate_limit_attr*)
+{
+    warn("ibv_modify_qp_rate_limit: hardware packet pacing is not emulated; EOPNOTSUPP, "
+         "as "
+         "from a NIC without pacing support");
+    return EOPNOTSUPP;
+}
+
+} // namespace operations
+} // namespace spead_emu
+
+using spead_emu::protection_domain;
+using spead_emu::queue_pair;
+
+extern "C" {
+
+ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* qp_init_attr)
+{
+    protection_domain* domain = protection_domain::from(pd);
+    if (domain == nullptr || qp_init_attr == nullptr) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    return queue_pair::create(*domain, *qp_init_attr);
+}
+
+int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask)
+{
+    queue_pair* emulated = queue_pair::from(qp);
+    return emulated == nullptr || attr == nullptr ? EINVAL
+                                                  : emulated->modify(*attr, attr_mask);
+}
+
+int ibv_query_qp(ibv_qp* qp,
+                 ibv_qp_attr* attr,
+                 int attr_mask,
+                 ibv_qp_init_attr* init_attr)
+{
+    queue_pair* emulated = queue_pair::from(qp);
+    if (emulated == nullptr || attr == nullptr || init_attr == nullptr)
+        return EINVAL;
+    const int status = emulated->query(*attr, *init_attr);
+    // As rdma-core: a query refreshes the state the application sees in qp->state
+    // (which an error completion changed behind its back).
+    if (status == 0 && (attr_mask & IBV_QP_STATE))
+        qp->state = attr->qp_state;
+    return status;
+}
+
+int ibv_destroy_qp(ibv_qp* qp)
+{
+    queue_pair* emulated = queue_pair::from(qp);
+    return emulated == nullptr ? EINVAL : emulated->destroy();
+}
+
+} // extern "C"

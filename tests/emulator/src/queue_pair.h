@@ -1,0 +1,130 @@
+/* Copyright 2026 gr-spead authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// A RAW_PACKET queue pair: its state machine, send and receive queues, flow steering
+// rules, and the completions it produces. The NIC thread moves the frames.
+#ifndef SPEAD_EMU_QUEUE_PAIR_H
+#define SPEAD_EMU_QUEUE_PAIR_H
+
+#include "counters.h"
+#include "flow_rule.h"
+#include "object_shell.h"
+
+#include <infiniband/verbs.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace spead_emu {
+
+class completion_queue;
+class device_context;
+class nic_thread;
+class protection_domain;
+class steering_flow;
+
+// One posted send WR as the NIC takes it off the send queue.
+struct send_work {
+    uint64_t wr_id = 0;
+    uint64_t index = 0;      // position in the send queue, counted since creation
+    uint64_t generation = 0; // changes on reset: completions of older work are void
+    bool signalled = false;
+    bool offload_checksums = false; // IBV_SEND_IP_CSUM
+    bool is_inline = false;
+    std::vector<ibv_sge> sges;
+    std::vector<uint8_t> inline_data;
+};
+
+class queue_pair
+{
+public:
+    // ibv_create_qp: nullptr with errno set.
+    static ibv_qp* create(protection_domain& pd, ibv_qp_init_attr& attr);
+    static queue_pair* from(ibv_qp* qp);
+    ~queue_pair();
+
+    ibv_qp* verbs() { return &m_shell.verbs; }
+    device_context& context();
+    frame_counters& counters() { return m_counters; }
+
+    int modify(const ibv_qp_attr& attr, int mask);
+    int query(ibv_qp_attr& attr, ibv_qp_init_attr& init_attr);
+    int destroy();
+    int post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr);
+    int post_receive(ibv_recv_wr* wr, ibv_recv_wr** bad_wr);
+    void attach(steering_flow& flow);
+    void detach(steering_flow& flow);
+
+    // Polling a completion frees the slots up to and including its WR.
+    void release_send_slots_through(uint64_t index);
+    void release_receive_slots_through(uint64_t index);
+
+    // --- the NIC thread's side ---
+    // A frame from the wire: steered into the oldest posted receive if a flow matches.
+    void
+    deliver_frame(const uint8_t* frame, size_t length, bool l4_checksum_left_to_hardware);
+    // The next send to transmit; false when there is none (or the QP is not in RTS).
+    bool take_next_send(send_work& work);
+    // Reads the frame of `work` from registered memory into `frame`.
+    ibv_wc_status
+    gather(const send_work& work, uint8_t* frame, size_t capacity, size_t& length);
+    void finish_send(const send_work& work, ibv_wc_status status);
+    // In the error state every outstanding WR completes with IBV_WC_WR_FLUSH_ERR.
+    void flush_if_in_error();
+
+private:
+    struct receive_slot {
+        uint64_t wr_id = 0;
+        std::vector<ibv_sge> sges;
+    };
+
+    queue_pair(protection_domain& pd,
+               completion_queue& send_cq,
+               completion_queue& receive_cq,
+               const ibv_qp_init_attr& attr,
+               std::unique_ptr<nic_thread> nic);
+
+    bool receives_allowed() const;
+    void enter_error_state_locked(const char* reason);
+    void complete_locked(completion_queue& cq,
+                         uint64_t wr_id,
+                         ibv_wc_status status,
+                         ibv_wc_opcode opcode,
+                         uint32_t byte_length,
+                         unsigned flags,
+                         bool is_send,
+                         uint64_t index);
+    void reset_locked();
+
+    object_shell<ibv_qp, queue_pair> m_shell;
+    protection_domain& m_pd;
+    completion_queue& m_send_cq;
+    completion_queue& m_receive_cq;
+    const ibv_qp_cap m_cap;
+    const bool m_signal_all;
+
+    std::mutex m_mutex; // state, queues, flows
+    ibv_qp_state m_state = IBV_QPS_RESET;
+    uint64_t m_generation = 0;
+
+    std::vector<send_work> m_send_ring;
+    uint64_t m_send_posted = 0;
+    uint64_t m_send_taken = 0;
+    std::atomic<uint64_t> m_send_released{ 0 };
+
+    std::vector<receive_slot> m_receive_ring;
+    uint64_t m_receive_posted = 0;
+    uint64_t m_receive_consumed = 0;
+    std::atomic<uint64_t> m_receive_released{ 0 };
+
+    std::vector<steering_flow*> m_flows;
+    frame_counters m_counters;
+    std::unique_ptr<nic_thread> m_nic; // stopped first in destroy()
+};
+
+} // namespace spead_emu
+
+#endif

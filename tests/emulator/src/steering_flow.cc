@@ -1,0 +1,72 @@
+/* Copyright 2026 gr-spead authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "steering_flow.h"
+
+#include "device_context.h"
+#include "log.h"
+#include "queue_pair.h"
+
+#include <cerrno>
+#include <mutex>
+#include <string>
+
+namespace spead_emu {
+
+steering_flow::steering_flow(queue_pair& qp, const flow_rule& rule, uint32_t handle)
+    : m_qp(qp), m_rule(rule)
+{
+    m_shell.owner = this;
+    m_shell.verbs.context = qp.verbs()->context;
+    m_shell.verbs.handle = handle;
+}
+
+steering_flow* steering_flow::from(ibv_flow* flow)
+{
+    return object_shell<ibv_flow, steering_flow>::owner_of(flow);
+}
+
+namespace operations {
+
+ibv_flow* create_flow(ibv_qp* qp, ibv_flow_attr* attr)
+{
+    queue_pair* target = queue_pair::from(qp);
+    if (target == nullptr || attr == nullptr) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    flow_rule rule;
+    std::string reason;
+    if (const int error = flow_rule::parse(*attr, rule, reason)) {
+        // Hardware says only EOPNOTSUPP; the emulator also says why.
+        (error == EOPNOTSUPP ? warn : trace)("ibv_create_flow: %s (%s)",
+                                             reason.c_str(),
+                                             error == EOPNOTSUPP ? "EOPNOTSUPP"
+                                                                 : "EINVAL");
+        errno = error;
+        return nullptr;
+    }
+    device_context& context = target->context();
+    std::lock_guard<std::mutex> lock(context.control_mutex());
+    auto* flow = new steering_flow(*target, rule, context.allocate_handle());
+    target->attach(*flow);
+    trace("flow %u on QP 0x%x: %s",
+          flow->verbs()->handle,
+          qp->qp_num,
+          rule.describe().c_str());
+    return flow->verbs();
+}
+
+int destroy_flow(ibv_flow* flow)
+{
+    steering_flow* emulated = steering_flow::from(flow);
+    if (emulated == nullptr)
+        return EINVAL;
+    std::lock_guard<std::mutex> lock(emulated->qp().context().control_mutex());
+    emulated->qp().detach(*emulated);
+    delete emulated;
+    return 0;
+}
+
+} // namespace operations
+} // namespace spead_emu
