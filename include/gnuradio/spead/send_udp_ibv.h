@@ -1,0 +1,132 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_SEND_UDP_IBV_H
+#define INCLUDED_SPEAD_SEND_UDP_IBV_H
+
+#include <gnuradio/spead/api.h>
+#include <gnuradio/spead/send_stream.h>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/udp.hpp>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gr {
+namespace spead {
+namespace send {
+
+/*!
+ * \brief Settings of an ibverbs raw-packet UDP sender. Setters validate and throw
+ * std::invalid_argument naming the parameter and the fix. Defaults are spead2's.
+ */
+class SPEAD_API udp_ibv_config
+{
+public:
+    using memory_region = std::pair<const void*, std::size_t>;
+
+    static constexpr std::size_t default_buffer_size = 512 * 1024; //!< bytes
+    static constexpr int default_max_poll = 10;
+
+    udp_ibv_config() = default;
+
+    /*! Destinations, one substream each (multicast groups, or unicast hosts whose MAC
+     * is in the kernel's neighbour table). */
+    const std::vector<boost::asio::ip::udp::endpoint>& get_endpoints() const
+    {
+        return d_endpoints;
+    }
+    udp_ibv_config&
+    set_endpoints(const std::vector<boost::asio::ip::udp::endpoint>& endpoints);
+    udp_ibv_config& set_endpoints(const std::string& endpoints);
+    udp_ibv_config& add_endpoint(const boost::asio::ip::udp::endpoint& endpoint);
+
+    const boost::asio::ip::address& get_interface_address() const
+    {
+        return d_interface_address;
+    }
+    /*! \throws std::invalid_argument if not IPv4 */
+    udp_ibv_config& set_interface_address(const boost::asio::ip::address& address);
+    /*! An IPv4 address or a netdev name, resolved to its IPv4 address. */
+    udp_ibv_config& set_interface(const std::string& address_or_name);
+
+    /*! Transmit ring in bytes; 0 = default (512 KiB); rounded to whole packet slots
+     * and clamped to the device's limits with a warning. */
+    std::size_t get_buffer_size() const { return d_buffer_size; }
+    udp_ibv_config& set_buffer_size(std::size_t bytes);
+
+    /*! IPv4 time to live (default 1: the local network only). */
+    int get_ttl() const { return d_ttl; }
+    udp_ibv_config& set_ttl(int ttl);
+
+    /*! Completion vector; negative = busy polling for send completions. */
+    int get_comp_vector() const { return d_comp_vector; }
+    udp_ibv_config& set_comp_vector(int comp_vector);
+
+    /*! Completion-queue polls before waiting. \throws std::invalid_argument for <= 0 */
+    int get_max_poll() const { return d_max_poll; }
+    udp_ibv_config& set_max_poll(int max_poll);
+
+    /*! Memory that items may live in. Items lying wholly inside a region are sent
+     * zero-copy: the region is registered with the NIC (a GPU pointer works where the
+     * driver supports PeerDirect). Overlapping regions are rejected when the stream is
+     * built. */
+    const std::vector<memory_region>& get_memory_regions() const
+    {
+        return d_memory_regions;
+    }
+    udp_ibv_config& set_memory_regions(const std::vector<memory_region>& regions);
+    /*! \throws std::invalid_argument for a null pointer or size 0 */
+    udp_ibv_config& add_memory_region(const void* ptr, std::size_t size);
+
+private:
+    std::vector<boost::asio::ip::udp::endpoint> d_endpoints;
+    boost::asio::ip::address d_interface_address;
+    std::size_t d_buffer_size = default_buffer_size;
+    int d_ttl = 1;
+    int d_comp_vector = 0;
+    int d_max_poll = default_max_poll;
+    std::vector<memory_region> d_memory_regions;
+};
+
+/*!
+ * \brief Sends UDP over an Infiniband-verbs raw-packet QP: frames are built in
+ * registered transmit slots (Ethernet, IPv4 with DF and TTL, UDP), payload pieces in a
+ * registered memory region go out zero-copy, and only the last work request of each
+ * batch is signalled.
+ */
+class SPEAD_API udp_ibv_stream : public stream
+{
+public:
+    /*! \throws std::invalid_argument without interface or endpoints, with overlapping
+     * memory regions, or with a max_packet_size above the interface MTU
+     *  \throws std::system_error (with cause and fix) when the device cannot be set up
+     *  or a unicast destination's MAC address is unknown */
+    udp_ibv_stream(boost::asio::io_context& io,
+                   const stream_config& config,
+                   const udp_ibv_config& ibv_config);
+    ~udp_ibv_stream() override;
+
+protected:
+    std::size_t write_packets(const packet* packets,
+                              std::size_t n,
+                              boost::system::error_code& ec) override;
+    std::uint64_t reap_completions(bool wait, boost::system::error_code& ec) override;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> d_impl;
+};
+
+} // namespace send
+} // namespace spead
+} // namespace gr
+
+#endif /* INCLUDED_SPEAD_SEND_UDP_IBV_H */

@@ -1,0 +1,150 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// RAII ownership of every verbs object the ibverbs transport uses, and the setup calls
+// that turn rdma-core's errno values into errors naming the cause and the fix.
+// Destruction order is encoded by declaring members in creation order (C++ destroys
+// them in reverse): device binding, comp channel, CQs, PD, QP, MRs, flows.
+
+#ifndef INCLUDED_SPEAD_TRANSPORT_IBV_VERBS_H
+#define INCLUDED_SPEAD_TRANSPORT_IBV_VERBS_H
+
+#include "transport/raw_packet.h"
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+#include <sys/resource.h>
+#include <boost/asio/ip/address_v4.hpp>
+#include <boost/asio/ip/udp.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace gr {
+namespace spead {
+namespace ibv {
+
+/*! Throws std::system_error: "<what>: <strerror>. <fix>" */
+[[noreturn]] void
+throw_error(const std::string& what, int err, const std::string& fix = "");
+
+struct cm_id_deleter {
+    void operator()(rdma_cm_id* id) const { rdma_destroy_id(id); }
+};
+struct comp_channel_deleter {
+    void operator()(ibv_comp_channel* channel) const
+    {
+        ibv_destroy_comp_channel(channel);
+    }
+};
+struct cq_deleter {
+    void operator()(ibv_cq* cq) const { ibv_destroy_cq(cq); }
+};
+struct pd_deleter {
+    void operator()(ibv_pd* pd) const { ibv_dealloc_pd(pd); }
+};
+struct qp_deleter {
+    void operator()(ibv_qp* qp) const { ibv_destroy_qp(qp); }
+};
+struct mr_deleter {
+    void operator()(ibv_mr* mr) const { ibv_dereg_mr(mr); }
+};
+struct flow_deleter {
+    void operator()(ibv_flow* flow) const { ibv_destroy_flow(flow); }
+};
+
+using cm_id_ptr = std::unique_ptr<rdma_cm_id, cm_id_deleter>;
+using comp_channel_ptr = std::unique_ptr<ibv_comp_channel, comp_channel_deleter>;
+using cq_ptr = std::unique_ptr<ibv_cq, cq_deleter>;
+using pd_ptr = std::unique_ptr<ibv_pd, pd_deleter>;
+using qp_ptr = std::unique_ptr<ibv_qp, qp_deleter>;
+using mr_ptr = std::unique_ptr<ibv_mr, mr_deleter>;
+using flow_ptr = std::unique_ptr<ibv_flow, flow_deleter>;
+
+/*! Memory for rings: page-aligned, zeroed, freed with munmap. */
+struct mapping_deleter {
+    std::size_t size;
+    void operator()(std::uint8_t* p) const;
+};
+using mapping_ptr = std::unique_ptr<std::uint8_t, mapping_deleter>;
+mapping_ptr allocate_ring(std::size_t bytes);
+
+/*!
+ * \brief The RDMA device and port that own an interface, found the way rdma_cm does
+ * it: rdma_create_id + rdma_bind_addr(interface IPv4). The ibv_context belongs to
+ * rdma_cm and lives as long as this object.
+ */
+class device_binding
+{
+public:
+    /*! \throws std::system_error naming the interface when no RDMA device owns it */
+    explicit device_binding(const boost::asio::ip::address_v4& interface_address);
+
+    ibv_context* context() const { return d_id->verbs; }
+    std::uint8_t port_num() const { return d_id->port_num; }
+    const boost::asio::ip::address_v4& interface_address() const { return d_address; }
+    /*! netdev name of the interface (for MAC, MTU and messages) */
+    const std::string& interface_name() const { return d_interface_name; }
+    const mac_address& interface_mac() const { return d_interface_mac; }
+
+    ibv_device_attr query_device() const;
+    ibv_device_attr_ex query_device_ex() const;
+    ibv_port_attr query_port() const;
+    bool has_flow_steering() const;
+    bool has_ip_checksum_offload() const;
+
+private:
+    boost::asio::ip::address_v4 d_address;
+    std::string d_interface_name;
+    mac_address d_interface_mac{};
+    cm_id_ptr d_id;
+};
+
+comp_channel_ptr create_comp_channel(ibv_context* context);
+cq_ptr
+create_cq(ibv_context* context, int entries, ibv_comp_channel* channel, int comp_vector);
+pd_ptr alloc_pd(ibv_context* context);
+/*! A RAW_PACKET QP. \throws std::system_error explaining CAP_NET_RAW on EPERM */
+qp_ptr
+create_raw_packet_qp(ibv_pd* pd, ibv_cq* send_cq, ibv_cq* recv_cq, const ibv_qp_cap& cap);
+/*! RESET→INIT needs the port; INIT→RTR and RTR→RTS need only the state. */
+void modify_qp(ibv_qp* qp, ibv_qp_state state, int port_num = 0);
+/*! \throws std::system_error explaining RLIMIT_MEMLOCK when the kernel refuses */
+mr_ptr register_memory(ibv_pd* pd, const void* address, std::size_t size, int access);
+/*!
+ * Steers UDP frames for \p endpoint to \p qp: exact ETH(dst MAC) + IPv4(dst) +
+ * UDP(dst port) match; for 0.0.0.0 only the port (and the interface's MAC for unicast).
+ * \throws std::system_error explaining flow steering when the device refuses
+ */
+flow_ptr create_udp_flow(ibv_qp* qp,
+                         const boost::asio::ip::udp::endpoint& endpoint,
+                         const mac_address& interface_mac,
+                         int port_num);
+
+// ---- diagnostics shared by the readers, streams, blocks and spead_ibv_check ----
+
+/*! True when this process has CAP_NET_RAW in its effective set. */
+bool has_cap_net_raw();
+/*! The fix for a missing CAP_NET_RAW: commands for apps, GRC and Python flowgraphs. */
+std::string cap_net_raw_fix();
+/*! RLIMIT_MEMLOCK (soft, hard) in bytes; RLIM_INFINITY when unlimited. */
+std::pair<rlim_t, rlim_t> memlock_limit();
+/*! "8 MiB" / "unlimited" */
+std::string format_limit(rlim_t bytes);
+/*! The fix for registering \p needed bytes under the current memlock limit. */
+std::string memlock_fix(std::size_t needed);
+/*! Kernel neighbour-table lookup of an IPv4 host's MAC on \p interface_name.
+ * \return false when the neighbour is unknown or unresolved */
+bool lookup_neighbour(const boost::asio::ip::address_v4& host,
+                      const std::string& interface_name,
+                      mac_address& out);
+
+} // namespace ibv
+} // namespace spead
+} // namespace gr
+
+#endif
