@@ -1,0 +1,144 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_SINK_H
+#define INCLUDED_SPEAD_SINK_H
+
+#include <gnuradio/block.h>
+#include <gnuradio/spead/api.h>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace gr {
+namespace spead {
+
+/*!
+ * \brief Sends a tagged stream as SPEAD heaps.
+ * \ingroup spead
+ *
+ * \details
+ * One tagged-stream packet (a length tag \p len_tag_key) becomes one heap; with an empty
+ * key, every \p heap_items items do. The payload is one addressed item (\p payload_item).
+ * Tags inside the packet become heap metadata:
+ *  - `heap_cnt` (integer): the heap's cnt (otherwise \p heap_cnt_start, + \p
+ *    heap_cnt_step per heap);
+ *  - `0x1600`-style keys, or the name of an item the sink has a descriptor for (its own
+ *    payload item, or descriptors received on the `descriptors` input port, e.g. from a
+ *    spead.source), with an integer value: immediate items;
+ *  - the length tag, `rx_time` and `heap_incomplete` are not sent; other tags are
+ *    ignored (logged once per key).
+ * So spead.source → spead.sink → spead.source carries heaps, cnts and tags unchanged.
+ *
+ * Descriptors (the payload item's, with a numpy dtype and the heap's shape, and those
+ * received on `descriptors`) go out in a heap with STREAM_CTRL start before the first
+ * heap, again every \p descriptor_interval heaps, and whenever they change. Control
+ * heaps (descriptors, stop) take cnts counting down from the flavour's largest, so they
+ * never collide with cnts taken from tags. With several endpoints, data heaps go
+ * round-robin to them (one substream each); control heaps go to all.
+ *
+ * The payload is copied once into one of 8 send slots, so the flowgraph keeps running
+ * while heaps are on the wire; when all slots are busy, work() waits (backpressure).
+ * The upstream buffer must hold the largest packet (set its min output buffer to
+ * twice the largest packet); a longer packet is dropped and counted
+ * (packets_dropped_too_large).
+ *
+ * Message ports: `descriptors` (in: dicts as spead.source emits them) and `stats` (out:
+ * a dict of every counter every \p stats_interval seconds while data flows).
+ */
+class SPEAD_API sink : virtual public gr::block
+{
+public:
+    typedef std::shared_ptr<sink> sptr;
+
+    /*!
+     * \brief Makes a SPEAD sink. Every bad value is logged and thrown as
+     * std::invalid_argument (ValueError in Python) naming the parameter and the fix.
+     *
+     * \param transport `udp` (kernel sockets) or `pcap` (record into \p capture_file).
+     *        `ibverbs` and `auto` arrive with the ibverbs transport.
+     * \param endpoints destinations, one substream each: `239.1.2.3:7148,10.0.0.2:7148`
+     *        or a range `239.1.2.3+3:7148` (four). Default `127.0.0.1:7148`.
+     * \param interface netdev name or IPv4 address multicast leaves from; empty: the
+     *        kernel's route (default).
+     * \param buffer_size socket send buffer, bytes; 0 = 512 KiB (default).
+     * \param max_packet_size largest SPEAD packet (UDP payload), bytes (default 1472 for
+     *        a 1500-byte MTU; 8972 for 9000). Never exceeded: IP never fragments.
+     * \param item_type as spead.source: `complex_float`, `complex_int16`,
+     *        `complex_int8`, `float`, `int32`, `int16`, `int8` (or `fc32`, `sc16`, `sc8`,
+     *        `f32`, `s32`, `s16`, `s8`, `byte`).
+     * \param vlen items per input vector, >= 1 (default 1).
+     * \param payload_item id of the payload item, 0x06 < id, fits the flavour
+     *        (default 0x1000, as spead2's first item).
+     * \param len_tag_key key of the length tag (default `packet_len`); empty: every
+     *        \p heap_items items form a heap.
+     * \param heap_items items per heap when \p len_tag_key is empty.
+     * \param ttl IP time-to-live, 0 to 255 (default 1: the local network).
+     * \param rate_gbps send rate in Gb/s of SPEAD packets; 0 (default) = as fast as
+     *        possible.
+     * \param flavour `64-40` (default, as spead2) or `64-48`.
+     * \param heap_cnt_start cnt of the first heap without a `heap_cnt` tag (default 1).
+     * \param heap_cnt_step cnt increment, >= 1 (default 1).
+     * \param descriptor_interval heaps between repeated descriptors; 0 (default) = only
+     *        at the start and when they change.
+     * \param payload_name name in the payload item's descriptor (default `payload`);
+     *        empty = no descriptor for it.
+     * \param payload_description description in the payload item's descriptor.
+     * \param byte_order `as-is` (default: host order, which the descriptor's dtype
+     *        states) or `swap` (the other order).
+     * \param send_stop_heap send a stop heap to every substream at stop() (default
+     *        true), which ends a spead.source's flowgraph.
+     * \param capture_file pcap file the pcap transport writes (replaced).
+     * \param stats_interval seconds between `stats` messages; 0 (default) = none.
+     */
+    static sptr make(const std::string& transport = "udp",
+                     const std::string& endpoints = "127.0.0.1:7148",
+                     const std::string& interface = "",
+                     std::size_t buffer_size = 0,
+                     std::size_t max_packet_size = 1472,
+                     const std::string& item_type = "complex_float",
+                     std::size_t vlen = 1,
+                     std::uint64_t payload_item = 0x1000,
+                     const std::string& len_tag_key = "packet_len",
+                     std::size_t heap_items = 0,
+                     int ttl = 1,
+                     double rate_gbps = 0.0,
+                     const std::string& flavour = "64-40",
+                     std::uint64_t heap_cnt_start = 1,
+                     std::uint64_t heap_cnt_step = 1,
+                     std::size_t descriptor_interval = 0,
+                     const std::string& payload_name = "payload",
+                     const std::string& payload_description = "",
+                     const std::string& byte_order = "as-is",
+                     bool send_stop_heap = true,
+                     const std::string& capture_file = "",
+                     double stats_interval = 0.0);
+
+    /*!
+     * \brief Every counter of the current run (or of the last one after stop()), by
+     * name: the send stream's (docs/statistics.md) and the block's data_heaps,
+     * control_heaps, items_dropped_untagged, packets_dropped_too_large and
+     * heaps_rejected.
+     */
+    virtual std::map<std::string, std::uint64_t> stats() const = 0;
+    /*! Heaps sent completely (data and control). */
+    virtual std::uint64_t heaps() const = 0;
+    /*! Packets sent. */
+    virtual std::uint64_t packets() const = 0;
+    /*! SPEAD packet bytes (UDP payload) sent. */
+    virtual std::uint64_t bytes() const = 0;
+    /*! Data heaps handed to the send stream. */
+    virtual std::uint64_t data_heaps() const = 0;
+    /*! Heaps not (fully) sent because of a transport error. */
+    virtual std::uint64_t heaps_failed() const = 0;
+};
+
+} // namespace spead
+} // namespace gr
+
+#endif /* INCLUDED_SPEAD_SINK_H */

@@ -1,0 +1,151 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_SOURCE_H
+#define INCLUDED_SPEAD_SOURCE_H
+
+#include <gnuradio/spead/api.h>
+#include <gnuradio/sync_block.h>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace gr {
+namespace spead {
+
+/*!
+ * \brief Receives SPEAD heaps and outputs their payload as a tagged stream.
+ * \ingroup spead
+ *
+ * \details
+ * Each complete heap's stream payload (the chosen payload item, or all addressed items
+ * except descriptors and NULL padding, concatenated in wire order) is copied once into
+ * the output. Its first item carries the tags:
+ *  - the length tag (key \p len_tag_key, default `packet_len`): items in this heap;
+ *  - `heap_cnt` (uint64): the heap's cnt;
+ *  - one tag per immediate item: key = the item's descriptor name when one was received,
+ *    otherwise its id in hex (`0x1600`); value = the immediate as uint64;
+ *  - `heap_incomplete` (uint64, bytes received) when incomplete heaps are delivered;
+ *  - `rx_time` ((uint64 seconds, double fraction), as UHD) when \p timestamp_item is set:
+ *    timestamp ÷ \p sample_rate + \p sync_time.
+ *
+ * Message ports: `descriptors` (a dict per new or changed descriptor: id, name,
+ * description, format, shape, numpy_header), `heaps` (every heap as a PDU: a metadata
+ * dict and the stream payload bytes as received; built only when connected) and `stats`
+ * (a dict of every counter, every \p stats_interval seconds).
+ *
+ * Nothing is lost silently: see stats(). A heap whose payload is not a whole number of
+ * items is dropped (heaps_dropped_partial_item); a heap without payload (descriptors,
+ * control) gives no items (heaps_without_payload). The output buffer is sized to hold
+ * two of the largest heap (\p max_heap_size), and work() waits for heaps rather than
+ * returning empty-handed, so the scheduler never parks the block.
+ *
+ * Sockets (udp) are opened when the block is made, so bind errors show at once and no
+ * packet sent after make() is missed; stop() closes them and a later start() reopens
+ * them. A pcap capture is replayed from the start at each start(); the flowgraph ends
+ * (WORK_DONE) at its end, or at a stop heap when \p stop_on_stop_heap.
+ */
+class SPEAD_API source : virtual public gr::sync_block
+{
+public:
+    typedef std::shared_ptr<source> sptr;
+
+    /*!
+     * \brief Makes a SPEAD source. Every bad value is logged and thrown as
+     * std::invalid_argument (ValueError in Python) naming the parameter and the fix.
+     *
+     * \param transport `udp` (kernel sockets) or `pcap` (replay \p capture_file).
+     *        `ibverbs` and `auto` arrive with the ibverbs transport.
+     * \param endpoints udp: addresses to listen on, `239.1.2.3:7148,239.1.2.4:7148`,
+     *        a range `239.1.2.3+3:7148` (four groups), `:7148` or `0.0.0.0:7148` (every
+     *        local address); multicast groups are joined. pcap: empty (replay every
+     *        datagram) or `:port` (only datagrams to that UDP port). Default `:7148`.
+     * \param interface netdev name (`eth0`) or IPv4 address that joins multicast
+     *        groups; empty: the kernel's route (default).
+     * \param buffer_size socket receive buffer, bytes; 0 = 8 MiB (default). The kernel
+     *        caps it at net.core.rmem_max (a warning says so).
+     * \param max_packet_size largest datagram accepted, bytes, 64 to 65507 (default
+     *        9200); larger ones are counted in datagrams_oversize.
+     * \param item_type stream item type: `complex_float` (`fc32`, 8 bytes),
+     *        `complex_int16` (`sc16`, 4), `complex_int8` (`sc8`, 2), `float` (`f32`, 4),
+     *        `int32` (`s32`, 4), `int16` (`s16`, 2), `int8` (`s8`, `byte`, 1).
+     * \param vlen items per output vector, >= 1 (default 1).
+     * \param payload_item id of the item that is the stream payload; 0 (default) = all
+     *        addressed items except descriptors and NULL, concatenated.
+     * \param len_tag_key key of the length tag (default `packet_len`); empty = none.
+     * \param max_heap_size largest heap accepted, bytes (default 16 MiB); larger ones
+     *        are dropped and counted (heaps_too_large). The output buffer holds two
+     *        heaps this large.
+     * \param max_heaps heaps assembled at once, >= 1 (default 4); raise it when several
+     *        senders interleave their heaps.
+     * \param incomplete_heaps `drop` (default: counted and freed) or `deliver`
+     *        (zero-filled, tagged `heap_incomplete`).
+     * \param timestamp_item id of the item holding a sample counter; 0 (default) = no
+     *        `rx_time` tags.
+     * \param sample_rate samples per second of the timestamp counter (> 0 when
+     *        \p timestamp_item is set).
+     * \param sync_time UNIX time in seconds of timestamp 0 (default 0).
+     * \param byte_order `auto` (default: swap to host order what the item's descriptor
+     *        says is in the other order, e.g. numpy `>i2`, or SPEAD format fields, which
+     *        are big-endian), `as-is` or `swap` (each real component).
+     * \param stop_on_stop_heap end the flowgraph (WORK_DONE) after a stop heap, once the
+     *        heaps before it have been output (default true).
+     * \param capture_file pcap or pcapng file replayed by the pcap transport.
+     * \param queue_heaps completed heaps waiting for work(); a full queue drops the
+     *        newest heap (heaps_dropped_queue_full). 0 (default) = 8 for udp, 4096 for
+     *        pcap (a replay runs ahead of the flowgraph).
+     * \param stats_interval seconds between `stats` messages; 0 (default) = none.
+     */
+    static sptr make(const std::string& transport = "udp",
+                     const std::string& endpoints = ":7148",
+                     const std::string& interface = "",
+                     std::size_t buffer_size = 0,
+                     std::size_t max_packet_size = 9200,
+                     const std::string& item_type = "complex_float",
+                     std::size_t vlen = 1,
+                     std::uint64_t payload_item = 0,
+                     const std::string& len_tag_key = "packet_len",
+                     std::size_t max_heap_size = 16 * 1024 * 1024,
+                     std::size_t max_heaps = 4,
+                     const std::string& incomplete_heaps = "drop",
+                     std::uint64_t timestamp_item = 0,
+                     double sample_rate = 0.0,
+                     double sync_time = 0.0,
+                     const std::string& byte_order = "auto",
+                     bool stop_on_stop_heap = true,
+                     const std::string& capture_file = "",
+                     std::size_t queue_heaps = 0,
+                     double stats_interval = 0.0);
+
+    /*!
+     * \brief Every counter of the current run (or of the last one after stop()), by
+     * name: the stream's counters (docs/statistics.md) and the block's
+     * heaps_without_payload, heaps_dropped_partial_item and
+     * heaps_dropped_too_large_for_output.
+     */
+    virtual std::map<std::string, std::uint64_t> stats() const = 0;
+    /*! Complete heaps received. */
+    virtual std::uint64_t heaps() const = 0;
+    /*! Valid SPEAD packets received. */
+    virtual std::uint64_t packets() const = 0;
+    /*! Heaps whose payload went to the output stream. */
+    virtual std::uint64_t heaps_output() const = 0;
+    /*! Incomplete heaps pushed out of the live window. */
+    virtual std::uint64_t incomplete_heaps_evicted() const = 0;
+    /*! Heaps dropped because work() fell behind (queue full). */
+    virtual std::uint64_t heaps_dropped_queue_full() const = 0;
+    /*! Datagrams the kernel dropped because the socket buffer was full. */
+    virtual std::uint64_t packets_dropped_socket_overflow() const = 0;
+    /*! Bytes of stream payload output. */
+    virtual std::uint64_t bytes_output() const = 0;
+};
+
+} // namespace spead
+} // namespace gr
+
+#endif /* INCLUDED_SPEAD_SOURCE_H */

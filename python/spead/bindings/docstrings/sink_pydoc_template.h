@@ -1,0 +1,45 @@
+/*
+ * Copyright 2026 Free Software Foundation, Inc.
+ *
+ * This file is part of GNU Radio
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ */
+#include "pydoc_macros.h"
+#define D(...) DOC(gr, spead, __VA_ARGS__)
+/*
+  This file contains placeholders for docstrings for the Python bindings.
+  Do not edit! These were automatically extracted during the binding process
+  and will be overwritten during the build process
+ */
+
+
+static const char* __doc_gr_spead_sink = R"doc()doc";
+
+
+static const char* __doc_gr_spead_sink_sink_0 = R"doc()doc";
+
+
+static const char* __doc_gr_spead_sink_sink_1 = R"doc()doc";
+
+
+static const char* __doc_gr_spead_sink_make = R"doc()doc";
+
+
+static const char* __doc_gr_spead_sink_stats = R"doc()doc";
+
+
+static const char* __doc_gr_spead_sink_heaps = R"doc()doc";
+
+
+static const char* __doc_gr_spead_sink_packets = R"doc()doc";
+
+
+static const char* __doc_gr_spead_sink_bytes = R"doc()doc";
+
+
+static const char* __doc_gr_spead_sink_data_heaps = R"doc()doc";
+
+
+static const char* __doc_gr_spead_sink_heaps_failed = R"doc()doc";

@@ -1,0 +1,51 @@
+/*
+ * Copyright 2026 Free Software Foundation, Inc.
+ *
+ * This file is part of GNU Radio
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ */
+#include "pydoc_macros.h"
+#define D(...) DOC(gr, spead, __VA_ARGS__)
+/*
+  This file contains placeholders for docstrings for the Python bindings.
+  Do not edit! These were automatically extracted during the binding process
+  and will be overwritten during the build process
+ */
+
+
+static const char* __doc_gr_spead_source = R"doc()doc";
+
+
+static const char* __doc_gr_spead_source_source_0 = R"doc()doc";
+
+
+static const char* __doc_gr_spead_source_source_1 = R"doc()doc";
+
+
+static const char* __doc_gr_spead_source_make = R"doc()doc";
+
+
+static const char* __doc_gr_spead_source_stats = R"doc()doc";
+
+
+static const char* __doc_gr_spead_source_heaps = R"doc()doc";
+
+
+static const char* __doc_gr_spead_source_packets = R"doc()doc";
+
+
+static const char* __doc_gr_spead_source_heaps_output = R"doc()doc";
+
+
+static const char* __doc_gr_spead_source_incomplete_heaps_evicted = R"doc()doc";
+
+
+static const char* __doc_gr_spead_source_heaps_dropped_queue_full = R"doc()doc";
+
+
+static const char* __doc_gr_spead_source_packets_dropped_socket_overflow = R"doc()doc";
+
+
+static const char* __doc_gr_spead_source_bytes_output = R"doc()doc";
