@@ -8,8 +8,10 @@
 // spead_recv: receive SPEAD heaps from UDP endpoints or capture files and print them
 // (cnt, items in wire order, immediates in hex, decoded descriptors), then the stream
 // statistics as "name: value" lines. Flags follow spead2_recv where the meaning is the
-// same, so users can switch between the two.
+// same, so users can switch between the two. With --verify, items 0x1000... are checked
+// against the payload pattern spead_send --verify writes (apps/payload_pattern.h).
 
+#include "payload_pattern.h"
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/recv_pcap.h>
 #include <gnuradio/spead/recv_stream.h>
@@ -97,6 +99,45 @@ void print_heap(const recv::heap& h, bool pyspead)
     }
 }
 
+/*! Counts what `--verify` finds: items of spead_send's pattern that differ from it. */
+struct verifier {
+    /*! Mismatching heaps reported one by one on stderr; the rest are only counted. */
+    static constexpr std::uint64_t max_reported = 10;
+
+    std::uint64_t heaps = 0;            //!< heaps with at least one pattern item
+    std::uint64_t heaps_mismatched = 0; //!< of those, heaps with a differing byte
+    std::uint64_t bytes_mismatched = 0; //!< bytes that differ from the pattern
+
+    void check(const recv::heap& h)
+    {
+        bool any = false;
+        std::uint64_t bad = 0;
+        for (const recv::item& it : h.items()) {
+            if (it.is_immediate || it.id < apps::first_item_id ||
+                it.id >= apps::first_item_id + apps::max_pattern_items)
+                continue;
+            any = true;
+            const std::size_t n = apps::count_pattern_mismatches(
+                it.data, it.length, h.cnt(), it.id - apps::first_item_id);
+            if (n && heaps_mismatched < max_reported)
+                std::cerr << "spead_recv: heap " << h.cnt() << ": item " << hex(it.id)
+                          << ": " << n << " of " << it.length
+                          << " bytes differ from the pattern\n";
+            bad += n;
+        }
+        heaps += any;
+        heaps_mismatched += bad > 0;
+        bytes_mismatched += bad;
+    }
+
+    void print() const
+    {
+        std::cout << "verify_heaps: " << heaps << "\n"
+                  << "verify_heaps_mismatched: " << heaps_mismatched << "\n"
+                  << "verify_bytes_mismatched: " << bytes_mismatched << "\n";
+    }
+};
+
 void print_stats_help()
 {
     for (std::size_t i = 0; i < recv_stats::size; i++) {
@@ -146,6 +187,8 @@ int run(const po::variables_map& vm)
     std::signal(SIGTERM, on_signal);
     const bool quiet = vm.count("quiet");
     const bool pyspead = vm.count("pyspead");
+    const bool verify = vm.count("verify");
+    verifier checked;
     const std::uint64_t max_heaps = vm["heaps"].as<std::uint64_t>();
     std::uint64_t received = 0;
     while (!interrupted && (max_heaps == 0 || received < max_heaps)) {
@@ -157,12 +200,16 @@ int run(const po::variables_map& vm)
             received++;
             if (!quiet)
                 print_heap(h, pyspead);
+            if (verify)
+                checked.check(h);
         }
     }
     stream.stop();
     std::cout << "Received " << received << " heaps\n";
     for (const auto& [name, value] : stream.get_stats().items())
         std::cout << name << ": " << value << "\n";
+    if (verify)
+        checked.print();
     return 0;
 }
 
@@ -189,7 +236,8 @@ int main(int argc, char** argv)
         ("max-heap-size", po::value<std::size_t>()->default_value(64 << 20), "largest heap accepted (bytes)")
         ("incomplete", po::value<std::string>()->default_value("drop"), "incomplete heaps: drop or deliver (zero-filled)")
         ("ignore-stop", "keep receiving after a stream-stop heap")
-        ("pyspead", "decode descriptors with PySPEAD's field widths");
+        ("pyspead", "decode descriptors with PySPEAD's field widths")
+        ("verify", "check items 0x1000... against spead_send --verify's pattern and count mismatches");
     // clang-format on
     po::options_description hidden;
     hidden.add_options()("source", po::value<std::vector<std::string>>(), "sources");

@@ -1,0 +1,101 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_APPS_HEAP_GENERATOR_H
+#define INCLUDED_SPEAD_APPS_HEAP_GENERATOR_H
+
+#include <gnuradio/spead/send_heap.h>
+#include <gnuradio/spead/send_stream.h>
+#include <boost/asio/io_context.hpp>
+#include <boost/system/error_code.hpp>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace gr {
+namespace spead {
+namespace apps {
+
+/*! What spead_send sends (and spead_bench's in-process sender). */
+struct generator_config {
+    std::size_t heap_size = 4194304; //!< payload per data heap (rounded as spead2 does)
+    std::size_t items = 1;           //!< items per heap, ids 0x1000, 0x1001, ...
+    int addr_bits = 40;              //!< SPEAD-64-XX
+    bool pyspead = false;            //!< PySPEAD descriptor field widths
+    bool verify = false;             //!< fill each heap with the payload pattern
+    bool descriptors = false;        //!< a descriptor heap first (to every substream)
+    std::uint64_t descriptor_interval = 0; //!< and again every N data heaps (0: never)
+    bool stop_heap = true;                 //!< a stop heap to every substream at the end
+    std::int64_t heaps = -1;               //!< data heaps; -1 until interrupted
+    std::size_t max_heaps = 4;             //!< heaps in flight (the stream's queue size)
+    std::uint64_t first_cnt = 1;           //!< heap cnt of the first heap sent
+};
+
+/*! How a run went. */
+struct generator_result {
+    std::uint64_t data_heaps = 0;    //!< data heaps sent without error
+    std::uint64_t control_heaps = 0; //!< descriptor and stop heaps sent without error
+    std::uint64_t heaps_failed = 0;  //!< heaps whose completion reported an error
+    std::uint64_t bytes = 0;         //!< SPEAD packet bytes of the completed heaps
+    double seconds = 0.0;            //!< first heap queued to last heap completed
+    boost::system::error_code error; //!< the first error, if any
+};
+
+/*!
+ * \brief Builds spead2_send-style heaps once and keeps a send stream busy with them.
+ *
+ * Data heaps carry `items` items of heap_size / items bytes each (rounded down to
+ * whole 8-byte complex64 elements, as spead2_send does); heap k goes to substream
+ * k mod substreams. Up to max_heaps heaps are in flight; each has its own buffers when
+ * verify is on (refilled with the pattern for its cnt), otherwise all share zeroed
+ * buffers, so the generator costs nothing per heap.
+ */
+class heap_generator
+{
+public:
+    /*! \throws std::invalid_argument naming the option (`--items`, `--heap-size`,
+     * `--addr-bits`, `--max-heaps`) for values that cannot make a heap */
+    explicit heap_generator(const generator_config& config);
+
+    /*! Payload bytes per item, and per data heap. */
+    std::size_t item_size() const { return d_item_size; }
+    std::size_t heap_payload() const { return d_item_size * d_config.items; }
+
+    /*!
+     * Sends the configured heaps on \p stream, whose completions run on \p io (run here,
+     * on the calling thread). Stops queueing data heaps early when \p interrupted is
+     * set or a heap fails, then still sends the stop heap (unless a heap failed) and
+     * waits for every heap in flight.
+     */
+    generator_result run(send::stream& stream,
+                         boost::asio::io_context& io,
+                         const std::atomic<bool>& interrupted);
+
+private:
+    struct slot {
+        explicit slot(const flavour& f) : heap(f) {}
+        send::heap heap;
+        std::vector<std::vector<std::uint8_t>> buffers; //!< verify: one per item
+        bool busy = false;
+    };
+
+    generator_config d_config;
+    flavour d_flavour;
+    std::size_t d_item_size = 0;
+    std::vector<std::uint8_t> d_zeros; //!< the shared item value without verify
+    std::vector<std::unique_ptr<slot>> d_slots;
+    send::heap d_descriptor_heap;
+    send::heap d_stop_heap;
+};
+
+} // namespace apps
+} // namespace spead
+} // namespace gr
+
+#endif
