@@ -332,13 +332,18 @@ void source_impl::validate_and_configure(const std::string& transport,
 void source_impl::open_stream()
 {
     auto stream = std::make_unique<recv::stream>(d_stream_config);
+    std::vector<std::string> bound;
     if (d_transport == transport_kind::udp) {
         auto& reader = stream->emplace_reader<recv::udp_reader>(d_udp_config);
-        std::ostringstream bound;
-        for (const auto& ep : reader.get_bound_endpoints())
-            bound << (bound.tellp() > 0 ? ", " : "") << ep;
+        std::ostringstream all;
+        for (const auto& ep : reader.get_bound_endpoints()) {
+            std::ostringstream one;
+            one << ep;
+            bound.push_back(one.str());
+            all << (all.tellp() > 0 ? ", " : "") << one.str();
+        }
         d_logger->info("listening on {} (socket buffer {} bytes)",
-                       bound.str(),
+                       all.str(),
                        reader.get_granted_buffer_size());
     } else {
         stream->emplace_reader<recv::pcap_reader>(d_capture_file, d_capture_port);
@@ -351,6 +356,7 @@ void source_impl::open_stream()
     }
     std::lock_guard<std::mutex> lock(d_stream_mutex);
     d_stream = std::move(stream);
+    d_bound = std::move(bound);
     d_heaps_output = 0;
     d_bytes_output = 0;
 }
@@ -365,6 +371,7 @@ void source_impl::close_stream()
         d_stream->stop(); // joins the reader threads
         d_last_stats = d_stream->get_stats();
         stream = std::move(d_stream);
+        d_bound.clear();
     }
     d_pending = recv::heap();
     stream.reset(); // closes the sockets
@@ -620,6 +627,12 @@ std::map<std::string, std::uint64_t> source_impl::stats() const
 {
     std::lock_guard<std::mutex> lock(d_stream_mutex);
     return collect_stats_locked();
+}
+
+std::vector<std::string> source_impl::bound_endpoints() const
+{
+    std::lock_guard<std::mutex> lock(d_stream_mutex);
+    return d_bound;
 }
 
 std::uint64_t source_impl::heaps() const { return stat(recv_stat::heaps); }

@@ -61,6 +61,7 @@ public:
     std::uint64_t heaps_dropped_queue_full() const override;
     std::uint64_t packets_dropped_socket_overflow() const override;
     std::uint64_t bytes_output() const override { return d_bytes_output.load(); }
+    std::vector<std::string> bound_endpoints() const override;
 
 private:
     enum class transport_kind { udp, pcap };
@@ -138,7 +139,8 @@ private:
     mutable std::mutex d_stream_mutex; //!< guards d_stream and d_last_stats for stats()
     std::unique_ptr<recv::stream> d_stream;
     recv_stats d_last_stats;
-    recv::heap d_pending; //!< taken from the queue, waiting for output space
+    std::vector<std::string> d_bound; //!< guarded by d_stream_mutex
+    recv::heap d_pending;             //!< taken from the queue, waiting for output space
     std::size_t d_pending_items = 0;
     std::vector<payload_piece> d_pieces;
     std::unordered_map<std::uint64_t, item_info> d_items;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace gr {
 namespace spead {
@@ -143,6 +144,10 @@ public:
     virtual std::uint64_t packets_dropped_socket_overflow() const = 0;
     /*! Bytes of stream payload output. */
     virtual std::uint64_t bytes_output() const = 0;
+
+    /*! Address:port each udp socket is bound to (`:0` in \p endpoints picks a free
+     * port: this tells which); empty for pcap or while stopped. */
+    virtual std::vector<std::string> bound_endpoints() const = 0;
 };
 
 } // namespace spead

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(8e6f080716e0f7f48d1cd7859869c059)                     */
+/* BINDTOOL_HEADER_FILE_HASH(c3d3f6d05a9f907f0415c7563e56adaf)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -91,6 +91,9 @@ void bind_source(py::module& m)
 
 
         .def("bytes_output", &source::bytes_output, D(source, bytes_output))
+
+
+        .def("bound_endpoints", &source::bound_endpoints, D(source, bound_endpoints))
 
         ;
 }

@@ -49,3 +49,6 @@ static const char* __doc_gr_spead_source_packets_dropped_socket_overflow = R"doc
 
 
 static const char* __doc_gr_spead_source_bytes_output = R"doc()doc";
+
+
+static const char* __doc_gr_spead_source_bound_endpoints = R"doc()doc";
