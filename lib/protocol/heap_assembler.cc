@@ -85,7 +85,10 @@ bool heap_assembler::add_decoded(const packet_header& packet)
         return false;
     }
     d_stats[recv_stat::packets]++;
-    slot* s = find_slot(packet.heap_cnt);
+    // Consecutive packets nearly always belong to the heap the last one went to.
+    slot& last = d_slots[d_last_hit];
+    slot* s =
+        last.storage && last.cnt == packet.heap_cnt ? &last : find_slot(packet.heap_cnt);
     if (!s) {
         if (const retired* r = find_retired(packet.heap_cnt)) {
             switch (r->how) {
@@ -172,12 +175,28 @@ void heap_assembler::start_heap(slot& s, const packet_header& packet)
 void heap_assembler::place(slot& s, const packet_header& packet)
 {
     detail::heap_storage& h = *s.storage;
+    const std::uint64_t begin = packet.payload_offset;
+    const std::uint64_t end = begin + packet.payload_length;
+    // Fast path: the next in-order packet of a heap with a known size and no item
+    // pointers, i.e. nearly every packet of a large heap. Anything else (and any packet
+    // that fails a check here) takes the general path below, which decides it exactly.
+    if (packet.n_item_pointers == 0 && packet.payload_length != 0 &&
+        packet.has_heap_size && h.has_heap_size && packet.heap_size == h.heap_size &&
+        packet.heap_address_bits == h.heap_flavour.heap_address_bits() &&
+        h.received_ranges.extend_last(begin, end)) {
+        std::memcpy(h.buffer.get() + begin, packet.payload, packet.payload_length);
+        h.received += packet.payload_length;
+        h.extent = end; // the last range ends furthest
+        h.packets++;
+        if (h.received == h.heap_size)
+            retire(s, recv_stat::heaps); // complete: the reason is never used
+        return;
+    }
+
     if (packet.heap_address_bits != h.heap_flavour.heap_address_bits()) {
         d_stats[recv_stat::packets_flavour_mismatch]++;
         return;
     }
-    const std::uint64_t begin = packet.payload_offset;
-    const std::uint64_t end = begin + packet.payload_length;
     if (packet.has_heap_size != h.has_heap_size || packet.heap_size != h.heap_size) {
         if (!packet.has_heap_size) {
             // The heap's size is known from another packet: check what the decoder could

@@ -55,6 +55,16 @@ public:
         return insert_slow(begin, end, max_ranges);
     }
 
+    /*! The in-order case alone: extends the last range when \p begin is its end.
+     * \return false (and changes nothing) otherwise. */
+    bool extend_last(std::uint64_t begin, std::uint64_t end)
+    {
+        if (d_ranges.empty() || d_ranges.back().end != begin)
+            return false;
+        d_ranges.back().end = end;
+        return true;
+    }
+
     void clear() { d_ranges.clear(); }
     bool empty() const { return d_ranges.empty(); }
     std::size_t size() const { return d_ranges.size(); }
