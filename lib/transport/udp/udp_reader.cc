@@ -87,6 +87,8 @@ struct udp_reader::impl {
     void note_drops(socket_state& s, std::uint32_t cumulative);
     /*! Adds drops the kernel counted since the last report (drops_mutex held). */
     void refresh_drops_locked(socket_state& s) const;
+    /*! Moves the socket's drop count to \p cumulative if that is newer. */
+    void advance_drops_locked(socket_state& s, std::uint32_t cumulative) const;
 
     stream& owner;
     const udp_config config;
@@ -240,8 +242,20 @@ void udp_reader::impl::open_sockets()
 void udp_reader::impl::note_drops(socket_state& s, std::uint32_t cumulative)
 {
     std::lock_guard<std::mutex> lock(drops_mutex);
-    // The kernel's counter is 32 bits: the difference is right across a wrap.
-    packets_dropped += static_cast<std::uint32_t>(cumulative - s.last_drops);
+    advance_drops_locked(s, cumulative);
+}
+
+void udp_reader::impl::advance_drops_locked(socket_state& s,
+                                            std::uint32_t cumulative) const
+{
+    // The kernel's counter is 32 bits: the difference is right across a wrap. It may
+    // also be behind: a datagram carries the count from when it was queued, and
+    // transport_stats() may meanwhile have read a newer one (SO_MEMINFO). Only
+    // forward moves count.
+    const auto delta = static_cast<std::int32_t>(cumulative - s.last_drops);
+    if (delta <= 0)
+        return;
+    packets_dropped += static_cast<std::uint32_t>(delta);
     s.last_drops = cumulative;
 }
 
@@ -327,9 +341,7 @@ void udp_reader::impl::refresh_drops_locked(socket_state& s) const
     socklen_t len = sizeof(meminfo);
     if (getsockopt(s.fd.get(), SOL_SOCKET, SO_MEMINFO, meminfo, &len) == 0 &&
         len > SK_MEMINFO_DROPS * sizeof(std::uint32_t)) {
-        packets_dropped +=
-            static_cast<std::uint32_t>(meminfo[SK_MEMINFO_DROPS] - s.last_drops);
-        s.last_drops = meminfo[SK_MEMINFO_DROPS];
+        advance_drops_locked(s, meminfo[SK_MEMINFO_DROPS]);
     }
 }
 
