@@ -56,6 +56,9 @@ struct mr_deleter {
 struct flow_deleter {
     void operator()(ibv_flow* flow) const { ibv_destroy_flow(flow); }
 };
+struct counters_deleter {
+    void operator()(ibv_counters* counters) const { ibv_destroy_counters(counters); }
+};
 
 using cm_id_ptr = std::unique_ptr<rdma_cm_id, cm_id_deleter>;
 using comp_channel_ptr = std::unique_ptr<ibv_comp_channel, comp_channel_deleter>;
@@ -64,6 +67,8 @@ using pd_ptr = std::unique_ptr<ibv_pd, pd_deleter>;
 using qp_ptr = std::unique_ptr<ibv_qp, qp_deleter>;
 using mr_ptr = std::unique_ptr<ibv_mr, mr_deleter>;
 using flow_ptr = std::unique_ptr<ibv_flow, flow_deleter>;
+/*! Declare before the flows that count into it: a flow must go first. */
+using counters_ptr = std::unique_ptr<ibv_counters, counters_deleter>;
 
 /*! Memory for rings: page-aligned, zeroed, freed with munmap. */
 struct mapping_deleter {
@@ -96,6 +101,13 @@ public:
     ibv_port_attr query_port() const;
     bool has_flow_steering() const;
     bool has_ip_checksum_offload() const;
+    /*! Completion vectors (interrupt queues) of the device, at least 1. */
+    int num_comp_vectors() const;
+    /*! rdma-core's name of the device ("mlx5_0"). */
+    std::string device_name() const;
+    /*! sysfs file of a port counter of this port:
+     * `<ibdev_path>/ports/<port>/hw_counters/<counter>`, e.g. out_of_buffer. */
+    std::string port_counter_path(const std::string& counter) const;
 
 private:
     boost::asio::ip::address_v4 d_address;
@@ -124,6 +136,27 @@ flow_ptr create_udp_flow(ibv_qp* qp,
                          const boost::asio::ip::udp::endpoint& endpoint,
                          const mac_address& interface_mac,
                          int port_num);
+/*! As above, and the flow counts the frames it matches into \p counters (made by
+ * create_flow_packet_counter; one flow per counters object). */
+flow_ptr create_udp_flow(ibv_qp* qp,
+                         const boost::asio::ip::udp::endpoint& endpoint,
+                         const mac_address& interface_mac,
+                         int port_num,
+                         ibv_counters* counters);
+
+/*!
+ * A counters object that counts packets (IBV_COUNTER_PACKETS at index 0), attached
+ * statically: it counts from the moment a flow is created with it, every frame the
+ * flow matches, whether or not a receive was posted for it.
+ * \return nullptr with \p error set when the device cannot count flows (EOPNOTSUPP
+ * from providers without counters, e.g. mlx4, or mlx5 on kernels before 4.18)
+ */
+counters_ptr create_flow_packet_counter(ibv_context* context, int& error);
+/*! Reads a counter from create_flow_packet_counter (from the device, not a cache).
+ * \return 0, or an errno value */
+int read_flow_packet_counter(ibv_counters* counters, std::uint64_t& packets);
+/*! Reads a decimal counter file (sysfs hw_counters). \return 0, or an errno value */
+int read_counter_file(const std::string& path, std::uint64_t& value);
 
 // ---- diagnostics shared by the readers, streams, blocks and spead_ibv_check ----
 
