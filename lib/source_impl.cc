@@ -11,6 +11,7 @@
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/recv_pcap.h>
 #include <boost/thread/thread.hpp>
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <fstream>
@@ -25,9 +26,16 @@ namespace {
 /*! How long work() waits for a heap before checking for a stop request. */
 constexpr std::chrono::milliseconds heap_wait(100);
 
-/*! Heaps queued for a capture replay, which runs ahead of the flowgraph. */
-constexpr std::size_t pcap_queue_heaps = 4096;
-constexpr std::size_t udp_queue_heaps = 8;
+/*! Default heap queue: a memory budget divided by max_heap_size, within limits.
+ * Storage is taken from the pool only as heaps arrive, so a long queue of small heaps
+ * costs little. A capture replay runs ahead of the flowgraph and gets more. */
+std::size_t default_queue_heaps(bool pcap, std::size_t max_heap_size)
+{
+    const std::size_t budget = pcap ? std::size_t(1) << 30 : std::size_t(256) << 20;
+    const std::size_t lo = pcap ? 64 : 8;
+    const std::size_t hi = pcap ? 65536 : 4096;
+    return std::clamp(budget / max_heap_size, lo, hi);
+}
 
 /*! Item size for the io signature; 1 when the parameters are bad (the constructor body
  * then reports them). */
@@ -288,9 +296,10 @@ void source_impl::validate_and_configure(const std::string& transport,
                                   ? recv::incomplete_heaps::deliver
                                   : recv::incomplete_heaps::drop)
         .set_stop_on_stop_heap(stop_on_stop_heap)
-        .set_queue_heaps(queue_heaps != 0                      ? queue_heaps
-                         : d_transport == transport_kind::pcap ? pcap_queue_heaps
-                                                               : udp_queue_heaps);
+        .set_queue_heaps(queue_heaps != 0
+                             ? queue_heaps
+                             : default_queue_heaps(d_transport == transport_kind::pcap,
+                                                   max_heap_size));
 
     if (d_transport == transport_kind::udp) {
         if (endpoints.empty())

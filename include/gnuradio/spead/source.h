@@ -98,8 +98,10 @@ public:
      *        heaps before it have been output (default true).
      * \param capture_file pcap or pcapng file replayed by the pcap transport.
      * \param queue_heaps completed heaps waiting for work(); a full queue drops the
-     *        newest heap (heaps_dropped_queue_full). 0 (default) = 8 for udp, 4096 for
-     *        pcap (a replay runs ahead of the flowgraph).
+     *        newest heap (heaps_dropped_queue_full). 0 (default) = 256 MiB worth of
+     *        \p max_heap_size heaps (8 to 4096) for udp, 1 GiB worth (64 to 65536) for
+     *        pcap, whose replay runs ahead of the flowgraph. Memory is taken only as
+     *        heaps queue up.
      * \param stats_interval seconds between `stats` messages; 0 (default) = none.
      */
     static sptr make(const std::string& transport = "udp",
@@ -145,8 +147,8 @@ public:
     /*! Bytes of stream payload output. */
     virtual std::uint64_t bytes_output() const = 0;
 
-    /*! Address:port each udp socket is bound to (`:0` in \p endpoints picks a free
-     * port: this tells which); empty for pcap or while stopped. */
+    /*! Address:port each udp socket is bound to (one per distinct port; 0.0.0.0 when
+     * several addresses share a port); empty for pcap or while stopped. */
     virtual std::vector<std::string> bound_endpoints() const = 0;
 };
 

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(c3d3f6d05a9f907f0415c7563e56adaf)                     */
+/* BINDTOOL_HEADER_FILE_HASH(78056f26a8c5b2736e9ddfb55b4d6c51)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
