@@ -1,0 +1,246 @@
+#
+# Copyright 2026 gr-spead authors
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""Helpers shared by the QA tests of spead.source and spead.sink (not installed).
+
+Everything here is bounded in time: flowgraphs run with a deadline, sockets have
+timeouts, and namespaces are removed again.
+"""
+
+import os
+import socket
+import struct
+import subprocess
+import threading
+import time
+import uuid
+
+import pmt
+from gnuradio import blocks, gr
+
+try:
+    from gnuradio import spead
+except ImportError:  # the bindings are not built
+    spead = None
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VECTORS_DIR = os.environ.get(
+    "GR_SPEAD_VECTORS_DIR", os.path.join(HERE, "..", "..", "tests", "vectors"))
+
+# Defaults that keep loopback tests lossless on a busy 2-core machine.
+TEST_RATE_GBPS = 2.0
+
+
+def vector(name):
+    """Path of a reference capture in tests/vectors."""
+    return os.path.join(VECTORS_DIR, name)
+
+
+def free_udp_port():
+    """A UDP port nobody uses right now (the endpoint syntax refuses port 0)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def make_source(**kwargs):
+    """A udp spead.source on 127.0.0.1 and a free port; returns (block, port)."""
+    for attempt in range(20):
+        port = free_udp_port()
+        try:
+            src = spead.source(endpoints=f"127.0.0.1:{port}", **kwargs)
+        except RuntimeError:  # taken in the meantime
+            continue
+        assert src.bound_endpoints() == [f"127.0.0.1:{port}"]
+        return src, port
+    raise AssertionError("no free UDP port found")
+
+
+def run_to_completion(tb, timeout=30.0):
+    """Runs a flowgraph that ends by itself; stops it and raises if it does not end in
+    time."""
+    tb.start()
+    waiter = threading.Thread(target=tb.wait, daemon=True)
+    waiter.start()
+    waiter.join(timeout)
+    if waiter.is_alive():
+        tb.stop()
+        waiter.join(10)
+        raise AssertionError(f"flowgraph did not end within {timeout} s")
+
+
+def wait_for(condition, timeout=10.0, interval=0.01):
+    """Polls condition() until true; returns its last value (false on timeout)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value or time.monotonic() >= deadline:
+            return value
+        time.sleep(interval)
+
+
+def stop_and_wait(tb, timeout=5.0):
+    """tb.stop() + tb.wait(), bounded; returns the seconds it took."""
+    t0 = time.monotonic()
+    tb.stop()
+    waiter = threading.Thread(target=tb.wait, daemon=True)
+    waiter.start()
+    waiter.join(timeout)
+    if waiter.is_alive():
+        raise AssertionError(f"flowgraph did not stop within {timeout} s")
+    return time.monotonic() - t0
+
+
+def tag(offset, key, value):
+    t = gr.tag_t()
+    t.offset = offset
+    t.key = pmt.intern(key)
+    t.value = value
+    return t
+
+
+def packet_tags(lengths, key="packet_len", extra=None):
+    """Length tags for consecutive packets, plus extra(i, offset) -> [(key, pmt)]."""
+    tags = []
+    offset = 0
+    for i, n in enumerate(lengths):
+        tags.append(tag(offset, key, pmt.from_long(n)))
+        if extra:
+            for k, v in extra(i, offset):
+                tags.append(tag(offset, k, v))
+        offset += n
+    return tags
+
+
+def tags_by_offset(tags, skip=("packet_len",)):
+    """{offset: {key: python value}} of a vector sink's tags."""
+    out = {}
+    for t in tags:
+        key = pmt.symbol_to_string(t.key)
+        if key in skip:
+            continue
+        out.setdefault(t.offset, {})[key] = pmt.to_python(t.value)
+    return out
+
+
+def heap_starts(tags, key="packet_len"):
+    """[(offset, length)] of the length tags, in order."""
+    return sorted((t.offset, pmt.to_long(t.value)) for t in tags
+                  if pmt.symbol_to_string(t.key) == key)
+
+
+def descriptor_msg(item_id, name, description="", numpy_header="", shape=None):
+    """A descriptor dict as spead.source emits it (for a sink's descriptors port)."""
+    d = pmt.make_dict()
+    d = pmt.dict_add(d, pmt.intern("id"), pmt.from_uint64(item_id))
+    d = pmt.dict_add(d, pmt.intern("name"), pmt.intern(name))
+    d = pmt.dict_add(d, pmt.intern("description"), pmt.intern(description))
+    d = pmt.dict_add(d, pmt.intern("numpy_header"), pmt.intern(numpy_header))
+    d = pmt.dict_add(d, pmt.intern("shape"), pmt.init_s64vector(len(shape or []), shape or []))
+    return d
+
+
+def post(block, port, msg):
+    """Queues a message on a block's input port (before or while it runs)."""
+    block.to_basic_block()._post(pmt.intern(port), msg)
+
+
+# ---- crafting SPEAD packets (for hostile input) -------------------------------------
+
+def item_pointer(item_id, value, immediate=True, address_bits=40):
+    return ((1 << 63) if immediate else 0) | (item_id << address_bits) | value
+
+
+def spead_packet(heap_cnt, payload, heap_size=None, offset=0, items=(),
+                 address_bits=40):
+    """One SPEAD packet: the specials, then (id, value, immediate) items, then payload."""
+    pointers = [item_pointer(0x01, heap_cnt, address_bits=address_bits)]
+    pointers.append(item_pointer(
+        0x02, len(payload) if heap_size is None else heap_size, address_bits=address_bits))
+    pointers.append(item_pointer(0x03, offset, address_bits=address_bits))
+    pointers.append(item_pointer(0x04, len(payload), address_bits=address_bits))
+    for item_id, value, immediate in items:
+        pointers.append(item_pointer(item_id, value, immediate, address_bits))
+    address_bytes = address_bits // 8
+    header = struct.pack(">BBBBHH", 0x53, 4, 8 - address_bytes, address_bytes, 0,
+                         len(pointers))
+    return header + b"".join(struct.pack(">Q", p) for p in pointers) + bytes(payload)
+
+
+def send_datagrams(port, datagrams, host="127.0.0.1", pause_every=32, pause=0.001):
+    """Sends raw datagrams, pausing briefly now and then so a receiver keeps up."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for i, d in enumerate(datagrams):
+            s.sendto(d, (host, port))
+            if pause_every and i % pause_every == pause_every - 1:
+                time.sleep(pause)
+
+
+# ---- resources ------------------------------------------------------------------------
+
+def thread_count():
+    return len(os.listdir("/proc/self/task"))
+
+
+def fd_count():
+    return len(os.listdir("/proc/self/fd"))
+
+
+def udp_socket_inodes():
+    """Inodes of the UDP sockets this process holds."""
+    inodes = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    udp = set()
+    for table in ("/proc/net/udp", "/proc/net/udp6"):
+        try:
+            with open(table) as f:
+                for line in f.readlines()[1:]:
+                    fields = line.split()
+                    if len(fields) > 9:
+                        udp.add(fields[9])
+        except OSError:
+            pass
+    return inodes & udp
+
+
+# ---- network namespaces ---------------------------------------------------------------
+
+def can_use_netns():
+    return os.geteuid() == 0 and subprocess.run(
+        ["ip", "netns", "list"], capture_output=True).returncode == 0
+
+
+class NetNamespace:
+    """A private network namespace with loopback up and multicast routed to it;
+    removed on exit."""
+
+    def __init__(self, prefix="grspead"):
+        self.name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+    def __enter__(self):
+        subprocess.run(["ip", "netns", "add", self.name], check=True, timeout=10)
+        try:
+            for cmd in (["ip", "link", "set", "lo", "up"],
+                        ["ip", "link", "set", "lo", "multicast", "on"],
+                        ["ip", "route", "add", "224.0.0.0/4", "dev", "lo"]):
+                self.run(cmd, check=True)
+        except Exception:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def run(self, cmd, timeout=60, **kwargs):
+        return subprocess.run(["ip", "netns", "exec", self.name] + cmd,
+                              timeout=timeout, **kwargs)
+
+    def __exit__(self, *exc):
+        subprocess.run(["ip", "netns", "delete", self.name], timeout=10)
+        return False
