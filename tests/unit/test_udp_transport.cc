@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <poll.h>
 #include <sched.h>
 #include <spdlog/sinks/base_sink.h>
 #include <sys/ioctl.h>
@@ -432,6 +433,66 @@ TEST(UdpLoopback, UnlimitedRateStillReconciles)
     const std::string endpoint = "127.0.0.1:" + std::to_string(free_udp_port());
     loopback_round_trip(
         endpoint, 40, 200000, send::stream_config().set_max_packet_size(8972));
+}
+
+TEST(UdpLoopback, EveryDatagramIsOnePacketAsThePacketiserCutIt)
+{
+    // Runs of equal-sized packets may leave as one segmentation-offload (GSO) message;
+    // a plain socket must still receive the packetiser's packets, one per datagram, in
+    // order, the short last packet of each heap included, from two substreams.
+    const unsigned short p1 = free_udp_port();
+    const unsigned short p2 = free_udp_port();
+    std::vector<file_descriptor> rx;
+    for (unsigned short port : { p1, p2 }) {
+        rx.emplace_back(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+        const int buffer = 4 << 20;
+        setsockopt(rx.back().get(), SOL_SOCKET, SO_RCVBUF, &buffer, sizeof(buffer));
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_port = htons(port);
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        ASSERT_EQ(bind(rx.back().get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)),
+                  0);
+    }
+    boost::asio::io_context io;
+    send::udp_stream ss(
+        io,
+        send::stream_config().set_max_packet_size(1472),
+        send::udp_config().set_endpoints("127.0.0.1:" + std::to_string(p1) +
+                                         ",127.0.0.1:" + std::to_string(p2)));
+    std::vector<test_heap> heaps;
+    heaps.emplace_back(1, 100001); // 70 packets: more than one GSO message
+    heaps.emplace_back(2, 3000);
+    heaps.emplace_back(3, 100);
+    for (std::size_t i = 0; i < heaps.size(); i++)
+        ss.send_heap(heaps[i].h, std::int64_t(i + 1), i % 2);
+
+    std::vector<std::uint8_t> datagram(65536);
+    std::vector<std::uint8_t> header(1472);
+    std::vector<send::packet_piece> pieces;
+    for (std::size_t i = 0; i < heaps.size(); i++) {
+        send::packet_generator gen(heaps[i].h, i + 1, 1472);
+        std::size_t index = 0;
+        while (gen.has_next()) {
+            pieces.clear();
+            gen.next(header.data(), pieces);
+            std::vector<std::uint8_t> expected;
+            for (const auto& p : pieces)
+                expected.insert(expected.end(), p.data, p.data + p.length);
+            pollfd pfd{ rx[i % 2].get(), POLLIN, 0 };
+            ASSERT_EQ(poll(&pfd, 1, 5000), 1) << "heap " << i + 1 << " packet " << index;
+            const ssize_t got =
+                ::recv(rx[i % 2].get(), datagram.data(), datagram.size(), 0);
+            ASSERT_EQ(got, ssize_t(expected.size()))
+                << "heap " << i + 1 << " packet " << index;
+            EXPECT_TRUE(std::equal(expected.begin(), expected.end(), datagram.begin()))
+                << "heap " << i + 1 << " packet " << index;
+            index++;
+        }
+    }
+    for (const auto& fd : rx)
+        EXPECT_LT(::recv(fd.get(), datagram.data(), datagram.size(), MSG_DONTWAIT), 0)
+            << "a datagram more than the packetiser cut";
 }
 
 TEST(UdpLoopback, StopHeapEndsTheReceivingStream)

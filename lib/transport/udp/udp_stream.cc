@@ -12,6 +12,7 @@
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/send_udp.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -42,6 +43,16 @@ constexpr std::size_t max_batch = 64;
 /*! How long a full socket or device queue may hold the writer up before the batch
  * fails: long enough for any real congestion, short enough to report a dead link. */
 constexpr auto stall_limit = std::chrono::seconds(5);
+/*! UDP GSO: segments per message (the kernel's UDP_MAX_SEGMENTS) and the largest
+ * message (one IPv4 datagram's worth of UDP payload). */
+constexpr std::size_t max_gso_segments = 64;
+constexpr std::size_t max_gso_bytes = 65535 - ip_udp_header;
+
+/*! Control space for the UDP_SEGMENT size that goes with a GSO message. */
+union gso_control {
+    char data[CMSG_SPACE(sizeof(std::uint16_t))];
+    cmsghdr align;
+};
 
 [[noreturn]] void throw_errno(const std::string& what)
 {
@@ -71,6 +82,9 @@ struct udp_stream::impl {
     void check_path_mtu(const stream_config& config,
                         const std::optional<transport::network_interface>& iface) const;
     void log_error_once(int err, const std::string& text);
+    /*! Groups packets [first, n) into messages: with GSO, runs of packets of one size
+     * (the last may be shorter) to one substream become one message. */
+    void build_messages(const packet* packets, std::size_t first, std::size_t n);
 
     gr::logger logger;
     file_descriptor fd;
@@ -85,7 +99,19 @@ struct udp_stream::impl {
     std::vector<iovec> iovecs;
     std::vector<std::size_t> iovec_begin;
     std::vector<std::uint8_t> bounce; //!< packets with more pieces than IOV_MAX
+    std::vector<gso_control> controls;
+    std::vector<std::size_t> message_first; //!< first packet of each message, + end
+    std::size_t n_messages = 0;
     std::bitset<256> logged_errors;
+
+    /*!
+     * Generic segmentation offload (UDP_SEGMENT, Linux 4.18): the kernel takes a run of
+     * equal-sized packets as one message and cuts it into datagrams as late as it can,
+     * so the stack runs once per message instead of once per packet. Off for good when
+     * the kernel lacks it, or when a GSO send fails and the same packets then go out
+     * one by one (no checksum offload on the device, or an MTU below the segments).
+     */
+    bool gso = false;
 };
 
 udp_stream::impl::impl(const stream_config& config, const udp_config& udp)
@@ -93,7 +119,9 @@ udp_stream::impl::impl(const stream_config& config, const udp_config& udp)
       endpoints(udp.get_endpoints()),
       max_packet_size(config.get_max_packet_size()),
       messages(max_batch),
-      iovec_begin(max_batch)
+      iovec_begin(max_batch + 1),
+      controls(max_batch),
+      message_first(max_batch + 1)
 {
     if (endpoints.empty())
         throw std::invalid_argument(
@@ -132,6 +160,12 @@ udp_stream::impl::impl(const stream_config& config, const udp_config& udp)
                                                     udp.get_buffer_size(),
                                                     granted_buffer));
     check_path_mtu(config, iface);
+    // The socket option exists from Linux 4.18; each message sets its own size.
+    const int no_segmentation = 0;
+    gso =
+        setsockopt(
+            fd.get(), SOL_UDP, UDP_SEGMENT, &no_segmentation, sizeof(no_segmentation)) ==
+        0;
 }
 
 void udp_stream::impl::check_path_mtu(
@@ -189,6 +223,53 @@ udp_stream::~udp_stream() { stop_writer(); }
 
 std::size_t udp_stream::get_granted_buffer_size() const { return d_impl->granted_buffer; }
 
+void udp_stream::impl::build_messages(const packet* packets,
+                                      std::size_t first,
+                                      std::size_t n)
+{
+    n_messages = 0;
+    for (std::size_t i = first; i < n;) {
+        const std::size_t segment = packets[i].size;
+        std::size_t end = i + 1;
+        std::size_t bytes = segment;
+        if (gso) {
+            while (end < n && end - i < max_gso_segments &&
+                   packets[end].substream == packets[i].substream &&
+                   packets[end].size <= segment &&
+                   bytes + packets[end].size <= max_gso_bytes &&
+                   iovec_begin[end + 1] - iovec_begin[i] <= IOV_MAX) {
+                bytes += packets[end].size;
+                end++;
+                if (packets[end - 1].size < segment)
+                    break; // only the last segment may be shorter
+            }
+        }
+        msghdr& hdr = messages[n_messages].msg_hdr;
+        hdr.msg_name = &destinations[packets[i].substream];
+        hdr.msg_namelen = sizeof(sockaddr_in);
+        hdr.msg_iov = iovecs.data() + iovec_begin[i];
+        hdr.msg_iovlen = iovec_begin[end] - iovec_begin[i];
+        hdr.msg_flags = 0;
+        if (end - i > 1) {
+            hdr.msg_control = controls[n_messages].data;
+            hdr.msg_controllen = sizeof(controls[n_messages].data);
+            cmsghdr* c = CMSG_FIRSTHDR(&hdr);
+            c->cmsg_level = SOL_UDP;
+            c->cmsg_type = UDP_SEGMENT;
+            c->cmsg_len = CMSG_LEN(sizeof(std::uint16_t));
+            const auto size = static_cast<std::uint16_t>(segment);
+            std::memcpy(CMSG_DATA(c), &size, sizeof(size));
+        } else {
+            hdr.msg_control = nullptr;
+            hdr.msg_controllen = 0;
+        }
+        message_first[n_messages] = i;
+        n_messages++;
+        i = end;
+    }
+    message_first[n_messages] = n;
+}
+
 std::size_t udp_stream::write_packets(const packet* packets,
                                       std::size_t n,
                                       boost::system::error_code& ec)
@@ -216,30 +297,39 @@ std::size_t udp_stream::write_packets(const packet* packets,
             d.iovecs.push_back({ out, offset });
         }
     }
-    for (std::size_t i = 0; i < n; i++) {
-        msghdr& hdr = d.messages[i].msg_hdr;
-        hdr.msg_name = &d.destinations[packets[i].substream];
-        hdr.msg_namelen = sizeof(sockaddr_in);
-        hdr.msg_iov = d.iovecs.data() + d.iovec_begin[i];
-        hdr.msg_iovlen =
-            (i + 1 < n ? d.iovec_begin[i + 1] : d.iovecs.size()) - d.iovec_begin[i];
-        hdr.msg_control = nullptr;
-        hdr.msg_controllen = 0;
-        hdr.msg_flags = 0;
-    }
+    d.iovec_begin[n] = d.iovecs.size();
+    d.build_messages(packets, 0, n);
 
-    std::size_t sent = 0;
+    std::size_t sent = 0; // messages
+    bool probing = false; // resending without GSO after a GSO send failed
     auto last_progress = steady::now();
-    while (sent < n) {
-        const int r = sendmmsg(d.fd.get(), d.messages.data() + sent, n - sent, 0);
+    while (sent < d.n_messages) {
+        const int r =
+            sendmmsg(d.fd.get(), d.messages.data() + sent, d.n_messages - sent, 0);
         if (r > 0) {
             sent += static_cast<std::size_t>(r);
             last_progress = steady::now();
+            if (probing) {
+                // The same packets went out one by one: GSO was the problem.
+                d.logger.info("UDP segmentation offload refused on this path; sending "
+                              "datagram by datagram from now on");
+                probing = false;
+            }
             continue;
         }
         const int err = r < 0 ? errno : EIO;
         if (err == EINTR)
             continue;
+        const std::size_t failed_first = d.message_first[sent];
+        if ((err == EIO || err == EINVAL) && d.gso &&
+            d.message_first[sent + 1] - failed_first > 1) {
+            // No checksum offload, or segments above the MTU: retry without GSO.
+            d.gso = false;
+            probing = true;
+            d.build_messages(packets, failed_first, n);
+            sent = 0;
+            continue;
+        }
         if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) {
             // Socket buffer (EAGAIN) or device queue (ENOBUFS) full: wait, don't fail.
             if (steady::now() - last_progress > stall_limit) {
@@ -248,7 +338,7 @@ std::size_t udp_stream::write_packets(const packet* packets,
                                  "sending stalled for 5 s (" +
                                      std::string(std::strerror(err)) +
                                      "): is the link down?");
-                return sent;
+                return failed_first;
             }
             if (err == ENOBUFS) {
                 // poll() cannot tell when the device queue drains.
@@ -259,8 +349,10 @@ std::size_t udp_stream::write_packets(const packet* packets,
             }
             continue;
         }
+        if (probing)
+            d.gso = true; // failed without GSO too: the fault lies elsewhere
         ec = boost::system::error_code(err, boost::system::system_category());
-        const packet& failed = packets[sent];
+        const packet& failed = packets[failed_first];
         std::string text = "sending a " + std::to_string(failed.size) +
                            "-byte packet to " +
                            d.endpoints[failed.substream].address().to_string() + ":" +
@@ -269,9 +361,9 @@ std::size_t udp_stream::write_packets(const packet* packets,
         if (err == EMSGSIZE)
             text += " (larger than the path MTU: lower max_packet_size)";
         d.log_error_once(err, text);
-        return sent;
+        return failed_first;
     }
-    return sent;
+    return n;
 }
 
 } // namespace send
