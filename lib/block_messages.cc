@@ -60,8 +60,11 @@ pmt::pmt_t descriptor_to_pmt(const descriptor& d)
                         pmt::cons(pmt::mp(std::string(1, d.format[i].first)),
                                   pmt::from_long(d.format[i].second)));
     dict = pmt::dict_add(dict, pmt::mp("format"), format);
-    dict = pmt::dict_add(
-        dict, pmt::mp("shape"), pmt::init_s64vector(d.shape.size(), d.shape));
+    // A plain vector of integers (pmt.to_python cannot read an s64vector).
+    pmt::pmt_t shape = pmt::make_vector(d.shape.size(), pmt::PMT_NIL);
+    for (std::size_t i = 0; i < d.shape.size(); i++)
+        pmt::vector_set(shape, i, pmt::from_long(static_cast<long>(d.shape[i])));
+    dict = pmt::dict_add(dict, pmt::mp("shape"), shape);
     dict = pmt::dict_add(dict, pmt::mp("numpy_header"), pmt::mp(d.numpy_header));
     if (!d.numpy_header.empty()) {
         if (auto dtype = parse_numpy_header(d.numpy_header))
@@ -100,8 +103,17 @@ descriptor descriptor_from_pmt(const pmt::pmt_t& msg)
         }
     }
     const pmt::pmt_t shape = pmt::dict_ref(msg, pmt::mp("shape"), pmt::PMT_NIL);
-    if (pmt::is_s64vector(shape))
+    if (pmt::is_s64vector(shape)) {
         d.shape = pmt::s64vector_elements(shape);
+    } else if (pmt::is_vector(shape)) {
+        for (std::size_t i = 0; i < pmt::length(shape); i++) {
+            const pmt::pmt_t dim = pmt::vector_ref(shape, i);
+            if (!pmt::is_integer(dim))
+                throw std::invalid_argument(
+                    "descriptor message: 'shape' must be a vector of integers");
+            d.shape.push_back(pmt::to_long(dim));
+        }
+    }
     return d;
 }
 

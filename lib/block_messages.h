@@ -29,7 +29,7 @@ std::optional<std::uint64_t> parse_item_id_tag_name(const std::string& key);
 
 /*!
  * A descriptor as a dict: id (uint64), name, description, numpy_header (strings as
- * symbols), format (a vector of (code, bits) pairs), shape (s64vector, -1 =
+ * symbols), format (a vector of (code, bits) pairs), shape (a vector of integers, -1 =
  * variable) and, when the numpy header is understood, dtype (e.g. ">u4").
  */
 pmt::pmt_t descriptor_to_pmt(const descriptor& d);

@@ -410,6 +410,10 @@ bool source_impl::start()
 
 bool source_impl::stop()
 {
+    // GNU Radio 3.10 records the allocated size as this block's max output buffer,
+    // which on the next start() would override (and undo) our min output buffer.
+    if (max_output_buffer(0) >= static_cast<long>(2 * d_max_items))
+        set_max_output_buffer(-1);
     if (d_stats_interval.count() > 0)
         publish_stats_if_due(true);
     std::uint64_t filtered = 0, heaps_seen = 0;
