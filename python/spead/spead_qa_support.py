@@ -138,7 +138,7 @@ def descriptor_msg(item_id, name, description="", numpy_header="", shape=None):
     d = pmt.dict_add(d, pmt.intern("name"), pmt.intern(name))
     d = pmt.dict_add(d, pmt.intern("description"), pmt.intern(description))
     d = pmt.dict_add(d, pmt.intern("numpy_header"), pmt.intern(numpy_header))
-    d = pmt.dict_add(d, pmt.intern("shape"), pmt.init_s64vector(len(shape or []), shape or []))
+    d = pmt.dict_add(d, pmt.intern("shape"), pmt.to_pmt(list(shape or [])))
     return d
 
 
