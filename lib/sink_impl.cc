@@ -114,7 +114,6 @@ sink_impl::sink_impl(const std::string& transport,
     : gr::block("spead_sink",
                 gr::io_signature::make(1, 1, itemsize_or_one(item_type, vlen)),
                 gr::io_signature::make(0, 0, 0)),
-      d_endpoints(endpoints),
       d_vlen(vlen),
       d_payload_item(payload_item),
       d_len_tag_key(len_tag_key.empty() ? pmt::PMT_NIL : pmt::mp(len_tag_key)),
@@ -259,8 +258,9 @@ void sink_impl::validate_and_configure(const std::string& transport,
                                     " is not a rate; give Gb/s >= 0 (0: as fast as "
                                     "possible)");
     if (!std::isfinite(stats_interval) || stats_interval < 0)
-        throw std::invalid_argument("stats_interval: must be >= 0 seconds (0: no stats "
-                                    "messages)");
+        throw std::invalid_argument(
+            "stats_interval: " + std::to_string(stats_interval) +
+            " is not a duration; give seconds between stats messages, >= 0 (0: none)");
     d_stats_interval = std::chrono::duration<double>(stats_interval);
     (void)payload_name;
 
@@ -293,6 +293,7 @@ void sink_impl::validate_and_configure(const std::string& transport,
             throw std::invalid_argument(
                 "endpoints: empty; the pcap transport writes frames to these "
                 "destinations, e.g. 127.0.0.1:7148");
+        d_udp_config.set_endpoints(endpoints); // parsed here so errors name endpoints
         d_capture_file = capture_file;
     }
 }
@@ -302,9 +303,17 @@ void sink_impl::open_stream()
     std::unique_ptr<send::stream> stream;
     if (d_transport == transport_kind::udp)
         stream = std::make_unique<send::udp_stream>(d_io, d_stream_config, d_udp_config);
-    else
-        stream = std::make_unique<send::pcap_stream>(
-            d_io, d_stream_config, d_capture_file, d_endpoints);
+    else {
+        try {
+            stream = std::make_unique<send::pcap_stream>(
+                d_io, d_stream_config, d_capture_file, d_udp_config.get_endpoints());
+        } catch (const std::invalid_argument&) {
+            throw;
+        } catch (const std::runtime_error& e) {
+            throw std::invalid_argument(std::string("capture_file: ") + e.what() +
+                                        "; give a path in a writable directory");
+        }
+    }
     d_num_substreams = stream->get_num_substreams();
     std::lock_guard<std::mutex> lock(d_stream_mutex);
     d_stream = std::move(stream);

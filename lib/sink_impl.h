@@ -124,7 +124,6 @@ private:
     transport_kind d_transport = transport_kind::udp;
     send::stream_config d_stream_config;
     send::udp_config d_udp_config;
-    std::string d_endpoints;
     std::string d_capture_file;
     gr::spead::item_type d_item_type;
     std::size_t d_vlen;

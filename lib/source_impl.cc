@@ -279,15 +279,19 @@ void source_impl::validate_and_configure(const std::string& transport,
                 "the sample counter item");
         if (!(sample_rate > 0) || !std::isfinite(sample_rate))
             throw std::invalid_argument(
-                "sample_rate: must be a positive number of samples per second when "
-                "timestamp_item is set (rx_time = timestamp / sample_rate + sync_time)");
+                "sample_rate: " + std::to_string(sample_rate) +
+                " is not a rate; give the timestamp counter's samples per second (> 0) "
+                "when timestamp_item is set (rx_time = timestamp / sample_rate + "
+                "sync_time)");
     }
     if (!std::isfinite(sync_time) || sync_time < 0)
         throw std::invalid_argument(
-            "sync_time: must be a UNIX time in seconds >= 0 (the time of timestamp 0)");
+            "sync_time: " + std::to_string(sync_time) +
+            " is not a UNIX time; give the time of timestamp 0 in seconds (>= 0)");
     if (!std::isfinite(stats_interval) || stats_interval < 0)
-        throw std::invalid_argument("stats_interval: must be >= 0 seconds (0: no stats "
-                                    "messages)");
+        throw std::invalid_argument(
+            "stats_interval: " + std::to_string(stats_interval) +
+            " is not a duration; give seconds between stats messages, >= 0 (0: none)");
     d_stats_interval = std::chrono::duration<double>(stats_interval);
 
     d_stream_config.set_max_heap_size(max_heap_size)
@@ -306,6 +310,11 @@ void source_impl::validate_and_configure(const std::string& transport,
             throw std::invalid_argument(
                 "endpoints: empty; give where to listen, e.g. :7148 (every local "
                 "address), 239.1.2.3:7148 or a range 239.1.2.3+3:7148");
+        if (max_packet_size < 64 || max_packet_size > 65507)
+            throw std::invalid_argument(
+                "max_packet_size: " + std::to_string(max_packet_size) +
+                " bytes is out of range; use 64 to 65507, at least the sender's packet "
+                "size (default 9200 suits 9000-byte jumbo frames)");
         if (buffer_size > recv::udp_config::max_buffer_size)
             throw std::invalid_argument(
                 "buffer_size: " + std::to_string(buffer_size) +
