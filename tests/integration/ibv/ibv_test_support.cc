@@ -1,0 +1,214 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "ibv_test_support.h"
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <system_error>
+#include <unistd.h>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+namespace ibv_test {
+
+namespace {
+
+std::string env(const std::string& name)
+{
+    const char* value = std::getenv(name.c_str());
+    return value ? value : "";
+}
+
+int open_namespace(int i)
+{
+    const std::string path = "/var/run/netns/" + host(i).ns;
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        throw std::system_error(errno, std::generic_category(), "open " + path);
+    return fd;
+}
+
+void join_namespace(int fd, const std::string& what)
+{
+    if (setns(fd, CLONE_NEWNET) != 0)
+        throw std::system_error(errno, std::generic_category(), "setns " + what);
+}
+
+} // namespace
+
+bool have_topology(int hosts)
+{
+    const std::string n = env("TOPO_HOSTS");
+    return !n.empty() && std::atoi(n.c_str()) >= hosts && !env("TOPO_NS_1").empty();
+}
+
+topology_host host(int i)
+{
+    const std::string n = std::to_string(i);
+    topology_host h{ env("TOPO_NS_" + n),
+                     env("TOPO_IF_" + n),
+                     env("TOPO_IP_" + n),
+                     env("TOPO_MAC_" + n) };
+    if (h.ns.empty())
+        throw std::runtime_error("TOPO_NS_" + n +
+                                 " is not set: run under tests/netns/netns-topology");
+    return h;
+}
+
+in_host::in_host(int i)
+{
+    d_previous = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+    if (d_previous < 0)
+        throw std::system_error(errno, std::generic_category(), "open own namespace");
+    const int target = open_namespace(i);
+    join_namespace(target, host(i).ns);
+    close(target);
+}
+
+in_host::~in_host()
+{
+    setns(d_previous, CLONE_NEWNET);
+    close(d_previous);
+}
+
+void enter_host(int i)
+{
+    const int target = open_namespace(i);
+    struct stat wanted {
+    }, current{};
+    // A child started by run_child() is there already.
+    if (fstat(target, &wanted) != 0 || stat("/proc/self/ns/net", &current) != 0 ||
+        wanted.st_ino != current.st_ino || wanted.st_dev != current.st_dev)
+        join_namespace(target, host(i).ns);
+    close(target);
+}
+
+bool is_child() { return env("IBV_TEST_CHILD") == "1"; }
+
+child_result run_child(const std::vector<std::string>& prefix,
+                       const std::string& gtest_filter,
+                       const std::vector<std::string>& environment,
+                       std::chrono::seconds timeout)
+{
+    char self[4096];
+    const ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (len <= 0)
+        throw std::system_error(errno, std::generic_category(), "readlink");
+    self[len] = '\0';
+
+    std::vector<std::string> args = prefix;
+    args.push_back(self);
+    args.push_back("--gtest_filter=" + gtest_filter);
+    std::vector<char*> argv;
+    for (auto& a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    int pipe_fds[2];
+    if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+        throw std::system_error(errno, std::generic_category(), "pipe");
+    const pid_t pid = fork();
+    if (pid < 0)
+        throw std::system_error(errno, std::generic_category(), "fork");
+    if (pid == 0) {
+        dup2(pipe_fds[1], 1);
+        dup2(pipe_fds[1], 2);
+        setenv("IBV_TEST_CHILD", "1", 1);
+        for (const auto& e : environment) {
+            const auto eq = e.find('=');
+            setenv(e.substr(0, eq).c_str(), e.substr(eq + 1).c_str(), 1);
+        }
+        execvp(argv[0], argv.data());
+        _exit(127);
+    }
+    close(pipe_fds[1]);
+    child_result result;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    char buffer[4096];
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            kill(pid, SIGKILL);
+            result.output += "\n[killed after the timeout]";
+            break;
+        }
+        pollfd pfd{ pipe_fds[0], POLLIN, 0 };
+        if (poll(&pfd, 1, int(left.count())) <= 0)
+            continue;
+        const ssize_t n = read(pipe_fds[0], buffer, sizeof(buffer));
+        if (n <= 0)
+            break;
+        result.output.append(buffer, std::size_t(n));
+    }
+    close(pipe_fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status))
+        result.exit_code = WEXITSTATUS(status);
+    return result;
+}
+
+void fill_pattern(std::uint8_t* out, std::size_t size, std::uint64_t cnt)
+{
+    for (std::size_t i = 0; i < size; i++)
+        out[i] = pattern_byte(cnt, i);
+}
+
+std::size_t pattern_mismatches(const gr::spead::recv::heap& h,
+                               std::uint64_t id,
+                               std::size_t size,
+                               std::uint64_t cnt)
+{
+    const gr::spead::recv::item* it = h.find(id);
+    if (!it || it->length != size)
+        return SIZE_MAX;
+    std::size_t mismatches = 0;
+    for (std::size_t i = 0; i < size; i++)
+        mismatches += it->data[i] != pattern_byte(cnt, i);
+    return mismatches;
+}
+
+namespace {
+std::size_t count_entries(const char* path)
+{
+    DIR* dir = opendir(path);
+    if (!dir)
+        return 0;
+    std::size_t n = 0;
+    while (const dirent* entry = readdir(dir))
+        n += entry->d_name[0] != '.';
+    closedir(dir);
+    return n;
+}
+} // namespace
+
+// The directory stream holds an fd of its own while /proc/self/fd is listed.
+std::size_t count_open_fds() { return count_entries("/proc/self/fd") - 1; }
+
+std::size_t count_threads() { return count_entries("/proc/self/task"); }
+
+bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds limit)
+{
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!done()) {
+        if (std::chrono::steady_clock::now() > deadline)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+}
+
+} // namespace ibv_test

@@ -1,0 +1,101 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// What the ibverbs integration tests share: the hosts of the namespace topology they
+// run in (tests/netns/netns-topology exports TOPO_*), moving a thread between hosts,
+// running this test binary again as a child process (with fewer capabilities or
+// another environment), and heaps whose bytes can be checked exactly.
+
+#ifndef INCLUDED_SPEAD_TESTS_IBV_TEST_SUPPORT_H
+#define INCLUDED_SPEAD_TESTS_IBV_TEST_SUPPORT_H
+
+#include <gnuradio/spead/recv_heap.h>
+#include <gnuradio/spead/send_heap.h>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ibv_test {
+
+/*! Host i of the topology: TOPO_NS_i, TOPO_IF_i, TOPO_IP_i, TOPO_MAC_i. */
+struct topology_host {
+    std::string ns;
+    std::string netdev;
+    std::string ip;
+    std::string mac;
+};
+
+/*! True when the process runs under netns-topology with at least \p hosts hosts. */
+bool have_topology(int hosts);
+topology_host host(int i);
+
+/*!
+ * Moves the calling thread into host \p i's network namespace for its scope. Sockets,
+ * QPs and threads created meanwhile stay in that namespace; the thread goes back to
+ * where it was at the end. (Network namespaces are per thread.)
+ */
+class in_host
+{
+public:
+    explicit in_host(int i);
+    ~in_host();
+    in_host(const in_host&) = delete;
+    in_host& operator=(const in_host&) = delete;
+
+private:
+    int d_previous;
+};
+
+/*! Moves the whole (still single-threaded) process into host \p i: main() does this
+ * for host 1, the sender. */
+void enter_host(int i);
+
+/*! What a child process printed and how it ended. */
+struct child_result {
+    int exit_code = -1; //!< -1 if it did not exit normally
+    std::string output; //!< stdout and stderr
+};
+
+/*!
+ * Runs this test binary again with \p gtest_filter, under \p prefix (e.g. setpriv
+ * ...), with \p environment (NAME=VALUE) added, and IBV_TEST_CHILD=1 so that child-only
+ * tests run. Bounded by \p timeout (the child is killed after it).
+ */
+child_result run_child(const std::vector<std::string>& prefix,
+                       const std::string& gtest_filter,
+                       const std::vector<std::string>& environment,
+                       std::chrono::seconds timeout = std::chrono::seconds(30));
+/*! True in a process started by run_child(). */
+bool is_child();
+
+/*! Payload byte \p i of heap \p cnt: differs per heap and per byte. */
+inline std::uint8_t pattern_byte(std::uint64_t cnt, std::size_t i)
+{
+    return std::uint8_t((cnt * 131) ^ (i * 7) ^ (i >> 8));
+}
+void fill_pattern(std::uint8_t* out, std::size_t size, std::uint64_t cnt);
+
+/*! Mismatching bytes of item \p id of \p h against fill_pattern(size, cnt), or
+ * SIZE_MAX if the item is missing or has another length. */
+std::size_t pattern_mismatches(const gr::spead::recv::heap& h,
+                               std::uint64_t id,
+                               std::size_t size,
+                               std::uint64_t cnt);
+
+/*! Open file descriptors and threads of this process. */
+std::size_t count_open_fds();
+std::size_t count_threads();
+
+/*! Polls \p done every millisecond for at most \p limit. */
+bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds limit);
+
+} // namespace ibv_test
+
+#endif
