@@ -8,17 +8,34 @@
 // spead_bench: throughput figures for gr-spead.
 //
 //   spead_bench mem [--packet N] [--heap-size N] [--total-bytes N] [--repeat N]
+//   spead_bench send [--packet N...] [--seconds S] [--runs N] [--dest HOST:PORT]
+//   spead_bench recv [--packet N...] [--rates R,...] [--runs N] [--buffer BYTES]
+//   spead_bench loopback | sink [...]   (GNU Radio flowgraphs: spead_bench_flowgraph)
 //
 // mem: cuts heaps into packets in memory, then decodes and assembles them on one
 // thread, next to a memcpy ceiling measured in the same run on the same bytes (each
 // packet's payload copied to its place in a reused ring of heap-sized buffers).
+// send: send::udp_stream alone, as fast as it goes, to a socket on 127.0.0.1 that
+// never reads (the kernel drops what does not fit): the transport's cost without blocks.
+// recv: recv::stream with a udp_reader on 127.0.0.1, fed by spead_send's generator in
+// this process at a set rate; a consumer thread takes the heaps. The highest rate with
+// no heap lost in --runs consecutive runs: the transport's share of the loopback figure.
+// loopback and sink run GNU Radio flowgraphs with the blocks; they live in
+// spead_bench_flowgraph (linked to the block library, while this program links the
+// static core for mem), which this program runs for them.
 
+#include "bench_common.h"
 #include "protocol/heap_assembler.h"
 #include "protocol/packetiser.h"
 #include <gnuradio/spead/recv_stream.h>
+#include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/send_heap.h>
+#include <system_error>
+#include <unistd.h>
 #include <boost/program_options.hpp>
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <deque>
@@ -26,11 +43,13 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace po = boost::program_options;
 using namespace gr::spead;
 using clock_type = std::chrono::steady_clock;
+namespace bench = gr::spead::apps::bench;
 
 namespace {
 
@@ -198,10 +217,199 @@ int run_mem(const po::variables_map& vm)
     return 0;
 }
 
+// ---- send and recv -------------------------------------------------------------------
+
+bench::sender_options sender_options_from(const po::variables_map& vm, std::size_t packet)
+{
+    bench::sender_options o;
+    o.packet = packet;
+    o.heap_size = vm["heap-size"].as<std::size_t>();
+    o.seconds = vm["seconds"].as<double>();
+    o.burst = vm["burst"].as<std::size_t>();
+    return o;
+}
+
+int run_send(const po::variables_map& vm)
+{
+    const int runs = vm["runs"].as<int>();
+    std::cout << "send: send::udp_stream alone, as fast as possible, "
+              << vm["heap-size"].as<std::size_t>() << "-byte heaps, "
+              << vm["seconds"].as<double>() << " s per run; " << bench::load_average()
+              << "\n";
+    std::vector<std::pair<std::size_t, double>> figures;
+    for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
+        std::vector<double> rates;
+        for (int run = 1; run <= runs; run++) {
+            std::unique_ptr<bench::discard_socket> discard;
+            bench::sender_options o = sender_options_from(vm, packet);
+            if (vm.count("dest")) {
+                o.destination = vm["dest"].as<std::string>();
+            } else {
+                discard = std::make_unique<bench::discard_socket>();
+                o.destination = "127.0.0.1:" + std::to_string(discard->port());
+            }
+            const bench::sender_report r = bench::send_heaps(o);
+            rates.push_back(r.achieved_gbps);
+            std::cout << "  packet " << packet << " run " << run << "/" << runs << ": "
+                      << r.achieved_gbps << " Gb/s, " << r.stats[send_stat::packets]
+                      << " packets, " << r.result.data_heaps << " heaps in "
+                      << r.result.seconds << " s";
+            if (discard)
+                std::cout << " (the discard socket dropped " << discard->drops() << ")";
+            std::cout << std::endl;
+            if (r.result.error)
+                throw std::runtime_error("sending failed: " + r.result.error.message());
+        }
+        std::cout << "send packet " << packet << ": " << bench::median(rates)
+                  << " Gb/s (median of " << runs << "); " << bench::load_average()
+                  << std::endl;
+        figures.emplace_back(packet, bench::median(rates));
+    }
+    for (const auto& [packet, gbps] : figures)
+        std::cout << "send_gbps_" << packet << ": " << gbps << "\n";
+    return 0;
+}
+
+/*! One run of recv::stream + udp_reader at \p rate_gbps, fed from this thread. */
+bench::trial_result recv_trial(const po::variables_map& vm,
+                               std::size_t packet,
+                               double rate_gbps,
+                               bool announce)
+{
+    const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
+    const std::size_t buffer = vm["buffer"].as<std::size_t>();
+    const unsigned short port = bench::free_udp_port();
+
+    recv::stream_config config;
+    config.set_max_heap_size(2 * heap_size);
+    recv::udp_config udp;
+    udp.set_endpoints("127.0.0.1:" + std::to_string(port)).set_buffer_size(buffer);
+    recv::stream stream(config);
+    std::size_t granted = 0;
+    {
+        bench::rmem_max_raise raise(buffer);
+        granted = stream.emplace_reader<recv::udp_reader>(udp).get_granted_buffer_size();
+        if (announce)
+            std::cout << "  " << bench::describe_receive_buffer(buffer, raise, granted)
+                      << std::endl;
+    }
+
+    // The consumer: takes complete heaps as a block's work() would, without copying.
+    std::atomic<std::uint64_t> received{ 0 };
+    std::atomic<bool> done{ false };
+    std::thread consumer([&] {
+        recv::heap h;
+        while (!done.load()) {
+            if (stream.pop(h, std::chrono::milliseconds(20)) ==
+                recv::stream::pop_result::heap) {
+                received += h.is_complete();
+                h = recv::heap();
+            }
+        }
+        while (stream.try_pop(h))
+            received += h.is_complete();
+    });
+
+    bench::sender_options o = sender_options_from(vm, packet);
+    o.rate_gbps = rate_gbps;
+    o.destination = "127.0.0.1:" + std::to_string(port);
+    const bench::sender_report sent = bench::send_heaps(o);
+
+    // Let the reader finish what is queued: until the heap count stops moving.
+    std::uint64_t last = ~std::uint64_t(0);
+    for (int i = 0; i < 30; i++) {
+        const std::uint64_t now = stream.get_stats()[recv_stat::heaps];
+        if (now == last)
+            break;
+        last = now;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    stream.stop();
+    done = true;
+    consumer.join();
+
+    const recv_stats s = stream.get_stats();
+    bench::trial_result r;
+    r.target_gbps = rate_gbps;
+    r.achieved_gbps = sent.achieved_gbps;
+    r.heaps_sent = sent.result.data_heaps;
+    r.heaps_received = received.load();
+    r.packets_sent = sent.stats[send_stat::packets];
+    r.packets_received = s[recv_stat::packets];
+    for (recv_stat st : { recv_stat::packets_dropped_socket_overflow,
+                          recv_stat::incomplete_heaps_evicted,
+                          recv_stat::incomplete_heaps_flushed,
+                          recv_stat::heaps_dropped_queue_full,
+                          recv_stat::packets_late })
+        r.drops.emplace_back(stat_name(st), s[st]);
+    if (sent.result.error)
+        throw std::runtime_error("sending failed: " + sent.result.error.message());
+    return r;
+}
+
+int run_recv(const po::variables_map& vm)
+{
+    bench::search_options search;
+    search.rates = bench::parse_rates(vm["rates"].as<std::string>());
+    search.runs = vm["runs"].as<int>();
+    search.refine = vm["refine"].as<int>();
+    std::cout << "recv: recv::stream + udp_reader on 127.0.0.1, no GNU Radio; "
+              << vm["heap-size"].as<std::size_t>() << "-byte heaps, "
+              << vm["seconds"].as<double>() << " s per run, sender in this process; "
+              << bench::load_average() << "\n";
+    std::vector<std::pair<std::size_t, double>> figures;
+    for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
+        bool announce = true;
+        figures.emplace_back(packet,
+                             bench::search_lossless_rate(
+                                 [&](double rate) {
+                                     auto r = recv_trial(vm, packet, rate, announce);
+                                     announce = false;
+                                     return r;
+                                 },
+                                 search,
+                                 "recv packet " + std::to_string(packet)));
+    }
+    for (const auto& [packet, gbps] : figures)
+        std::cout << "recv_lossless_gbps_" << packet << ": " << gbps << "\n";
+    return 0;
+}
+
+/*! loopback and sink live in spead_bench_flowgraph, next to this program. */
+int run_flowgraph_bench(int argc, char** argv)
+{
+    std::string self(4096, '\0');
+    const ssize_t n = readlink("/proc/self/exe", self.data(), self.size() - 1);
+    if (n <= 0)
+        throw std::system_error(
+            errno, std::generic_category(), "readlink /proc/self/exe");
+    self.resize(static_cast<std::size_t>(n));
+    const std::string path =
+        self.substr(0, self.rfind('/') + 1) + "spead_bench_flowgraph";
+    std::vector<char*> args{ const_cast<char*>(path.c_str()) };
+    for (int i = 1; i < argc; i++)
+        args.push_back(argv[i]);
+    args.push_back(nullptr);
+    execv(path.c_str(), args.data());
+    throw std::system_error(errno, std::generic_category(), "cannot run " + path);
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
+    // The flowgraph modes have options of their own: hand them over unparsed.
+    for (int i = 1; i < argc; i++) {
+        const std::string arg = argv[i];
+        if (arg == "loopback" || arg == "sink") {
+            try {
+                return run_flowgraph_bench(argc, argv);
+            } catch (const std::exception& e) {
+                std::cerr << "spead_bench: " << e.what() << "\n";
+                return 1;
+            }
+        }
+    }
     po::options_description options("spead_bench options");
     // clang-format off
     options.add_options()
@@ -211,7 +419,14 @@ int main(int argc, char** argv)
         ("heap-size", po::value<std::size_t>()->default_value(1 << 20), "heap payload (bytes)")
         ("total-bytes", po::value<std::uint64_t>()->default_value(std::uint64_t(1) << 30),
              "mem: bytes of heaps built in memory")
-        ("repeat", po::value<int>()->default_value(5), "mem: runs per packet size");
+        ("repeat", po::value<int>()->default_value(5), "mem: runs per packet size")
+        ("seconds", po::value<double>()->default_value(3.0), "send, recv: seconds per run")
+        ("runs", po::value<int>()->default_value(3), "send: runs per packet size; recv: consecutive lossless runs a rate needs")
+        ("rates", po::value<std::string>()->default_value("2,4,6,8,10,12,14,16"), "recv: rates to try, Gb/s, ascending until heaps are lost")
+        ("refine", po::value<int>()->default_value(2), "recv: bisection steps between the last lossless and the first lossy rate")
+        ("buffer", po::value<std::size_t>()->default_value(recv::udp_config::default_buffer_size), "recv: socket receive buffer (bytes; as root the bench lifts net.core.rmem_max for it)")
+        ("burst", po::value<std::size_t>()->default_value(65536), "send, recv: sender burst (bytes)")
+        ("dest", po::value<std::string>(), "send: destination HOST:PORT (default: a discard socket on 127.0.0.1)");
     // clang-format on
     po::options_description hidden;
     hidden.add_options()("mode", po::value<std::string>()->default_value("mem"), "mode");
@@ -229,18 +444,28 @@ int main(int argc, char** argv)
         std::cerr << "spead_bench: " << e.what() << "\n" << options;
         return 2;
     }
-    if (vm.count("help")) {
-        std::cout << "usage: spead_bench [mem] [options]\n" << options;
-        return 0;
-    }
     const std::string mode = vm["mode"].as<std::string>();
     try {
+        if (vm.count("help")) {
+            std::cout << "usage: spead_bench [mem|send|recv|loopback|sink] [options]\n"
+                      << "(spead_bench loopback --help lists the flowgraph options)\n"
+                      << options;
+            return 0;
+        }
         if (mode == "mem")
             return run_mem(vm);
+        if (mode == "send")
+            return run_send(vm);
+        if (mode == "recv")
+            return run_recv(vm);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "spead_bench: " << e.what() << "\n";
+        return 2;
     } catch (const std::exception& e) {
         std::cerr << "spead_bench: " << e.what() << "\n";
         return 1;
     }
-    std::cerr << "spead_bench: unknown mode '" << mode << "'; use mem\n";
+    std::cerr << "spead_bench: unknown mode '" << mode
+              << "'; use mem, send, recv, loopback or sink\n";
     return 2;
 }

@@ -1,0 +1,160 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_APPS_BENCH_COMMON_H
+#define INCLUDED_SPEAD_APPS_BENCH_COMMON_H
+
+// What spead_bench and spead_bench_flowgraph share: the in-process sender (spead_send's
+// heap generator on a send::udp_stream), the search for the highest lossless rate, the
+// receive-buffer sysctl and the figures' context (machine load). Public API only, so
+// it links against spead-core or the block library alike.
+
+#include "heap_generator.h"
+#include <gnuradio/spead/stats.h>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gr {
+namespace spead {
+namespace apps {
+namespace bench {
+
+/*! The in-process sender: spead_send's heaps to one UDP destination. */
+struct sender_options {
+    std::string destination = "127.0.0.1:7148";
+    double rate_gbps = 0.0; //!< 0: as fast as possible
+    double seconds = 3.0;   //!< how long to send (sets the heap count when rate > 0)
+    std::size_t packet = 8972;
+    std::size_t heap_size = 1 << 20;
+    std::size_t burst = 65536;
+    std::size_t max_heaps = 4;
+    std::size_t buffer = 0; //!< socket send buffer, 0 = the default
+};
+
+struct sender_report {
+    generator_result result;
+    send_stats stats;
+    double achieved_gbps = 0.0; //!< SPEAD packet bytes over the sending time
+};
+
+/*! Sends on the calling thread; with rate 0 for \p seconds, else the heaps that
+ * rate × seconds comes to. No descriptors, no stop heap. \throws on setup errors */
+sender_report send_heaps(const sender_options& options);
+
+/*! One trial of a receiver at one rate. */
+struct trial_result {
+    double target_gbps = 0.0;
+    double achieved_gbps = 0.0;
+    std::uint64_t heaps_sent = 0;
+    std::uint64_t heaps_received = 0; //!< complete heaps that reached the consumer
+    std::uint64_t packets_sent = 0;
+    std::uint64_t packets_received = 0;
+    /*! Counters that say where the rest went (printed when non-zero). */
+    std::vector<std::pair<std::string, std::uint64_t>> drops;
+
+    std::uint64_t heaps_lost() const
+    {
+        return heaps_sent > heaps_received ? heaps_sent - heaps_received : 0;
+    }
+};
+
+using trial_function = std::function<trial_result(double rate_gbps)>;
+
+struct search_options {
+    std::vector<double> rates; //!< tried in ascending order (Gb/s)
+    int runs = 3;              //!< consecutive lossless runs a rate needs
+    int refine = 2;            //!< bisection steps between the last pass and first fail
+};
+
+/*!
+ * Tries the rates in ascending order until one loses heaps, then bisects between the
+ * highest lossless rate and that one. A rate passes when \p options.runs consecutive
+ * runs lose no heap. Prints a line per run and a summary line starting with \p label.
+ * \return the highest rate that passed (0 if none)
+ */
+double search_lossless_rate(const trial_function& trial,
+                            const search_options& options,
+                            const std::string& label);
+
+/*! One run's line: "  10 Gb/s: sent 3576 heaps at 9.98 Gb/s, received 3576, lost 0". */
+std::string describe(const trial_result& r);
+
+/*! "load average 0.52 0.61 0.70" from /proc/loadavg. */
+std::string load_average();
+
+double median(std::vector<double> values);
+
+/*!
+ * Lifts net.core.rmem_max to at least \p bytes while it lives (root only), so that a
+ * socket made meanwhile gets the receive buffer asked for; restores the old value on
+ * destruction, so the rest of the machine keeps its setting. The cap only applies
+ * when a socket sets SO_RCVBUF, so a short scope around socket creation is enough.
+ */
+class rmem_max_raise
+{
+public:
+    explicit rmem_max_raise(std::size_t bytes);
+    ~rmem_max_raise();
+    rmem_max_raise(const rmem_max_raise&) = delete;
+    rmem_max_raise& operator=(const rmem_max_raise&) = delete;
+
+    std::size_t original() const { return d_original; }
+    /*! The cap while this object lives. */
+    std::size_t effective() const { return d_effective; }
+
+private:
+    std::size_t d_original = 0;
+    std::size_t d_effective = 0;
+    bool d_raised = false;
+};
+
+/*! net.core.rmem_max, bytes (0 if unreadable). */
+std::size_t read_rmem_max();
+
+/*! "receive buffer: asked 8388608 bytes, net.core.rmem_max 4194304 (raised to
+ * 8388608 while the socket was made, as root), granted 8388608" */
+std::string describe_receive_buffer(std::size_t asked,
+                                    const rmem_max_raise& raise,
+                                    std::size_t granted);
+
+/*! A UDP socket on 127.0.0.1 that never reads: the kernel queues what fits and drops
+ * the rest, counting it. The cheapest receiver a loopback sender can have. */
+class discard_socket
+{
+public:
+    /*! \throws std::system_error */
+    discard_socket();
+    ~discard_socket();
+    discard_socket(const discard_socket&) = delete;
+    discard_socket& operator=(const discard_socket&) = delete;
+
+    unsigned short port() const { return d_port; }
+    /*! Datagrams the kernel dropped because the buffer was full (SK_MEMINFO_DROPS). */
+    std::uint64_t drops() const;
+
+private:
+    int d_fd = -1;
+    unsigned short d_port = 0;
+};
+
+/*! A port on 127.0.0.1 that was free a moment ago. */
+unsigned short free_udp_port();
+
+/*! Parses "2,4,8" or "2 4 8" into rates. \throws std::invalid_argument */
+std::vector<double> parse_rates(const std::string& text);
+
+} // namespace bench
+} // namespace apps
+} // namespace spead
+} // namespace gr
+
+#endif

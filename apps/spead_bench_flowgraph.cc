@@ -1,0 +1,328 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// spead_bench_flowgraph: the GNU Radio halves of spead_bench (which runs this program
+// for `spead_bench loopback` and `spead_bench sink`).
+//
+//   loopback: spead.source (udp, 127.0.0.1:PORT) → blocks.null_sink, fed by spead_send's
+//             generator in this process at a set rate. Finds the highest rate with no
+//             heap lost in --runs consecutive runs, per packet size.
+//   sink:     a source → spead.sink (udp to a socket on 127.0.0.1 that never reads),
+//             as fast as it goes; prints Gb/s of SPEAD packets per packet size.
+//
+// It links the block library (gnuradio-spead) and uses only the public API, whereas
+// spead_bench links the static spead-core for its in-memory mode. One executable with
+// both links and runs, but exports its static copies of the public symbols, which then
+// interpose the block library's calls to them while the library's hidden internals
+// stay its own: two builds of one class mixed at run time (see apps/CMakeLists.txt).
+
+#include "bench_common.h"
+#include <gnuradio/blocks/null_sink.h>
+#include <gnuradio/blocks/null_source.h>
+#include <gnuradio/blocks/vector_source.h>
+#include <gnuradio/io_signature.h>
+#include <gnuradio/spead/recv_udp.h>
+#include <gnuradio/spead/sink.h>
+#include <gnuradio/spead/source.h>
+#include <gnuradio/sync_block.h>
+#include <gnuradio/top_block.h>
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace po = boost::program_options;
+namespace bench = gr::spead::apps::bench;
+using namespace gr::spead;
+
+namespace {
+
+/*! A source that hands on its output buffer as it is, writing nothing: what is left
+ * is the sink's own cost. */
+class untouched_source : public gr::sync_block
+{
+public:
+    explicit untouched_source(std::size_t itemsize)
+        : gr::sync_block("untouched_source",
+                         gr::io_signature::make(0, 0, 0),
+                         gr::io_signature::make(1, 1, static_cast<int>(itemsize)))
+    {
+    }
+    int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star&) override
+    {
+        return noutput_items;
+    }
+};
+
+/*! Waits until \p count stops moving (the pipeline has drained), at most 3 s. */
+template <typename F>
+void settle(F count)
+{
+    std::uint64_t last = count();
+    for (int i = 0; i < 30; i++) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const std::uint64_t now = count();
+        if (now == last)
+            return;
+        last = now;
+    }
+}
+
+bench::trial_result loopback_trial(const po::variables_map& vm,
+                                   std::size_t packet,
+                                   double rate,
+                                   bool announce)
+{
+    const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
+    const std::size_t buffer = vm["buffer"].as<std::size_t>();
+    const std::string endpoint = "127.0.0.1:" + std::to_string(bench::free_udp_port());
+
+    auto tb = gr::make_top_block("spead_bench loopback");
+    source::sptr src;
+    {
+        bench::rmem_max_raise raise(buffer);
+        src = source::make("udp",
+                           endpoint,
+                           "",
+                           buffer,
+                           recv::udp_config::default_max_size,
+                           "int8",
+                           1,
+                           0,
+                           "packet_len",
+                           vm["max-heap-size"].as<std::size_t>(),
+                           4,
+                           "drop",
+                           0,
+                           0.0,
+                           0.0,
+                           "as-is",
+                           false,
+                           "",
+                           vm["queue-heaps"].as<std::size_t>());
+        if (announce) // the kernel grants min(asked, rmem_max) (Linux)
+            std::cout << "  "
+                      << bench::describe_receive_buffer(
+                             buffer, raise, std::min(buffer, raise.effective()))
+                      << std::endl;
+    }
+    auto null = gr::blocks::null_sink::make(1);
+    tb->connect(src, 0, null, 0);
+    tb->start();
+
+    bench::sender_options o;
+    o.destination = endpoint;
+    o.rate_gbps = rate;
+    o.seconds = vm["seconds"].as<double>();
+    o.packet = packet;
+    o.heap_size = heap_size;
+    o.burst = vm["burst"].as<std::size_t>();
+    const bench::sender_report sent = bench::send_heaps(o);
+
+    settle([&src] { return src->heaps_output(); });
+    tb->stop();
+    tb->wait();
+    const auto s = src->stats();
+
+    bench::trial_result r;
+    r.target_gbps = rate;
+    r.achieved_gbps = sent.achieved_gbps;
+    r.heaps_sent = sent.result.data_heaps;
+    r.heaps_received = s.at("heaps_output");
+    r.packets_sent = sent.stats[send_stat::packets];
+    r.packets_received = s.at("packets");
+    for (const char* name : { "packets_dropped_socket_overflow",
+                              "incomplete_heaps_evicted",
+                              "incomplete_heaps_flushed",
+                              "heaps_dropped_queue_full",
+                              "heaps_dropped_too_large_for_output",
+                              "packets_late" })
+        r.drops.emplace_back(name, s.at(name));
+    if (sent.result.error)
+        throw std::runtime_error("sending failed: " + sent.result.error.message());
+    return r;
+}
+
+int run_loopback(const po::variables_map& vm)
+{
+    bench::search_options search;
+    search.rates = bench::parse_rates(vm["rates"].as<std::string>());
+    search.runs = vm["runs"].as<int>();
+    search.refine = vm["refine"].as<int>();
+    std::cout << "loopback: spead.source (udp, 127.0.0.1) -> blocks.null_sink, "
+              << vm["heap-size"].as<std::size_t>() << "-byte heaps from spead_send's "
+              << "generator in this process, " << vm["seconds"].as<double>()
+              << " s per run; " << bench::load_average() << "\n";
+    std::vector<std::pair<std::size_t, double>> figures;
+    for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
+        bool announce = true;
+        figures.emplace_back(packet,
+                             bench::search_lossless_rate(
+                                 [&](double rate) {
+                                     auto r = loopback_trial(vm, packet, rate, announce);
+                                     announce = false;
+                                     return r;
+                                 },
+                                 search,
+                                 "loopback packet " + std::to_string(packet)));
+    }
+    for (const auto& [packet, gbps] : figures)
+        std::cout << "loopback_lossless_gbps_" << packet << ": " << gbps << "\n";
+    return 0;
+}
+
+double sink_run(const po::variables_map& vm, std::size_t packet)
+{
+    const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
+    const std::string source_kind = vm["source"].as<std::string>();
+    bench::discard_socket discard;
+
+    auto tb = gr::make_top_block("spead_bench sink");
+    gr::basic_block_sptr upstream;
+    if (source_kind == "null") {
+        upstream = gr::blocks::null_source::make(1);
+    } else if (source_kind == "vector") {
+        upstream = gr::blocks::vector_source_b::make(
+            std::vector<unsigned char>(heap_size, 0x5a), true);
+    } else if (source_kind == "none") {
+        upstream = gnuradio::make_block_sptr<untouched_source>(1);
+    } else {
+        throw std::invalid_argument("--source: '" + source_kind +
+                                    "' is not a source; use null, vector or none");
+    }
+    // The sink takes whole heaps: the buffer before it must hold two.
+    std::dynamic_pointer_cast<gr::block>(upstream)->set_min_output_buffer(
+        static_cast<long>(2 * heap_size));
+    auto snk = sink::make("udp",
+                          "127.0.0.1:" + std::to_string(discard.port()),
+                          "",
+                          0,
+                          packet,
+                          "int8",
+                          1,
+                          0x1000,
+                          "",
+                          heap_size,
+                          1,
+                          0.0,
+                          "64-40",
+                          1,
+                          1,
+                          0,
+                          "payload",
+                          "",
+                          "as-is",
+                          false);
+    tb->connect(upstream, 0, snk, 0);
+    tb->start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500)); // warm up
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::uint64_t b0 = snk->bytes();
+    const std::uint64_t p0 = snk->packets();
+    std::this_thread::sleep_for(
+        std::chrono::duration<double>(vm["seconds"].as<double>()));
+    const std::uint64_t b1 = snk->bytes();
+    const std::uint64_t p1 = snk->packets();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    tb->stop();
+    tb->wait();
+    const double gbps = (b1 - b0) * 8e-9 / seconds;
+    std::cout << "  packet " << packet << ": " << gbps << " Gb/s, " << p1 - p0
+              << " packets in " << seconds << " s (heaps failed " << snk->heaps_failed()
+              << ", the discard socket dropped " << discard.drops() << ")" << std::endl;
+    return gbps;
+}
+
+int run_sink(const po::variables_map& vm)
+{
+    const int runs = vm["runs"].as<int>();
+    const std::string source_kind = vm["source"].as<std::string>();
+    if (source_kind != "null" && source_kind != "vector" && source_kind != "none")
+        throw std::invalid_argument("--source: '" + source_kind +
+                                    "' is not a source; use null, vector or none");
+    std::vector<std::pair<std::size_t, double>> figures;
+    std::cout << "sink: " << vm["source"].as<std::string>()
+              << " source -> spead.sink (udp to a socket on 127.0.0.1 that never reads), "
+              << "as fast as possible, " << vm["heap-size"].as<std::size_t>()
+              << "-byte heaps, " << vm["seconds"].as<double>() << " s per run; "
+              << bench::load_average() << "\n";
+    for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
+        std::vector<double> rates;
+        for (int run = 0; run < runs; run++)
+            rates.push_back(sink_run(vm, packet));
+        std::cout << "sink packet " << packet << ": " << bench::median(rates)
+                  << " Gb/s (median of " << runs << "); " << bench::load_average()
+                  << std::endl;
+        figures.emplace_back(packet, bench::median(rates));
+    }
+    for (const auto& [packet, gbps] : figures)
+        std::cout << "sink_gbps_" << packet << ": " << gbps << "\n";
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    po::options_description options("spead_bench loopback|sink options");
+    // clang-format off
+    options.add_options()
+        ("help,h", "show this help")
+        ("packet", po::value<std::vector<std::size_t>>()->multitoken()
+             ->default_value({ 8972, 1472 }, "8972 1472"), "packet sizes (bytes)")
+        ("heap-size", po::value<std::size_t>()->default_value(1 << 20), "heap payload (bytes)")
+        ("seconds", po::value<double>()->default_value(3.0), "seconds per run")
+        ("runs", po::value<int>()->default_value(3), "loopback: consecutive lossless runs a rate needs; sink: runs per packet size")
+        ("rates", po::value<std::string>()->default_value("2,4,6,8,10,12,14,16"), "loopback: rates to try, Gb/s, ascending until heaps are lost")
+        ("refine", po::value<int>()->default_value(2), "loopback: bisection steps between the last lossless and the first lossy rate")
+        ("buffer", po::value<std::size_t>()->default_value(recv::udp_config::default_buffer_size), "loopback: socket receive buffer (bytes; as root the bench lifts net.core.rmem_max for it)")
+        ("max-heap-size", po::value<std::size_t>()->default_value(2 << 20), "loopback: the source's max_heap_size (its output buffer holds two)")
+        ("queue-heaps", po::value<std::size_t>()->default_value(0), "loopback: the source's queue_heaps (0: its default)")
+        ("burst", po::value<std::size_t>()->default_value(65536), "loopback: sender burst (bytes)")
+        ("source", po::value<std::string>()->default_value("null"), "sink: what feeds the sink: null (blocks.null_source), vector (blocks.vector_source, repeating) or none (writes nothing)");
+    // clang-format on
+    po::options_description hidden;
+    hidden.add_options()("mode", po::value<std::string>(), "mode");
+    po::positional_options_description positional;
+    positional.add("mode", 1);
+    po::options_description all;
+    all.add(options).add(hidden);
+    po::variables_map vm;
+    try {
+        po::store(
+            po::command_line_parser(argc, argv).options(all).positional(positional).run(),
+            vm);
+        po::notify(vm);
+        if (vm.count("help")) {
+            std::cout << "usage: spead_bench loopback|sink [options]\n" << options;
+            return 0;
+        }
+        if (!vm.count("mode"))
+            throw po::error("give a mode: loopback or sink");
+    } catch (const po::error& e) {
+        std::cerr << "spead_bench: " << e.what() << "\n\n" << options;
+        return 2;
+    }
+    const std::string mode = vm["mode"].as<std::string>();
+    try {
+        if (mode == "loopback")
+            return run_loopback(vm);
+        if (mode == "sink")
+            return run_sink(vm);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "spead_bench: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "spead_bench: " << e.what() << "\n";
+        return 1;
+    }
+    std::cerr << "spead_bench: unknown mode '" << mode << "'; use loopback or sink\n";
+    return 2;
+}
