@@ -41,6 +41,9 @@ struct qp_destroyer {
 struct flow_destroyer {
     void operator()(ibv_flow* flow) const { ibv_destroy_flow(flow); }
 };
+struct counters_destroyer {
+    void operator()(ibv_counters* counters) const { ibv_destroy_counters(counters); }
+};
 
 using cm_id_ptr = std::unique_ptr<rdma_cm_id, cm_id_destroyer>;
 using context_ptr = std::unique_ptr<ibv_context, context_closer>;
@@ -50,6 +53,8 @@ using channel_ptr = std::unique_ptr<ibv_comp_channel, channel_destroyer>;
 using cq_ptr = std::unique_ptr<ibv_cq, cq_destroyer>;
 using qp_ptr = std::unique_ptr<ibv_qp, qp_destroyer>;
 using flow_ptr = std::unique_ptr<ibv_flow, flow_destroyer>;
+// Before the flows that count into them: a bound counters object cannot be destroyed.
+using counters_ptr = std::unique_ptr<ibv_counters, counters_destroyer>;
 
 } // namespace verbs_owners
 

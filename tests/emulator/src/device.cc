@@ -47,7 +47,38 @@ void copy_string(char* destination, size_t capacity, const std::string& text)
     snprintf(destination, capacity, "%s", text.c_str());
 }
 
+bool enabled_unless_zero(const char* variable)
+{
+    const char* value = getenv(variable);
+    return value == nullptr || strcmp(value, "0") != 0;
+}
+
+device_features read_features()
+{
+    device_features found;
+    found.flow_counters = enabled_unless_zero("SPEAD_EMU_FLOW_COUNTERS");
+    found.hw_counters = enabled_unless_zero("SPEAD_EMU_HW_COUNTERS");
+    if (const char* value = getenv("SPEAD_EMU_COMP_VECTORS")) {
+        char* end = nullptr;
+        const long vectors = strtol(value, &end, 10);
+        if (end != value && *end == '\0' && vectors >= 1 &&
+            vectors <= device_limits::max_comp_vectors)
+            found.comp_vectors = static_cast<int>(vectors);
+        else
+            warn("SPEAD_EMU_COMP_VECTORS=%s is not a number from 1 to %d; ignored",
+                 value,
+                 device_limits::max_comp_vectors);
+    }
+    return found;
+}
+
 } // namespace
+
+const device_features& features()
+{
+    static const device_features instance = read_features();
+    return instance;
+}
 
 emulated_device::emulated_device(const netdev_facts& netdev, int index)
     : m_netdev(netdev.name), m_index(index), m_node_guid(guid_from_mac(netdev.mac))
@@ -67,6 +98,22 @@ emulated_device::emulated_device(const netdev_facts& netdev, int index)
     copy_string(device.ibdev_path,
                 sizeof(device.ibdev_path),
                 std::string("/sys/class/infiniband/") + device.name);
+    // Except the port counters applications read through ibdev_path: they live in a
+    // private directory that ibdev_path then leads to.
+    if (features().hw_counters) {
+        m_hw_counters = std::make_unique<port_hw_counters>(device.name);
+        if (!m_hw_counters->ibdev_path().empty())
+            copy_string(device.ibdev_path,
+                        sizeof(device.ibdev_path),
+                        m_hw_counters->ibdev_path());
+    }
+}
+
+void emulated_device::publish_port_counters()
+{
+    if (m_hw_counters)
+        m_hw_counters->publish_out_of_buffer(
+            m_port_counters.rx_frames_dropped_no_receive.load());
 }
 
 emulated_device* emulated_device::from(ibv_device* device)

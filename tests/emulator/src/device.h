@@ -8,10 +8,12 @@
 #include "counters.h"
 #include "netdev.h"
 #include "object_shell.h"
+#include "port_hw_counters.h"
 
 #include <infiniband/verbs.h>
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,19 @@ struct device_limits {
     static constexpr int max_comp_vectors = 64;
 };
 
+// Optional hardware, the same for every device, read from the environment once:
+//   SPEAD_EMU_FLOW_COUNTERS=0  no flow counters: ibv_create_counters fails with
+//                              EOPNOTSUPP (as on mlx4, or mlx5 before kernel 4.18)
+//   SPEAD_EMU_HW_COUNTERS=0    no port counters behind ibdev_path (as on kernels
+//                              without hw_counters)
+//   SPEAD_EMU_COMP_VECTORS=N   N completion vectors (1..64) instead of one per CPU
+struct device_features {
+    bool flow_counters = true;
+    bool hw_counters = true;
+    int comp_vectors = 0; // 0: one per online CPU
+};
+const device_features& features();
+
 class emulated_device
 {
 public:
@@ -42,6 +57,9 @@ public:
     // EUI-64 from the netdev's MAC as a RoCE NIC derives it, in network byte order.
     __be64 node_guid() const { return m_node_guid; }
     frame_counters& port_counters() { return m_port_counters; }
+    // Brings the port's hw_counters files up to date with port_counters() (NIC
+    // threads call it after each burst of received frames).
+    void publish_port_counters();
     uint32_t allocate_qp_number() { return m_next_qp_number++; }
 
 private:
@@ -50,6 +68,7 @@ private:
     int m_index;
     __be64 m_node_guid;
     frame_counters m_port_counters;
+    std::unique_ptr<port_hw_counters> m_hw_counters; // null without SPEAD_EMU_HW_COUNTERS
     std::atomic<uint32_t> m_next_qp_number{ 0x100 };
 };
 

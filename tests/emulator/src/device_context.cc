@@ -5,6 +5,7 @@
 
 #include "completion_queue.h"
 #include "device.h"
+#include "flow_counters.h"
 #include "log.h"
 
 #include <sys/eventfd.h>
@@ -64,10 +65,14 @@ void install_extended_operations(verbs_context& context)
     context.query_port = operations::query_port;
     SPEAD_EMU_UNEMULATED_OP(context, advise_mr);
     SPEAD_EMU_UNEMULATED_OP(context, alloc_null_mr);
-    SPEAD_EMU_UNEMULATED_OP(context, read_counters);
-    SPEAD_EMU_UNEMULATED_OP(context, attach_counters_point_flow);
-    SPEAD_EMU_UNEMULATED_OP(context, create_counters);
-    SPEAD_EMU_UNEMULATED_OP(context, destroy_counters);
+    context.read_counters = operations::read_counters;
+    context.attach_counters_point_flow = operations::attach_counters_point_flow;
+    // Flow counters are optional hardware (mlx5 has them, mlx4 not): without them
+    // creating counters fails with EOPNOTSUPP, as rdma-core answers for such providers.
+    context.create_counters = features().flow_counters
+                                  ? operations::create_counters
+                                  : operations::create_counters_unsupported;
+    context.destroy_counters = operations::destroy_counters;
     SPEAD_EMU_UNEMULATED_OP(context, reg_dm_mr);
     SPEAD_EMU_UNEMULATED_OP(context, alloc_dm);
     SPEAD_EMU_UNEMULATED_OP(context, free_dm);
@@ -121,8 +126,10 @@ device_context::device_context(emulated_device& device)
     install_extended_operations(m_shell.verbs);
     context.cmd_fd = m_command_fd.get(); // nothing is ever written to it
     context.async_fd = m_async_events.fd();
-    // A RoCE NIC has one completion vector (EQ) per CPU, up to a device limit.
-    context.num_comp_vectors = online_cpus();
+    // A RoCE NIC has one completion vector (EQ) per CPU, up to a device limit, unless
+    // SPEAD_EMU_COMP_VECTORS says otherwise.
+    context.num_comp_vectors =
+        features().comp_vectors > 0 ? features().comp_vectors : online_cpus();
     pthread_mutex_init(&context.mutex, nullptr);
     // The marker verbs_get_ctx() checks before it trusts the extended context.
     context.abi_compat = __VERBS_ABI_IS_EXTENDED;

@@ -40,6 +40,12 @@ public:
     int live_protection_domains = 0;
     int live_completion_queues = 0;
     int live_completion_channels = 0;
+    // Not needed for the EBUSY rules (their owners count them), but reported to tests
+    // (spead_emu_query_live_objects) so they can check that nothing leaked.
+    int live_queue_pairs = 0;
+    int live_memory_regions = 0;
+    int live_flows = 0;
+    int live_counters = 0;
 
     // 0, or EBUSY (loudly) while objects remain.
     int close();

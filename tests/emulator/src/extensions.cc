@@ -9,6 +9,7 @@
 #include <spead_emu/extensions.h>
 
 #include <cerrno>
+#include <mutex>
 
 extern "C" {
 
@@ -27,6 +28,22 @@ int spead_emu_query_port_counters(ibv_context* context, spead_emu_counters* coun
     if (emulated == nullptr || counters == nullptr)
         return EINVAL;
     *counters = emulated->device().port_counters().snapshot();
+    return 0;
+}
+
+int spead_emu_query_live_objects(ibv_context* context, spead_emu_live_objects* objects)
+{
+    spead_emu::device_context* emulated = spead_emu::device_context::from(context);
+    if (emulated == nullptr || objects == nullptr)
+        return EINVAL;
+    std::lock_guard<std::mutex> lock(emulated->control_mutex());
+    objects->protection_domains = emulated->live_protection_domains;
+    objects->completion_channels = emulated->live_completion_channels;
+    objects->completion_queues = emulated->live_completion_queues;
+    objects->queue_pairs = emulated->live_queue_pairs;
+    objects->memory_regions = emulated->live_memory_regions;
+    objects->flows = emulated->live_flows;
+    objects->counters = emulated->live_counters;
     return 0;
 }
 

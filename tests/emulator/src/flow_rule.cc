@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 
@@ -58,8 +59,6 @@ const char* known_unsupported_spec(unsigned type)
         return "IBV_FLOW_SPEC_ACTION_DROP";
     case IBV_FLOW_SPEC_ACTION_HANDLE:
         return "IBV_FLOW_SPEC_ACTION_HANDLE";
-    case IBV_FLOW_SPEC_ACTION_COUNT:
-        return "IBV_FLOW_SPEC_ACTION_COUNT";
     default:
         return nullptr;
     }
@@ -147,6 +146,21 @@ int flow_rule::parse(const ibv_flow_attr& attr, flow_rule& rule, std::string& re
             rule.m_udp_value = spec->tcp_udp.val;
             rule.m_udp_mask = spec->tcp_udp.mask;
             break;
+        case IBV_FLOW_SPEC_ACTION_COUNT: {
+            // Packed after the 100 bytes of an ETH+IPv4+UDP rule, the pointer may be
+            // unaligned: copy it out.
+            ibv_counters* counters = nullptr;
+            if (size == sizeof(ibv_flow_spec_counter_action))
+                memcpy(&counters,
+                       cursor + offsetof(ibv_flow_spec_counter_action, counters),
+                       sizeof(counters));
+            if (counters == nullptr || rule.m_counters) {
+                reason = "malformed or repeated IBV_FLOW_SPEC_ACTION_COUNT";
+                return EINVAL;
+            }
+            rule.m_counters = counters;
+            break;
+        }
         default:
             reason = "unknown flow spec type " + std::to_string(type);
             return EINVAL;
@@ -206,7 +220,9 @@ std::string flow_rule::describe() const
                  ntohs(m_udp_mask->dst_port));
         text += std::string("udp dst ") + port + " ";
     }
-    return text.empty() ? "match-all" : text;
+    if (text.empty())
+        text = "match-all ";
+    return m_counters ? text + "(counted)" : text;
 }
 
 } // namespace spead_emu

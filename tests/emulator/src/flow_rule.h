@@ -24,11 +24,15 @@ public:
 
     bool matches(const parsed_frame& frame) const;
     std::string describe() const;
+    // The counters of an IBV_FLOW_SPEC_ACTION_COUNT spec, unchecked (the flow binds
+    // them), or nullptr.
+    ibv_counters* counters() const { return m_counters; }
 
 private:
     std::optional<ibv_flow_eth_filter> m_eth_value, m_eth_mask;
     std::optional<ibv_flow_ipv4_filter> m_ipv4_value, m_ipv4_mask;
     std::optional<ibv_flow_tcp_udp_filter> m_udp_value, m_udp_mask;
+    ibv_counters* m_counters = nullptr;
 };
 
 } // namespace spead_emu

@@ -105,6 +105,7 @@ register_memory(ibv_pd* pd, void* address, size_t length, uint64_t iova, unsigne
                                      pinned);
     context.memory_regions().add(*region);
     domain->live_memory_regions++;
+    context.live_memory_regions++;
     trace(
         "registered %zu bytes at %p, lkey 0x%x", length, address, region->verbs()->lkey);
     return region->verbs();
@@ -265,6 +266,7 @@ int ibv_dereg_mr(ibv_mr* mr)
     // naming it complete with a protection error, as on hardware.
     context.memory_regions().remove(*region);
     region->pd().live_memory_regions--;
+    context.live_memory_regions--;
     spead_emu::process_pinned_bytes -= region->pinned_bytes();
     delete region;
     return 0;

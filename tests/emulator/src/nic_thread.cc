@@ -194,6 +194,8 @@ void nic_thread::receive_burst()
                             length,
                             l4_left_to_hardware);
     }
+    if (received > 0)
+        m_qp->context().device().publish_port_counters();
 }
 
 void nic_thread::transmit_pending()

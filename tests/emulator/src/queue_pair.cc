@@ -7,6 +7,7 @@
 #include "completion_queue.h"
 #include "device.h"
 #include "device_context.h"
+#include "flow_counters.h"
 #include "log.h"
 #include "netdev.h"
 #include "nic_thread.h"
@@ -161,6 +162,7 @@ ibv_qp* queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
     std::lock_guard<std::mutex> lock(context.control_mutex());
     auto* qp = new queue_pair(pd, *send_cq, *receive_cq, attr, std::move(nic));
     pd.live_queue_pairs++;
+    context.live_queue_pairs++;
     send_cq->attached_queue_pairs++;
     receive_cq->attached_queue_pairs++;
     qp->m_nic->start(*qp);
@@ -249,6 +251,7 @@ int queue_pair::destroy()
     m_send_cq.attached_queue_pairs--;
     m_receive_cq.attached_queue_pairs--;
     m_pd.live_queue_pairs--;
+    context.live_queue_pairs--;
     const auto counted = m_counters.snapshot();
     if (counted.rx_frames_dropped_no_receive || counted.rx_frames_dropped_qp_not_ready ||
         counted.rx_frames_dropped_oversize || counted.rx_frames_dropped_socket_overflow ||
@@ -405,12 +408,17 @@ void queue_pair::deliver_frame(const uint8_t* frame,
     const parsed_frame parsed = parse_frame(frame, length);
     frame_counters& port = context().device().port_counters();
     std::lock_guard<std::mutex> lock(m_mutex);
-    const bool steered =
-        std::any_of(m_flows.begin(), m_flows.end(), [&](steering_flow* flow) {
+    const auto steered =
+        std::find_if(m_flows.begin(), m_flows.end(), [&](steering_flow* flow) {
             return flow->rule().matches(parsed);
         });
-    if (!steered)
+    if (steered == m_flows.end())
         return; // not for this QP: on hardware it would go to the kernel or elsewhere
+    // A flow's counters count at steering, before the receive queue is looked at: a
+    // frame dropped below for want of a receive still counts (matched − completed is
+    // what the NIC dropped). Overlapping rules: the first created wins.
+    if (flow_counters* counters = (*steered)->counters())
+        counters->count_frame(length);
     if (!receives_allowed()) {
         count(&frame_counters::rx_frames_dropped_qp_not_ready, m_counters, port);
         trace("QP 0x%x in %s: frame of %zu bytes dropped",

@@ -4,6 +4,7 @@
 #include "steering_flow.h"
 
 #include "device_context.h"
+#include "flow_counters.h"
 #include "log.h"
 #include "queue_pair.h"
 
@@ -13,8 +14,11 @@
 
 namespace spead_emu {
 
-steering_flow::steering_flow(queue_pair& qp, const flow_rule& rule, uint32_t handle)
-    : m_qp(qp), m_rule(rule)
+steering_flow::steering_flow(queue_pair& qp,
+                             const flow_rule& rule,
+                             flow_counters* counters,
+                             uint32_t handle)
+    : m_qp(qp), m_rule(rule), m_counters(counters)
 {
     m_shell.owner = this;
     m_shell.verbs.context = qp.verbs()->context;
@@ -48,8 +52,24 @@ ibv_flow* create_flow(ibv_qp* qp, ibv_flow_attr* attr)
     }
     device_context& context = target->context();
     std::lock_guard<std::mutex> lock(context.control_mutex());
-    auto* flow = new steering_flow(*target, rule, context.allocate_handle());
+    flow_counters* counters = nullptr;
+    if (rule.counters() != nullptr) {
+        counters = flow_counters::from(rule.counters());
+        if (counters == nullptr || &counters->context() != &context) {
+            trace("ibv_create_flow: IBV_FLOW_SPEC_ACTION_COUNT names counters of "
+                  "another device context (EINVAL)");
+            errno = EINVAL;
+            return nullptr;
+        }
+        if (const int error = counters->bind(reason)) {
+            warn("ibv_create_flow: %s (EINVAL)", reason.c_str());
+            errno = error;
+            return nullptr;
+        }
+    }
+    auto* flow = new steering_flow(*target, rule, counters, context.allocate_handle());
     target->attach(*flow);
+    context.live_flows++;
     trace("flow %u on QP 0x%x: %s",
           flow->verbs()->handle,
           qp->qp_num,
@@ -64,6 +84,9 @@ int destroy_flow(ibv_flow* flow)
         return EINVAL;
     std::lock_guard<std::mutex> lock(emulated->qp().context().control_mutex());
     emulated->qp().detach(*emulated);
+    if (emulated->counters() != nullptr)
+        emulated->counters()->unbind();
+    emulated->qp().context().live_flows--;
     delete emulated;
     return 0;
 }

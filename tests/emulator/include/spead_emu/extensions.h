@@ -49,6 +49,18 @@ struct spead_emu_counters {
     uint64_t error_completions;
 };
 
+/* Verbs objects of one device context that exist now: a program that has released
+ * everything it made shows zeros (the context itself belongs to rdma_cm). */
+struct spead_emu_live_objects {
+    int protection_domains;
+    int completion_channels;
+    int completion_queues;
+    int queue_pairs;
+    int memory_regions;
+    int flows;
+    int counters;
+};
+
 /* 0, or an errno value. */
 typedef int (*spead_emu_query_qp_counters_fn)(struct ibv_qp* qp,
                                               struct spead_emu_counters* counters);
@@ -56,6 +68,8 @@ typedef int (*spead_emu_query_port_counters_fn)(struct ibv_context* context,
                                                 struct spead_emu_counters* counters);
 /* The netdev an emulated device stands on ("veth0"), or NULL. */
 typedef const char* (*spead_emu_device_netdev_fn)(struct ibv_device* device);
+typedef int (*spead_emu_query_live_objects_fn)(struct ibv_context* context,
+                                               struct spead_emu_live_objects* objects);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -65,6 +79,7 @@ struct spead_emu_api {
     spead_emu_query_qp_counters_fn query_qp_counters = nullptr;
     spead_emu_query_port_counters_fn query_port_counters = nullptr;
     spead_emu_device_netdev_fn device_netdev = nullptr;
+    spead_emu_query_live_objects_fn query_live_objects = nullptr;
 
     /* False when the process runs on the real rdma-core. */
     bool find()
@@ -75,7 +90,10 @@ struct spead_emu_api {
             dlsym(RTLD_DEFAULT, "spead_emu_query_port_counters"));
         device_netdev = reinterpret_cast<spead_emu_device_netdev_fn>(
             dlsym(RTLD_DEFAULT, "spead_emu_device_netdev"));
-        return query_qp_counters && query_port_counters && device_netdev;
+        query_live_objects = reinterpret_cast<spead_emu_query_live_objects_fn>(
+            dlsym(RTLD_DEFAULT, "spead_emu_query_live_objects"));
+        return query_qp_counters && query_port_counters && device_netdev &&
+               query_live_objects;
     }
 };
 #endif
