@@ -31,8 +31,8 @@ constexpr std::chrono::milliseconds heap_wait(100);
  * costs little. A capture replay runs ahead of the flowgraph and gets more. */
 std::size_t default_queue_heaps(bool pcap, std::size_t max_heap_size)
 {
-    const std::size_t budget = pcap ? std::size_t(1) << 30 : std::size_t(256) << 20;
-    const std::size_t lo = pcap ? 64 : 8;
+    const std::size_t budget = pcap ? std::size_t(1) << 30 : std::size_t(512) << 20;
+    const std::size_t lo = pcap ? 64 : 32;
     const std::size_t hi = pcap ? 65536 : 4096;
     return std::clamp(budget / max_heap_size, lo, hi);
 }

@@ -98,8 +98,8 @@ public:
      *        heaps before it have been output (default true).
      * \param capture_file pcap or pcapng file replayed by the pcap transport.
      * \param queue_heaps completed heaps waiting for work(); a full queue drops the
-     *        newest heap (heaps_dropped_queue_full). 0 (default) = 256 MiB worth of
-     *        \p max_heap_size heaps (8 to 4096) for udp, 1 GiB worth (64 to 65536) for
+     *        newest heap (heaps_dropped_queue_full). 0 (default) = 512 MiB worth of
+     *        \p max_heap_size heaps (32 to 4096) for udp, 1 GiB worth (64 to 65536) for
      *        pcap, whose replay runs ahead of the flowgraph. Memory is taken only as
      *        heaps queue up.
      * \param stats_interval seconds between `stats` messages; 0 (default) = none.

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(78056f26a8c5b2736e9ddfb55b4d6c51)                     */
+/* BINDTOOL_HEADER_FILE_HASH(1cbcc3c8731e9ff33c85e7cda11092c6)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
