@@ -250,6 +250,9 @@ struct traffic_case {
     int comp_vector;
 };
 
+// gtest would otherwise print the struct's bytes, padding included.
+void PrintTo(const traffic_case& c, std::ostream* os) { *os << c.name; }
+
 class SendToKernel : public ::testing::TestWithParam<traffic_case>
 {
 };
@@ -895,6 +898,32 @@ TEST(SendStreamErrors, WithoutAnRdmaDeviceSaysSoAndWhatToUseInstead)
         << child.output;
     EXPECT_NE(child.output.find("ibv_devices"), std::string::npos) << child.output;
     EXPECT_NE(child.output.find("transport udp"), std::string::npos) << child.output;
+}
+
+TEST(SendStreamErrors, MemlockTooLowPrintsTheLimitAndHowToRaiseIt)
+{
+    REQUIRE_TOPOLOGY();
+    // 64 KiB may be pinned, the ring needs 512 KiB; without CAP_IPC_LOCK the limit holds.
+    const auto child = run_child({ "prlimit",
+                                   "--memlock=65536:65536",
+                                   "setpriv",
+                                   "--inh-caps=-ipc_lock",
+                                   "--bounding-set=-ipc_lock",
+                                   "--" },
+                                 "SendStreamChild.BuildStream",
+                                 {});
+    ASSERT_EQ(child.exit_code, 0) << child.output;
+    EXPECT_NE(
+        child.output.find("SYSTEM_ERROR " + std::to_string(ENOMEM) + ": ibv_reg_mr"),
+        std::string::npos)
+        << child.output;
+    EXPECT_NE(child.output.find("RLIMIT_MEMLOCK is 64 KiB (hard limit 64 KiB)"),
+              std::string::npos)
+        << child.output;
+    EXPECT_NE(child.output.find("ulimit -l unlimited"), std::string::npos)
+        << child.output;
+    EXPECT_NE(child.output.find("LimitMEMLOCK=infinity"), std::string::npos)
+        << child.output;
 }
 
 // ---- config -------------------------------------------------------------------------
