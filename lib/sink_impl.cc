@@ -513,6 +513,7 @@ std::size_t sink_impl::acquire_slot()
             }
         }
         // Backpressure: the network is slower than the flowgraph.
+        publish_stats_if_due(false);
         d_io.run_one_for(slot_wait);
         boost::this_thread::interruption_point(); // tb.stop()
     }
@@ -729,6 +730,7 @@ int sink_impl::general_work(int /*noutput_items*/,
         send_packet(in + consumed * d_itemsize, len, tag, end_tag);
         consumed += len;
         tag = end_tag;
+        publish_stats_if_due(false);
     }
     consume_each(static_cast<int>(consumed));
     publish_stats_if_due(false);
