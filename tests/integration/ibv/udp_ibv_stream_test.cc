@@ -574,7 +574,7 @@ void long_burst(std::size_t slots,
     send::stream_config stream_config = jumbo_stream();
     stream_config.set_max_heaps(32);
     // Paced so that the kernel receiver keeps up; the ring still wraps constantly.
-    stream_config.set_rate(400e6);
+    stream_config.set_rate(200e6);
     send::udp_ibv_stream sender(io.io, stream_config, config);
     std::vector<send::heap> hs;
     hs.reserve(heaps);
@@ -602,15 +602,24 @@ void long_burst(std::size_t slots,
     EXPECT_EQ(s[send_stat::packets_zero_copy], heaps * packets_per_heap);
     EXPECT_EQ(s[send_stat::packets_failed], 0u);
 
+    // The sender is what is under test; a kernel receiver on a loaded machine may
+    // still overflow its socket, and then it counts what it lost.
     const auto got = receiver.take(heaps);
     const recv_stats r = receiver.stats();
-    EXPECT_EQ(r[recv_stat::packets] + r[recv_stat::packets_dropped_socket_overflow],
-              heaps * packets_per_heap);
-    ASSERT_EQ(got.size(), heaps);
+    const std::uint64_t lost = r[recv_stat::packets_dropped_socket_overflow];
+    EXPECT_EQ(r[recv_stat::packets] + lost, heaps * packets_per_heap);
+    if (lost == 0)
+        EXPECT_EQ(got.size(), heaps);
+    else
+        EXPECT_GE(got.size() + lost, heaps)
+            << "a heap lost more than its dropped packets";
     std::size_t bad = 0;
-    for (std::size_t i = 0; i < heaps; i++)
-        bad += got[i].cnt() != i + 1 ||
-               pattern_mismatches(got[i], payload_id, heap_size, i + 1) != 0;
+    std::uint64_t previous = 0;
+    for (const auto& h : got) {
+        bad += h.cnt() <= previous ||
+               pattern_mismatches(h, payload_id, heap_size, h.cnt()) != 0;
+        previous = h.cnt();
+    }
     EXPECT_EQ(bad, 0u);
 }
 
