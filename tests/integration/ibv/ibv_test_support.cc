@@ -6,11 +6,14 @@
  */
 
 #include "ibv_test_support.h"
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <rdma/rdma_cma.h>
 #include <sched.h>
 #include <signal.h>
+#include <spead_emu/extensions.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <system_error>
@@ -179,6 +182,30 @@ std::size_t pattern_mismatches(const gr::spead::recv::heap& h,
     for (std::size_t i = 0; i < size; i++)
         mismatches += it->data[i] != pattern_byte(cnt, i);
     return mismatches;
+}
+
+int live_verbs_objects(const std::string& interface_ip)
+{
+    spead_emu_api emu;
+    if (!emu.find())
+        throw std::runtime_error("not running on the emulated NIC: cannot count verbs "
+                                 "objects");
+    // rdma_cm gives every id of a device the same context: the stream's.
+    rdma_cm_id* id = nullptr;
+    if (rdma_create_id(nullptr, &id, nullptr, RDMA_PS_UDP) != 0)
+        throw std::system_error(errno, std::generic_category(), "rdma_create_id");
+    sockaddr_in sin{};
+    sin.sin_family = AF_INET;
+    inet_pton(AF_INET, interface_ip.c_str(), &sin.sin_addr);
+    spead_emu_live_objects live{};
+    const int bound = rdma_bind_addr(id, reinterpret_cast<sockaddr*>(&sin));
+    const int status =
+        bound == 0 && id->verbs ? emu.query_live_objects(id->verbs, &live) : ENODEV;
+    rdma_destroy_id(id);
+    if (status != 0)
+        throw std::system_error(status, std::generic_category(), "query_live_objects");
+    return live.protection_domains + live.completion_channels + live.completion_queues +
+           live.queue_pairs + live.memory_regions + live.flows + live.counters;
 }
 
 namespace {

@@ -89,6 +89,11 @@ std::size_t pattern_mismatches(const gr::spead::recv::heap& h,
                                std::size_t size,
                                std::uint64_t cnt);
 
+/*! Verbs objects (PDs, channels, CQs, QPs, MRs, flows, counters) that exist now on
+ * the emulated device owning \p interface_ip, summed: 0 once everything is released.
+ * Fails the test on the real rdma-core, which cannot tell. */
+int live_verbs_objects(const std::string& interface_ip);
+
 /*! Open file descriptors and threads of this process. */
 std::size_t count_open_fds();
 std::size_t count_threads();

@@ -687,7 +687,7 @@ int cycles_wanted(int fallback)
     return value ? std::atoi(value) : fallback;
 }
 
-TEST(SendLifecycle, StartStopCyclesLeakNoFdsOrThreads)
+TEST(SendLifecycle, StartStopCyclesLeakNoFdsThreadsOrVerbsObjects)
 {
     REQUIRE_TOPOLOGY();
     kernel_receiver receiver(host(2).ip + ":" + std::to_string(port));
@@ -703,11 +703,13 @@ TEST(SendLifecycle, StartStopCyclesLeakNoFdsOrThreads)
     cycle(0); // loggers, the shared device context: created once per process
     ASSERT_EQ(receiver.take(1).size(), 1u);
     const std::size_t fds = count_open_fds(), threads = count_threads();
+    EXPECT_EQ(live_verbs_objects(host(1).ip), 0);
     const int cycles = cycles_wanted(40);
     for (int i = 1; i <= cycles; i++)
         cycle(i);
     EXPECT_EQ(count_open_fds(), fds);
     EXPECT_EQ(count_threads(), threads);
+    EXPECT_EQ(live_verbs_objects(host(1).ip), 0) << "PDs, channels, CQs, QPs or MRs";
     const auto got = receiver.take(std::size_t(cycles));
     ASSERT_EQ(got.size(), std::size_t(cycles));
     for (int i = 1; i <= cycles; i++)
