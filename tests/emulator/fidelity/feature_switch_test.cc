@@ -56,6 +56,41 @@ TEST(CompVectors, TheDeviceHasAsManyAsConfigured)
     EXPECT_EQ(errno, EINVAL);
 }
 
+TEST(WithoutIpChecksumOffload, NotAdvertisedAndNotDone)
+{
+    REQUIRE_ENVIRONMENT("SPEAD_EMU_IP_CSUM", "0");
+    context_ptr context = open_loopback_device();
+    ibv_device_attr_ex attr{};
+    ASSERT_EQ(ibv_query_device_ex(context.get(), nullptr, &attr), 0);
+    EXPECT_FALSE(attr.raw_packet_caps & IBV_RAW_PACKET_CAP_IP_CSUM);
+    EXPECT_FALSE(attr.device_cap_flags_ex & IBV_DEVICE_RAW_IP_CSUM);
+    EXPECT_FALSE(attr.orig_attr.device_cap_flags & IBV_DEVICE_RAW_IP_CSUM);
+
+    // Asked anyway, the NIC sends the headers as built: checksum fields stay 0.
+    raw_queue_pair sender = make_raw_queue_pair();
+    raw_queue_pair capture = make_raw_queue_pair();
+    registered_buffer captured = register_buffer(capture.pd.get(), 2048);
+    flow_ptr flow = steer_loopback_udp(capture.qp.get(), 7210);
+    bring_up(capture.qp.get(), IBV_QPS_RTR);
+    bring_up(sender.qp.get(), IBV_QPS_RTS);
+    ASSERT_EQ(post_one_receive(capture.qp.get(), 1, captured.sge(0, 2048)), 0);
+    const std::vector<uint8_t> frame = make_loopback_udp_frame(7210, "as built");
+    registered_buffer out = register_buffer(sender.pd.get(), frame.size());
+    memcpy(out.bytes.data(), frame.data(), frame.size());
+    ibv_sge sge = out.sge();
+    ibv_send_wr wr{};
+    wr.opcode = IBV_WR_SEND;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_IP_CSUM;
+    ibv_send_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_send(sender.qp.get(), &wr, &bad), 0);
+    ASSERT_EQ(poll_completions(capture.receive_cq.get(), 1).size(), 1u);
+    const uint8_t* ip = captured.bytes.data() + 14;
+    EXPECT_EQ(ip[10] << 8 | ip[11], 0) << "IPv4 header checksum";
+    EXPECT_EQ(ip[26] << 8 | ip[27], 0) << "UDP checksum";
+}
+
 int main(int argc, char** argv)
 {
     ::testing::InitGoogleTest(&argc, argv);

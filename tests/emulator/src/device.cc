@@ -58,6 +58,7 @@ device_features read_features()
     device_features found;
     found.flow_counters = enabled_unless_zero("SPEAD_EMU_FLOW_COUNTERS");
     found.hw_counters = enabled_unless_zero("SPEAD_EMU_HW_COUNTERS");
+    found.ip_checksum_offload = enabled_unless_zero("SPEAD_EMU_IP_CSUM");
     if (const char* value = getenv("SPEAD_EMU_COMP_VECTORS")) {
         char* end = nullptr;
         const long vectors = strtol(value, &end, 10);

@@ -41,7 +41,8 @@ struct device_limits {
 struct device_features {
     bool flow_counters = true;
     bool hw_counters = true;
-    int comp_vectors = 0; // 0: one per online CPU
+    bool ip_checksum_offload = true; // IBV_RAW_PACKET_CAP_IP_CSUM and IBV_SEND_IP_CSUM
+    int comp_vectors = 0;            // 0: one per online CPU
 };
 const device_features& features();
 

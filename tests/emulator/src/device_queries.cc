@@ -20,8 +20,13 @@
 namespace spead_emu {
 namespace {
 
-constexpr unsigned device_capabilities =
-    IBV_DEVICE_RAW_IP_CSUM | IBV_DEVICE_MANAGED_FLOW_STEERING;
+unsigned device_capabilities()
+{
+    unsigned flags = IBV_DEVICE_MANAGED_FLOW_STEERING;
+    if (features().ip_checksum_offload)
+        flags |= IBV_DEVICE_RAW_IP_CSUM;
+    return flags;
+}
 
 ibv_device_attr device_attributes(device_context& context)
 {
@@ -35,7 +40,7 @@ ibv_device_attr device_attributes(device_context& context)
     attr.vendor_id = 0; // no PCI vendor: nobody should mistake this for a real NIC
     attr.max_qp = device_limits::max_qp;
     attr.max_qp_wr = device_limits::max_qp_wr;
-    attr.device_cap_flags = device_capabilities;
+    attr.device_cap_flags = device_capabilities();
     attr.max_sge = device_limits::max_sge;
     attr.max_cq = device_limits::max_cq;
     attr.max_cqe = device_limits::max_cqe;
@@ -79,8 +84,9 @@ int query_device_ex(ibv_context* context,
         return EINVAL;
     ibv_device_attr_ex full{};
     full.orig_attr = device_attributes(*emulated);
-    full.device_cap_flags_ex = device_capabilities;
-    full.raw_packet_caps = IBV_RAW_PACKET_CAP_IP_CSUM;
+    full.device_cap_flags_ex = device_capabilities();
+    full.raw_packet_caps =
+        features().ip_checksum_offload ? IBV_RAW_PACKET_CAP_IP_CSUM : 0;
     full.phys_port_cnt_ex = 1;
     // Applications compiled against an older verbs.h pass a smaller struct.
     memcpy(attr, &full, std::min(size, sizeof(full)));

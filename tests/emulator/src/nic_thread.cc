@@ -209,7 +209,9 @@ void nic_thread::transmit_pending()
         if (status == IBV_WC_SUCCESS && length < ETH_HLEN)
             status = IBV_WC_LOC_LEN_ERR;
         if (status == IBV_WC_SUCCESS) {
-            if (work.offload_checksums)
+            // A NIC without the offload leaves the headers as the application built
+            // them, whatever the WR asks.
+            if (work.offload_checksums && features().ip_checksum_offload)
                 fill_offloaded_checksums(m_transmit_frame.data(), length);
             status = transmit_frame(length);
         }
