@@ -23,6 +23,9 @@ namespace spead {
 
 namespace {
 
+/*! Item ids remembered (names, byte order); bounds memory under hostile input. */
+constexpr std::size_t max_known_items = 4096;
+
 /*! How long work() waits for a heap before checking for a stop request. */
 constexpr std::chrono::milliseconds heap_wait(100);
 
@@ -443,12 +446,22 @@ bool source_impl::stop()
 source_impl::item_info& source_impl::info_for(std::uint64_t id)
 {
     auto it = d_items.find(id);
-    if (it == d_items.end()) {
-        item_info info;
-        info.tag_key = pmt::mp(item_id_tag_name(id));
-        it = d_items.emplace(id, std::move(info)).first;
+    if (it != d_items.end())
+        return it->second;
+    item_info info;
+    info.tag_key = pmt::mp(item_id_tag_name(id));
+    if (d_items.size() >= max_known_items) {
+        // Hostile input could name endless ids: stop remembering, keep tagging.
+        if (!d_items_full_warned) {
+            d_logger->warn("more than {} distinct item ids seen; later ones are not "
+                           "remembered (their descriptors are not used for names)",
+                           max_known_items);
+            d_items_full_warned = true;
+        }
+        d_scratch_item = std::move(info);
+        return d_scratch_item;
     }
-    return it->second;
+    return d_items.emplace(id, std::move(info)).first->second;
 }
 
 void source_impl::learn_descriptors(const recv::heap& h)

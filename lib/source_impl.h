@@ -144,6 +144,8 @@ private:
     std::size_t d_pending_items = 0;
     std::vector<payload_piece> d_pieces;
     std::unordered_map<std::uint64_t, item_info> d_items;
+    item_info d_scratch_item; //!< for ids beyond the ones remembered
+    bool d_items_full_warned = false;
     bool d_heaps_port_connected = false;
     std::atomic<std::uint64_t> d_heaps_output{ 0 };
     std::atomic<std::uint64_t> d_bytes_output{ 0 };
