@@ -1,0 +1,81 @@
+# Copyright 2026 gr-spead authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# recv::udp_ibv_reader over the emulated NIC (included from CMakeLists.txt, which
+# defines spead_add_ibv_gtest and the support library). Host 1 sends with the kernel,
+# host 2 receives through verbs.
+
+add_executable(spead_ibv_reader_tests udp_ibv_reader_test.cc)
+target_link_libraries(spead_ibv_reader_tests PRIVATE spead_ibv_test_support ${CMAKE_DL_LIBS})
+# spead_emu/extensions.h: the emulator's counters, the ground truth for NIC drops.
+target_include_directories(spead_ibv_reader_tests PRIVATE
+    "${PROJECT_SOURCE_DIR}/tests/emulator/include")
+add_dependencies(spead_ibv_reader_tests spead_emu_libraries)
+
+foreach(test IN ITEMS
+        Modes/ReceiveFromKernel.HeapsArriveBitExact/comp_vector
+        Modes/ReceiveFromKernel.HeapsArriveBitExact/busy_poll
+        ReceiveFromKernelAnyAddress.PortOnlyEndpointTakesThePortOnTheInterface
+        ReceiveMulticast.TwoGroupsGivenAsARangeAreJoinedWhileTheReaderLives
+        ReceiveDrops.FramesBeyondTheRingAreCountedByTheFlowCounters
+        ReceiveDrops.DropsWhileReceivingReconcileWithWhatWasSent
+        ReceiveFrames.MalformedFramesAreRejectedAndCounted
+        ReceiveFrames.FrameLargerThanASlotIsCountedAndTheReaderRecovers
+        ReaderConfig.DefaultsAreSpead2s
+        ReaderConfig.EndpointsMustBeIpv4WithAPort
+        ReaderConfig.InterfaceMustBeAnIpv4AddressOrALocalNetdev
+        ReaderConfig.BufferSizeZeroMeansTheDefault
+        ReaderConfig.MaxSizeIsAUdpPayloadSize
+        ReaderConfig.MaxPollMustBePositive
+        ReaderConfig.AnyCompVectorIsAccepted
+        ReaderErrors.WithoutEndpoints
+        ReaderErrors.WithoutInterface
+        ReaderErrors.BufferSmallerThanOneSlot
+        ReaderErrors.BufferLargerThanTheDeviceAllowsIsClampedWithAWarning
+        ReaderErrors.WithoutCapNetRawSaysWhichCapabilityAndHowToGrantIt
+        ReaderErrors.InterfaceWithoutAnRdmaDeviceSaysSoAndWhatToUseInstead
+        ReaderErrors.RealRdmaCoreWithoutHardwareFindsNoDevice
+        ReaderErrors.MemlockTooLowPrintsTheLimitAndHowToRaiseIt
+        ReaderLifecycle.StartStopCyclesLeakNoFdsThreadsOrVerbsObjects
+        ReaderLifecycle.AStopHeapEndsTheStreamAndTheReader
+        Modes/ReaderStop.ReturnsWithinASecondWhenNothingArrives/comp_vector
+        Modes/ReaderStop.ReturnsWithinASecondWhenNothingArrives/busy_poll)
+    string(REGEX REPLACE "^Modes/" "" name "${test}")
+    string(REPLACE "/" "." name "${name}")
+    spead_add_ibv_gtest(spead_ibv_reader_tests ibv.reader.${name} ${test})
+endforeach()
+
+# The fallbacks for counting NIC drops, on devices without flow counters (mlx4) and
+# without port counters either; comp_vector modulo a device with 4 vectors.
+spead_add_ibv_gtest(spead_ibv_reader_tests
+    ibv.reader.ReceiveDrops.WithoutFlowCountersThePortsOutOfBufferCounts
+    ReceiveDrops.WithoutFlowCountersThePortsOutOfBufferCounts
+    ENVIRONMENT SPEAD_EMU_FLOW_COUNTERS=0)
+spead_add_ibv_gtest(spead_ibv_reader_tests
+    ibv.reader.ReceiveDrops.WithNeitherCounterTheLogSaysDropsGoUncounted
+    ReceiveDrops.WithNeitherCounterTheLogSaysDropsGoUncounted
+    ENVIRONMENT SPEAD_EMU_FLOW_COUNTERS=0 SPEAD_EMU_HW_COUNTERS=0)
+spead_add_ibv_gtest(spead_ibv_reader_tests
+    ibv.reader.ReaderCompVector.TakenModuloTheDevicesVectors
+    ReaderCompVector.TakenModuloTheDevicesVectors
+    ENVIRONMENT SPEAD_EMU_COMP_VECTORS=4)
+
+# Start/stop cycles under valgrind: no definite leak, no invalid access, in the
+# reader, the stream or the emulator.
+find_program(VALGRIND_EXECUTABLE valgrind)
+if(VALGRIND_EXECUTABLE)
+    spead_add_ibv_gtest(spead_ibv_reader_tests
+        ibv.reader.ReaderLifecycle.StartStopCyclesUnderValgrind
+        ReaderLifecycle.StartStopCyclesLeakNoFdsThreadsOrVerbsObjects
+        TIMEOUT 300
+        ENVIRONMENT IBV_READER_CYCLES=20
+        LAUNCHER ${VALGRIND_EXECUTABLE} --error-exitcode=99 --leak-check=full
+            --errors-for-leak-kinds=definite --show-leak-kinds=definite
+            --num-callers=30)
+endif()
+
+# Not a test: heaps of jumbo packets for measuring the reader's instructions per packet
+# under callgrind (the command is at the top of the source).
+add_executable(spead_ibv_reader_bench udp_ibv_reader_bench.cc)
+target_link_libraries(spead_ibv_reader_bench PRIVATE spead_ibv_test_support)
+add_dependencies(spead_ibv_reader_bench spead_emu_libraries)
