@@ -143,6 +143,8 @@ struct udp_ibv_stream::impl {
 
     void check_config(const stream_config& config, const udp_ibv_config& ibv_config);
     mac_address destination_mac(const udp::endpoint& ep);
+    /*! The QP, with as many send WRs (slots) of the ring as the driver accepts. */
+    void create_queue_pair(ibv_context* context);
     void register_regions(const udp_ibv_config& ibv_config);
 
     /*! The registered region that holds [p, p + length) wholly, or null. */
@@ -276,9 +278,6 @@ udp_ibv_stream::impl::impl(const stream_config& config, const udp_ibv_config& ib
         n_slots = max_slots;
     }
     max_sges = std::max(1, std::min(max_sges_wanted, device.max_sge));
-    // A signalled WR at least every half ring: slots come back while the other half is
-    // filled.
-    signal_interval = std::max<std::uint64_t>(1, n_slots / 2);
 
     pd = ibv::alloc_pd(context);
     const int comp_vector = ibv_config.get_comp_vector();
@@ -294,14 +293,14 @@ udp_ibv_stream::impl::impl(const stream_config& config, const udp_ibv_config& ib
                         int(n_slots),
                         channel.get(),
                         comp_vector >= 0 ? comp_vector % binding->num_comp_vectors() : 0);
-    ibv_qp_cap cap{};
-    cap.max_send_wr = std::uint32_t(n_slots);
-    cap.max_send_sge = std::uint32_t(max_sges);
-    qp = ibv::create_raw_packet_qp(pd.get(), cq.get(), cq.get(), cap);
+    create_queue_pair(context);
     ibv::modify_qp(qp.get(), IBV_QPS_INIT, binding->port_num());
     ibv::modify_qp(qp.get(), IBV_QPS_RTR);
     ibv::modify_qp(qp.get(), IBV_QPS_RTS);
 
+    // A signalled WR at least every half ring: slots come back while the other half is
+    // filled.
+    signal_interval = std::max<std::uint64_t>(1, n_slots / 2);
     ring = ibv::allocate_ring(n_slots * slot_size);
     // The NIC only reads what it sends: no access flags.
     ring_mr = ibv::register_memory(pd.get(), ring.get(), n_slots * slot_size, 0);
@@ -326,6 +325,44 @@ udp_ibv_stream::impl::impl(const stream_config& config, const udp_ibv_config& ib
                  max_sges,
                  checksum_offload ? "the NIC" : "software",
                  channel ? "completion channel" : "busy polling");
+}
+
+void udp_ibv_stream::impl::create_queue_pair(ibv_context* context)
+{
+    // max_qp_wr counts the smallest WQEs; ours (Ethernet segment and max_sges SGEs)
+    // take several basic blocks each, so a driver may refuse the largest rings (mlx5
+    // limits the queue in blocks): halve until it accepts.
+    const std::size_t wanted = n_slots;
+    for (;;) {
+        ibv_qp_cap cap{};
+        cap.max_send_wr = std::uint32_t(n_slots);
+        cap.max_send_sge = std::uint32_t(max_sges);
+        try {
+            qp = ibv::create_raw_packet_qp(pd.get(), cq.get(), cq.get(), cap);
+            break;
+        } catch (const std::system_error& e) {
+            const int err = e.code().value();
+            if (err != EINVAL && err != ENOMEM)
+                throw; // CAP_NET_RAW and the like: nothing a smaller queue changes
+            if (n_slots == 1)
+                ibv::throw_error("ibv_create_qp(RAW_PACKET, " + std::to_string(wanted) +
+                                     " down to 1 send WR of " + std::to_string(max_sges) +
+                                     " SGEs)",
+                                 err,
+                                 std::string(context->device->name) +
+                                     " refused every send queue size; check its "
+                                     "limits with spead_ibv_check and `ibv_devinfo -v`");
+            n_slots /= 2;
+        }
+    }
+    if (n_slots < wanted)
+        logger.warn("buffer_size: {} refused a send queue of {} work requests of {} "
+                    "SGEs: using {} ({} bytes)",
+                    context->device->name,
+                    wanted,
+                    max_sges,
+                    n_slots,
+                    n_slots * slot_size);
 }
 
 void udp_ibv_stream::impl::check_config(const stream_config& config,
