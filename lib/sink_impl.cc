@@ -328,6 +328,7 @@ void sink_impl::open_stream()
     d_items_dropped_untagged = 0;
     d_packets_dropped_too_large = 0;
     d_heaps_rejected = 0;
+    d_tags_too_wide = 0;
 }
 
 void sink_impl::close_stream()
@@ -524,34 +525,11 @@ void sink_impl::send_packet(const std::uint8_t* data,
                             std::size_t first_tag,
                             std::size_t end_tag)
 {
-    // Descriptors first: at the start of the run, when they (or the payload's shape)
-    // change, and every descriptor_interval heaps.
-    if (!d_payload_name.empty() && items != d_described_items) {
-        d_described_items = items;
-        d_descriptors_dirty = true;
-    }
-    if (!d_run_started || d_descriptors_dirty ||
-        (d_descriptor_interval > 0 &&
-         d_heaps_since_descriptors >= d_descriptor_interval)) {
-        send_control_heap(true, !d_run_started, false);
-        d_run_started = true;
-        d_descriptors_dirty = false;
-        d_heaps_since_descriptors = 0;
-    }
-
-    const std::size_t index = acquire_slot();
-    slot& s = d_slots[index];
-    const std::size_t bytes = items * d_itemsize;
-    s.payload.resize(bytes);
-    if (d_byte_order == byte_order_mode::swap)
-        copy_swapped(s.payload.data(), data, bytes, d_item_type.component_size());
-    else
-        std::memcpy(s.payload.data(), data, bytes);
-
-    s.heap.emplace(d_flavour);
-    send::heap& h = *s.heap;
+    // Tags first: resolving a name may read a descriptor that arrived just now, and
+    // that descriptor must go out before the heap that uses it.
     bool has_cnt = false;
     std::uint64_t cnt = 0;
+    d_immediates.clear();
     for (std::size_t t = first_tag; t < end_tag; t++) {
         const gr::tag_t& tag = d_tags[t];
         if (pmt::eqv(tag.key, d_len_tag_key))
@@ -577,22 +555,61 @@ void sink_impl::send_packet(const std::uint8_t* data,
                           "' ignored: its value is not a non-negative integer");
             continue;
         }
-        if (*value <= d_flavour.max_address()) {
-            h.add_immediate(id, *value);
-        } else {
-            // Too wide for an immediate: an addressed 8-byte big-endian item instead.
-            std::vector<std::uint8_t> be(8);
-            for (int i = 0; i < 8; i++)
-                be[i] = static_cast<std::uint8_t>(*value >> (56 - 8 * i));
-            h.add_item(id, std::move(be), false);
+        if (*value > d_flavour.max_address()) {
+            // An addressed item instead would become payload at a receiver that takes
+            // every addressed item: drop the tag, count it, say how to avoid it.
+            d_tags_too_wide++;
             warn_once("wide " + pmt::symbol_to_string(tag.key),
-                      "tag '" + pmt::symbol_to_string(tag.key) + "' does not fit a " +
-                          d_flavour.name() +
-                          " immediate; sent as an addressed 8-byte item");
+                      "tag '" + pmt::symbol_to_string(tag.key) + "' value " +
+                          std::to_string(*value) + " does not fit a " + d_flavour.name() +
+                          " immediate; not sent (counted in tags_too_wide). Use flavour "
+                          "64-48 for values below 2^48");
+            continue;
         }
+        d_immediates.emplace_back(id, *value);
     }
-    // Never an immediate, even when tiny: a receiver takes immediates as metadata.
-    h.add_item(d_payload_item, s.payload.data(), bytes, false);
+
+    // Descriptors: at the start of the run, when they (or the payload's shape) change,
+    // and every descriptor_interval heaps.
+    if (!d_payload_name.empty() && items != d_described_items) {
+        d_described_items = items;
+        d_descriptors_dirty = true;
+    }
+    if (!d_run_started || d_descriptors_dirty ||
+        (d_descriptor_interval > 0 &&
+         d_heaps_since_descriptors >= d_descriptor_interval)) {
+        send_control_heap(true, !d_run_started, false);
+        d_run_started = true;
+        d_descriptors_dirty = false;
+        d_heaps_since_descriptors = 0;
+    }
+
+    const std::size_t index = acquire_slot();
+    slot& s = d_slots[index];
+    const std::size_t bytes = items * d_itemsize;
+    s.payload.resize(bytes);
+    if (d_byte_order == byte_order_mode::swap)
+        copy_swapped(s.payload.data(), data, bytes, d_item_type.component_size());
+    else
+        std::memcpy(s.payload.data(), data, bytes);
+
+    s.heap.emplace(d_flavour);
+    send::heap& h = *s.heap;
+    try {
+        for (const auto& [id, value] : d_immediates)
+            h.add_immediate(id, value);
+        // Never an immediate, even when tiny: a receiver takes immediates as metadata.
+        h.add_item(d_payload_item, s.payload.data(), bytes, false);
+    } catch (const std::invalid_argument& e) {
+        // The ids and values were checked above; this is a last line of defence.
+        warn_once(std::string("item ") + e.what(),
+                  std::string("heap not sent: ") + e.what() +
+                      " (counted in heaps_rejected)");
+        d_heaps_rejected++;
+        s.heap.reset();
+        s.busy = false;
+        return;
+    }
 
     if (!has_cnt) {
         cnt = d_next_cnt;
@@ -754,6 +771,7 @@ std::map<std::string, std::uint64_t> sink_impl::collect_stats_locked() const
     out["items_dropped_untagged"] = d_items_dropped_untagged.load();
     out["packets_dropped_too_large"] = d_packets_dropped_too_large.load();
     out["heaps_rejected"] = d_heaps_rejected.load();
+    out["tags_too_wide"] = d_tags_too_wide.load();
     return out;
 }
 

@@ -163,6 +163,7 @@ private:
     std::size_t d_needed = 1;      //!< input items the next call needs
     std::uint64_t d_skip = 0;      //!< items still to drop (an oversized packet)
     std::vector<gr::tag_t> d_tags; //!< tags of one general_work window
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> d_immediates; //!< of one heap
     std::chrono::steady_clock::time_point d_next_stats;
 
     std::atomic<std::uint64_t> d_data_heaps{ 0 };
@@ -170,6 +171,7 @@ private:
     std::atomic<std::uint64_t> d_items_dropped_untagged{ 0 };
     std::atomic<std::uint64_t> d_packets_dropped_too_large{ 0 };
     std::atomic<std::uint64_t> d_heaps_rejected{ 0 };
+    std::atomic<std::uint64_t> d_tags_too_wide{ 0 };
 
     const pmt::pmt_t d_heap_cnt_key;
     const pmt::pmt_t d_descriptors_port;

@@ -145,6 +145,36 @@ class qa_roundtrip(gr_unittest.TestCase):
         self.assertEqual(cnts, [100, 103, 106, 109, 112, 115])
         self.assertEqual(list(out.data()), data.tolist())
 
+    def test_values_wider_than_the_flavour_are_counted_not_sent(self):
+        for flavour, arrives in (("64-40", False), ("64-48", True)):
+            with self.subTest(flavour=flavour):
+                self.tb = gr.top_block()
+                lengths = [16, 16]
+                data = np.arange(32, dtype=np.float32)
+                wide = 1 << 45
+
+                def extra(i, offset):
+                    return [("0x1600", pmt.from_uint64(wide + i)),
+                            ("0x1601", pmt.from_uint64(i))]
+
+                src = blocks.vector_source_f(data.tolist(), False, 1,
+                                             qa.packet_tags(lengths, extra=extra))
+                rx, port = qa.make_source(item_type="float")
+                tx = spead.sink(endpoints=f"127.0.0.1:{port}", item_type="float",
+                                flavour=flavour)
+                out = blocks.vector_sink_f()
+                self.tb.connect(src, tx)
+                self.tb.connect(rx, out)
+                qa.run_to_completion(self.tb)
+
+                self.assertEqual(list(out.data()), data.tolist())  # payload untouched
+                tags = qa.tags_by_offset(out.tags())
+                self.assertEqual(tags[16]["0x1601"], 1)
+                self.assertEqual("0x1600" in tags[16], arrives)
+                if arrives:
+                    self.assertEqual(tags[16]["0x1600"], wide + 1)
+                self.assertEqual(tx.stats()["tags_too_wide"], 0 if arrives else 2)
+
     def test_several_destinations_take_heaps_in_turn(self):
         lengths = [128] * 9
         data = np.arange(sum(lengths), dtype=np.int32)

@@ -30,7 +30,8 @@ namespace spead {
  *    heap_cnt_step per heap);
  *  - `0x1600`-style keys, or the name of an item the sink has a descriptor for (its own
  *    payload item, or descriptors received on the `descriptors` input port, e.g. from a
- *    spead.source), with an integer value: immediate items;
+ *    spead.source), with an integer value: immediate items (a value wider than the
+ *    flavour's 40 or 48 bits is not sent and is counted in tags_too_wide);
  *  - the length tag, `rx_time` and `heap_incomplete` are not sent; other tags are
  *    ignored (logged once per key).
  * So spead.source → spead.sink → spead.source carries heaps, cnts and tags unchanged.
@@ -122,8 +123,8 @@ public:
     /*!
      * \brief Every counter of the current run (or of the last one after stop()), by
      * name: the send stream's (docs/statistics.md) and the block's data_heaps,
-     * control_heaps, items_dropped_untagged, packets_dropped_too_large and
-     * heaps_rejected.
+     * control_heaps, items_dropped_untagged, packets_dropped_too_large,
+     * heaps_rejected and tags_too_wide.
      */
     virtual std::map<std::string, std::uint64_t> stats() const = 0;
     /*! Heaps sent completely (data and control). */

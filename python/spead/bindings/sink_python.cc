@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(sink.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(7cca9c42a3fa7608ebef28fb35bc76fd)                     */
+/* BINDTOOL_HEADER_FILE_HASH(52518f646451ef281851a6b4c787891f)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
