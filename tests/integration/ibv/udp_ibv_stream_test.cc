@@ -599,10 +599,14 @@ void long_burst(std::size_t slots,
         else
             (ec ? failed : ok)++;
     };
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
     for (std::size_t i = 0; i < heaps; i++) {
         // A full queue refuses the heap (and counts it): try again shortly.
-        while (!sender.async_send_heap(hs[i], handler, std::int64_t(i + 1)))
+        while (!sender.async_send_heap(hs[i], handler, std::int64_t(i + 1))) {
+            ASSERT_LT(std::chrono::steady_clock::now(), deadline)
+                << "stuck at heap " << i;
             std::this_thread::sleep_for(200us);
+        }
     }
     sender.flush();
     ASSERT_TRUE(wait_for([&] { return ok + failed == heaps; }, 10000ms));
@@ -651,6 +655,21 @@ TEST(SendQueue, OneSlotRingSignalsEveryPacket)
 {
     REQUIRE_TOPOLOGY();
     long_burst(1, 50, 64 * 1024, 0);
+}
+
+TEST(SendQueue, CompVectorIsTakenModuloTheDevicesVectors)
+{
+    REQUIRE_TOPOLOGY();
+    // Run with SPEAD_EMU_COMP_VECTORS=4: the device refuses vector 1003 itself.
+    kernel_receiver receiver(host(2).ip + ":" + std::to_string(port));
+    std::vector<std::uint8_t> payload(20000);
+    fill_pattern(payload.data(), payload.size(), 1);
+    boost::asio::io_context io;
+    send::udp_ibv_stream sender(io, jumbo_stream(), sender_config(host(2).ip, 1003));
+    sender.send_heap(payload_heap(payload.data(), payload.size()), 1);
+    const auto got = receiver.take(1);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(pattern_mismatches(got[0], payload_id, payload.size(), 1), 0u);
 }
 
 TEST(SendQueue, ErrorCompletionFailsTheHeapAndTheQueueRecovers)
