@@ -628,8 +628,13 @@ bool udp_ibv_stream::impl::wait_for_completions(std::uint64_t target,
     int empty_polls = 0;
     while (completed < target) {
         const int n = poll_completions();
-        if (n < 0)
-            break;
+        if (n < 0) {
+            // The CQ is broken for good: nothing will complete, so do not wait for it.
+            if (!ec)
+                ec = boost::system::errc::make_error_code(boost::system::errc::io_error);
+            abandon_outstanding();
+            return false;
+        }
         if (n > 0) {
             empty_polls = 0;
             deadline = steady::now() + stall_limit; // progress
@@ -678,7 +683,7 @@ void udp_ibv_stream::impl::abandon_outstanding()
     ibv_modify_qp(qp.get(), &attr, IBV_QP_STATE);
     const auto deadline = steady::now() + std::chrono::seconds(1);
     while (completed < posted && steady::now() < deadline) {
-        if (poll_completions() == 0)
+        if (poll_completions() <= 0)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     completed = posted;
