@@ -119,11 +119,17 @@ double search_lossless_rate(const trial_function& trial,
                             const search_options& options,
                             const std::string& label)
 {
+    // A run that loses nothing but sent well below the rate asked says nothing about
+    // that rate: the sender (sharing the CPUs) is the limit, and the search ends.
+    constexpr double reached = 0.95;
+    enum class outcome { pass, loss, sender_short };
     std::vector<double> rates = options.rates;
     std::sort(rates.begin(), rates.end());
     std::vector<double> achieved_at_best;
+    double sender_short_at = -1.0;
+    double sender_short_achieved = 0.0;
 
-    auto passes = [&](double rate) {
+    auto attempt = [&](double rate) {
         std::vector<double> achieved;
         for (int run = 1; run <= options.runs; run++) {
             const trial_result r = trial(rate);
@@ -131,30 +137,41 @@ double search_lossless_rate(const trial_function& trial,
                       << describe(r) << std::endl;
             achieved.push_back(r.achieved_gbps);
             if (r.heaps_lost() > 0 || r.heaps_sent == 0)
-                return false;
+                return outcome::loss;
+            if (r.achieved_gbps < reached * rate) {
+                sender_short_at = rate;
+                sender_short_achieved = r.achieved_gbps;
+                return outcome::sender_short;
+            }
         }
         achieved_at_best = achieved;
-        return true;
+        return outcome::pass;
     };
 
     double best = 0.0;
     double first_fail = -1.0;
     for (double rate : rates) {
-        if (!passes(rate)) {
-            first_fail = rate;
-            break;
+        const outcome o = attempt(rate);
+        if (o == outcome::pass) {
+            best = rate;
+            continue;
         }
-        best = rate;
+        if (o == outcome::loss)
+            first_fail = rate;
+        break;
     }
     if (first_fail > 0) {
         double lo = best;
         double hi = first_fail;
         for (int i = 0; i < options.refine; i++) {
             const double mid = (lo + hi) / 2;
-            if (passes(mid))
+            const outcome o = attempt(mid);
+            if (o == outcome::pass)
                 lo = mid;
-            else
+            else if (o == outcome::loss)
                 hi = mid;
+            else
+                break;
         }
         best = lo;
         first_fail = hi;
@@ -169,7 +186,11 @@ double search_lossless_rate(const trial_function& trial,
     }
     if (first_fail > 0)
         std::cout << "; heaps lost at " << gbps(first_fail) << " Gb/s";
-    else
+    if (sender_short_at > 0)
+        std::cout << "; the sender reached only " << gbps(sender_short_achieved)
+                  << " Gb/s of " << gbps(sender_short_at)
+                  << " (sender-limited: the receiver's limit was not found)";
+    if (first_fail <= 0 && sender_short_at <= 0)
         std::cout << "; no loss up to the highest rate tried";
     std::cout << "; " << load_average() << std::endl;
     return best;

@@ -78,8 +78,9 @@ struct search_options {
 /*!
  * Tries the rates in ascending order until one loses heaps, then bisects between the
  * highest lossless rate and that one. A rate passes when \p options.runs consecutive
- * runs lose no heap. Prints a line per run and a summary line starting with \p label.
- * \return the highest rate that passed (0 if none)
+ * runs lose no heap and the sender reached 95 % of it; a run that falls short without
+ * loss ends the search (sender-limited). Prints a line per run and a summary line
+ * starting with \p label. \return the highest rate that passed (0 if none)
  */
 double search_lossless_rate(const trial_function& trial,
                             const search_options& options,
