@@ -402,9 +402,12 @@ void heap_assembler::freeze(detail::heap_storage& h)
     const item_pointer_codec codec(h.heap_flavour.heap_address_bits());
     const std::uint64_t size = h.has_heap_size ? h.heap_size : h.extent;
 
+    // Every order below is total (ties broken by position), so std::sort gives the
+    // same result as a stable sort without stable_sort's temporary buffer: freezing a
+    // heap allocates nothing once the storage is warm.
     // Wire order: by the payload offset of the carrying packet, then position in it.
     if (!h.pointers_in_order)
-        std::stable_sort(raw.begin(), raw.end(), [](const auto& a, const auto& b) {
+        std::sort(raw.begin(), raw.end(), [](const auto& a, const auto& b) {
             return a.packet_offset < b.packet_offset ||
                    (a.packet_offset == b.packet_offset && a.index < b.index);
         });
@@ -415,8 +418,9 @@ void heap_assembler::freeze(detail::heap_storage& h)
     order.resize(n);
     for (std::size_t i = 0; i < n; i++)
         order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&raw](std::size_t a, std::size_t b) {
-        return raw[a].pointer < raw[b].pointer;
+    std::sort(order.begin(), order.end(), [&raw](std::size_t a, std::size_t b) {
+        return raw[a].pointer < raw[b].pointer ||
+               (raw[a].pointer == raw[b].pointer && a < b);
     });
     // item_lengths[i]: length of addressed item i, or one of two markers.
     constexpr std::uint64_t repeat = ~std::uint64_t(0);
@@ -434,11 +438,13 @@ void heap_assembler::freeze(detail::heap_storage& h)
         if (!item_pointer_codec::is_immediate(raw[i].pointer) && lengths[i] != repeat)
             order[n_addressed++] = i;
     }
-    std::stable_sort(order.begin(),
-                     order.begin() + n_addressed,
-                     [&raw, &codec](std::size_t a, std::size_t b) {
-                         return codec.value(raw[a].pointer) < codec.value(raw[b].pointer);
-                     });
+    std::sort(order.begin(),
+              order.begin() + n_addressed,
+              [&raw, &codec](std::size_t a, std::size_t b) {
+                  const std::uint64_t va = codec.value(raw[a].pointer);
+                  const std::uint64_t vb = codec.value(raw[b].pointer);
+                  return va < vb || (va == vb && a < b);
+              });
     for (std::size_t k = 0; k < n_addressed; k++) {
         const std::uint64_t address = codec.value(raw[order[k]].pointer);
         const std::uint64_t next =
