@@ -75,7 +75,36 @@ bool heap_assembler::add_packet(const std::uint8_t* data, std::size_t size)
         d_stats[stat_for(result)]++;
         return true;
     }
+    if (place_in_order(packet))
+        return !d_stopped;
     return add_decoded(packet);
+}
+
+inline bool heap_assembler::place_in_order(const packet_header& packet)
+{
+    // Fast path for nearly every packet of a large heap: the next in-order piece of the
+    // heap the previous packet went to, with a known size and no item pointers. It does
+    // exactly what the general path (add_decoded) would, in one function; any packet
+    // that fails a check here goes to the general path untouched.
+    slot& s = d_slots[d_last_hit];
+    if (!s.storage || s.cnt != packet.heap_cnt || packet.n_item_pointers != 0 ||
+        packet.payload_length == 0 || !packet.has_heap_size)
+        return false;
+    detail::heap_storage& h = *s.storage;
+    const std::uint64_t begin = packet.payload_offset;
+    const std::uint64_t end = begin + packet.payload_length;
+    if (!h.has_heap_size || packet.heap_size != h.heap_size ||
+        packet.heap_address_bits != h.heap_flavour.heap_address_bits() ||
+        !h.received_ranges.extend_last(begin, end))
+        return false;
+    d_stats[recv_stat::packets]++;
+    std::memcpy(h.buffer.get() + begin, packet.payload, packet.payload_length);
+    h.received += packet.payload_length;
+    h.extent = end; // the last range ends furthest
+    h.packets++;
+    if (h.received == h.heap_size)
+        retire(s, recv_stat::heaps); // complete: the reason is never used
+    return true;
 }
 
 bool heap_assembler::add_decoded(const packet_header& packet)
@@ -177,22 +206,6 @@ void heap_assembler::place(slot& s, const packet_header& packet)
     detail::heap_storage& h = *s.storage;
     const std::uint64_t begin = packet.payload_offset;
     const std::uint64_t end = begin + packet.payload_length;
-    // Fast path: the next in-order packet of a heap with a known size and no item
-    // pointers, i.e. nearly every packet of a large heap. Anything else (and any packet
-    // that fails a check here) takes the general path below, which decides it exactly.
-    if (packet.n_item_pointers == 0 && packet.payload_length != 0 &&
-        packet.has_heap_size && h.has_heap_size && packet.heap_size == h.heap_size &&
-        packet.heap_address_bits == h.heap_flavour.heap_address_bits() &&
-        h.received_ranges.extend_last(begin, end)) {
-        std::memcpy(h.buffer.get() + begin, packet.payload, packet.payload_length);
-        h.received += packet.payload_length;
-        h.extent = end; // the last range ends furthest
-        h.packets++;
-        if (h.received == h.heap_size)
-            retire(s, recv_stat::heaps); // complete: the reason is never used
-        return;
-    }
-
     if (packet.heap_address_bits != h.heap_flavour.heap_address_bits()) {
         d_stats[recv_stat::packets_flavour_mismatch]++;
         return;

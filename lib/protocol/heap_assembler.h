@@ -97,6 +97,8 @@ private:
         retired_as how;
     };
 
+    /*! The in-order fast path; false when the packet needs the general path. */
+    bool place_in_order(const packet_header& packet);
     slot* find_slot(std::uint64_t cnt);
     slot& claim_slot();
     void start_heap(slot& s, const packet_header& packet);
