@@ -213,9 +213,10 @@ void heap_assembler::place(slot& s, const packet_header& packet)
     if (packet.has_heap_size != h.has_heap_size || packet.heap_size != h.heap_size) {
         if (!packet.has_heap_size) {
             // The heap's size is known from another packet: check what the decoder could
-            // not.
+            // not. The packet is already counted as valid, so this is a size mismatch,
+            // not one of the decoder's rejections.
             if (end > h.heap_size) {
-                d_stats[recv_stat::packets_bad_offset]++;
+                d_stats[recv_stat::packets_heap_size_mismatch]++;
                 return;
             }
         } else if (h.has_heap_size || packet.heap_size < h.extent) {

@@ -6,6 +6,7 @@
  */
 
 #include "heap_pool.h"
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -29,6 +30,8 @@ void heap_storage::reserve_payload(std::size_t size, std::size_t keep)
     if (!raw)
         throw std::bad_alloc();
     std::unique_ptr<std::uint8_t[], free_deleter> fresh(static_cast<std::uint8_t*>(raw));
+    // An empty packet can move the extent past what was ever stored: nothing lies there.
+    keep = std::min(keep, capacity);
     if (keep > 0)
         std::memcpy(fresh.get(), buffer.get(), keep);
     buffer = std::move(fresh);

@@ -412,7 +412,21 @@ TEST_F(assembler_test, packet_without_heap_size_is_checked_against_its_heaps_siz
 {
     add(packet(1, 8, 0, pattern(4)));
     add(packet(1, -1, 6, pattern(4))); // 6 + 4 > 8
-    EXPECT_EQ(stat(recv_stat::packets_bad_offset), 1u);
+    EXPECT_EQ(stat(recv_stat::packets_heap_size_mismatch), 1u);
+    EXPECT_EQ(stat(recv_stat::packets_bad_offset), 0u); // a valid packet: counted once
+    EXPECT_EQ(stat(recv_stat::packets), 2u);
+}
+
+TEST_F(assembler_test, empty_packet_beyond_the_stored_bytes_then_heap_size)
+{
+    // The empty packet moves the extent past anything stored; adopting HEAP_SIZE later
+    // must not copy from beyond the buffer (found by the fuzz target).
+    add(packet(1, -1, 5000, {}));
+    add(packet(1, 8000, 0, pattern(5000)));
+    add(packet(1, 8000, 5000, pattern(3000, 5000 % 256)));
+    EXPECT_EQ(stat(recv_stat::packets), 3u);
+    ASSERT_EQ(heaps.size(), 1u);
+    EXPECT_EQ(payload_of(heaps[0]), pattern(8000));
 }
 
 TEST_F(assembler_test, stop_heap_flushes_live_heaps_and_stops_the_stream)
