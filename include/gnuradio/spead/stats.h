@@ -41,7 +41,7 @@ namespace spead {
     X(packets_bad_offset, "rejected: heap offset + payload length beyond the heap size") \
     X(packets_flavour_mismatch,                                                          \
       "rejected: flavour differs from its heap's first packet")                          \
-    X(packets_heap_size_mismatch, "rejected: disagrees with its heap's size")         \
+    X(packets_heap_size_mismatch, "rejected: disagrees with its heap's size")            \
     X(packets_duplicate, "dropped: payload range already received")                      \
     X(packets_overlap, "rejected: payload range partly overlaps one received")           \
     X(packets_over_heap_limits,                                                          \
