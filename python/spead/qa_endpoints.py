@@ -23,10 +23,13 @@ ITEMS = 2048
 
 def run_pair(rx_endpoints, tx_endpoints, interface=""):
     """Sends HEAPS heaps from a sink to a source; returns (heap cnts received, payload
-    ok, source stats, bound endpoints). The source ignores stop heaps: with several
+    ok, source stats, bound endpoints, sink stats). The source ignores stop heaps: with several
     destinations the first one would otherwise end it before the others' data."""
+    # The whole burst (data, descriptors and stop heaps) fits in the heap queue: the
+    # sender finishes in about a millisecond, and on a loaded machine the flowgraph may
+    # not run for that long (a full queue drops heaps by design, counted).
     rx = spead.source(endpoints=rx_endpoints, interface=interface, item_type="int16",
-                      stop_on_stop_heap=False)
+                      stop_on_stop_heap=False, queue_heaps=2 * HEAPS)
     bound = rx.bound_endpoints()
     out = blocks.vector_sink_s()
     rx_tb = gr.top_block()
@@ -46,25 +49,32 @@ def run_pair(rx_endpoints, tx_endpoints, interface=""):
     received = np.asarray(out.data(), dtype=np.int16)
     cnts = sorted(v["heap_cnt"] for v in qa.tags_by_offset(out.tags()).values())
     payload_ok = bool(np.array_equal(received, data[:len(received)]))
-    return cnts, payload_ok, rx.stats(), bound
+    return cnts, payload_ok, rx.stats(), bound, tx.stats()
+
+
+def nonzero(rx_stats, tx_stats):
+    """The counters that are not zero, for a failure message."""
+    return {"rx": {k: v for k, v in rx_stats.items() if v},
+            "tx": {k: v for k, v in tx_stats.items() if v}}
 
 
 class qa_endpoints(gr_unittest.TestCase):
 
     def test_one_source_listens_on_several_ports(self):
         p1, p2 = qa.free_udp_port(), qa.free_udp_port()
-        cnts, ok, stats, bound = run_pair(f"127.0.0.1:{p1},127.0.0.1:{p2}",
-                                          f"127.0.0.1:{p1},127.0.0.1:{p2}")
+        cnts, ok, stats, bound, tx_stats = run_pair(f"127.0.0.1:{p1},127.0.0.1:{p2}",
+                                                    f"127.0.0.1:{p1},127.0.0.1:{p2}")
         self.assertEqual(sorted(bound), sorted([f"127.0.0.1:{p1}", f"127.0.0.1:{p2}"]))
-        self.assertEqual(cnts, list(range(1, HEAPS + 1)))
+        self.assertEqual(cnts, list(range(1, HEAPS + 1)), nonzero(stats, tx_stats))
         self.assertTrue(ok)
         self.assertEqual(stats["stop_heaps"], 2)  # one per destination
 
     def test_address_range_shares_one_socket(self):
         port = qa.free_udp_port()
-        cnts, ok, stats, bound = run_pair(f"127.0.0.1+3:{port}", f"127.0.0.1+3:{port}")
+        cnts, ok, stats, bound, tx_stats = run_pair(f"127.0.0.1+3:{port}",
+                                                    f"127.0.0.1+3:{port}")
         self.assertEqual(bound, [f"0.0.0.0:{port}"])
-        self.assertEqual(cnts, list(range(1, HEAPS + 1)))
+        self.assertEqual(cnts, list(range(1, HEAPS + 1)), nonzero(stats, tx_stats))
         self.assertTrue(ok)
         self.assertEqual(stats["stop_heaps"], 4)
 
@@ -76,7 +86,7 @@ class qa_endpoints(gr_unittest.TestCase):
                             capture_output=True, text=True, timeout=60, env=os.environ)
         self.assertEqual(result.returncode, 0, result.stderr[-3000:])
         report = json.loads(result.stdout.strip().splitlines()[-1])
-        self.assertEqual(report["cnts"], list(range(1, HEAPS + 1)))
+        self.assertEqual(report["cnts"], list(range(1, HEAPS + 1)), report["stats"])
         self.assertTrue(report["payload_ok"])
         self.assertEqual(report["bound"], ["0.0.0.0:7148"])
         self.assertEqual(report["stop_heaps"], 2)
@@ -84,10 +94,11 @@ class qa_endpoints(gr_unittest.TestCase):
 
 def child():
     """Runs inside the namespace: multicast groups 239.10.0.1 and .2 over lo."""
-    cnts, ok, stats, bound = run_pair("239.10.0.1+1:7148", "239.10.0.1+1:7148",
-                                      interface="lo")
+    cnts, ok, stats, bound, tx_stats = run_pair("239.10.0.1+1:7148", "239.10.0.1+1:7148",
+                                                interface="lo")
     print(json.dumps({"cnts": cnts, "payload_ok": ok, "bound": bound,
-                      "stop_heaps": stats["stop_heaps"]}))
+                      "stop_heaps": stats["stop_heaps"],
+                      "stats": nonzero(stats, tx_stats)}))
 
 
 if __name__ == "__main__":
