@@ -20,13 +20,16 @@ constexpr auto spin_threshold = std::chrono::microseconds(30);
 constexpr auto spin_margin = std::chrono::microseconds(10);
 } // namespace
 
-rate_limiter::rate_limiter(double rate, double burst, double catch_up_ratio)
+rate_limiter::rate_limiter(double rate,
+                           double burst,
+                           double catch_up_ratio,
+                           clock::time_point start)
     : d_rate(rate),
       d_peak_rate(rate * std::max(1.0, catch_up_ratio)),
       d_burst(burst),
       d_average_tokens(burst),
       d_peak_tokens(burst),
-      d_last(clock::now())
+      d_last(start)
 {
 }
 
@@ -60,25 +63,40 @@ void rate_limiter::wait_until(clock::time_point deadline)
 
 bool rate_limiter::acquire(std::size_t bytes)
 {
-    refill(clock::now());
+    auto now = clock::now();
+    const auto when = earliest(bytes, now);
+    const bool waited = when > now;
+    if (waited) {
+        wait_until(when);
+        now = clock::now(); // late, often: the time lost adds tokens, and is made up
+    }
+    take(bytes, now);
+    return waited;
+}
+
+rate_limiter::clock::time_point rate_limiter::earliest(std::size_t bytes,
+                                                       clock::time_point now)
+{
+    refill(now);
     d_idle = false;
     // A batch larger than a burst waits for full buckets and leaves them in debt, so
     // the long-run rate still holds.
     const double needed = std::min(static_cast<double>(bytes), d_burst);
-    bool waited = false;
-    if (d_average_tokens < needed || d_peak_tokens < needed) {
-        const double seconds = std::max((needed - d_average_tokens) / d_rate,
-                                        (needed - d_peak_tokens) / d_peak_rate);
-        wait_until(d_last +
-                   std::chrono::duration_cast<clock::duration>(
-                       std::chrono::duration<double>(seconds)) +
-                   clock::duration(1));
-        refill(clock::now());
-        waited = true;
-    }
+    if (d_average_tokens >= needed && d_peak_tokens >= needed)
+        return now;
+    const double seconds = std::max((needed - d_average_tokens) / d_rate,
+                                    (needed - d_peak_tokens) / d_peak_rate);
+    return now +
+           std::chrono::duration_cast<clock::duration>(
+               std::chrono::duration<double>(seconds)) +
+           clock::duration(1);
+}
+
+void rate_limiter::take(std::size_t bytes, clock::time_point now)
+{
+    refill(now);
     d_average_tokens -= static_cast<double>(bytes);
     d_peak_tokens -= static_cast<double>(bytes);
-    return waited;
 }
 
 } // namespace send

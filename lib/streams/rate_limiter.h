@@ -38,7 +38,8 @@ public:
      * \param catch_up_ratio peak rate / rate, >= 1 */
     rate_limiter(double rate,
                  double burst,
-                 double catch_up_ratio = default_catch_up_ratio);
+                 double catch_up_ratio = default_catch_up_ratio,
+                 clock::time_point start = clock::now());
 
     /*! Largest batch the writer should hand over at once, bytes: half a burst leaves
      * the peak bucket room to absorb a late wake-up. */
@@ -47,6 +48,14 @@ public:
     /*! Waits until \p bytes may go out and takes them from the buckets.
      * \return true if it had to wait. */
     bool acquire(std::size_t bytes);
+
+    /*! acquire() without the clock, in two steps, so tests can drive it with a
+     * simulated one (late wake-ups included). Times passed in must not go backwards.
+     * earliest(): when \p bytes may go out if it is \p now (\p now itself when they
+     * may go at once); takes nothing. */
+    clock::time_point earliest(std::size_t bytes, clock::time_point now);
+    /*! \p bytes went out at \p now (no earlier than earliest() said): take them. */
+    void take(std::size_t bytes, clock::time_point now);
 
     /*! The writer has nothing to send: the time until the next acquire() is idle. */
     void note_idle() { d_idle = true; }

@@ -546,57 +546,24 @@ timed_run timed_send(fake_stream& s, std::size_t n, std::size_t size)
     return out;
 }
 
-/*!
- * Achieved rate / target over a run of \p total_bytes, not counting the first burst
- * (which leaves at once). The machine running the tests is shared: a run during which
- * the whole process was preempted for longer than the catch-up can recover is
- * repeated, up to three runs in all; \p attempts records every result.
- */
-double best_rate_ratio(const send::stream_config& config,
-                       std::size_t heap_size,
-                       std::size_t heaps,
-                       std::string& attempts)
+TEST(SendStreamRate, StreamIsPacedAndNeverFasterThanItsRate)
 {
-    double best = 0;
-    for (int attempt = 0; attempt < 3; attempt++) {
-        boost::asio::io_context io;
-        fake_stream s(io, config, 1, false);
-        const timed_run run = timed_send(s, heaps, heap_size);
-        EXPECT_GT(s.get_stats()[send_stat::rate_limit_waits], 0u);
-        const double ratio = run.seconds > 0
-                                 ? (run.bytes - double(config.get_burst_size())) /
-                                       run.seconds / config.get_rate()
-                                 : 0;
-        attempts += std::to_string(ratio) + " ";
-        if (std::abs(ratio - 1) < std::abs(best - 1))
-            best = ratio;
-        if (std::abs(best - 1) < 0.05)
-            break;
-    }
-    return best;
-}
-
-TEST(SendStreamRate, AchievedRateIsWithinAFewPercentOfTheTarget)
-{
-    // 10 MB at 40 MB/s: 0.25 s
-    std::string attempts;
-    const double ratio = best_rate_ratio(
-        send::stream_config().set_rate(40e6).set_burst_size(1 << 19).set_max_heaps(16),
-        625000,
-        16,
-        attempts);
-    EXPECT_NEAR(ratio, 1.0, 0.05) << "achieved/target in each run: " << attempts;
-}
-
-TEST(SendStreamRate, DefaultBurstHoldsTheRateThroughLateWakeUps)
-{
-    // 64 KiB at 100 MB/s is 0.65 ms: any late wake-up or preemption longer than that
-    // would cost rate if the limiter did not make it up (at 5 % above the rate).
-    // 20 MB: 0.2 s
-    std::string attempts;
-    const double ratio = best_rate_ratio(
-        send::stream_config().set_rate(100e6).set_max_heaps(16), 1250000, 16, attempts);
-    EXPECT_NEAR(ratio, 1.0, 0.05) << "achieved/target in each run: " << attempts;
+    // The pacing arithmetic (catch-up after late wake-ups, the peak cap, no catch-up
+    // after idle) is tested on a simulated clock in test_rate_limiter.cc. On real clocks
+    // only what a busy machine cannot upset is tested here: the stream waits, and never
+    // outruns the rate (preemption can only slow it). How close it gets to the rate is
+    // a figure for spead_bench, not a test.
+    const double rate = 100e6;
+    boost::asio::io_context io;
+    const auto config = send::stream_config().set_rate(rate).set_max_heaps(16);
+    fake_stream s(io, config, 1, false);
+    const timed_run run = timed_send(s, 16, 1250000); // 20 MB: 0.2 s
+    EXPECT_GT(s.get_stats()[send_stat::rate_limit_waits], 0u);
+    // Every batch after the first is bounded by one burst plus the peak rate (5 % above
+    // the rate while catching up); the first batch is at most half a burst.
+    const double burst = double(config.get_burst_size());
+    const double fastest = (run.bytes - 1.5 * burst) / (rate * 1.05);
+    EXPECT_GE(run.seconds, fastest) << run.bytes << " bytes in " << run.seconds << " s";
 }
 
 TEST(SendStreamRate, NoCatchUpBurstAfterIdle)
