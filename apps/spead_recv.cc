@@ -8,14 +8,18 @@
 // spead_recv: receive SPEAD heaps from UDP endpoints or capture files and print them
 // (cnt, items in wire order, immediates in hex, decoded descriptors), then the stream
 // statistics as "name: value" lines. Flags follow spead2_recv where the meaning is the
-// same, so users can switch between the two. With --verify, items 0x1000... are checked
-// against the payload pattern spead_send --verify writes (apps/payload_pattern.h).
+// same, so users can switch between the two (--ibv receives the UDP endpoints through an
+// ibverbs raw-packet queue pair on the interface given with --bind, as spead2_recv
+// does). With --verify, items 0x1000... are checked against the payload pattern
+// spead_send --verify writes (apps/payload_pattern.h).
 
+#include "flag_error.h"
 #include "payload_pattern.h"
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/recv_pcap.h>
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/recv_udp.h>
+#include <gnuradio/spead/recv_udp_ibv.h>
 #include <boost/program_options.hpp>
 #include <atomic>
 #include <chrono>
@@ -29,6 +33,7 @@
 
 namespace po = boost::program_options;
 using namespace gr::spead;
+using apps::with_flag;
 
 namespace {
 
@@ -164,15 +169,43 @@ int run(const po::variables_map& vm)
     for (const std::string& source : vm["source"].as<std::vector<std::string>>())
         (is_endpoint(source) ? endpoints : files).push_back(source);
 
+    const bool ibv = vm.count("ibv");
+    if (ibv && !vm.count("bind"))
+        throw po::error("--ibv needs --bind: the IPv4 address or netdev name of the "
+                        "interface whose RDMA device receives (e.g. --bind 10.0.0.2)");
+    if (ibv && endpoints.empty())
+        throw po::error("--ibv receives UDP endpoints; give at least one (PORT, "
+                        "HOST:PORT or GROUP:PORT)");
+    if (!ibv && (vm.count("ibv-vector") || vm.count("ibv-max-poll")))
+        throw po::error("--ibv-vector and --ibv-max-poll apply only with --ibv");
+    std::string joined;
+    for (const std::string& e : endpoints)
+        joined += (joined.empty() ? "" : ",") +
+                  (e.find(':') == std::string::npos ? ":" + e : e);
+
     recv::stream stream(config);
     for (const std::string& file : files)
         stream.emplace_reader<recv::pcap_reader>(file);
-    if (!endpoints.empty()) {
+    if (ibv) {
+        recv::udp_ibv_config ibv_config;
+        with_flag("--bind",
+                  [&] { ibv_config.set_interface(vm["bind"].as<std::string>()); });
+        if (vm.count("buffer"))
+            with_flag("--buffer", [&] {
+                ibv_config.set_buffer_size(vm["buffer"].as<std::size_t>());
+            });
+        if (vm.count("packet"))
+            with_flag("--packet",
+                      [&] { ibv_config.set_max_size(vm["packet"].as<std::size_t>()); });
+        if (vm.count("ibv-vector"))
+            ibv_config.set_comp_vector(vm["ibv-vector"].as<int>());
+        if (vm.count("ibv-max-poll"))
+            with_flag("--ibv-max-poll",
+                      [&] { ibv_config.set_max_poll(vm["ibv-max-poll"].as<int>()); });
+        ibv_config.set_endpoints(joined);
+        stream.emplace_reader<recv::udp_ibv_reader>(ibv_config);
+    } else if (!endpoints.empty()) {
         recv::udp_config udp;
-        std::string joined;
-        for (const std::string& e : endpoints)
-            joined += (joined.empty() ? "" : ",") +
-                      (e.find(':') == std::string::npos ? ":" + e : e);
         udp.set_endpoints(joined);
         if (vm.count("bind"))
             udp.set_interface(vm["bind"].as<std::string>());
@@ -228,9 +261,12 @@ int main(int argc, char** argv)
         ("help-stats", "list the statistics with their meaning")
         ("quiet,q", "print only the statistics, not each heap")
         ("heaps", po::value<std::uint64_t>()->default_value(0), "stop after this many heaps (0: until a stop heap, end of file or Ctrl-C)")
-        ("bind", po::value<std::string>(), "interface for multicast: IPv4 address or netdev name")
-        ("buffer", po::value<std::size_t>(), "socket receive buffer (bytes)")
+        ("bind", po::value<std::string>(), "interface for multicast: IPv4 address or netdev name; with --ibv the interface that receives (required)")
+        ("buffer", po::value<std::size_t>(), "socket receive buffer (default 8 MiB), or with --ibv the registered receive ring (default 16 MiB) (bytes)")
         ("packet", po::value<std::size_t>(), "largest datagram accepted (bytes, default 9200)")
+        ("ibv", "receive through ibverbs (raw-packet queue pair, kernel bypass) on the --bind interface; needs CAP_NET_RAW, see docs/ibverbs.md")
+        ("ibv-vector", po::value<int>(), "with --ibv: completion vector for interrupts (modulo the device's vectors; negative: busy polling; default 0)")
+        ("ibv-max-poll", po::value<int>(), "with --ibv: completion-queue polls per wake-up, or before yielding when busy polling (default 10)")
         ("max-heaps", po::value<std::size_t>()->default_value(4), "heaps assembled at once")
         ("ring-heaps", po::value<std::size_t>()->default_value(8), "completed heaps queued")
         ("max-heap-size", po::value<std::size_t>()->default_value(64 << 20), "largest heap accepted (bytes)")

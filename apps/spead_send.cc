@@ -9,12 +9,15 @@
 // substream each, heaps round-robin) or records them to a capture file, then prints
 // the achieved rate and the stream statistics as "name: value" lines. Flags follow
 // spead2_send where the meaning is the same (--rate is in Gb/s, --heaps -1 sends until
-// Ctrl-C), so users can switch between the two.
+// Ctrl-C; --ibv sends through an ibverbs raw-packet queue pair on the interface given
+// with --bind), so users can switch between the two.
 
+#include "flag_error.h"
 #include "heap_generator.h"
 #include "payload_pattern.h"
 #include <gnuradio/spead/send_pcap.h>
 #include <gnuradio/spead/send_udp.h>
+#include <gnuradio/spead/send_udp_ibv.h>
 #include <boost/program_options.hpp>
 #include <atomic>
 #include <cmath>
@@ -27,6 +30,7 @@
 
 namespace po = boost::program_options;
 using namespace gr::spead;
+using apps::with_flag;
 
 namespace {
 
@@ -56,22 +60,6 @@ bool is_destination(const std::string& arg)
         if (c < '0' || c > '9')
             return false;
     return true;
-}
-
-/*! Runs a config setter; its std::invalid_argument ("ttl: 300 is out of range...")
- * becomes a usage error naming the flag instead ("--ttl: 300 is out of range..."). */
-template <typename F>
-void with_flag(const std::string& flag, F&& set)
-{
-    try {
-        set();
-    } catch (const std::invalid_argument& e) {
-        std::string text = e.what();
-        const auto colon = text.find(": ");
-        if (colon != std::string::npos && text.find(' ') > colon)
-            text.erase(0, colon + 2);
-        throw po::error(flag.empty() ? e.what() : flag + ": " + text);
-    }
 }
 
 int run(const po::variables_map& vm)
@@ -137,23 +125,47 @@ int run(const po::variables_map& vm)
     with_flag("--burst", [&] { config.set_burst_size(vm["burst"].as<std::size_t>()); });
     with_flag("--max-heaps", [&] { config.set_max_heaps(gen.max_heaps); });
 
-    send::udp_config udp;
-    with_flag("--ttl", [&] { udp.set_ttl(vm["ttl"].as<int>()); });
-    with_flag("--buffer", [&] { udp.set_buffer_size(vm["buffer"].as<std::size_t>()); });
-    if (vm.count("bind"))
-        with_flag("--bind", [&] { udp.set_interface(vm["bind"].as<std::string>()); });
-    // Destinations are checked last: a bad one is a runtime error (exit 1), like an
-    // unreachable one.
-    udp.set_endpoints(joined);
+    const bool ibv = vm.count("ibv");
+    if (ibv && !capture.empty())
+        throw po::error("--ibv sends to the network; it cannot record to a capture file");
+    if (ibv && !vm.count("bind"))
+        throw po::error("--ibv needs --bind: the IPv4 address or netdev name of the "
+                        "interface whose RDMA device sends (e.g. --bind 10.0.0.1)");
+    if (!ibv && (vm.count("ibv-vector") || vm.count("ibv-max-poll")))
+        throw po::error("--ibv-vector and --ibv-max-poll apply only with --ibv");
 
-    // ---- send ----
     boost::asio::io_context io;
     std::unique_ptr<send::stream> stream;
-    if (!capture.empty())
-        stream =
-            std::make_unique<send::pcap_stream>(io, config, capture, udp.get_endpoints());
-    else
-        stream = std::make_unique<send::udp_stream>(io, config, udp);
+    if (ibv) {
+        send::udp_ibv_config ibv_config;
+        with_flag("--ttl", [&] { ibv_config.set_ttl(vm["ttl"].as<int>()); });
+        with_flag("--buffer",
+                  [&] { ibv_config.set_buffer_size(vm["buffer"].as<std::size_t>()); });
+        with_flag("--bind",
+                  [&] { ibv_config.set_interface(vm["bind"].as<std::string>()); });
+        if (vm.count("ibv-vector"))
+            ibv_config.set_comp_vector(vm["ibv-vector"].as<int>());
+        if (vm.count("ibv-max-poll"))
+            with_flag("--ibv-max-poll",
+                      [&] { ibv_config.set_max_poll(vm["ibv-max-poll"].as<int>()); });
+        // Destinations are checked last: a bad one is a runtime error (exit 1), like
+        // an unreachable one.
+        ibv_config.set_endpoints(joined);
+        stream = std::make_unique<send::udp_ibv_stream>(io, config, ibv_config);
+    } else {
+        send::udp_config udp;
+        with_flag("--ttl", [&] { udp.set_ttl(vm["ttl"].as<int>()); });
+        with_flag("--buffer",
+                  [&] { udp.set_buffer_size(vm["buffer"].as<std::size_t>()); });
+        if (vm.count("bind"))
+            with_flag("--bind", [&] { udp.set_interface(vm["bind"].as<std::string>()); });
+        udp.set_endpoints(joined);
+        if (!capture.empty())
+            stream = std::make_unique<send::pcap_stream>(
+                io, config, capture, udp.get_endpoints());
+        else
+            stream = std::make_unique<send::udp_stream>(io, config, udp);
+    }
 
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
@@ -207,8 +219,11 @@ int main(int argc, char** argv)
         ("burst", po::value<std::size_t>()->default_value(65536), "bytes sent back-to-back before the rate limiter waits")
         ("max-heaps", po::value<std::size_t>()->default_value(4), "heaps in flight")
         ("ttl", po::value<int>()->default_value(1), "IP time-to-live")
-        ("bind", po::value<std::string>(), "interface to send from: IPv4 address or netdev name")
-        ("buffer", po::value<std::size_t>()->default_value(send::udp_config::default_buffer_size), "socket send buffer (bytes)")
+        ("bind", po::value<std::string>(), "interface to send from: IPv4 address or netdev name (required with --ibv)")
+        ("buffer", po::value<std::size_t>()->default_value(send::udp_config::default_buffer_size), "socket send buffer, or with --ibv the registered transmit ring (bytes)")
+        ("ibv", "send through ibverbs (raw-packet queue pair, kernel bypass) on the --bind interface; needs CAP_NET_RAW, see docs/ibverbs.md")
+        ("ibv-vector", po::value<int>(), "with --ibv: completion vector for interrupts (modulo the device's vectors; negative: busy polling; default 0)")
+        ("ibv-max-poll", po::value<int>(), "with --ibv: completion-queue polls before waiting (default 10)")
         ("pcap", po::value<std::string>(), "record to this capture file instead of sending")
         ("descriptors", "send a descriptor heap first (to every destination)")
         ("descriptor-interval", po::value<std::uint64_t>()->default_value(0), "and again every N data heaps (implies --descriptors)")
