@@ -7,11 +7,14 @@
 
 #include "block_messages.h"
 #include "sink_impl.h"
+#include "transport/endpoint.h"
+#include "transport/ibv/preflight.h"
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/send_pcap.h>
+#include <gnuradio/spead/send_udp_ibv.h>
 #include <boost/asio/error.hpp>
 #include <boost/thread/thread.hpp>
 #include <climits>
@@ -63,7 +66,9 @@ sink::sptr sink::make(const std::string& transport,
                       const std::string& byte_order,
                       bool send_stop_heap,
                       const std::string& capture_file,
-                      double stats_interval)
+                      double stats_interval,
+                      int comp_vector,
+                      int max_poll)
 {
     return gnuradio::make_block_sptr<sink_impl>(transport,
                                                 endpoints,
@@ -86,7 +91,9 @@ sink::sptr sink::make(const std::string& transport,
                                                 byte_order,
                                                 send_stop_heap,
                                                 capture_file,
-                                                stats_interval);
+                                                stats_interval,
+                                                comp_vector,
+                                                max_poll);
 }
 
 sink_impl::sink_impl(const std::string& transport,
@@ -110,7 +117,9 @@ sink_impl::sink_impl(const std::string& transport,
                      const std::string& byte_order,
                      bool send_stop_heap,
                      const std::string& capture_file,
-                     double stats_interval)
+                     double stats_interval,
+                     int comp_vector,
+                     int max_poll)
     : gr::block("spead_sink",
                 gr::io_signature::make(1, 1, itemsize_or_one(item_type, vlen)),
                 gr::io_signature::make(0, 0, 0)),
@@ -149,10 +158,25 @@ sink_impl::sink_impl(const std::string& transport,
                                heap_cnt_step,
                                payload_name,
                                capture_file,
-                               stats_interval);
+                               stats_interval,
+                               comp_vector,
+                               max_poll);
         // Opened now so that a bad destination or an MTU too small for max_packet_size
         // is reported when the block is made.
-        open_stream();
+        try {
+            open_stream();
+        } catch (const std::exception& e) {
+            if (!(d_auto && d_transport == transport_kind::ibverbs))
+                throw;
+            // Preflight passed but the stream still refused (e.g. a unicast
+            // destination whose MAC is unknown): auto means "if it works".
+            d_logger->warn("transport auto: ibverbs could not be set up on {} ({}); "
+                           "using udp",
+                           d_ibv_interface,
+                           e.what());
+            d_transport = transport_kind::udp;
+            open_stream();
+        }
     } catch (const std::invalid_argument& e) {
         d_logger->error("{}", e.what());
         throw;
@@ -196,21 +220,24 @@ void sink_impl::validate_and_configure(const std::string& transport,
                                        std::uint64_t heap_cnt_step,
                                        const std::string& payload_name,
                                        const std::string& capture_file,
-                                       double stats_interval)
+                                       double stats_interval,
+                                       int comp_vector,
+                                       int max_poll)
 {
     if (transport == "udp")
         d_transport = transport_kind::udp;
+    else if (transport == "ibverbs")
+        d_transport = transport_kind::ibverbs;
+    else if (transport == "auto")
+        d_transport = transport_kind::udp; // or ibverbs: settled below
     else if (transport == "pcap")
         d_transport = transport_kind::pcap;
-    else if (transport == "ibverbs" || transport == "auto")
+    else
         throw std::invalid_argument(
             "transport: '" + transport +
-            "' is not available yet (it comes with the ibverbs transport); use udp "
-            "(kernel sockets) or pcap (record into capture_file)");
-    else
-        throw std::invalid_argument("transport: '" + transport +
-                                    "' is unknown; use udp (kernel sockets) or pcap "
-                                    "(record into capture_file)");
+            "' is unknown; use udp (kernel sockets), ibverbs (raw-packet verbs on the "
+            "NIC that owns interface), auto (ibverbs when it can be used on interface, "
+            "otherwise udp) or pcap (record into capture_file)");
 
     if (vlen < 1 || vlen > (1u << 24))
         throw std::invalid_argument("vlen: " + std::to_string(vlen) +
@@ -268,7 +295,7 @@ void sink_impl::validate_and_configure(const std::string& transport,
         .set_rate(rate_gbps * 1e9 / 8.0)
         .set_max_heaps(send_slots);
 
-    if (d_transport == transport_kind::udp) {
+    if (d_transport != transport_kind::pcap) {
         if (endpoints.empty())
             throw std::invalid_argument(
                 "endpoints: empty; give where to send, e.g. 127.0.0.1:7148, "
@@ -280,10 +307,40 @@ void sink_impl::validate_and_configure(const std::string& transport,
             throw std::invalid_argument("ttl: " + std::to_string(ttl) +
                                         " is out of range; use 0 to 255 (1: the local "
                                         "network)");
+        // Checked whatever the transport, so errors do not depend on the machine.
+        d_ibv_config.set_max_poll(max_poll).set_comp_vector(comp_vector);
         d_udp_config.set_endpoints(endpoints)
             .set_interface(interface)
             .set_ttl(ttl)
             .set_buffer_size(buffer_size);
+        d_auto = transport == "auto";
+        if (d_transport == transport_kind::ibverbs && interface.empty())
+            throw std::invalid_argument(
+                "interface: empty; transport ibverbs sends through the RDMA device that "
+                "owns an interface: give its netdev name (e.g. ens1f0) or IPv4 address, "
+                "or use transport udp");
+        if (d_auto) {
+            if (interface.empty()) {
+                d_logger->warn("transport auto: no interface given, and ibverbs needs "
+                               "the NIC's interface (netdev name or IPv4 address); "
+                               "using udp");
+            } else {
+                const auto report = ibv::preflight(interface, buffer_size);
+                if (report.usable()) {
+                    d_logger->info("transport auto: {}; using ibverbs", report.summary());
+                    d_transport = transport_kind::ibverbs;
+                } else {
+                    d_logger->warn("transport auto: {}; using udp", report.summary());
+                }
+            }
+        }
+        if (d_transport == transport_kind::ibverbs) {
+            d_ibv_interface = interface;
+            d_ibv_config.set_endpoints(endpoints)
+                .set_interface(interface)
+                .set_ttl(ttl)
+                .set_buffer_size(buffer_size);
+        }
     } else {
         if (capture_file.empty())
             throw std::invalid_argument(
@@ -303,7 +360,13 @@ void sink_impl::open_stream()
     std::unique_ptr<send::stream> stream;
     if (d_transport == transport_kind::udp)
         stream = std::make_unique<send::udp_stream>(d_io, d_stream_config, d_udp_config);
-    else {
+    else if (d_transport == transport_kind::ibverbs) {
+        stream =
+            std::make_unique<send::udp_ibv_stream>(d_io, d_stream_config, d_ibv_config);
+        d_logger->info("sending to {} over ibverbs on {}",
+                       transport::to_string(d_ibv_config.get_endpoints()),
+                       d_ibv_interface);
+    } else {
         try {
             stream = std::make_unique<send::pcap_stream>(
                 d_io, d_stream_config, d_capture_file, d_udp_config.get_endpoints());
@@ -785,6 +848,18 @@ std::uint64_t sink_impl::heaps() const { return stat(send_stat::heaps); }
 std::uint64_t sink_impl::packets() const { return stat(send_stat::packets); }
 std::uint64_t sink_impl::bytes() const { return stat(send_stat::bytes); }
 std::uint64_t sink_impl::heaps_failed() const { return stat(send_stat::heaps_failed); }
+
+std::string sink_impl::active_transport() const
+{
+    switch (d_transport) {
+    case transport_kind::ibverbs:
+        return "ibverbs";
+    case transport_kind::pcap:
+        return "pcap";
+    default:
+        return "udp";
+    }
+}
 
 void sink_impl::publish_stats_if_due(bool force)
 {

@@ -14,6 +14,7 @@
 #include <gnuradio/spead/send_heap.h>
 #include <gnuradio/spead/send_stream.h>
 #include <gnuradio/spead/send_udp.h>
+#include <gnuradio/spead/send_udp_ibv.h>
 #include <gnuradio/spead/sink.h>
 #include <unordered_map>
 #include <boost/asio/executor_work_guard.hpp>
@@ -54,7 +55,9 @@ public:
               const std::string& byte_order,
               bool send_stop_heap,
               const std::string& capture_file,
-              double stats_interval);
+              double stats_interval,
+              int comp_vector,
+              int max_poll);
     ~sink_impl() override;
 
     bool start() override;
@@ -71,9 +74,10 @@ public:
     std::uint64_t bytes() const override;
     std::uint64_t data_heaps() const override { return d_data_heaps.load(); }
     std::uint64_t heaps_failed() const override;
+    std::string active_transport() const override;
 
 private:
-    enum class transport_kind { udp, pcap };
+    enum class transport_kind { udp, ibverbs, pcap };
 
     /*! A heap on its way out: owns the payload copy and the heap that points into it. */
     struct slot {
@@ -98,7 +102,9 @@ private:
                                 std::uint64_t heap_cnt_step,
                                 const std::string& payload_name,
                                 const std::string& capture_file,
-                                double stats_interval);
+                                double stats_interval,
+                                int comp_vector,
+                                int max_poll);
     void open_stream();
     void close_stream();
 
@@ -124,6 +130,9 @@ private:
     transport_kind d_transport = transport_kind::udp;
     send::stream_config d_stream_config;
     send::udp_config d_udp_config;
+    send::udp_ibv_config d_ibv_config;
+    std::string d_ibv_interface; //!< as given (name or address), for messages
+    bool d_auto = false;         //!< transport auto: ibverbs may fall back to udp
     std::string d_capture_file;
     gr::spead::item_type d_item_type;
     std::size_t d_vlen;

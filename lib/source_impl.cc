@@ -7,13 +7,16 @@
 
 #include "block_messages.h"
 #include "source_impl.h"
+#include "transport/ibv/preflight.h"
 #include <gnuradio/io_signature.h>
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/recv_pcap.h>
 #include <boost/thread/thread.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -101,7 +104,9 @@ source::sptr source::make(const std::string& transport,
                           bool stop_on_stop_heap,
                           const std::string& capture_file,
                           std::size_t queue_heaps,
-                          double stats_interval)
+                          double stats_interval,
+                          int comp_vector,
+                          int max_poll)
 {
     return gnuradio::make_block_sptr<source_impl>(transport,
                                                   endpoints,
@@ -122,7 +127,9 @@ source::sptr source::make(const std::string& transport,
                                                   stop_on_stop_heap,
                                                   capture_file,
                                                   queue_heaps,
-                                                  stats_interval);
+                                                  stats_interval,
+                                                  comp_vector,
+                                                  max_poll);
 }
 
 source_impl::source_impl(const std::string& transport,
@@ -144,7 +151,9 @@ source_impl::source_impl(const std::string& transport,
                          bool stop_on_stop_heap,
                          const std::string& capture_file,
                          std::size_t queue_heaps,
-                         double stats_interval)
+                         double stats_interval,
+                         int comp_vector,
+                         int max_poll)
     : gr::sync_block("spead_source",
                      gr::io_signature::make(0, 0, 0),
                      gr::io_signature::make(1, 1, itemsize_or_one(item_type, vlen))),
@@ -183,7 +192,9 @@ source_impl::source_impl(const std::string& transport,
                                stop_on_stop_heap,
                                capture_file,
                                queue_heaps,
-                               stats_interval);
+                               stats_interval,
+                               comp_vector,
+                               max_poll);
     } catch (const std::invalid_argument& e) {
         d_logger->error("{}", e.what());
         throw;
@@ -199,14 +210,33 @@ source_impl::source_impl(const std::string& transport,
     set_min_output_buffer(static_cast<long>(2 * d_max_items));
     set_min_noutput_items(static_cast<int>(d_max_items));
 
-    if (d_transport == transport_kind::udp) {
+    if (d_transport != transport_kind::pcap) {
         // Bind now: errors show when the block is made, and nothing sent after make()
         // is missed (a flowgraph's sink may start sending before this block starts).
         try {
             open_stream();
         } catch (const std::exception& e) {
-            d_logger->error("cannot listen on {}: {}", endpoints, e.what());
-            throw;
+            if (!(d_auto && d_transport == transport_kind::ibverbs)) {
+                d_logger->error("cannot {} on {}: {}",
+                                d_transport == transport_kind::ibverbs
+                                    ? "receive over ibverbs"
+                                    : "listen",
+                                endpoints,
+                                e.what());
+                throw;
+            }
+            // Preflight passed but the device still refused: auto means "if it works".
+            d_logger->warn("transport auto: ibverbs could not be set up on {} ({}); "
+                           "using udp",
+                           d_ibv_interface,
+                           e.what());
+            d_transport = transport_kind::udp;
+            try {
+                open_stream();
+            } catch (const std::exception& e2) {
+                d_logger->error("cannot listen on {}: {}", endpoints, e2.what());
+                throw;
+            }
         }
     }
 }
@@ -229,21 +259,20 @@ void source_impl::validate_and_configure(const std::string& transport,
                                          bool stop_on_stop_heap,
                                          const std::string& capture_file,
                                          std::size_t queue_heaps,
-                                         double stats_interval)
+                                         double stats_interval,
+                                         int comp_vector,
+                                         int max_poll)
 {
-    if (transport == "udp")
-        d_transport = transport_kind::udp;
+    if (transport == "udp" || transport == "ibverbs" || transport == "auto")
+        d_transport = transport_kind::udp; // udp or ibverbs: settled below
     else if (transport == "pcap")
         d_transport = transport_kind::pcap;
-    else if (transport == "ibverbs" || transport == "auto")
+    else
         throw std::invalid_argument(
             "transport: '" + transport +
-            "' is not available yet (it comes with the ibverbs transport); use udp "
-            "(kernel sockets) or pcap (replay capture_file)");
-    else
-        throw std::invalid_argument("transport: '" + transport +
-                                    "' is unknown; use udp (kernel sockets) or pcap "
-                                    "(replay capture_file)");
+            "' is unknown; use udp (kernel sockets), ibverbs (raw-packet verbs on the "
+            "NIC that owns interface), auto (ibverbs when it can be used on interface, "
+            "otherwise udp) or pcap (replay capture_file)");
 
     if (vlen < 1 || vlen > (1u << 24))
         throw std::invalid_argument("vlen: " + std::to_string(vlen) +
@@ -308,7 +337,7 @@ void source_impl::validate_and_configure(const std::string& transport,
                              : default_queue_heaps(d_transport == transport_kind::pcap,
                                                    max_heap_size));
 
-    if (d_transport == transport_kind::udp) {
+    if (d_transport != transport_kind::pcap) {
         if (endpoints.empty())
             throw std::invalid_argument(
                 "endpoints: empty; give where to listen, e.g. :7148 (every local "
@@ -318,15 +347,28 @@ void source_impl::validate_and_configure(const std::string& transport,
                 "max_packet_size: " + std::to_string(max_packet_size) +
                 " bytes is out of range; use 64 to 65507, at least the sender's packet "
                 "size (default 9200 suits 9000-byte jumbo frames)");
-        if (buffer_size > recv::udp_config::max_buffer_size)
-            throw std::invalid_argument(
-                "buffer_size: " + std::to_string(buffer_size) +
-                " bytes is above 1 GiB; use 0 (8 MiB) or a size the kernel allows "
-                "(net.core.rmem_max)");
-        d_udp_config.set_endpoints(endpoints)
-            .set_interface(interface)
-            .set_buffer_size(buffer_size)
-            .set_max_size(max_packet_size);
+        // Checked whatever the transport, so a flowgraph's errors do not depend on
+        // the machine it runs on.
+        d_ibv_config.set_max_poll(max_poll);
+        d_auto = transport == "auto";
+        choose_network_transport(transport, interface, buffer_size, comp_vector);
+        if (d_transport == transport_kind::udp || d_auto) {
+            // auto keeps the udp settings ready in case the device refuses at make().
+            if (buffer_size > recv::udp_config::max_buffer_size)
+                throw std::invalid_argument(
+                    "buffer_size: " + std::to_string(buffer_size) +
+                    " bytes is above 1 GiB; use 0 (8 MiB) or a size the kernel allows "
+                    "(net.core.rmem_max)");
+            d_udp_config.set_endpoints(endpoints)
+                .set_interface(interface)
+                .set_buffer_size(buffer_size)
+                .set_max_size(max_packet_size);
+        }
+        if (d_transport == transport_kind::ibverbs)
+            d_ibv_config.set_endpoints(endpoints)
+                .set_interface(d_ibv_interface)
+                .set_buffer_size(buffer_size)
+                .set_max_size(max_packet_size);
     } else {
         if (capture_file.empty())
             throw std::invalid_argument(
@@ -350,6 +392,85 @@ void source_impl::validate_and_configure(const std::string& transport,
     }
 }
 
+void source_impl::choose_network_transport(const std::string& transport,
+                                           std::string interface,
+                                           std::size_t buffer_size,
+                                           int comp_vector)
+{
+    std::string wanted = transport;
+    bool interface_from_environment = false;
+    const char* env_interface = std::getenv("GR_SPEAD_IBV_INTERFACE");
+    if (env_interface && *env_interface) {
+        if (transport == "udp") {
+            wanted = "ibverbs";
+            const bool given = !interface.empty();
+            if (!given)
+                interface = env_interface;
+            interface_from_environment = true;
+            d_logger->info("GR_SPEAD_IBV_INTERFACE={}: transport udp becomes ibverbs on "
+                           "{}{}",
+                           env_interface,
+                           interface,
+                           given ? " (the interface given to the block wins)" : "");
+        } else if (interface.empty()) {
+            interface = env_interface;
+            interface_from_environment = true;
+            d_logger->info("GR_SPEAD_IBV_INTERFACE={}: transport {} uses interface {}",
+                           env_interface,
+                           transport,
+                           interface);
+        }
+    }
+    const char* env_vector = std::getenv("GR_SPEAD_IBV_COMP_VECTOR");
+    if (interface_from_environment && env_vector && *env_vector) {
+        char* end = nullptr;
+        errno = 0;
+        const long parsed = std::strtol(env_vector, &end, 10);
+        if (*end != '\0' || errno != 0 || parsed < INT_MIN || parsed > INT_MAX)
+            throw std::invalid_argument(
+                std::string("GR_SPEAD_IBV_COMP_VECTOR: '") + env_vector +
+                "' is not an integer; set a completion vector (0, 1, ...), a negative "
+                "number for busy polling, or unset it");
+        comp_vector = static_cast<int>(parsed);
+        d_logger->info("GR_SPEAD_IBV_COMP_VECTOR={}: comp_vector {}{}",
+                       env_vector,
+                       comp_vector,
+                       comp_vector < 0 ? " (busy polling)" : "");
+    }
+    d_ibv_config.set_comp_vector(comp_vector);
+
+    if (wanted == "udp") {
+        d_transport = transport_kind::udp;
+        return;
+    }
+    if (wanted == "ibverbs") {
+        if (interface.empty())
+            throw std::invalid_argument(
+                "interface: empty; transport ibverbs receives through the RDMA device "
+                "that owns an interface: give its netdev name (e.g. ens1f0) or IPv4 "
+                "address (or set GR_SPEAD_IBV_INTERFACE), or use transport udp");
+        d_transport = transport_kind::ibverbs;
+        d_ibv_interface = interface;
+        return;
+    }
+    // auto
+    if (interface.empty()) {
+        d_logger->warn("transport auto: no interface given, and ibverbs needs the NIC's "
+                       "interface (netdev name or IPv4 address); using udp");
+        d_transport = transport_kind::udp;
+        return;
+    }
+    const auto report = ibv::preflight(interface, buffer_size);
+    if (report.usable()) {
+        d_logger->info("transport auto: {}; using ibverbs", report.summary());
+        d_transport = transport_kind::ibverbs;
+        d_ibv_interface = interface;
+    } else {
+        d_logger->warn("transport auto: {}; using udp", report.summary());
+        d_transport = transport_kind::udp;
+    }
+}
+
 void source_impl::open_stream()
 {
     auto stream = std::make_unique<recv::stream>(d_stream_config);
@@ -366,6 +487,22 @@ void source_impl::open_stream()
         d_logger->info("listening on {} (socket buffer {} bytes)",
                        all.str(),
                        reader.get_granted_buffer_size());
+    } else if (d_transport == transport_kind::ibverbs) {
+        auto& reader = stream->emplace_reader<recv::udp_ibv_reader>(d_ibv_config);
+        std::ostringstream all;
+        for (const auto& ep : d_ibv_config.get_endpoints()) {
+            std::ostringstream one;
+            one << ep;
+            bound.push_back(one.str());
+            all << (all.tellp() > 0 ? ", " : "") << one.str();
+        }
+        const int vector = reader.get_comp_vector();
+        d_logger->info("receiving {} over ibverbs on {} (ring {} bytes, {})",
+                       all.str(),
+                       d_ibv_interface,
+                       reader.get_buffer_size(),
+                       vector < 0 ? std::string("busy polling")
+                                  : "comp_vector " + std::to_string(vector));
     } else {
         stream->emplace_reader<recv::pcap_reader>(d_capture_file, d_capture_port);
         if (d_capture_port != 0)
@@ -668,6 +805,18 @@ std::vector<std::string> source_impl::bound_endpoints() const
 {
     std::lock_guard<std::mutex> lock(d_stream_mutex);
     return d_bound;
+}
+
+std::string source_impl::active_transport() const
+{
+    switch (d_transport) {
+    case transport_kind::ibverbs:
+        return "ibverbs";
+    case transport_kind::pcap:
+        return "pcap";
+    default:
+        return "udp";
+    }
 }
 
 std::uint64_t source_impl::heaps() const { return stat(recv_stat::heaps); }

@@ -11,6 +11,7 @@
 #include "item_type.h"
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/recv_udp.h>
+#include <gnuradio/spead/recv_udp_ibv.h>
 #include <gnuradio/spead/source.h>
 #include <unordered_map>
 #include <atomic>
@@ -44,7 +45,9 @@ public:
                 bool stop_on_stop_heap,
                 const std::string& capture_file,
                 std::size_t queue_heaps,
-                double stats_interval);
+                double stats_interval,
+                int comp_vector,
+                int max_poll);
     ~source_impl() override;
 
     bool start() override;
@@ -62,9 +65,10 @@ public:
     std::uint64_t packets_dropped_socket_overflow() const override;
     std::uint64_t bytes_output() const override { return d_bytes_output.load(); }
     std::vector<std::string> bound_endpoints() const override;
+    std::string active_transport() const override;
 
 private:
-    enum class transport_kind { udp, pcap };
+    enum class transport_kind { udp, ibverbs, pcap };
 
     /*! What the block knows about an item id: its tag key and how to order its bytes. */
     struct item_info {
@@ -98,7 +102,15 @@ private:
                                 bool stop_on_stop_heap,
                                 const std::string& capture_file,
                                 std::size_t queue_heaps,
-                                double stats_interval);
+                                double stats_interval,
+                                int comp_vector,
+                                int max_poll);
+    /*! Settles which of udp and ibverbs the source uses: the transport parameter,
+     * `auto` (preflight) and the environment overrides. */
+    void choose_network_transport(const std::string& transport,
+                                  std::string interface,
+                                  std::size_t buffer_size,
+                                  int comp_vector);
     void open_stream();
     void close_stream();
 
@@ -120,6 +132,9 @@ private:
     // ---- configuration (fixed after construction) ----
     transport_kind d_transport = transport_kind::udp;
     recv::udp_config d_udp_config;
+    recv::udp_ibv_config d_ibv_config;
+    std::string d_ibv_interface; //!< as given (name or address), for messages
+    bool d_auto = false;         //!< transport auto: ibverbs may fall back to udp
     std::string d_capture_file;
     std::uint16_t d_capture_port = 0;
     recv::stream_config d_stream_config;

@@ -19,8 +19,10 @@ SMALL_PCAP = qa.vector("spead64-40_small_desc_stop.pcap")
 # (parameter named in the message, keyword arguments)
 BAD_SOURCE = [
     ("transport", {"transport": "tcp"}),
-    ("transport", {"transport": "ibverbs"}),
-    ("transport", {"transport": "auto"}),
+    ("interface", {"transport": "ibverbs"}),
+    ("interface", {"transport": "ibverbs", "interface": "nosuch0"}),
+    ("max_poll", {"max_poll": 0}),
+    ("max_poll", {"transport": "ibverbs", "interface": "lo", "max_poll": -1}),
     ("endpoints", {"endpoints": ""}),
     ("endpoints", {"endpoints": "not an endpoint"}),
     ("endpoints", {"endpoints": "127.0.0.1:99999"}),
@@ -51,8 +53,10 @@ BAD_SOURCE = [
 
 BAD_SINK = [
     ("transport", {"transport": "tcp"}),
-    ("transport", {"transport": "ibverbs"}),
-    ("transport", {"transport": "auto"}),
+    ("interface", {"transport": "ibverbs"}),
+    ("interface", {"transport": "ibverbs", "interface": "nosuch0"}),
+    ("max_poll", {"max_poll": 0}),
+    ("max_poll", {"transport": "ibverbs", "interface": "lo", "max_poll": -1}),
     ("endpoints", {"endpoints": ""}),
     ("endpoints", {"endpoints": "nowhere"}),
     ("endpoints", {"endpoints": "127.0.0.1:0"}),

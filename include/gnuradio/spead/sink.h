@@ -61,13 +61,21 @@ public:
      * \brief Makes a SPEAD sink. Every bad value is logged and thrown as
      * std::invalid_argument (ValueError in Python) naming the parameter and the fix.
      *
-     * \param transport `udp` (kernel sockets) or `pcap` (record into \p capture_file).
-     *        `ibverbs` and `auto` arrive with the ibverbs transport.
+     * \param transport `udp` (kernel sockets), `ibverbs` (raw-packet verbs on the NIC
+     *        that owns \p interface: Mellanox/NVIDIA ConnectX; needs CAP_NET_RAW),
+     *        `auto` (ibverbs when ibv::preflight finds it usable on \p interface,
+     *        otherwise udp with a warning saying why) or `pcap` (record into
+     *        \p capture_file).
      * \param endpoints destinations, one substream each: `239.1.2.3:7148,10.0.0.2:7148`
-     *        or a range `239.1.2.3+3:7148` (four). Default `127.0.0.1:7148`.
-     * \param interface netdev name or IPv4 address multicast leaves from; empty: the
-     *        kernel's route (default).
-     * \param buffer_size socket send buffer, bytes; 0 = 512 KiB (default).
+     *        or a range `239.1.2.3+3:7148` (four). Default `127.0.0.1:7148`. ibverbs:
+     *        multicast groups, or unicast hosts whose MAC address the kernel's
+     *        neighbour table knows.
+     * \param interface netdev name or IPv4 address. udp: the interface multicast
+     *        leaves from; empty: the kernel's route (default). ibverbs and auto: the
+     *        NIC's interface (required).
+     * \param buffer_size udp: socket send buffer, bytes; 0 = 512 KiB (default).
+     *        ibverbs: transmit ring, bytes; 0 = 512 KiB, cut into packet slots and
+     *        clamped to the device's limits (a warning says so).
      * \param max_packet_size largest SPEAD packet (UDP payload), bytes (default 1472 for
      *        a 1500-byte MTU; 8972 for 9000). Never exceeded: IP never fragments.
      * \param item_type as spead.source: `complex_float`, `complex_int16`,
@@ -96,6 +104,11 @@ public:
      *        true), which ends a spead.source's flowgraph.
      * \param capture_file pcap file the pcap transport writes (replaced).
      * \param stats_interval seconds between `stats` messages; 0 (default) = none.
+     * \param comp_vector ibverbs: completion vector for send completions, taken modulo
+     *        the device's vectors (default 0); negative = busy polling. Ignored by udp
+     *        and pcap.
+     * \param max_poll ibverbs: completion-queue polls before waiting, >= 1 (default
+     *        10). Ignored by udp and pcap.
      */
     static sptr make(const std::string& transport = "udp",
                      const std::string& endpoints = "127.0.0.1:7148",
@@ -118,7 +131,9 @@ public:
                      const std::string& byte_order = "as-is",
                      bool send_stop_heap = true,
                      const std::string& capture_file = "",
-                     double stats_interval = 0.0);
+                     double stats_interval = 0.0,
+                     int comp_vector = 0,
+                     int max_poll = 10);
 
     /*!
      * \brief Every counter of the current run (or of the last one after stop()), by
@@ -137,6 +152,8 @@ public:
     virtual std::uint64_t data_heaps() const = 0;
     /*! Heaps not (fully) sent because of a transport error. */
     virtual std::uint64_t heaps_failed() const = 0;
+    /*! The transport in use: `udp`, `ibverbs` or `pcap` (what `auto` resolved to). */
+    virtual std::string active_transport() const = 0;
 };
 
 } // namespace spead

@@ -46,10 +46,10 @@ namespace spead {
  * two of the largest heap (\p max_heap_size), and work() waits for heaps rather than
  * returning empty-handed, so the scheduler never parks the block.
  *
- * Sockets (udp) are opened when the block is made, so bind errors show at once and no
- * packet sent after make() is missed; stop() closes them and a later start() reopens
- * them. A pcap capture is replayed from the start at each start(); the flowgraph ends
- * (WORK_DONE) at its end, or at a stop heap when \p stop_on_stop_heap.
+ * Sockets (udp) and the ibverbs queue pair are opened when the block is made, so bind
+ * errors show at once and no packet sent after make() is missed; stop() closes them and a
+ * later start() reopens them. A pcap capture is replayed from the start at each start();
+ * the flowgraph ends (WORK_DONE) at its end, or at a stop heap when \p stop_on_stop_heap.
  */
 class SPEAD_API source : virtual public gr::sync_block
 {
@@ -60,16 +60,26 @@ public:
      * \brief Makes a SPEAD source. Every bad value is logged and thrown as
      * std::invalid_argument (ValueError in Python) naming the parameter and the fix.
      *
-     * \param transport `udp` (kernel sockets) or `pcap` (replay \p capture_file).
-     *        `ibverbs` and `auto` arrive with the ibverbs transport.
-     * \param endpoints udp: addresses to listen on, `239.1.2.3:7148,239.1.2.4:7148`,
-     *        a range `239.1.2.3+3:7148` (four groups), `:7148` or `0.0.0.0:7148` (every
-     *        local address); multicast groups are joined. pcap: empty (replay every
-     *        datagram) or `:port` (only datagrams to that UDP port). Default `:7148`.
-     * \param interface netdev name (`eth0`) or IPv4 address that joins multicast
-     *        groups; empty: the kernel's route (default).
-     * \param buffer_size socket receive buffer, bytes; 0 = 8 MiB (default). The kernel
-     *        caps it at net.core.rmem_max (a warning says so).
+     * \param transport `udp` (kernel sockets), `ibverbs` (raw-packet verbs on the NIC
+     *        that owns \p interface: Mellanox/NVIDIA ConnectX; needs CAP_NET_RAW),
+     *        `auto` (ibverbs when ibv::preflight finds it usable on \p interface,
+     *        otherwise udp with a warning saying why) or `pcap` (replay
+     *        \p capture_file). The environment variable GR_SPEAD_IBV_INTERFACE turns
+     *        every udp source into an ibverbs one on that interface (an interface
+     *        given here wins), and GR_SPEAD_IBV_COMP_VECTOR then sets \p comp_vector.
+     * \param endpoints udp/ibverbs: addresses to listen on,
+     *        `239.1.2.3:7148,239.1.2.4:7148`, a range `239.1.2.3+3:7148` (four groups),
+     *        `:7148` or `0.0.0.0:7148` (every local address, or for ibverbs every
+     *        address of \p interface); multicast groups are joined. pcap: empty (replay
+     *        every datagram) or `:port` (only datagrams to that UDP port). Default
+     *        `:7148`.
+     * \param interface netdev name (`eth0`) or IPv4 address. udp: the interface that
+     *        joins multicast groups; empty: the kernel's route (default). ibverbs and
+     *        auto: the NIC's interface (required).
+     * \param buffer_size udp: socket receive buffer, bytes; 0 = 8 MiB (default). The
+     *        kernel caps it at net.core.rmem_max (a warning says so). ibverbs: receive
+     *        ring, bytes; 0 = 16 MiB; cut into slots of max_packet_size + 42 bytes and
+     *        clamped to the device's limits (a warning says so).
      * \param max_packet_size largest datagram accepted, bytes, 64 to 65507 (default
      *        9200); larger ones are counted in datagrams_oversize.
      * \param item_type stream item type: `complex_float` (`fc32`, 8 bytes),
@@ -103,6 +113,11 @@ public:
      *        pcap, whose replay runs ahead of the flowgraph. Memory is taken only as
      *        heaps queue up.
      * \param stats_interval seconds between `stats` messages; 0 (default) = none.
+     * \param comp_vector ibverbs: completion vector whose interrupt wakes the
+     *        receiver, taken modulo the device's vectors (default 0); negative = busy
+     *        polling (one core spins, lowest latency). Ignored by udp and pcap.
+     * \param max_poll ibverbs: completion-queue polls per wake-up, or before
+     *        yielding when busy polling, >= 1 (default 10). Ignored by udp and pcap.
      */
     static sptr make(const std::string& transport = "udp",
                      const std::string& endpoints = ":7148",
@@ -123,7 +138,9 @@ public:
                      bool stop_on_stop_heap = true,
                      const std::string& capture_file = "",
                      std::size_t queue_heaps = 0,
-                     double stats_interval = 0.0);
+                     double stats_interval = 0.0,
+                     int comp_vector = 0,
+                     int max_poll = 10);
 
     /*!
      * \brief Every counter of the current run (or of the last one after stop()), by
@@ -148,8 +165,13 @@ public:
     virtual std::uint64_t bytes_output() const = 0;
 
     /*! Address:port each udp socket is bound to (one per distinct port; 0.0.0.0 when
-     * several addresses share a port); empty for pcap or while stopped. */
+     * several addresses share a port), or each endpoint an ibverbs flow steers; empty
+     * for pcap or while stopped. */
     virtual std::vector<std::string> bound_endpoints() const = 0;
+
+    /*! The transport in use: `udp`, `ibverbs` or `pcap` (what `auto` and
+     * GR_SPEAD_IBV_INTERFACE resolved to). */
+    virtual std::string active_transport() const = 0;
 };
 
 } // namespace spead

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(sink.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(52518f646451ef281851a6b4c787891f)                     */
+/* BINDTOOL_HEADER_FILE_HASH(03dac102160bc6cd90d69a3ed017d3ab)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -59,6 +59,8 @@ void bind_sink(py::module& m)
              py::arg("send_stop_heap") = true,
              py::arg("capture_file") = "",
              py::arg("stats_interval") = 0.,
+             py::arg("comp_vector") = 0,
+             py::arg("max_poll") = 10,
              D(sink, make))
 
 
@@ -78,6 +80,9 @@ void bind_sink(py::module& m)
 
 
         .def("heaps_failed", &sink::heaps_failed, D(sink, heaps_failed))
+
+
+        .def("active_transport", &sink::active_transport, D(sink, active_transport))
 
         ;
 }

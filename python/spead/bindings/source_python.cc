@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(1cbcc3c8731e9ff33c85e7cda11092c6)                     */
+/* BINDTOOL_HEADER_FILE_HASH(7d7029f4cacc0db7f1d8acfea5c6351e)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -60,6 +60,8 @@ void bind_source(py::module& m)
              py::arg("capture_file") = "",
              py::arg("queue_heaps") = 0,
              py::arg("stats_interval") = 0.,
+             py::arg("comp_vector") = 0,
+             py::arg("max_poll") = 10,
              D(source, make))
 
 
@@ -94,6 +96,9 @@ void bind_source(py::module& m)
 
 
         .def("bound_endpoints", &source::bound_endpoints, D(source, bound_endpoints))
+
+
+        .def("active_transport", &source::active_transport, D(source, active_transport))
 
         ;
 }

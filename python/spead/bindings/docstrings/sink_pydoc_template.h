@@ -43,3 +43,6 @@ static const char* __doc_gr_spead_sink_data_heaps = R"doc()doc";
 
 
 static const char* __doc_gr_spead_sink_heaps_failed = R"doc()doc";
+
+
+static const char* __doc_gr_spead_sink_active_transport = R"doc()doc";

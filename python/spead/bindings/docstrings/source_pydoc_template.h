@@ -52,3 +52,6 @@ static const char* __doc_gr_spead_source_bytes_output = R"doc()doc";
 
 
 static const char* __doc_gr_spead_source_bound_endpoints = R"doc()doc";
+
+
+static const char* __doc_gr_spead_source_active_transport = R"doc()doc";
