@@ -113,13 +113,13 @@ bool heap_assembler::add_decoded(const packet_header& packet)
         d_stats[recv_stat::packets_after_stop]++;
         return false;
     }
-    d_stats[recv_stat::packets]++;
     // Consecutive packets nearly always belong to the heap the last one went to.
     slot& last = d_slots[d_last_hit];
     slot* s =
         last.storage && last.cnt == packet.heap_cnt ? &last : find_slot(packet.heap_cnt);
     if (!s) {
         if (const retired* r = find_retired(packet.heap_cnt)) {
+            d_stats[recv_stat::packets]++;
             switch (r->how) {
             case retired_as::complete:
                 d_stats[recv_stat::packets_duplicate]++;
@@ -134,8 +134,15 @@ bool heap_assembler::add_decoded(const packet_header& packet)
             return true;
         }
         s = &claim_slot();
+        if (d_stopped) {
+            // Making room evicted a stop heap that was complete (one without HEAP_SIZE
+            // is complete only when it leaves the window): this packet comes after it.
+            d_stats[recv_stat::packets_after_stop]++;
+            return false;
+        }
         start_heap(*s, packet);
     }
+    d_stats[recv_stat::packets]++;
     if (s->too_large) {
         d_stats[recv_stat::packets_heap_too_large]++;
         return true;

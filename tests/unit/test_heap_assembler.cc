@@ -443,6 +443,25 @@ TEST_F(assembler_test, stop_heap_flushes_live_heaps_and_stops_the_stream)
     EXPECT_TRUE(heaps.empty());
 }
 
+TEST_F(assembler_test, stop_heap_without_heap_size_stops_the_stream_when_evicted)
+{
+    // Without HEAP_SIZE a heap is complete only when it leaves the window; here the
+    // packet that makes room for its heap evicts the stop heap, so that packet comes
+    // after the stop and must not start a heap (found by the fuzz target).
+    assembler_config config;
+    config.max_heaps = 1;
+    make(config);
+    EXPECT_TRUE(add(packet(1, -1, 0, { 0 }, { { true, 0x06, 2 }, { false, 0x0, 0 } })));
+    EXPECT_FALSE(assembler->is_stopped()); // complete only when evicted
+    EXPECT_FALSE(add(packet(2, 4, 0, pattern(4))));
+    EXPECT_TRUE(assembler->is_stopped());
+    EXPECT_EQ(stat(recv_stat::stop_heaps), 1u);
+    EXPECT_EQ(stat(recv_stat::packets), 1u);
+    EXPECT_EQ(stat(recv_stat::packets_after_stop), 1u);
+    EXPECT_EQ(assembler->live_heaps(), 0u);
+    EXPECT_TRUE(heaps.empty());
+}
+
 TEST_F(assembler_test, stop_heap_can_leave_the_stream_running)
 {
     assembler_config config;
