@@ -11,6 +11,7 @@
 #include "endian.h"
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/stats.h>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -54,20 +55,18 @@ recv_stat stat_for(decode_result r);
  * offset + length <= heap size when the heap size is known.
  */
 
-// Defined in the header so it inlines into the assembler: it runs for every packet.
-inline decode_result
-decode_packet(const std::uint8_t* data, std::size_t size, packet_header& out)
+/*!
+ * decode_packet() after the header's magic, version and widths were checked. With
+ * FixedAddressBytes non-zero the flavour is a compile-time constant, so every shift and
+ * mask below is one too; 0 reads the address width from the header.
+ */
+template <unsigned FixedAddressBytes>
+[[gnu::always_inline]] inline decode_result decode_checked_header(
+    const std::uint8_t* data, std::size_t size, std::uint64_t header, packet_header& out)
 {
     constexpr std::size_t header_size = 8;
-    if (size < header_size)
-        return decode_result::truncated;
-    const std::uint64_t header = load_be64(data);
-    if ((header >> 48) != 0x5304) // magic 'S', version 4
-        return decode_result::bad_header;
-    const unsigned id_bytes = (header >> 40) & 0xff;
-    const unsigned address_bytes = (header >> 32) & 0xff;
-    if (address_bytes < 1 || address_bytes > 7 || id_bytes + address_bytes != 8)
-        return decode_result::bad_header;
+    const unsigned address_bytes =
+        FixedAddressBytes != 0 ? FixedAddressBytes : unsigned(header >> 32) & 0xff;
     const std::size_t n_pointers = header & 0xffff;
     // n_pointers <= 65535, so this cannot overflow
     const std::size_t pointers_end = header_size + 8 * n_pointers;
@@ -79,23 +78,56 @@ decode_packet(const std::uint8_t* data, std::size_t size, packet_header& out)
     const std::uint64_t immediate_bit = std::uint64_t(1) << (63 - shift);
     const std::uint64_t address_mask = (std::uint64_t(1) << shift) - 1;
     const std::uint8_t* pointers = data + header_size;
-    std::uint64_t special[4] = {
-        0, 0, 0, 0
-    };                 // HEAP_CNT, HEAP_SIZE, HEAP_OFFSET, PAYLOAD_LENGTH
-    unsigned seen = 0; // bit per special
+    // Checks the packet's sizes and fills \p out, from the specials found.
+    const auto finish = [&](bool has_heap_size,
+                            std::uint64_t heap_cnt,
+                            std::uint64_t heap_size,
+                            std::uint64_t payload_offset,
+                            std::uint64_t payload_length,
+                            unsigned n_specials) {
+        const std::size_t payload_room = size - pointers_end;
+        if (payload_length > payload_room)
+            return decode_result::truncated;
+        if (payload_length < payload_room)
+            return decode_result::size_mismatch;
+        // values are below 2^56, so the sum cannot overflow
+        if (has_heap_size && payload_offset + payload_length > heap_size)
+            return decode_result::bad_offset;
+        out.heap_cnt = heap_cnt;
+        out.heap_size = heap_size;
+        out.has_heap_size = has_heap_size;
+        out.payload_offset = payload_offset;
+        out.payload_length = payload_length;
+        out.pointers = pointers;
+        out.payload = data + pointers_end;
+        out.n_pointers = std::uint32_t(n_pointers);
+        out.n_item_pointers = std::uint32_t(n_pointers - n_specials);
+        out.heap_address_bits = std::uint8_t(shift);
+        return decode_result::ok;
+    };
+
+    // HEAP_CNT, HEAP_SIZE, HEAP_OFFSET, PAYLOAD_LENGTH; bit k of seen: id k + 1 found
+    std::uint64_t special[4] = { 0, 0, 0, 0 };
+    unsigned seen = 0;
     std::size_t first_unchecked = 0;
 
-    // Fast path: spead2 and most senders put the four specials first, in id order.
+    // Fast path: spead2 and most senders put the four specials first, in id order, as
+    // immediates; one test of the bits above the addresses checks all four.
     if (n_pointers >= 4) {
-        bool canonical = true;
+        std::uint64_t value[4];
+        std::uint64_t wrong = 0;
+#pragma GCC unroll 4
         for (unsigned k = 0; k < 4; k++) {
             const std::uint64_t pointer = load_be64(pointers + 8 * k);
-            special[k] = pointer & address_mask;
-            canonical &= (pointer >> shift) == (immediate_bit | (k + 1));
+            value[k] = pointer & address_mask;
+            wrong |= (pointer & ~address_mask) ^ ((immediate_bit | (k + 1)) << shift);
         }
-        if (canonical) {
+        if (wrong == 0) {
+            if (n_pointers == 4) // every packet of a heap but its first, usually
+                return finish(true, value[0], value[1], value[2], value[3], 4);
             seen = 0b1111;
             first_unchecked = 4;
+            std::copy(value, value + 4, special);
         }
     }
     // The rest (or all, off the fast path): find specials, reject repeats and addressed
@@ -115,30 +147,39 @@ decode_packet(const std::uint8_t* data, std::size_t size, packet_header& out)
     constexpr unsigned required = 0b1101; // HEAP_CNT, HEAP_OFFSET, PAYLOAD_LENGTH
     if ((seen & required) != required)
         return decode_result::bad_specials;
-    out.heap_cnt = special[0];
-    out.has_heap_size = seen & 0b0010;
-    out.heap_size = out.has_heap_size ? special[1] : 0;
-    out.payload_offset = special[2];
-    out.payload_length = special[3];
     constexpr std::uint8_t bit_count[16] = { 0, 1, 1, 2, 1, 2, 2, 3,
                                              1, 2, 2, 3, 2, 3, 3, 4 };
-    const unsigned n_specials = bit_count[seen];
+    // without HEAP_SIZE, special[1] stays 0
+    return finish(
+        seen & 0b0010, special[0], special[1], special[2], special[3], bit_count[seen]);
+}
 
-    const std::size_t payload_room = size - pointers_end;
-    if (out.payload_length > payload_room)
+// Defined in the header and always inlined: it runs for every packet, and inlined into
+// the assembler its result never goes through memory.
+[[gnu::always_inline]] inline decode_result
+decode_packet(const std::uint8_t* data, std::size_t size, packet_header& out)
+{
+    constexpr std::size_t header_size = 8;
+    if (size < header_size)
         return decode_result::truncated;
-    if (out.payload_length < payload_room)
-        return decode_result::size_mismatch;
-    // values are below 2^56, so the sum cannot overflow
-    if (out.has_heap_size && out.payload_offset + out.payload_length > out.heap_size)
-        return decode_result::bad_offset;
-
-    out.pointers = pointers;
-    out.payload = data + pointers_end;
-    out.n_pointers = std::uint32_t(n_pointers);
-    out.n_item_pointers = std::uint32_t(n_pointers - n_specials);
-    out.heap_address_bits = std::uint8_t(address_bytes * 8);
-    return decode_result::ok;
+    const std::uint64_t header = load_be64(data);
+    // The flavours nearly every sender uses (magic, version 4, id and address widths in
+    // one compare) get a copy with constant shifts and masks.
+    switch (header >> 32) {
+    case 0x53040305: // SPEAD-64-40
+        return decode_checked_header<5>(data, size, header, out);
+    case 0x53040206: // SPEAD-64-48
+        return decode_checked_header<6>(data, size, header, out);
+    default:
+        break;
+    }
+    if ((header >> 48) != 0x5304) // magic 'S', version 4
+        return decode_result::bad_header;
+    const unsigned id_bytes = (header >> 40) & 0xff;
+    const unsigned address_bytes = (header >> 32) & 0xff;
+    if (address_bytes < 1 || address_bytes > 7 || id_bytes + address_bytes != 8)
+        return decode_result::bad_header;
+    return decode_checked_header<0>(data, size, header, out);
 }
 
 } // namespace spead
