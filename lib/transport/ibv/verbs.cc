@@ -27,12 +27,30 @@ namespace gr {
 namespace spead {
 namespace ibv {
 
+namespace {
+/*! A std::system_error whose what() is exactly the message given: std::system_error
+ * appends the error's text again after any message, which here already holds it and
+ * ends in the fix. */
+class verbs_error : public std::system_error
+{
+public:
+    verbs_error(int err, std::string message)
+        : std::system_error(err, std::generic_category()), d_message(std::move(message))
+    {
+    }
+    const char* what() const noexcept override { return d_message.c_str(); }
+
+private:
+    std::string d_message;
+};
+} // namespace
+
 void throw_error(const std::string& what, int err, const std::string& fix)
 {
     std::string message = what + ": " + std::strerror(err);
     if (!fix.empty())
         message += ". " + fix;
-    throw std::system_error(err, std::generic_category(), message);
+    throw verbs_error(err, std::move(message));
 }
 
 void mapping_deleter::operator()(std::uint8_t* p) const { munmap(p, size); }
