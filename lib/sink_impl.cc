@@ -849,17 +849,7 @@ std::uint64_t sink_impl::packets() const { return stat(send_stat::packets); }
 std::uint64_t sink_impl::bytes() const { return stat(send_stat::bytes); }
 std::uint64_t sink_impl::heaps_failed() const { return stat(send_stat::heaps_failed); }
 
-std::string sink_impl::active_transport() const
-{
-    switch (d_transport) {
-    case transport_kind::ibverbs:
-        return "ibverbs";
-    case transport_kind::pcap:
-        return "pcap";
-    default:
-        return "udp";
-    }
-}
+std::string sink_impl::active_transport() const { return transport_name(d_transport); }
 
 void sink_impl::publish_stats_if_due(bool force)
 {

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_SINK_IMPL_H
 #define INCLUDED_SPEAD_SINK_IMPL_H
 
+#include "block_transport.h"
 #include "item_type.h"
 #include <gnuradio/spead/descriptor.h>
 #include <gnuradio/spead/flavour.h>
@@ -77,8 +78,6 @@ public:
     std::string active_transport() const override;
 
 private:
-    enum class transport_kind { udp, ibverbs, pcap };
-
     /*! A heap on its way out: owns the payload copy and the heap that points into it. */
     struct slot {
         std::vector<std::uint8_t> payload;

@@ -807,17 +807,7 @@ std::vector<std::string> source_impl::bound_endpoints() const
     return d_bound;
 }
 
-std::string source_impl::active_transport() const
-{
-    switch (d_transport) {
-    case transport_kind::ibverbs:
-        return "ibverbs";
-    case transport_kind::pcap:
-        return "pcap";
-    default:
-        return "udp";
-    }
-}
+std::string source_impl::active_transport() const { return transport_name(d_transport); }
 
 std::uint64_t source_impl::heaps() const { return stat(recv_stat::heaps); }
 std::uint64_t source_impl::packets() const { return stat(recv_stat::packets); }

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_SOURCE_IMPL_H
 #define INCLUDED_SPEAD_SOURCE_IMPL_H
 
+#include "block_transport.h"
 #include "item_type.h"
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/recv_udp.h>
@@ -68,8 +69,6 @@ public:
     std::string active_transport() const override;
 
 private:
-    enum class transport_kind { udp, ibverbs, pcap };
-
     /*! What the block knows about an item id: its tag key and how to order its bytes. */
     struct item_info {
         pmt::pmt_t tag_key;
