@@ -10,6 +10,7 @@
 // read-back warning, stop() and socket release. Counters must reconcile: packets sent =
 // packets decoded + packets the kernel reported dropped.
 
+#include "log_capture.h"
 #include "protocol/packetiser.h"
 #include "transport/endpoint.h"
 #include "transport/file_descriptor.h"
@@ -22,7 +23,6 @@
 #include <net/if.h>
 #include <poll.h>
 #include <sched.h>
-#include <spdlog/sinks/base_sink.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <boost/asio/io_context.hpp>
@@ -35,6 +35,8 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+
+using spead_test::capture_sink;
 
 namespace {
 
@@ -57,38 +59,6 @@ unsigned short free_udp_port()
     EXPECT_EQ(getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
     return ntohs(addr.sin_port);
 }
-
-/*! Collects what GNU Radio's loggers print, for tests that expect a warning. */
-class capture_sink : public spdlog::sinks::base_sink<std::mutex>
-{
-public:
-    /*! The sink, attached to GNU Radio's default logging backend on first use. */
-    static std::shared_ptr<capture_sink> instance()
-    {
-        static const std::shared_ptr<capture_sink> sink = [] {
-            auto s = std::make_shared<capture_sink>();
-            gr::logging::singleton().add_default_sink(s);
-            return s;
-        }();
-        return sink;
-    }
-    std::string text()
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return d_text;
-    }
-
-protected:
-    void sink_it_(const spdlog::details::log_msg& msg) override
-    {
-        d_text.append(msg.payload.data(), msg.payload.size());
-        d_text += '\n';
-    }
-    void flush_() override {}
-
-private:
-    std::string d_text;
-};
 
 /*! Payload bytes of heap \p cnt: a pattern that differs per heap and per byte. */
 std::uint8_t pattern_byte(std::uint64_t cnt, std::size_t i)

@@ -29,13 +29,6 @@ namespace {
 using namespace ibv_test;
 using namespace std::chrono_literals;
 
-#define REQUIRE_TOPOLOGY()                                                        \
-    do {                                                                          \
-        if (!have_topology(2))                                                    \
-            GTEST_SKIP() << "needs tests/netns/netns-topology --hosts 2 and the " \
-                            "emulated NIC (run through ctest)";                   \
-    } while (0)
-
 /*! A single-packet SPEAD-64-40 heap with \p payload bytes. */
 std::vector<std::uint8_t> spead_packet(std::uint64_t cnt, std::size_t payload)
 {

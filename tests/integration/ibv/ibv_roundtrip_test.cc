@@ -27,13 +27,6 @@ using boost::asio::ip::udp;
 constexpr std::uint64_t payload_id = 0x1000;
 constexpr unsigned short port = 7148;
 
-#define REQUIRE_TOPOLOGY()                                                        \
-    do {                                                                          \
-        if (!have_topology(2))                                                    \
-            GTEST_SKIP() << "needs tests/netns/netns-topology --hosts 2 and the " \
-                            "emulated NIC (run through ctest)";                   \
-    } while (0)
-
 /*! Heaps arriving in host 2 through recv::udp_ibv_reader. */
 class verbs_receiver
 {

@@ -15,6 +15,7 @@
 
 #include <gnuradio/spead/recv_heap.h>
 #include <gnuradio/spead/send_heap.h>
+#include <gtest/gtest.h>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -102,5 +103,13 @@ std::size_t count_threads();
 bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds limit);
 
 } // namespace ibv_test
+
+/*! Skips a test run outside its two-host topology (ctest provides it). */
+#define REQUIRE_TOPOLOGY()                                                        \
+    do {                                                                          \
+        if (!ibv_test::have_topology(2))                                          \
+            GTEST_SKIP() << "needs tests/netns/netns-topology --hosts 2 and the " \
+                            "emulated NIC (run through ctest)";                   \
+    } while (0)
 
 #endif

@@ -23,13 +23,6 @@ namespace {
 using namespace gr::spead;
 using namespace ibv_test;
 
-#define REQUIRE_TOPOLOGY()                                                        \
-    do {                                                                          \
-        if (!have_topology(2))                                                    \
-            GTEST_SKIP() << "needs tests/netns/netns-topology --hosts 2 and the " \
-                            "emulated NIC (run through ctest)";                   \
-    } while (0)
-
 bool contains(const std::string& text, const std::string& part)
 {
     return text.find(part) != std::string::npos;

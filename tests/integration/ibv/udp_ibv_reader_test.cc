@@ -12,6 +12,7 @@
 // CMakeLists.txt), some with emulator switches in their environment.
 
 #include "ibv_test_support.h"
+#include "log_capture.h"
 #include "protocol/packetiser.h"
 #include "transport/raw_packet.h"
 #include <gnuradio/logger.h>
@@ -23,7 +24,6 @@
 #include <linux/if_packet.h>
 #include <net/if.h>
 #include <rdma/rdma_cma.h>
-#include <spdlog/sinks/base_sink.h>
 #include <spead_emu/extensions.h>
 #include <sys/socket.h>
 #include <boost/asio/io_context.hpp>
@@ -39,6 +39,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+
+using spead_test::capture_sink;
 
 namespace {
 
@@ -56,50 +58,12 @@ constexpr std::uint64_t label_id = 0x1002;
 constexpr std::size_t jumbo_packet = 8972; // a 9000-byte MTU's UDP payload
 constexpr std::size_t default_slot = 9200 + 42;
 
-#define REQUIRE_TOPOLOGY()                                                        \
-    do {                                                                          \
-        if (!have_topology(2))                                                    \
-            GTEST_SKIP() << "needs tests/netns/netns-topology --hosts 2 and the " \
-                            "emulated NIC (run through ctest)";                   \
-    } while (0)
-
 #define REQUIRE_ENVIRONMENT(name, value)                                         \
     do {                                                                         \
         const char* set = std::getenv(name);                                     \
         ASSERT_TRUE(set != nullptr && std::string(set) == (value))               \
             << "run with " name "=" value " (CMakeLists.txt sets it for ctest)"; \
     } while (0)
-
-/*! Collects what GNU Radio's loggers print, for tests that expect a log line. */
-class capture_sink : public spdlog::sinks::base_sink<std::mutex>
-{
-public:
-    static std::shared_ptr<capture_sink> instance()
-    {
-        static const std::shared_ptr<capture_sink> sink = [] {
-            auto s = std::make_shared<capture_sink>();
-            gr::logging::singleton().add_default_sink(s);
-            return s;
-        }();
-        return sink;
-    }
-    std::string text()
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return d_text;
-    }
-
-protected:
-    void sink_it_(const spdlog::details::log_msg& msg) override
-    {
-        d_text.append(msg.payload.data(), msg.payload.size());
-        d_text += '\n';
-    }
-    void flush_() override {}
-
-private:
-    std::string d_text;
-};
 
 bool contains(const std::string& text, const std::string& part)
 {

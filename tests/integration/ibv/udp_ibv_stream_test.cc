@@ -11,6 +11,7 @@
 // test; ctest runs each in a fresh two-host topology (see CMakeLists.txt).
 
 #include "ibv_test_support.h"
+#include "log_capture.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/send_udp_ibv.h>
@@ -19,7 +20,6 @@
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
-#include <spdlog/sinks/base_sink.h>
 #include <sys/socket.h>
 #include <boost/asio/error.hpp>
 #include <boost/asio/io_context.hpp>
@@ -34,6 +34,8 @@
 #include <stdexcept>
 #include <thread>
 
+using spead_test::capture_sink;
+
 namespace {
 
 using namespace gr::spead;
@@ -46,44 +48,6 @@ constexpr std::uint64_t payload_id = 0x1000;
 constexpr std::size_t jumbo_packet = 8972; // a 9000-byte MTU's UDP payload
 constexpr unsigned short port = 7148;
 constexpr const char* multicast_group = "239.10.0.1";
-
-#define REQUIRE_TOPOLOGY()                                                        \
-    do {                                                                          \
-        if (!have_topology(2))                                                    \
-            GTEST_SKIP() << "needs tests/netns/netns-topology --hosts 2 and the " \
-                            "emulated NIC (run through ctest)";                   \
-    } while (0)
-
-/*! Collects what GNU Radio's loggers print, for tests that expect a warning. */
-class capture_sink : public spdlog::sinks::base_sink<std::mutex>
-{
-public:
-    static std::shared_ptr<capture_sink> instance()
-    {
-        static const std::shared_ptr<capture_sink> sink = [] {
-            auto s = std::make_shared<capture_sink>();
-            gr::logging::singleton().add_default_sink(s);
-            return s;
-        }();
-        return sink;
-    }
-    std::string text()
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return d_text;
-    }
-
-protected:
-    void sink_it_(const spdlog::details::log_msg& msg) override
-    {
-        d_text.append(msg.payload.data(), msg.payload.size());
-        d_text += '\n';
-    }
-    void flush_() override {}
-
-private:
-    std::string d_text;
-};
 
 /*! A heap of one item whose bytes live wherever the caller says. */
 send::heap payload_heap(const std::uint8_t* data, std::size_t size)
