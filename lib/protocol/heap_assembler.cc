@@ -331,12 +331,15 @@ void heap_assembler::retire(slot& s, recv_stat reason_if_incomplete)
         d_stats[recv_stat::single_packet_heaps]++;
     heap delivered(std::move(storage));
     if (delivered.has_stream_ctrl(stream_ctrl::stop)) {
-        // The sender has ended this stream: nothing that is still live will complete.
         d_stats[recv_stat::stop_heaps]++;
-        flush_except(nullptr);
-        forget_retired();
-        if (d_config.stop_on_stop_heap)
+        forget_retired(); // a restarted sender may reuse heap cnts
+        if (d_config.stop_on_stop_heap) {
+            // The sender has ended the stream: nothing that is still live will complete.
+            flush_except(nullptr);
             d_stopped = true;
+        }
+        // Otherwise the stop may be one of several senders' (or destinations') and the
+        // live heaps can be others' still arriving: they stay, as spead2 keeps them.
         return;
     }
     if (delivered.has_stream_ctrl(stream_ctrl::start))

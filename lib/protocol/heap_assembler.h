@@ -27,7 +27,9 @@ struct assembler_config {
     std::size_t max_heaps = 4;                    //!< live heaps (window)
     std::size_t max_heap_size = 64 * 1024 * 1024; //!< bytes; larger heaps are dropped
     incomplete_heaps incomplete = incomplete_heaps::drop;
-    bool stop_on_stop_heap = true; //!< a STREAM_CTRL stop heap ends the stream
+    /*! A STREAM_CTRL stop heap flushes the live heaps and ends the stream; when false it
+     * is only counted, and live heaps (perhaps another sender's) go on assembling. */
+    bool stop_on_stop_heap = true;
     /*! Recently retired heap cnts remembered to catch duplicates and late packets of
      * heaps already delivered (single-packet heaps included). */
     std::size_t retired_history = 64;

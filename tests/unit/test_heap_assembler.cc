@@ -476,6 +476,25 @@ TEST_F(assembler_test, stop_heap_can_leave_the_stream_running)
     EXPECT_EQ(stat(recv_stat::packets_duplicate), 0u);
 }
 
+TEST_F(assembler_test, stop_heap_that_does_not_stop_leaves_other_heaps_assembling)
+{
+    // Two destinations into one stream: the first one's stop heap arrives while the
+    // other's last heap is half received.
+    assembler_config config;
+    config.stop_on_stop_heap = false;
+    make(config);
+    const auto halves = heap_packets(5, 8, 4);
+    add(halves[0]);
+    add(packet(6, 1, 0, { 0 }, { { true, 0x06, 2 }, { false, 0x0, 0 } }));
+    EXPECT_EQ(stat(recv_stat::stop_heaps), 1u);
+    EXPECT_EQ(assembler->live_heaps(), 1u);
+    add(halves[1]);
+    ASSERT_EQ(heaps.size(), 1u);
+    EXPECT_EQ(heaps[0].cnt(), 5u);
+    EXPECT_EQ(payload_of(heaps[0]), pattern(8, 5));
+    EXPECT_EQ(stat(recv_stat::incomplete_heaps_flushed), 0u);
+}
+
 TEST_F(assembler_test, stop_delivers_complete_heaps_without_size_and_counts_the_rest)
 {
     add(packet(1, -1, 0, pattern(10)));
