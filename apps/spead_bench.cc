@@ -419,7 +419,7 @@ int main(int argc, char** argv)
         ("heap-size", po::value<std::size_t>()->default_value(1 << 20), "heap payload (bytes)")
         ("total-bytes", po::value<std::uint64_t>()->default_value(std::uint64_t(1) << 30),
              "mem: bytes of heaps built in memory")
-        ("repeat", po::value<int>()->default_value(5), "mem: runs per packet size")
+        ("repeat", po::value<int>()->default_value(11), "mem: runs per packet size (the median is reported)")
         ("seconds", po::value<double>()->default_value(3.0), "send, recv: seconds per run")
         ("runs", po::value<int>()->default_value(3), "send: runs per packet size; recv: consecutive lossless runs a rate needs")
         ("rates", po::value<std::string>()->default_value("2,4,6,8,10,12,14,16"), "recv: rates to try, Gb/s, ascending until heaps are lost")

@@ -69,6 +69,8 @@ bool heap_assembler::add_packet(const std::uint8_t* data, std::size_t size)
         d_stats[recv_stat::packets_after_stop]++;
         return false;
     }
+    if (place_repeat(data, size))
+        return !d_stopped;
     packet_header packet;
     const decode_result result = decode_packet(data, size, packet);
     if (result != decode_result::ok) {
@@ -78,6 +80,72 @@ bool heap_assembler::add_packet(const std::uint8_t* data, std::size_t size)
     if (place_in_order(packet))
         return !d_stopped;
     return add_decoded(packet);
+}
+
+inline bool heap_assembler::append_in_order(slot& s,
+                                            std::uint64_t begin,
+                                            std::uint64_t end,
+                                            const std::uint8_t* payload)
+{
+    detail::heap_storage& h = *s.storage;
+    d_stats[recv_stat::packets]++;
+    std::memcpy(h.buffer.get() + begin, payload, end - begin);
+    h.received += end - begin;
+    h.extent = end; // the last range ends furthest
+    h.packets++;
+    if (h.received != h.heap_size)
+        return true;
+    retire(s, recv_stat::heaps); // complete: the reason is never used
+    return false;
+}
+
+inline bool heap_assembler::place_repeat(const std::uint8_t* data, std::size_t size)
+{
+    constexpr std::size_t header_bytes = 8 + 4 * 8;
+    const repeat_shape& r = d_repeat;
+    if (!r.target || size <= header_bytes)
+        return false;
+    std::uint64_t raw[3];
+    std::memcpy(raw, data, sizeof(raw));
+    const std::uint64_t offset_pointer = load_be64(data + 24);
+    const std::uint64_t length_pointer = load_be64(data + 32);
+    if (((raw[0] ^ r.raw[0]) | (raw[1] ^ r.raw[1]) | (raw[2] ^ r.raw[2]) |
+         ((offset_pointer & ~r.address_mask) ^ r.offset_id) |
+         ((length_pointer & ~r.address_mask) ^ r.length_id)) != 0)
+        return false;
+    const std::uint64_t begin = offset_pointer & r.address_mask;
+    const std::uint64_t length = length_pointer & r.address_mask;
+    // What the decoder would reject, or place_in_order decline, goes the general way to
+    // be counted there. length < 2^56, so neither sum overflows.
+    detail::heap_storage& h = *r.target->storage;
+    const std::uint64_t end = begin + length;
+    if (size - header_bytes != length || end > h.heap_size ||
+        !h.received_ranges.extend_last(begin, end))
+        return false;
+    append_in_order(*r.target, begin, end, data + header_bytes);
+    return true;
+}
+
+void heap_assembler::take_repeat_shape(slot& s, const packet_header& packet)
+{
+    if (packet.n_pointers != 4)
+        return;
+    // Only the canonical layout: the four specials in id order, all immediate.
+    const item_pointer_codec codec(packet.heap_address_bits);
+    const std::uint8_t* p = packet.pointers;
+    if (load_be64(p) != codec.encode_immediate(item_id::heap_cnt, packet.heap_cnt) ||
+        load_be64(p + 8) !=
+            codec.encode_immediate(item_id::heap_size, packet.heap_size) ||
+        load_be64(p + 16) !=
+            codec.encode_immediate(item_id::heap_offset, packet.payload_offset) ||
+        load_be64(p + 24) !=
+            codec.encode_immediate(item_id::payload_length, packet.payload_length))
+        return;
+    d_repeat.target = &s;
+    std::memcpy(d_repeat.raw, p - 8, sizeof(d_repeat.raw));
+    d_repeat.offset_id = codec.encode_immediate(item_id::heap_offset, 0);
+    d_repeat.length_id = codec.encode_immediate(item_id::payload_length, 0);
+    d_repeat.address_mask = codec.address_mask();
 }
 
 inline bool heap_assembler::place_in_order(const packet_header& packet)
@@ -97,13 +165,8 @@ inline bool heap_assembler::place_in_order(const packet_header& packet)
         packet.heap_address_bits != h.heap_flavour.heap_address_bits() ||
         !h.received_ranges.extend_last(begin, end))
         return false;
-    d_stats[recv_stat::packets]++;
-    std::memcpy(h.buffer.get() + begin, packet.payload, packet.payload_length);
-    h.received += packet.payload_length;
-    h.extent = end; // the last range ends furthest
-    h.packets++;
-    if (h.received == h.heap_size)
-        retire(s, recv_stat::heaps); // complete: the reason is never used
+    if (append_in_order(s, begin, end, packet.payload) && d_repeat.target != &s)
+        take_repeat_shape(s, packet);
     return true;
 }
 
@@ -151,6 +214,15 @@ bool heap_assembler::add_decoded(const packet_header& packet)
     return !d_stopped;
 }
 
+void heap_assembler::set_last_hit(std::size_t index)
+{
+    // The shape belongs to the last-hit heap only, so that the fast path takes no
+    // packet that the general path would have had to search for.
+    if (d_repeat.target != &d_slots[index])
+        d_repeat.target = nullptr;
+    d_last_hit = index;
+}
+
 heap_assembler::slot* heap_assembler::find_slot(std::uint64_t cnt)
 {
     // Start where the last packet went: consecutive packets usually share a heap.
@@ -160,7 +232,7 @@ heap_assembler::slot* heap_assembler::find_slot(std::uint64_t cnt)
         slot& s = d_slots[i];
         if ((s.storage || s.too_large) && s.cnt == cnt) {
             d_stats[recv_stat::search_dist] += searched;
-            d_last_hit = i;
+            set_last_hit(i);
             return &s;
         }
         if (++i == n)
@@ -187,7 +259,7 @@ void heap_assembler::start_heap(slot& s, const packet_header& packet)
 {
     s.cnt = packet.heap_cnt;
     s.age = d_next_age++;
-    d_last_hit = std::size_t(&s - d_slots.data());
+    set_last_hit(std::size_t(&s - d_slots.data()));
     const std::uint64_t needed = packet.has_heap_size
                                      ? packet.heap_size
                                      : packet.payload_offset + packet.payload_length;
@@ -299,6 +371,8 @@ void heap_assembler::place(slot& s, const packet_header& packet)
 
 void heap_assembler::retire(slot& s, recv_stat reason_if_incomplete)
 {
+    if (d_repeat.target == &s)
+        d_repeat.target = nullptr;
     const std::uint64_t cnt = s.cnt;
     if (s.too_large) {
         s.too_large = false;

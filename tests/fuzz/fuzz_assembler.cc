@@ -15,11 +15,14 @@
 //
 // Beyond crashes, leaks and UB (ASan+UBSan), it aborts when an invariant breaks: a
 // datagram not accounted for by exactly one counter, an item pointing outside its heap,
-// or heap memory above the configured caps.
+// or heap memory above the configured caps. A second assembler takes every datagram
+// the slow way (decode_packet, then add_decoded) as the reference: the fast paths of
+// add_packet must deliver the same heaps and count the same.
 
 #include "protocol/heap_assembler.h"
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 using namespace gr::spead;
 using namespace gr::spead::recv;
@@ -35,6 +38,36 @@ void check(bool ok, const char* what)
         std::fprintf(stderr, "invariant broken: %s\n", what);
         std::abort();
     }
+}
+
+/*! What a delivered heap holds, for comparing the two assemblers. */
+struct heap_summary {
+    std::uint64_t cnt, size, received, payload_hash;
+    bool complete;
+    std::vector<std::uint64_t> items; //!< id, immediate flag, offset or value, length
+
+    bool operator==(const heap_summary& o) const
+    {
+        return cnt == o.cnt && size == o.size && received == o.received &&
+               payload_hash == o.payload_hash && complete == o.complete &&
+               items == o.items;
+    }
+};
+
+heap_summary summarise(const heap& h)
+{
+    std::uint64_t hash = 14695981039346656037ull; // FNV-1a
+    for (std::uint64_t i = 0; i < h.size(); i++)
+        hash = (hash ^ h.payload()[i]) * 1099511628211ull;
+    heap_summary out{ h.cnt(), h.size(), h.received_bytes(), hash, h.is_complete(), {} };
+    for (const item& it : h.items()) {
+        out.items.push_back(it.id);
+        out.items.push_back(it.is_immediate);
+        out.items.push_back(it.is_immediate ? it.immediate_value
+                                            : std::uint64_t(it.data - h.payload()));
+        out.items.push_back(it.length);
+    }
+    return out;
 }
 
 void inspect(const heap& h)
@@ -76,11 +109,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto pool = detail::heap_pool::create(pool_heaps);
     std::size_t delivered = 0;
     std::uint64_t datagrams = 0;
+    std::vector<heap_summary> fast_heaps, reference_heaps;
     {
-        heap_assembler assembler(config, pool, [&delivered](heap&& h) {
+        heap_assembler assembler(config, pool, [&delivered, &fast_heaps](heap&& h) {
             delivered++;
             inspect(h);
+            fast_heaps.push_back(summarise(h));
         });
+        heap_assembler reference(
+            config, detail::heap_pool::create(pool_heaps), [&reference_heaps](heap&& h) {
+                reference_heaps.push_back(summarise(h));
+            });
         std::size_t pos = 1;
         while (pos + 2 <= size) {
             const std::size_t length = (std::size_t(data[pos]) << 8) | data[pos + 1];
@@ -89,13 +128,28 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             // a private copy so ASan flags reads past the datagram, not just the input
             std::unique_ptr<std::uint8_t[]> datagram(new std::uint8_t[n ? n : 1]);
             std::copy(data + pos, data + pos + n, datagram.get());
-            assembler.add_packet(datagram.get(), n);
+            const bool running = assembler.add_packet(datagram.get(), n);
+            packet_header packet;
+            const decode_result result = decode_packet(datagram.get(), n, packet);
+            bool reference_running = !reference.is_stopped();
+            if (!reference_running)
+                reference.stats()[recv_stat::packets_after_stop]++;
+            else if (result != decode_result::ok)
+                reference.stats()[stat_for(result)]++;
+            else
+                reference_running = reference.add_decoded(packet);
+            check(running == reference_running, "add_packet and add_decoded disagree");
             datagrams++;
             pos += n;
             check(assembler.live_heaps() <= config.max_heaps, "window above max_heaps");
         }
         assembler.stop();
+        reference.stop();
         const recv_stats& s = assembler.stats();
+        for (std::size_t i = 0; i < recv_stats::size; i++)
+            check(s[recv_stat(i)] == reference.stats()[recv_stat(i)],
+                  "the fast paths count differently");
+        check(fast_heaps == reference_heaps, "the fast paths deliver different heaps");
         check(datagrams == s[recv_stat::packets] + s[recv_stat::packets_truncated] +
                                s[recv_stat::packets_size_mismatch] +
                                s[recv_stat::packets_bad_header] +
