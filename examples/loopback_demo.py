@@ -15,6 +15,7 @@ Run with Debian's Python (GNU Radio's): /usr/bin/python3 examples/loopback_demo.
 """
 
 import argparse
+import contextlib
 import socket
 import sys
 import threading
@@ -61,6 +62,35 @@ class verify(gr.sync_block):
         return len(data)
 
 
+RMEM_MAX = "/proc/sys/net/core/rmem_max"
+
+
+@contextlib.contextmanager
+def socket_buffer_cap(wanted):
+    """As root, lifts net.core.rmem_max to `wanted` while the source makes its socket
+    (the kernel grants SO_RCVBUF then and keeps it), and restores it after; otherwise
+    the source warns that its buffer was capped."""
+    try:
+        with open(RMEM_MAX) as f:
+            old = int(f.read())
+        raised = old < wanted
+        if raised:
+            with open(RMEM_MAX, "w") as f:
+                f.write(str(wanted))
+    except (OSError, ValueError):  # not root, or no /proc
+        raised = False
+    if not raised:
+        yield
+        return
+    print(f"net.core.rmem_max: {old} -> {wanted} while the source's socket is made, "
+          f"then {old} again", flush=True)
+    try:
+        yield
+    finally:
+        with open(RMEM_MAX, "w") as f:
+            f.write(str(old))
+
+
 def free_udp_port():
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -78,6 +108,10 @@ def main():
     parser.add_argument("--rate", type=float, default=0.0,
                         help="send rate in Gb/s, 0 = as fast as possible (0)")
     parser.add_argument("--port", type=int, default=0, help="UDP port (0: a free one)")
+    parser.add_argument("--buffer", type=int, default=64 << 20,
+                        help="the source's socket receive buffer in bytes; as root the "
+                             "demo lifts net.core.rmem_max for it while the socket is "
+                             "made (64 MiB)")
     parser.add_argument("--timeout", type=float, default=120, help="give up after (s)")
     args = parser.parse_args()
     if args.heap_size <= 0 or args.heap_size % 4:
@@ -94,8 +128,12 @@ def main():
     pattern = pattern.view(np.int32)
 
     tb = gr.top_block("spead loopback demo")
-    rx = spead.source(endpoints=endpoint, item_type="complex_int16", payload_item=0x1000,
-                      max_heap_size=args.heap_size, buffer_size=64 << 20)
+    # A sender that runs as fast as it can outpaces the receiver in bursts on a small
+    # machine: a large socket buffer absorbs them.
+    with socket_buffer_cap(args.buffer):
+        rx = spead.source(endpoints=endpoint, item_type="complex_int16",
+                          payload_item=0x1000, max_heap_size=args.heap_size,
+                          buffer_size=args.buffer)
     checker = verify(pattern)
     src = blocks.vector_source_i(pattern.tolist(), True)
     head = blocks.head(4, args.heaps * items)
