@@ -22,7 +22,6 @@ import threading
 import time
 
 import numpy as np
-import pmt
 from gnuradio import blocks, gr
 
 try:

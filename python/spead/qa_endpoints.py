@@ -11,7 +11,6 @@ import os
 import sys
 
 import numpy as np
-import pmt
 from gnuradio import blocks, gr, gr_unittest
 
 import spead_qa_support as qa

@@ -6,7 +6,6 @@
 #
 """The message ports: stats (source and sink), descriptors and heaps."""
 
-import time
 
 import numpy as np
 import pmt

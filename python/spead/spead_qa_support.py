@@ -18,7 +18,7 @@ import time
 import uuid
 
 import pmt
-from gnuradio import blocks, gr
+from gnuradio import gr
 
 try:
     from gnuradio import spead

@@ -5,7 +5,6 @@
 no speed is asserted here: figures belong in the bench output, not in tests)."""
 
 import os
-import re
 import subprocess
 import unittest
 

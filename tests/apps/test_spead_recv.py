@@ -6,7 +6,6 @@ printed as the README promises; clear errors and exit codes for bad input."""
 
 import os
 import subprocess
-import sys
 import unittest
 
 APPS = os.environ["GR_SPEAD_APPS_DIR"]
