@@ -116,7 +116,7 @@ inline bool heap_assembler::place_repeat(const std::uint8_t* data, std::size_t s
     const std::uint64_t begin = offset_pointer & r.address_mask;
     const std::uint64_t length = length_pointer & r.address_mask;
     // What the decoder would reject, or place_in_order decline, goes the general way to
-    // be counted there. length < 2^56, so neither sum overflows.
+    // be counted there. length < 2^56, so begin + length cannot overflow.
     detail::heap_storage& h = *r.target->storage;
     const std::uint64_t end = begin + length;
     if (size - header_bytes != length || end > h.heap_size ||

@@ -19,6 +19,7 @@
 // the slow way (decode_packet, then add_decoded) as the reference: the fast paths of
 // add_packet must deliver the same heaps and count the same.
 
+#include "general_path.h"
 #include "protocol/heap_assembler.h"
 #include <cstdio>
 #include <cstdlib>
@@ -129,16 +130,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             std::unique_ptr<std::uint8_t[]> datagram(new std::uint8_t[n ? n : 1]);
             std::copy(data + pos, data + pos + n, datagram.get());
             const bool running = assembler.add_packet(datagram.get(), n);
-            packet_header packet;
-            const decode_result result = decode_packet(datagram.get(), n, packet);
-            bool reference_running = !reference.is_stopped();
-            if (!reference_running)
-                reference.stats()[recv_stat::packets_after_stop]++;
-            else if (result != decode_result::ok)
-                reference.stats()[stat_for(result)]++;
-            else
-                reference_running = reference.add_decoded(packet);
-            check(running == reference_running, "add_packet and add_decoded disagree");
+            check(running ==
+                      spead_test::add_by_general_path(reference, datagram.get(), n),
+                  "add_packet and the general path disagree");
             datagrams++;
             pos += n;
             check(assembler.live_heaps() <= config.max_heaps, "window above max_heaps");
