@@ -8,6 +8,16 @@
 #ifndef INCLUDED_SPEAD_BLOCK_TRANSPORT_H
 #define INCLUDED_SPEAD_BLOCK_TRANSPORT_H
 
+/* Which transport a source or sink block runs on: the one place that reads the
+ * `transport` parameter, the environment overrides and ibv::preflight, and the one
+ * place that falls back from ibverbs to udp when `auto` meets a device that refuses. */
+
+#include <gnuradio/logger.h>
+#include <gnuradio/spead/api.h>
+#include <cstddef>
+#include <exception>
+#include <string>
+
 namespace gr {
 namespace spead {
 
@@ -15,17 +25,61 @@ namespace spead {
 enum class transport_kind { udp, ibverbs, pcap };
 
 /*! The block parameter's spelling: "udp", "ibverbs", "pcap". */
-inline const char* transport_name(transport_kind t)
+SPEAD_API const char* transport_name(transport_kind t);
+
+/*! Which way the block moves heaps: the wording of messages and whether the
+ * environment overrides apply (they turn udp *sources* into ibverbs ones). */
+enum class transport_direction { receive, send };
+
+/*! What a block runs on, settled once at construction. */
+struct transport_choice {
+    transport_kind kind = transport_kind::udp;
+    /*! `auto` was asked for: an ibverbs device that refuses when opened falls back to
+     * udp (see open_with_fallback), so the udp settings must be ready too. */
+    bool automatic = false;
+    /*! ibverbs (and auto): the interface as given or taken from the environment. */
+    std::string interface;
+    /*! comp_vector after GR_SPEAD_IBV_COMP_VECTOR. */
+    int comp_vector = 0;
+};
+
+/*!
+ * Settles the transport from the block's `transport` parameter (udp, ibverbs, auto,
+ * pcap), the environment (receive only: GR_SPEAD_IBV_INTERFACE turns udp into ibverbs
+ * and supplies a missing interface; GR_SPEAD_IBV_COMP_VECTOR then sets comp_vector) and,
+ * for auto, ibv::preflight on the interface. Logs what it decided and why.
+ * \throws std::invalid_argument naming the parameter (transport, interface or
+ * GR_SPEAD_IBV_COMP_VECTOR), the value and the fix.
+ */
+SPEAD_API transport_choice choose_transport(const std::string& transport,
+                                            const std::string& interface,
+                                            std::size_t buffer_size,
+                                            int comp_vector,
+                                            transport_direction direction,
+                                            const gr::logger_ptr& logger);
+
+/*!
+ * Calls \p open(kind) for the chosen transport. When auto chose ibverbs and the device
+ * still refuses (preflight cannot foresee everything: a unicast neighbour without a
+ * MAC, a device limit), logs a warning, switches \p choice to udp and opens that.
+ * Any other failure propagates.
+ */
+template <typename Open>
+void open_with_fallback(transport_choice& choice,
+                        const gr::logger_ptr& logger,
+                        Open&& open)
 {
-    switch (t) {
-    case transport_kind::ibverbs:
-        return "ibverbs";
-    case transport_kind::pcap:
-        return "pcap";
-    case transport_kind::udp:
-        break;
+    try {
+        open(choice.kind);
+    } catch (const std::exception& e) {
+        if (!choice.automatic || choice.kind != transport_kind::ibverbs)
+            throw;
+        logger->warn("transport auto: ibverbs could not be set up on {} ({}); using udp",
+                     choice.interface,
+                     e.what());
+        choice.kind = transport_kind::udp;
+        open(choice.kind);
     }
-    return "udp";
 }
 
 } // namespace spead
