@@ -8,8 +8,8 @@
 #ifndef INCLUDED_SPEAD_SINK_IMPL_H
 #define INCLUDED_SPEAD_SINK_IMPL_H
 
-#include "block_transport.h"
-#include "item_type.h"
+#include "mapping/block_transport.h"
+#include "mapping/item_type.h"
 #include <gnuradio/spead/descriptor.h>
 #include <gnuradio/spead/flavour.h>
 #include <gnuradio/spead/send_heap.h>

@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include "block_messages.h"
+#include "mapping/block_messages.h"
 #include "source_impl.h"
 #include "transport/ibv/preflight.h"
 #include <gnuradio/io_signature.h>

@@ -8,8 +8,8 @@
 #ifndef INCLUDED_SPEAD_SOURCE_IMPL_H
 #define INCLUDED_SPEAD_SOURCE_IMPL_H
 
-#include "block_transport.h"
-#include "item_type.h"
+#include "mapping/block_transport.h"
+#include "mapping/item_type.h"
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/recv_udp_ibv.h>

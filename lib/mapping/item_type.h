@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_ITEM_TYPE_H
 #define INCLUDED_SPEAD_ITEM_TYPE_H
 
+#include <gnuradio/spead/api.h>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -18,7 +19,7 @@ namespace gr {
 namespace spead {
 
 /*! The stream item types of spead.source and spead.sink. */
-class item_type
+class SPEAD_API item_type
 {
 public:
     /*! Parses `complex_float`, `fc32`, ... \throws std::invalid_argument naming
@@ -50,7 +51,7 @@ enum class byte_order_mode { automatic, as_is, swap };
 
 /*! Parses `auto`, `as-is` (or `as_is`), `swap`. \p allow_auto false for the sink.
  * \throws std::invalid_argument naming byte_order. */
-byte_order_mode parse_byte_order(const std::string& name, bool allow_auto);
+SPEAD_API byte_order_mode parse_byte_order(const std::string& name, bool allow_auto);
 
 /*! True on a big-endian host. */
 constexpr bool host_is_big_endian() { return __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__; }
@@ -58,10 +59,10 @@ constexpr bool host_is_big_endian() { return __BYTE_ORDER__ == __ORDER_BIG_ENDIA
 /*! Copies \p bytes bytes reversing the byte order of every \p unit bytes (1, 2, 4 or
  * 8; 1 is a plain copy). \p bytes need not be a multiple of \p unit: a tail is copied
  * as it is. */
-void copy_swapped(std::uint8_t* dst,
-                  const std::uint8_t* src,
-                  std::size_t bytes,
-                  std::size_t unit);
+SPEAD_API void copy_swapped(std::uint8_t* dst,
+                            const std::uint8_t* src,
+                            std::size_t bytes,
+                            std::size_t unit);
 
 } // namespace spead
 } // namespace gr

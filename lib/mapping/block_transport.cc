@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include "block_transport.h"
+#include "mapping/block_transport.h"
 #include "transport/ibv/preflight.h"
 #include <cerrno>
 #include <climits>

@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include "item_type.h"
+#include "mapping/item_type.h"
 #include <stdexcept>
 
 namespace gr {
