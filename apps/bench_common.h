@@ -8,10 +8,9 @@
 #ifndef INCLUDED_SPEAD_APPS_BENCH_COMMON_H
 #define INCLUDED_SPEAD_APPS_BENCH_COMMON_H
 
-// What spead_bench and spead_bench_flowgraph share: the in-process sender (spead_send's
-// heap generator on a send::udp_stream), the search for the highest lossless rate, the
-// receive-buffer sysctl and the figures' context (machine load). Public API only, so
-// it links against spead-core or the block library alike.
+// What spead_bench's modes share: the in-process sender (spead_send's heap generator on
+// a send::udp_stream), the search for the highest lossless rate, the receive-buffer
+// sysctl and the figures' context (machine load).
 
 #include "heap_generator.h"
 #include <gnuradio/spead/stats.h>
@@ -152,6 +151,10 @@ unsigned short free_udp_port();
 
 /*! Parses "2,4,8" or "2 4 8" into rates. \throws std::invalid_argument */
 std::vector<double> parse_rates(const std::string& text);
+
+/*! spead_bench loopback|sink (bench_flowgraph.cc): parses its own options from the
+ * whole command line and returns the exit status. */
+int run_flowgraph_bench(int argc, char** argv);
 
 } // namespace bench
 } // namespace apps

@@ -10,7 +10,7 @@
 //   spead_bench mem [--packet N] [--heap-size N] [--total-bytes N] [--repeat N]
 //   spead_bench send [--packet N...] [--seconds S] [--runs N] [--dest HOST:PORT]
 //   spead_bench recv [--packet N...] [--rates R,...] [--runs N] [--buffer BYTES]
-//   spead_bench loopback | sink [...]   (GNU Radio flowgraphs: spead_bench_flowgraph)
+//   spead_bench loopback | sink [...]   (GNU Radio flowgraphs: bench_flowgraph.cc)
 //
 // mem: cuts heaps into packets in memory, then decodes and assembles them on one
 // thread, next to a memcpy ceiling measured in the same run on the same bytes (each
@@ -20,9 +20,8 @@
 // recv: recv::stream with a udp_reader on 127.0.0.1, fed by spead_send's generator in
 // this process at a set rate; a consumer thread takes the heaps. The highest rate with
 // no heap lost in --runs consecutive runs: the transport's share of the loopback figure.
-// loopback and sink run GNU Radio flowgraphs with the blocks; they live in
-// spead_bench_flowgraph (linked to the block library, while this program links the
-// static core for mem), which this program runs for them.
+// loopback and sink run GNU Radio flowgraphs with the blocks (bench_flowgraph.cc);
+// their options are their own, so they get the command line unparsed.
 
 #include "bench_common.h"
 #include "protocol/heap_assembler.h"
@@ -381,25 +380,6 @@ int run_recv(const po::variables_map& vm)
     return 0;
 }
 
-/*! loopback and sink live in spead_bench_flowgraph, next to this program. */
-int run_flowgraph_bench(int argc, char** argv)
-{
-    std::string self(4096, '\0');
-    const ssize_t n = readlink("/proc/self/exe", self.data(), self.size() - 1);
-    if (n <= 0)
-        throw std::system_error(
-            errno, std::generic_category(), "readlink /proc/self/exe");
-    self.resize(static_cast<std::size_t>(n));
-    const std::string path =
-        self.substr(0, self.rfind('/') + 1) + "spead_bench_flowgraph";
-    std::vector<char*> args{ const_cast<char*>(path.c_str()) };
-    for (int i = 1; i < argc; i++)
-        args.push_back(argv[i]);
-    args.push_back(nullptr);
-    execv(path.c_str(), args.data());
-    throw std::system_error(errno, std::generic_category(), "cannot run " + path);
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -409,7 +389,7 @@ int main(int argc, char** argv)
         const std::string arg = argv[i];
         if (arg == "loopback" || arg == "sink") {
             try {
-                return run_flowgraph_bench(argc, argv);
+                return bench::run_flowgraph_bench(argc, argv);
             } catch (const std::exception& e) {
                 std::cerr << "spead_bench: " << e.what() << "\n";
                 return 1;

@@ -10,6 +10,7 @@
 
 #include "heap_pool.h"
 #include "packet_decoder.h"
+#include <gnuradio/spead/api.h>
 #include <gnuradio/spead/recv_heap.h>
 #include <gnuradio/spead/stats.h>
 #include <cstddef>
@@ -23,7 +24,7 @@ namespace spead {
 namespace recv {
 
 /*! Assembly limits; every one bounds memory or time under hostile input. */
-struct assembler_config {
+struct SPEAD_API assembler_config {
     std::size_t max_heaps = 4;                    //!< live heaps (window)
     std::size_t max_heap_size = 64 * 1024 * 1024; //!< bytes; larger heaps are dropped
     incomplete_heaps incomplete = incomplete_heaps::drop;
@@ -50,7 +51,7 @@ struct assembler_config {
  * packet ends in exactly one counter (see docs/statistics.md). Not thread-safe: the
  * owner serialises calls.
  */
-class heap_assembler
+class SPEAD_API heap_assembler
 {
 public:
     using heap_ready = std::function<void(heap&&)>;

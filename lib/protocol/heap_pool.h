@@ -9,6 +9,7 @@
 #define INCLUDED_SPEAD_PROTOCOL_HEAP_POOL_H
 
 #include "interval_set.h"
+#include <gnuradio/spead/api.h>
 #include <gnuradio/spead/flavour.h>
 #include <gnuradio/spead/recv_heap.h>
 #include <array>
@@ -24,13 +25,13 @@ namespace recv {
 namespace detail {
 
 /*! An item pointer as it came off the wire, with where it came from (for wire order). */
-struct raw_item_pointer {
+struct SPEAD_API raw_item_pointer {
     std::uint64_t pointer;
     std::uint64_t packet_offset; //!< payload offset of the packet that carried it
     std::uint32_t index;         //!< position among that packet's pointers
 };
 
-struct free_deleter {
+struct SPEAD_API free_deleter {
     void operator()(std::uint8_t* p) const { std::free(p); }
 };
 
@@ -38,7 +39,7 @@ struct free_deleter {
  * \brief Everything one heap needs, live or delivered. Pooled: vectors and the payload
  * buffer keep their capacity from heap to heap, so assembly allocates nothing once warm.
  */
-struct heap_storage {
+struct SPEAD_API heap_storage {
     // --- identity and progress (live) ---
     std::uint64_t cnt = 0;
     gr::spead::flavour heap_flavour;
@@ -75,7 +76,7 @@ struct heap_storage {
  * starts; a delivered heap gives it back when the consumer drops it, from any thread.
  * Held by shared_ptr so heaps that outlive their stream can still return (or free) it.
  */
-class heap_pool : public std::enable_shared_from_this<heap_pool>
+class SPEAD_API heap_pool : public std::enable_shared_from_this<heap_pool>
 {
 public:
     /*! \param max_retained storages kept for reuse; more are freed on release */

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_PROTOCOL_INTERVAL_SET_H
 #define INCLUDED_SPEAD_PROTOCOL_INTERVAL_SET_H
 
+#include <gnuradio/spead/api.h>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -22,7 +23,7 @@ namespace spead {
  * The vector keeps its capacity across heaps (the storage is pooled), so steady-state
  * use allocates nothing.
  */
-class interval_set
+class SPEAD_API interval_set
 {
 public:
     struct range {

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_PROTOCOL_ITEM_POINTER_H
 #define INCLUDED_SPEAD_PROTOCOL_ITEM_POINTER_H
 
+#include <gnuradio/spead/api.h>
 #include <cstdint>
 
 namespace gr {
@@ -17,7 +18,7 @@ namespace spead {
  * \brief Packs and unpacks 64-bit item pointers for one heap address width:
  * bit 63 immediate flag, then the item id, then heap_address_bits of address/value.
  */
-class item_pointer_codec
+class SPEAD_API item_pointer_codec
 {
 public:
     explicit item_pointer_codec(int heap_address_bits)

@@ -9,6 +9,7 @@
 #define INCLUDED_SPEAD_PROTOCOL_PACKET_DECODER_H
 
 #include "endian.h"
+#include <gnuradio/spead/api.h>
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/stats.h>
 #include <algorithm>
@@ -19,7 +20,7 @@ namespace gr {
 namespace spead {
 
 /*! A SPEAD packet's header fields, pointing into the datagram (nothing is copied). */
-struct packet_header {
+struct SPEAD_API packet_header {
     const std::uint8_t* pointers = nullptr; //!< n_pointers big-endian item pointers
     const std::uint8_t* payload = nullptr;
     std::uint64_t heap_cnt = 0;
@@ -43,7 +44,7 @@ enum class decode_result : std::uint8_t {
 };
 
 /*! Counter that a rejection increments. */
-recv_stat stat_for(decode_result r);
+SPEAD_API recv_stat stat_for(decode_result r);
 
 /*!
  * \brief Validates one UDP payload as a SPEAD packet of any SPEAD-64-XX flavour.

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_PROTOCOL_PACKETISER_H
 #define INCLUDED_SPEAD_PROTOCOL_PACKETISER_H
 
+#include <gnuradio/spead/api.h>
 #include <gnuradio/spead/send_heap.h>
 #include <cstddef>
 #include <cstdint>
@@ -19,7 +20,7 @@ namespace send {
 
 /*! A contiguous piece of a packet: the header in a scratch buffer, or payload that
  * points straight into item memory (which is what allows zero-copy sends). */
-struct packet_piece {
+struct SPEAD_API packet_piece {
     const std::uint8_t* data;
     std::size_t length;
 };
@@ -35,7 +36,7 @@ struct packet_piece {
  * - every packet carries at least one payload byte: when the heap has too little
  *   payload, a NULL item pointer marks its end and zero padding follows.
  */
-class packet_generator
+class SPEAD_API packet_generator
 {
 public:
     static constexpr std::size_t prefix_size = 8 + 4 * 8; //!< header + the four specials

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_STREAMS_RATE_LIMITER_H
 #define INCLUDED_SPEAD_STREAMS_RATE_LIMITER_H
 
+#include <gnuradio/spead/api.h>
 #include <chrono>
 #include <cstddef>
 
@@ -26,7 +27,7 @@ namespace send {
  *   than burst_size.
  * A batch waits until both buckets hold its size (at most one burst).
  */
-class rate_limiter
+class SPEAD_API rate_limiter
 {
 public:
     using clock = std::chrono::steady_clock;

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_ENDPOINT_H
 #define INCLUDED_SPEAD_TRANSPORT_ENDPOINT_H
 
+#include <gnuradio/spead/api.h>
 #include <netinet/in.h>
 #include <boost/asio/ip/address_v4.hpp>
 #include <boost/asio/ip/udp.hpp>
@@ -44,23 +45,24 @@ constexpr unsigned int max_range_count = 1023;
  * \param use receive allows 0.0.0.0; send does not
  * \throws std::invalid_argument for an empty list or any malformed entry
  */
-std::vector<boost::asio::ip::udp::endpoint>
+SPEAD_API std::vector<boost::asio::ip::udp::endpoint>
 parse_endpoints(const std::string& text, const std::string& parameter, endpoint_use use);
 
 /*! Checks endpoints given as objects the way parse_endpoints checks text (IPv4, port
  * 1..65535, 0.0.0.0 only to receive). \throws std::invalid_argument */
-void check_endpoint(const boost::asio::ip::udp::endpoint& ep,
-                    const std::string& parameter,
-                    endpoint_use use);
+SPEAD_API void check_endpoint(const boost::asio::ip::udp::endpoint& ep,
+                              const std::string& parameter,
+                              endpoint_use use);
 
 /*! "239.1.2.3:7148,239.1.2.4:7148" */
-std::string to_string(const std::vector<boost::asio::ip::udp::endpoint>& endpoints);
+SPEAD_API std::string
+to_string(const std::vector<boost::asio::ip::udp::endpoint>& endpoints);
 
 /*! The endpoint as a sockaddr_in for the socket calls. */
-sockaddr_in to_sockaddr(const boost::asio::ip::udp::endpoint& ep);
+SPEAD_API sockaddr_in to_sockaddr(const boost::asio::ip::udp::endpoint& ep);
 
 /*! A network interface: its IPv4 address, netdev name and index. */
-struct network_interface {
+struct SPEAD_API network_interface {
     boost::asio::ip::address_v4 address;
     std::string name;
     unsigned int index = 0;
@@ -72,11 +74,11 @@ struct network_interface {
  * yields its first one.
  * \throws std::invalid_argument naming \p parameter and listing the interfaces there are
  */
-network_interface resolve_interface(const std::string& text,
-                                    const std::string& parameter);
+SPEAD_API network_interface resolve_interface(const std::string& text,
+                                              const std::string& parameter);
 
 /*! MTU of a netdev in bytes. \throws std::system_error */
-int interface_mtu(const std::string& name);
+SPEAD_API int interface_mtu(const std::string& name);
 
 } // namespace transport
 } // namespace spead

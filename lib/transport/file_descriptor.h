@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_FILE_DESCRIPTOR_H
 #define INCLUDED_SPEAD_TRANSPORT_FILE_DESCRIPTOR_H
 
+#include <gnuradio/spead/api.h>
 #include <unistd.h>
 #include <utility>
 
@@ -16,7 +17,7 @@ namespace spead {
 namespace transport {
 
 /*! Owns a file descriptor (socket, eventfd, ...) and closes it. Move-only. */
-class file_descriptor
+class SPEAD_API file_descriptor
 {
 public:
     file_descriptor() = default;

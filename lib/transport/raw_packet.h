@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_RAW_PACKET_H
 #define INCLUDED_SPEAD_TRANSPORT_RAW_PACKET_H
 
+#include <gnuradio/spead/api.h>
 #include <gnuradio/spead/stats.h>
 #include <array>
 #include <cstddef>
@@ -57,10 +58,10 @@ enum class frame_result : std::uint8_t {
 };
 
 /*! Counter that a rejected frame increments (frames_not_ipv4_udp, ...). */
-recv_stat stat_for(frame_result r);
+SPEAD_API recv_stat stat_for(frame_result r);
 
 /*! A UDP datagram found in a frame; payload points into the frame. */
-struct udp_datagram {
+struct SPEAD_API udp_datagram {
     const std::uint8_t* payload = nullptr;
     std::size_t payload_size = 0;
     std::uint32_t src_ip = 0;
@@ -76,26 +77,27 @@ struct udp_datagram {
  * total length (Ethernet padding) are ignored. UDP checksums are not verified
  * (loopback captures carry invalid ones, and NICs verify them already).
  */
-frame_result parse_udp_frame(const std::uint8_t* frame,
-                             std::size_t size,
-                             link_type link,
-                             udp_datagram& out);
+SPEAD_API frame_result parse_udp_frame(const std::uint8_t* frame,
+                                       std::size_t size,
+                                       link_type link,
+                                       udp_datagram& out);
 
 /*! As parse_udp_frame, from the IPv4 header on (no link-layer header). */
-frame_result
-parse_ipv4_udp(const std::uint8_t* packet, std::size_t size, udp_datagram& out);
+SPEAD_API frame_result parse_ipv4_udp(const std::uint8_t* packet,
+                                      std::size_t size,
+                                      udp_datagram& out);
 
 /*! True for 224.0.0.0/4. */
 constexpr bool is_ipv4_multicast(std::uint32_t ip) { return (ip >> 28) == 0xe; }
 
 /*! The Ethernet address of an IPv4 multicast group: 01:00:5e + its low 23 bits. */
-mac_address multicast_mac(std::uint32_t group);
+SPEAD_API mac_address multicast_mac(std::uint32_t group);
 
 /*! RFC 1071 checksum of a 20-byte IPv4 header (its checksum field taken as is). */
-std::uint16_t ipv4_header_checksum(const std::uint8_t* header);
+SPEAD_API std::uint16_t ipv4_header_checksum(const std::uint8_t* header);
 
 /*! Addresses of the frames of one UDP flow. */
-struct udp_flow {
+struct SPEAD_API udp_flow {
     mac_address src_mac{};
     mac_address dst_mac{}; //!< for multicast: multicast_mac(dst_ip)
     std::uint32_t src_ip = 0;
@@ -112,7 +114,7 @@ struct udp_flow {
  * identification (incremented per frame) and the header checksum. IPv4 has DF set
  * (senders never exceed the MTU) and the UDP checksum is 0 (allowed for IPv4).
  */
-class udp_frame_builder
+class SPEAD_API udp_frame_builder
 {
 public:
     /*!

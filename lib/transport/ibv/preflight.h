@@ -13,6 +13,7 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_IBV_PREFLIGHT_H
 #define INCLUDED_SPEAD_TRANSPORT_IBV_PREFLIGHT_H
 
+#include <gnuradio/spead/api.h>
 #include <sys/resource.h>
 #include <cstddef>
 #include <string>
@@ -23,7 +24,7 @@ namespace spead {
 namespace ibv {
 
 /*! What preflight() found, and what it concluded. */
-struct preflight_report {
+struct SPEAD_API preflight_report {
     // ---- the interface ----
     std::string interface_query;   //!< what the user gave (netdev name or IPv4)
     std::string interface_name;    //!< resolved netdev, empty if not found
@@ -62,17 +63,18 @@ struct preflight_report {
  * 16 MiB) and flow steering. Never throws for what it examines: every failure becomes a
  * problem in the report.
  */
-preflight_report preflight(const std::string& interface, std::size_t buffer_bytes);
+SPEAD_API preflight_report preflight(const std::string& interface,
+                                     std::size_t buffer_bytes);
 
 /*!
  * Fills report.problems and report.notes from the facts already in \p report (what
  * preflight() does after gathering them). Separate so that combinations no machine
  * here has (a device without flow steering) can be checked.
  */
-void diagnose(preflight_report& report);
+SPEAD_API void diagnose(preflight_report& report);
 
 /*! True when this process has \p capability (CAP_*) in its effective set. */
-bool has_capability(int capability);
+SPEAD_API bool has_capability(int capability);
 
 } // namespace ibv
 } // namespace spead

@@ -14,6 +14,7 @@
 #define INCLUDED_SPEAD_TRANSPORT_IBV_VERBS_H
 
 #include "transport/raw_packet.h"
+#include <gnuradio/spead/api.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 #include <sys/resource.h>
@@ -32,31 +33,31 @@ namespace ibv {
 [[noreturn]] void
 throw_error(const std::string& what, int err, const std::string& fix = "");
 
-struct cm_id_deleter {
+struct SPEAD_API cm_id_deleter {
     void operator()(rdma_cm_id* id) const { rdma_destroy_id(id); }
 };
-struct comp_channel_deleter {
+struct SPEAD_API comp_channel_deleter {
     void operator()(ibv_comp_channel* channel) const
     {
         ibv_destroy_comp_channel(channel);
     }
 };
-struct cq_deleter {
+struct SPEAD_API cq_deleter {
     void operator()(ibv_cq* cq) const { ibv_destroy_cq(cq); }
 };
-struct pd_deleter {
+struct SPEAD_API pd_deleter {
     void operator()(ibv_pd* pd) const { ibv_dealloc_pd(pd); }
 };
-struct qp_deleter {
+struct SPEAD_API qp_deleter {
     void operator()(ibv_qp* qp) const { ibv_destroy_qp(qp); }
 };
-struct mr_deleter {
+struct SPEAD_API mr_deleter {
     void operator()(ibv_mr* mr) const { ibv_dereg_mr(mr); }
 };
-struct flow_deleter {
+struct SPEAD_API flow_deleter {
     void operator()(ibv_flow* flow) const { ibv_destroy_flow(flow); }
 };
-struct counters_deleter {
+struct SPEAD_API counters_deleter {
     void operator()(ibv_counters* counters) const { ibv_destroy_counters(counters); }
 };
 
@@ -71,19 +72,19 @@ using flow_ptr = std::unique_ptr<ibv_flow, flow_deleter>;
 using counters_ptr = std::unique_ptr<ibv_counters, counters_deleter>;
 
 /*! Memory for rings: page-aligned, zeroed, freed with munmap. */
-struct mapping_deleter {
+struct SPEAD_API mapping_deleter {
     std::size_t size;
     void operator()(std::uint8_t* p) const;
 };
 using mapping_ptr = std::unique_ptr<std::uint8_t, mapping_deleter>;
-mapping_ptr allocate_ring(std::size_t bytes);
+SPEAD_API mapping_ptr allocate_ring(std::size_t bytes);
 
 /*!
  * \brief The RDMA device and port that own an interface, found the way rdma_cm does
  * it: rdma_create_id + rdma_bind_addr(interface IPv4). The ibv_context belongs to
  * rdma_cm and lives as long as this object.
  */
-class device_binding
+class SPEAD_API device_binding
 {
 public:
     /*! \throws std::system_error naming the interface when no RDMA device owns it */
@@ -116,33 +117,40 @@ private:
     cm_id_ptr d_id;
 };
 
-comp_channel_ptr create_comp_channel(ibv_context* context);
-cq_ptr
-create_cq(ibv_context* context, int entries, ibv_comp_channel* channel, int comp_vector);
-pd_ptr alloc_pd(ibv_context* context);
+SPEAD_API comp_channel_ptr create_comp_channel(ibv_context* context);
+SPEAD_API cq_ptr create_cq(ibv_context* context,
+                           int entries,
+                           ibv_comp_channel* channel,
+                           int comp_vector);
+SPEAD_API pd_ptr alloc_pd(ibv_context* context);
 /*! A RAW_PACKET QP. \throws std::system_error explaining CAP_NET_RAW on EPERM */
-qp_ptr
-create_raw_packet_qp(ibv_pd* pd, ibv_cq* send_cq, ibv_cq* recv_cq, const ibv_qp_cap& cap);
+SPEAD_API qp_ptr create_raw_packet_qp(ibv_pd* pd,
+                                      ibv_cq* send_cq,
+                                      ibv_cq* recv_cq,
+                                      const ibv_qp_cap& cap);
 /*! RESET→INIT needs the port; INIT→RTR and RTR→RTS need only the state. */
-void modify_qp(ibv_qp* qp, ibv_qp_state state, int port_num = 0);
+SPEAD_API void modify_qp(ibv_qp* qp, ibv_qp_state state, int port_num = 0);
 /*! \throws std::system_error explaining RLIMIT_MEMLOCK when the kernel refuses */
-mr_ptr register_memory(ibv_pd* pd, const void* address, std::size_t size, int access);
+SPEAD_API mr_ptr register_memory(ibv_pd* pd,
+                                 const void* address,
+                                 std::size_t size,
+                                 int access);
 /*!
  * Steers UDP frames for \p endpoint to \p qp: exact ETH(dst MAC) + IPv4(dst) +
  * UDP(dst port) match; for 0.0.0.0 only the port (and the interface's MAC for unicast).
  * \throws std::system_error explaining flow steering when the device refuses
  */
-flow_ptr create_udp_flow(ibv_qp* qp,
-                         const boost::asio::ip::udp::endpoint& endpoint,
-                         const mac_address& interface_mac,
-                         int port_num);
+SPEAD_API flow_ptr create_udp_flow(ibv_qp* qp,
+                                   const boost::asio::ip::udp::endpoint& endpoint,
+                                   const mac_address& interface_mac,
+                                   int port_num);
 /*! As above, and the flow counts the frames it matches into \p counters (made by
  * create_flow_packet_counter; one flow per counters object). */
-flow_ptr create_udp_flow(ibv_qp* qp,
-                         const boost::asio::ip::udp::endpoint& endpoint,
-                         const mac_address& interface_mac,
-                         int port_num,
-                         ibv_counters* counters);
+SPEAD_API flow_ptr create_udp_flow(ibv_qp* qp,
+                                   const boost::asio::ip::udp::endpoint& endpoint,
+                                   const mac_address& interface_mac,
+                                   int port_num,
+                                   ibv_counters* counters);
 
 /*!
  * A counters object that counts packets (IBV_COUNTER_PACKETS at index 0), attached
@@ -151,30 +159,30 @@ flow_ptr create_udp_flow(ibv_qp* qp,
  * \return nullptr with \p error set when the device cannot count flows (EOPNOTSUPP
  * from providers without counters, e.g. mlx4, or mlx5 on kernels before 4.18)
  */
-counters_ptr create_flow_packet_counter(ibv_context* context, int& error);
+SPEAD_API counters_ptr create_flow_packet_counter(ibv_context* context, int& error);
 /*! Reads a counter from create_flow_packet_counter (from the device, not a cache).
  * \return 0, or an errno value */
-int read_flow_packet_counter(ibv_counters* counters, std::uint64_t& packets);
+SPEAD_API int read_flow_packet_counter(ibv_counters* counters, std::uint64_t& packets);
 /*! Reads a decimal counter file (sysfs hw_counters). \return 0, or an errno value */
-int read_counter_file(const std::string& path, std::uint64_t& value);
+SPEAD_API int read_counter_file(const std::string& path, std::uint64_t& value);
 
 // ---- diagnostics shared by the readers, streams, blocks and spead_ibv_check ----
 
 /*! True when this process has CAP_NET_RAW in its effective set. */
-bool has_cap_net_raw();
+SPEAD_API bool has_cap_net_raw();
 /*! The fix for a missing CAP_NET_RAW: commands for apps, GRC and Python flowgraphs. */
-std::string cap_net_raw_fix();
+SPEAD_API std::string cap_net_raw_fix();
 /*! RLIMIT_MEMLOCK (soft, hard) in bytes; RLIM_INFINITY when unlimited. */
-std::pair<rlim_t, rlim_t> memlock_limit();
+SPEAD_API std::pair<rlim_t, rlim_t> memlock_limit();
 /*! "8 MiB" / "unlimited" */
-std::string format_limit(rlim_t bytes);
+SPEAD_API std::string format_limit(rlim_t bytes);
 /*! The fix for registering \p needed bytes under the current memlock limit. */
-std::string memlock_fix(std::size_t needed);
+SPEAD_API std::string memlock_fix(std::size_t needed);
 /*! Kernel neighbour-table lookup of an IPv4 host's MAC on \p interface_name.
  * \return false when the neighbour is unknown or unresolved */
-bool lookup_neighbour(const boost::asio::ip::address_v4& host,
-                      const std::string& interface_name,
-                      mac_address& out);
+SPEAD_API bool lookup_neighbour(const boost::asio::ip::address_v4& host,
+                                const std::string& interface_name,
+                                mac_address& out);
 
 } // namespace ibv
 } // namespace spead

@@ -10,6 +10,7 @@
 
 #include "protocol/packetiser.h"
 #include "transport/raw_packet.h"
+#include <gnuradio/spead/api.h>
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/stats.h>
 #include <chrono>
@@ -27,10 +28,10 @@ namespace gr {
 namespace spead {
 
 namespace detail {
-struct pcap_closer {
+struct SPEAD_API pcap_closer {
     void operator()(struct pcap* handle) const;
 };
-struct pcap_dumper_closer {
+struct SPEAD_API pcap_dumper_closer {
     void operator()(struct pcap_dumper* dumper) const;
 };
 } // namespace detail
@@ -44,7 +45,7 @@ struct pcap_dumper_closer {
  * rejected frames in frames_not_ipv4_udp, frames_vlan, frames_ip_options,
  * frames_fragmented or frames_truncated. Not thread-safe.
  */
-class pcap_file_reader
+class SPEAD_API pcap_file_reader
 {
 public:
     /*!
@@ -105,7 +106,7 @@ private:
  * and UDP headers built by udp_frame_builder (IPv4 checksum computed, UDP checksum 0,
  * identification counting up from 0). Not thread-safe.
  */
-class pcap_file_writer
+class SPEAD_API pcap_file_writer
 {
 public:
     using clock = std::chrono::system_clock;

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_UDP_SOCKET_BUFFER_H
 #define INCLUDED_SPEAD_TRANSPORT_UDP_SOCKET_BUFFER_H
 
+#include <gnuradio/spead/api.h>
 #include <cstddef>
 #include <string>
 
@@ -23,14 +24,14 @@ enum class buffer_direction { receive, send };
  * and reports double the value for its bookkeeping; the result is in the caller's
  * units. \throws std::system_error
  */
-std::size_t
+SPEAD_API std::size_t
 request_socket_buffer(int fd, buffer_direction direction, std::size_t requested);
 
 /*! The warning for a capped buffer: what was asked, what was granted, and the sysctl
  * command that lifts the cap. */
-std::string buffer_capped_advice(buffer_direction direction,
-                                 std::size_t requested,
-                                 std::size_t granted);
+SPEAD_API std::string buffer_capped_advice(buffer_direction direction,
+                                           std::size_t requested,
+                                           std::size_t granted);
 
 } // namespace transport
 } // namespace spead

@@ -5,20 +5,13 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// spead_bench_flowgraph: the GNU Radio halves of spead_bench (which runs this program
-// for `spead_bench loopback` and `spead_bench sink`).
+// spead_bench loopback and spead_bench sink: the modes that run GNU Radio flowgraphs.
 //
 //   loopback: spead.source (udp, 127.0.0.1:PORT) → blocks.null_sink, fed by spead_send's
 //             generator in this process at a set rate. Finds the highest rate with no
 //             heap lost in --runs consecutive runs, per packet size.
 //   sink:     a source → spead.sink (udp to a socket on 127.0.0.1 that never reads),
 //             as fast as it goes; prints Gb/s of SPEAD packets per packet size.
-//
-// It links the block library (gnuradio-spead) and uses only the public API, whereas
-// spead_bench links the static spead-core for its in-memory mode. One executable with
-// both links and runs, but exports its static copies of the public symbols, which then
-// interpose the block library's calls to them while the library's hidden internals
-// stay its own: two builds of one class mixed at run time (see apps/CMakeLists.txt).
 
 #include "bench_common.h"
 #include <gnuradio/blocks/null_sink.h>
@@ -269,7 +262,7 @@ int run_sink(const po::variables_map& vm)
 
 } // namespace
 
-int main(int argc, char** argv)
+int gr::spead::apps::bench::run_flowgraph_bench(int argc, char** argv)
 {
     po::options_description options("spead_bench loopback|sink options");
     // clang-format off
