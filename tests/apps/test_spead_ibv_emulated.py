@@ -236,15 +236,18 @@ class spead_ibv_check(unittest.TestCase):
         # docs/ibverbs.md: sudo setpriv --reuid=... --inh-caps=+net_raw
         # --ambient-caps=+net_raw, with a memlock limit that holds the buffer (only
         # lowered here: raising the hard limit may not be allowed in the test's sandbox).
-        recipe = ["prlimit", "--memlock=4194304", "--", "setpriv", "--reuid=65534",
-                  "--regid=65534", "--clear-groups", "--inh-caps=+net_raw",
-                  "--ambient-caps=+net_raw", "--"]
-        r = check("eth0", "--buffer", 2 << 20, prefix=recipe)
+        user = ["prlimit", "--memlock=4194304", "--", "setpriv", "--reuid=65534",
+                "--regid=65534", "--clear-groups"]
+        caps = ["--inh-caps=+net_raw", "--ambient-caps=+net_raw"]
+        # The recipe passes the user's own HOME: GNU Radio's runtime reads
+        # $HOME/.gnuradio as it loads, and root's is closed to the user.
+        home = ["--", "env", "HOME=/tmp"]
+        r = check("eth0", "--buffer", 2 << 20, prefix=user + caps + home)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertEqual((field(r.stdout, "CAP_NET_RAW"), field(r.stdout, "CAP_IPC_LOCK")),
                          ("yes", "no"))
         # The same user without the recipe's capability is refused.
-        r = check("eth0", "--buffer", 2 << 20, prefix=recipe[:-3] + ["--"])
+        r = check("eth0", "--buffer", 2 << 20, prefix=user + home)
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertEqual(field(r.stdout, "CAP_NET_RAW"), "no")
 

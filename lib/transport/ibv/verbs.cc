@@ -393,7 +393,8 @@ std::string cap_net_raw_fix()
            "/usr/local/bin/spead_recv`; for GRC or a Python flowgraph, start it with the "
            "capability, e.g. `sudo setpriv --reuid=$(id -u) --regid=$(id -g) "
            "--init-groups "
-           "--inh-caps=+net_raw --ambient-caps=+net_raw -- gnuradio-companion` (or a "
+           "--inh-caps=+net_raw --ambient-caps=+net_raw -- env HOME=$HOME "
+           "gnuradio-companion` (or a "
            "systemd "
            "unit with AmbientCapabilities=CAP_NET_RAW). See docs/ibverbs.md";
 }
