@@ -8,7 +8,7 @@
 // recv::udp_ibv_config: validation only. What the device can actually give (slots,
 // comp vector) is settled by the reader, which reports it.
 
-#include "transport/endpoint.h"
+#include "transport/config_checks.h"
 #include "transport/raw_packet.h"
 #include <gnuradio/spead/recv_udp_ibv.h>
 #include <stdexcept>
@@ -25,9 +25,7 @@ using transport::endpoint_use;
 
 udp_ibv_config& udp_ibv_config::set_endpoints(const std::vector<udp::endpoint>& endpoints)
 {
-    for (const auto& ep : endpoints)
-        transport::check_endpoint(ep, "endpoints", endpoint_use::receive);
-    d_endpoints = endpoints;
+    d_endpoints = transport::checked_endpoints(endpoints, endpoint_use::receive);
     return *this;
 }
 
@@ -78,12 +76,7 @@ udp_ibv_config& udp_ibv_config::set_buffer_size(std::size_t bytes)
 
 udp_ibv_config& udp_ibv_config::set_max_size(std::size_t bytes)
 {
-    if (bytes < 64 || bytes > max_udp_payload)
-        throw std::invalid_argument(
-            "max_size: " + std::to_string(bytes) +
-            " bytes is out of range; use 64 to 65507, at least the sender's packet size "
-            "(default 9200 suits 9000-byte jumbo frames)");
-    d_max_size = bytes;
+    d_max_size = transport::checked_max_size(bytes);
     return *this;
 }
 
@@ -97,13 +90,7 @@ udp_ibv_config& udp_ibv_config::set_comp_vector(int comp_vector)
 
 udp_ibv_config& udp_ibv_config::set_max_poll(int max_poll)
 {
-    if (max_poll <= 0)
-        throw std::invalid_argument(
-            "max_poll: " + std::to_string(max_poll) +
-            " must be at least 1 (completion-queue polls per wake-up or before "
-            "yielding; default " +
-            std::to_string(default_max_poll) + ")");
-    d_max_poll = max_poll;
+    d_max_poll = transport::checked_max_poll(max_poll, default_max_poll);
     return *this;
 }
 

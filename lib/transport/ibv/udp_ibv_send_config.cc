@@ -9,7 +9,7 @@
 // device (buffer limits, overlapping regions, the MTU) is checked when the stream is
 // built.
 
-#include "transport/endpoint.h"
+#include "transport/config_checks.h"
 #include <gnuradio/spead/send_udp_ibv.h>
 #include <arpa/inet.h>
 #include <cstdint>
@@ -25,9 +25,7 @@ using transport::endpoint_use;
 
 udp_ibv_config& udp_ibv_config::set_endpoints(const std::vector<udp::endpoint>& endpoints)
 {
-    for (const auto& ep : endpoints)
-        transport::check_endpoint(ep, "endpoints", endpoint_use::send);
-    d_endpoints = endpoints;
+    d_endpoints = transport::checked_endpoints(endpoints, endpoint_use::send);
     return *this;
 }
 
@@ -78,11 +76,7 @@ udp_ibv_config& udp_ibv_config::set_buffer_size(std::size_t bytes)
 
 udp_ibv_config& udp_ibv_config::set_ttl(int ttl)
 {
-    if (ttl < 0 || ttl > 255)
-        throw std::invalid_argument("ttl: " + std::to_string(ttl) +
-                                    " is out of range; use 0 to 255 (1 = the local "
-                                    "network only, the default)");
-    d_ttl = ttl;
+    d_ttl = transport::checked_ttl(ttl);
     return *this;
 }
 
@@ -96,13 +90,7 @@ udp_ibv_config& udp_ibv_config::set_comp_vector(int comp_vector)
 
 udp_ibv_config& udp_ibv_config::set_max_poll(int max_poll)
 {
-    if (max_poll <= 0)
-        throw std::invalid_argument(
-            "max_poll: " + std::to_string(max_poll) +
-            " is not positive; give the number of completion-queue polls before "
-            "waiting, at least 1 (default " +
-            std::to_string(default_max_poll) + ")");
-    d_max_poll = max_poll;
+    d_max_poll = transport::checked_max_poll(max_poll, default_max_poll);
     return *this;
 }
 

@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include "transport/endpoint.h"
+#include "transport/config_checks.h"
 #include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/send_udp.h>
 #include <stdexcept>
@@ -17,9 +17,6 @@ namespace spead {
 namespace {
 using boost::asio::ip::udp;
 using transport::endpoint_use;
-
-/*! Largest UDP payload over IPv4 (65535 - 20 - 8). */
-constexpr std::size_t max_udp_payload = 65507;
 
 std::size_t
 checked_buffer_size(std::size_t bytes, std::size_t default_size, std::size_t max)
@@ -53,9 +50,7 @@ udp_config& udp_config::set_endpoints(const std::string& endpoints)
 
 udp_config& udp_config::set_endpoints(const std::vector<udp::endpoint>& endpoints)
 {
-    for (const auto& ep : endpoints)
-        transport::check_endpoint(ep, "endpoints", endpoint_use::receive);
-    d_endpoints = endpoints;
+    d_endpoints = transport::checked_endpoints(endpoints, endpoint_use::receive);
     return *this;
 }
 
@@ -80,12 +75,7 @@ udp_config& udp_config::set_buffer_size(std::size_t bytes)
 
 udp_config& udp_config::set_max_size(std::size_t bytes)
 {
-    if (bytes < 64 || bytes > max_udp_payload)
-        throw std::invalid_argument(
-            "max_size: " + std::to_string(bytes) +
-            " bytes is out of range; use 64 to 65507, at least the sender's packet size "
-            "(default 9200 suits 9000-byte jumbo frames)");
-    d_max_size = bytes;
+    d_max_size = transport::checked_max_size(bytes);
     return *this;
 }
 
@@ -101,9 +91,7 @@ udp_config& udp_config::set_endpoints(const std::string& endpoints)
 
 udp_config& udp_config::set_endpoints(const std::vector<udp::endpoint>& endpoints)
 {
-    for (const auto& ep : endpoints)
-        transport::check_endpoint(ep, "endpoints", endpoint_use::send);
-    d_endpoints = endpoints;
+    d_endpoints = transport::checked_endpoints(endpoints, endpoint_use::send);
     return *this;
 }
 
@@ -116,11 +104,7 @@ udp_config& udp_config::add_endpoint(const udp::endpoint& endpoint)
 
 udp_config& udp_config::set_ttl(int ttl)
 {
-    if (ttl < 0 || ttl > 255)
-        throw std::invalid_argument("ttl: " + std::to_string(ttl) +
-                                    " is out of range; use 0 to 255 (1 = the local "
-                                    "network only, the default)");
-    d_ttl = ttl;
+    d_ttl = transport::checked_ttl(ttl);
     return *this;
 }
 
