@@ -517,6 +517,9 @@ void source_impl::open_stream()
     d_bound = std::move(bound);
     d_heaps_output = 0;
     d_bytes_output = 0;
+    d_heaps_without_payload = 0;
+    d_heaps_dropped_partial_item = 0;
+    d_heaps_dropped_too_large_for_output = 0;
 }
 
 void source_impl::close_stream()
@@ -647,11 +650,11 @@ bool source_impl::take_heap(const recv::heap& h)
     if (d_heaps_port_connected)
         publish_heap_pdu(h);
     if (bytes == 0) {
-        d_stream->add_stat(recv_stat::heaps_without_payload);
+        d_heaps_without_payload++;
         return false;
     }
     if (bytes % d_itemsize != 0) {
-        d_stream->add_stat(recv_stat::heaps_dropped_partial_item);
+        d_heaps_dropped_partial_item++;
         d_logger->debug("heap {}: {} payload bytes are not a whole number of {}-byte "
                         "items; dropped",
                         h.cnt(),
@@ -790,6 +793,11 @@ std::map<std::string, std::uint64_t> source_impl::collect_stats_locked() const
     std::map<std::string, std::uint64_t> out;
     for (const auto& kv : s.items())
         out[kv.first] = kv.second;
+    // The block's own counters (the stream's list names them too, at zero).
+    out["heaps_without_payload"] = d_heaps_without_payload.load();
+    out["heaps_dropped_partial_item"] = d_heaps_dropped_partial_item.load();
+    out["heaps_dropped_too_large_for_output"] =
+        d_heaps_dropped_too_large_for_output.load();
     out["heaps_output"] = d_heaps_output.load();
     out["bytes_output"] = d_bytes_output.load();
     return out;
@@ -873,7 +881,7 @@ int source_impl::work(int noutput_items,
             if (produced == 0) {
                 // Only when the scheduler caps noutput_items (max_noutput_items):
                 // min_noutput_items otherwise guarantees room for the largest heap.
-                d_stream->add_stat(recv_stat::heaps_dropped_too_large_for_output);
+                d_heaps_dropped_too_large_for_output++;
                 d_logger->warn(
                     "heap {}: {} items do not fit the {} the scheduler offers; "
                     "dropped (do not cap max_noutput_items below {})",

@@ -163,6 +163,9 @@ private:
     bool d_heaps_port_connected = false;
     std::atomic<std::uint64_t> d_heaps_output{ 0 };
     std::atomic<std::uint64_t> d_bytes_output{ 0 };
+    std::atomic<std::uint64_t> d_heaps_without_payload{ 0 };
+    std::atomic<std::uint64_t> d_heaps_dropped_partial_item{ 0 };
+    std::atomic<std::uint64_t> d_heaps_dropped_too_large_for_output{ 0 };
     std::chrono::steady_clock::time_point d_next_stats;
 
     const pmt::pmt_t d_heap_cnt_key;

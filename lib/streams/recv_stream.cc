@@ -7,6 +7,7 @@
 
 #include "protocol/heap_assembler.h"
 #include "protocol/heap_pool.h"
+#include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_stream.h>
 #include <condition_variable>
 #include <algorithm>
@@ -131,9 +132,10 @@ struct stream::impl {
     std::condition_variable space_available; //!< for wait_for_queue_space()
     std::unique_ptr<heap_assembler> assembler;
     heap_ring queue;
-    recv_stats queue_stats; //!< queue drops and add_stat() counters
+    recv_stats queue_stats; //!< queue drops and reader failures
     std::size_t readers_added = 0;
     std::size_t readers_finished = 0;
+    std::string failure; //!< the first reader failure, cause and fix
 
     // Guards the reader list. Never taken by a reader thread, so stop() can hold it
     // while joining them; taken before `mutex` when both are needed.
@@ -219,15 +221,31 @@ void stream::reader_finished()
         end_of_stream_locked();
 }
 
-void stream::add_stat(recv_stat s, std::uint64_t n)
+void stream::reader_failed(const std::string& what)
 {
     std::lock_guard<std::mutex> lock(d_impl->mutex);
-    if (s == recv_stat::max_batch) {
-        std::uint64_t& m = d_impl->queue_stats[s];
-        m = std::max(m, n);
-    } else {
-        d_impl->queue_stats[s] += n;
-    }
+    d_impl->queue_stats[recv_stat::reader_errors]++;
+    if (!d_impl->failure.empty())
+        return; // the stream has already ended, and said why
+    d_impl->failure = what;
+    gr::logger logger("spead recv_stream");
+    logger.error("a reader failed: {}; the stream ends (heaps completed before the "
+                 "failure are still delivered)",
+                 what);
+    if (!d_stopped.load())
+        end_of_stream_locked();
+}
+
+bool stream::has_failed() const
+{
+    std::lock_guard<std::mutex> lock(d_impl->mutex);
+    return !d_impl->failure.empty();
+}
+
+std::string stream::get_failure() const
+{
+    std::lock_guard<std::mutex> lock(d_impl->mutex);
+    return d_impl->failure;
 }
 
 stream::pop_result stream::pop(heap& out, std::chrono::microseconds timeout)
@@ -274,7 +292,49 @@ void stream::stop()
     }
     std::lock_guard<std::mutex> readers_lock(d_impl->readers_mutex);
     for (auto& r : d_impl->readers)
-        r->stop();
+        r->join();
+}
+
+// ---- reader ----------------------------------------------------------------------
+
+reader::~reader()
+{
+    // The stream joins every reader's thread before destroying it (stream::stop() in
+    // ~stream): a thread still running here would be running run() of a destroyed
+    // subclass.
+    if (d_thread.joinable())
+        std::terminate();
+}
+
+void reader::start()
+{
+    d_thread = std::thread([this] {
+        try {
+            run();
+        } catch (const std::exception& e) {
+            d_stream.reader_failed(e.what());
+            return;
+        }
+        d_stream.reader_finished();
+    });
+}
+
+void reader::join()
+{
+    d_stopping.store(true);
+    wake();
+    if (d_thread.joinable())
+        d_thread.join();
+}
+
+bool reader::add_packets(const packet_view* packets, std::size_t n)
+{
+    return d_stream.add_packets(packets, n);
+}
+
+std::size_t reader::wait_for_queue_space(std::chrono::microseconds timeout)
+{
+    return d_stream.wait_for_queue_space(timeout);
 }
 
 recv_stats stream::get_stats() const

@@ -62,8 +62,21 @@ std::vector<std::uint8_t> make_packet(std::uint64_t cnt,
     return out;
 }
 
+/*! Waits up to two seconds for \p condition; true if it came. */
+bool eventually(const std::function<bool()>& condition)
+{
+    const auto deadline = steady::now() + 2s;
+    while (!condition()) {
+        if (steady::now() > deadline)
+            return false;
+        std::this_thread::sleep_for(1ms);
+    }
+    return true;
+}
+
 /*! A reader driven by the test: feed() hands packets to the stream from the test's
- * thread. */
+ * thread; its loop waits until the test says how it ends (finish(), fail()) or the
+ * stream stops. */
 class fake_reader : public recv::reader
 {
 public:
@@ -71,8 +84,6 @@ public:
         : reader(s), d_stats(stats)
     {
     }
-    void start() override { started = true; }
-    void stop() override { stopped = true; }
     recv_stats transport_stats() const override { return d_stats; }
 
     bool feed(const std::vector<std::vector<std::uint8_t>>& packets)
@@ -80,50 +91,61 @@ public:
         std::vector<recv::packet_view> views;
         for (const auto& p : packets)
             views.push_back({ p.data(), p.size() });
-        return get_stream().add_packets(views.data(), views.size());
+        return add_packets(views.data(), views.size());
     }
-    void finish() { get_stream().reader_finished(); }
+    /*! The loop returns: the end of this reader's input. */
+    void finish() { end(ending::finished); }
+    /*! The loop throws: the transport failed. */
+    void fail() { end(ending::failed); }
 
-    bool started = false;
-    bool stopped = false;
+    std::atomic<bool> started{ false };
+    std::atomic<bool> stopped{ false };
+
+protected:
+    void run() override
+    {
+        started = true;
+        std::unique_lock<std::mutex> lock(d_mutex);
+        while (d_ending == ending::none && !stopping())
+            d_cv.wait_for(lock, 10ms);
+        if (d_ending == ending::failed)
+            throw std::runtime_error("the test broke the transport; fix: none needed");
+        stopped = stopping();
+    }
+    void wake() override { d_cv.notify_all(); }
 
 private:
+    enum class ending { none, finished, failed };
+    void end(ending e)
+    {
+        {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            d_ending = e;
+        }
+        d_cv.notify_all();
+    }
+
     recv_stats d_stats;
+    std::mutex d_mutex;
+    std::condition_variable d_cv;
+    ending d_ending = ending::none;
 };
 
-/*! A reader with its own thread that waits like a socket reader (timed waits),
- * for stop() promptness. */
+/*! A reader whose loop waits like a socket reader (timed waits, no wake()), for
+ * stop() promptness. */
 class threaded_reader : public recv::reader
 {
 public:
     explicit threaded_reader(recv::stream& s) : reader(s) {}
-    ~threaded_reader() override { stop(); }
-    void start() override
-    {
-        d_thread = std::thread([this] {
-            std::unique_lock<std::mutex> lock(d_mutex);
-            while (!d_stop)
-                d_cv.wait_for(lock, 50ms);
-        });
-    }
-    void stop() override
-    {
-        {
-            std::lock_guard<std::mutex> lock(d_mutex);
-            d_stop = true;
-        }
-        d_cv.notify_all();
-        if (d_thread.joinable())
-            d_thread.join();
-        joined = true;
-    }
     std::atomic<bool> joined{ false };
 
-private:
-    std::mutex d_mutex;
-    std::condition_variable d_cv;
-    bool d_stop = false;
-    std::thread d_thread;
+protected:
+    void run() override
+    {
+        while (!stopping())
+            std::this_thread::sleep_for(50ms);
+        joined = true;
+    }
 };
 
 std::vector<std::uint64_t> drain_cnts(recv::stream& s)
@@ -191,7 +213,7 @@ TEST(RecvStream, FullQueueDropsTheNewestHeapAndCountsIt)
 {
     recv::stream s(recv::stream_config().set_queue_heaps(2));
     auto& r = s.emplace_reader<fake_reader>();
-    EXPECT_TRUE(r.started);
+    EXPECT_TRUE(eventually([&] { return r.started.load(); }));
     EXPECT_TRUE(r.feed({ make_packet(1),
                          make_packet(2),
                          make_packet(3),
@@ -334,12 +356,63 @@ TEST(RecvStream, EndsWhenEveryReaderHasFinished)
     auto& b = s.emplace_reader<fake_reader>();
     a.feed({ make_packet(1) });
     a.finish();
+    std::this_thread::sleep_for(100ms); // time enough to end the stream if it would
     EXPECT_FALSE(s.is_stopped());
     b.finish();
-    EXPECT_TRUE(s.is_stopped());
+    EXPECT_TRUE(eventually([&] { return s.is_stopped(); }));
+    EXPECT_FALSE(s.has_failed());
+    EXPECT_EQ(s.get_stats()[recv_stat::reader_errors], 0u);
     recv::heap h;
     ASSERT_EQ(s.pop(h, 1s), recv::stream::pop_result::heap);
     EXPECT_EQ(s.pop(h, 1s), recv::stream::pop_result::stopped);
+}
+
+TEST(RecvStream, AReaderThatFailsEndsTheStreamAfterItsCompletedHeaps)
+{
+    recv::stream s;
+    auto& a = s.emplace_reader<fake_reader>();
+    auto& b = s.emplace_reader<fake_reader>(); // still healthy: the stream ends anyway
+    a.feed({ make_packet(1), make_packet(2) });
+    std::atomic<int> result{ -1 };
+    std::thread consumer([&] {
+        recv::heap h;
+        int got = 0;
+        while (s.pop(h, 5s) == recv::stream::pop_result::heap)
+            got++;
+        result = got;
+    });
+    a.fail();
+    consumer.join(); // pop() said stopped: nobody waits for packets that never come
+    EXPECT_EQ(result.load(), 2);
+    EXPECT_TRUE(s.is_stopped());
+    EXPECT_TRUE(s.has_failed());
+    EXPECT_EQ(s.get_failure(), "the test broke the transport; fix: none needed");
+    EXPECT_EQ(s.get_stats()[recv_stat::reader_errors], 1u);
+    EXPECT_EQ(s.get_stats()[recv_stat::heaps], 2u);
+    s.stop();
+    EXPECT_TRUE(b.stopped);
+}
+
+TEST(RecvStream, EachFailingReaderIsCountedTheFirstCauseIsKept)
+{
+    recv::stream s;
+    auto& a = s.emplace_reader<fake_reader>();
+    auto& b = s.emplace_reader<fake_reader>();
+    a.fail();
+    ASSERT_TRUE(eventually([&] { return s.has_failed(); }));
+    b.fail();
+    ASSERT_TRUE(eventually([&] { return s.get_stats()[recv_stat::reader_errors] == 2; }));
+    EXPECT_EQ(s.get_failure(), "the test broke the transport; fix: none needed");
+}
+
+TEST(RecvStream, ANormalEndIsNotAFailure)
+{
+    recv::stream s;
+    s.emplace_reader<fake_reader>().finish();
+    ASSERT_TRUE(eventually([&] { return s.is_stopped(); }));
+    EXPECT_FALSE(s.has_failed());
+    EXPECT_EQ(s.get_failure(), "");
+    EXPECT_EQ(s.get_stats()[recv_stat::reader_errors], 0u);
 }
 
 TEST(RecvStream, StopWakesAConsumerWaitingInPop)
@@ -407,14 +480,12 @@ TEST(RecvStream, StatsSumAssemblerQueueAndEveryReader)
     auto& a = s.emplace_reader<fake_reader>(a_stats);
     s.emplace_reader<fake_reader>(b_stats);
     a.feed({ make_packet(1), make_packet(2), make_packet(3) });
-    s.add_stat(recv_stat::heaps_dropped_partial_item, 2);
 
     const recv_stats stats = s.get_stats();
     EXPECT_EQ(stats[recv_stat::packets], 3u);
     EXPECT_EQ(stats[recv_stat::heaps], 3u);
     EXPECT_EQ(stats[recv_stat::batches], 1u);
     EXPECT_EQ(stats[recv_stat::heaps_dropped_queue_full], 2u);
-    EXPECT_EQ(stats[recv_stat::heaps_dropped_partial_item], 2u);
     EXPECT_EQ(stats[recv_stat::packets_dropped_socket_overflow], 7u);
     EXPECT_EQ(stats[recv_stat::datagrams_oversize], 1u);
     EXPECT_EQ(stats[recv_stat::max_batch], 100u); // a maximum, not a sum

@@ -88,8 +88,6 @@ public:
     /*! Decoded DESCRIPTOR items (malformed ones are skipped). */
     std::vector<descriptor> descriptors(bool pyspead_widths = false) const;
 
-    /*! For the assembler: direct access to the storage. */
-    detail::heap_storage* storage() const { return d_storage.get(); }
 
 private:
     detail::heap_storage_ptr d_storage;

@@ -26,7 +26,9 @@ namespace recv {
  * frames_vlan, frames_ip_options, frames_fragmented, frames_truncated), as are
  * datagrams to other ports (frames_filtered). At the end of the file the reader
  * reports it has finished, so the stream ends (flushing live heaps) once every reader
- * has. A read error (a truncated file) is logged and also ends the replay.
+ * has. A read error (a truncated or corrupt file) is a reader failure: counted in
+ * reader_errors, logged with the file and libpcap's message, and it ends the stream
+ * (stream::has_failed()) after the heaps completed before it.
  *
  * Replay does not wait for the consumer: like a live source, a full heap queue drops
  * heaps (heaps_dropped_queue_full). Give the stream enough queue_heaps for bursts.
@@ -35,7 +37,7 @@ class SPEAD_API pcap_reader : public reader
 {
 public:
     /*!
-     * Opens the capture (start() begins the replay).
+     * Opens the capture (the replay begins once the stream has taken the reader).
      * \param owner the stream fed
      * \param path capture file
      * \param dst_port replay only datagrams to this UDP port; 0 (default) replays all
@@ -45,12 +47,13 @@ public:
     pcap_reader(stream& owner, const std::string& path, std::uint16_t dst_port = 0);
     ~pcap_reader() override;
 
-    void start() override;
-    void stop() override;
     recv_stats transport_stats() const override;
 
     /*! Datagrams handed to the stream so far. */
     std::uint64_t get_datagrams_replayed() const;
+
+protected:
+    void run() override;
 
 private:
     struct impl;

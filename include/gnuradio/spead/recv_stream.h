@@ -16,6 +16,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace gr {
@@ -74,34 +76,68 @@ class stream;
 
 /*!
  * \brief A source of packets for a stream (kernel UDP sockets, ibverbs, a capture).
- * Constructed with the stream it feeds; owns its thread, which start() launches and
- * stop() joins (promptly: every wait has a timeout).
+ *
+ * Constructed with the stream it feeds (stream::emplace_reader), which then runs the
+ * reader's loop, run(), on a thread the reader owns, and joins that thread before it
+ * destroys the reader: a reader class writes its loop and nothing about threads.
+ *
+ * run() returns at the end of its input (a capture file: the stream ends once every
+ * reader has), or once stopping() is set or add_packets() returns false. It throws
+ * when the transport fails for good; the exception's message names the cause and the
+ * fix. The failure is counted (reader_errors), logged once, and ends the stream, so
+ * its consumer sees `stopped` instead of waiting for packets that will never come.
  */
 class SPEAD_API reader
 {
 public:
     explicit reader(stream& owner) : d_stream(owner) {}
-    virtual ~reader() = default;
+    virtual ~reader();
     reader(const reader&) = delete;
     reader& operator=(const reader&) = delete;
 
-    virtual void start() = 0;
-    virtual void stop() = 0;
     /*! Transport-level counters (frames rejected, kernel drops, ...). */
     virtual recv_stats transport_stats() const { return recv_stats(); }
 
 protected:
+    /*! The transport's receive loop (on the reader's thread). */
+    virtual void run() = 0;
+    /*! Called once stopping() is set, to end a wait in run() at once (e.g. write to an
+     * eventfd it polls). Every wait in run() has a timeout anyway. */
+    virtual void wake() {}
+    /*! The stream is stopping: run() should return. */
+    bool stopping() const { return d_stopping.load(std::memory_order_relaxed); }
+
+    /*! Hands a batch of UDP payloads to the stream's assembler. Returns false once the
+     * stream has ended (run() should then return). */
+    bool add_packets(const packet_view* packets, std::size_t n);
+    /*!
+     * For readers that must not lose data to a slow consumer (capture replay): waits up
+     * to \p timeout until the heap queue has room and returns the free queue slots (0 on
+     * timeout or once the stream has ended). A packet completes at most one heap and
+     * evicts at most one, so a batch of at most max(1, free / 2) packets cannot overflow
+     * the queue. Network readers never call this: the NIC must not wait.
+     */
+    std::size_t wait_for_queue_space(std::chrono::microseconds timeout);
+    /*! The stream this reader feeds. */
     stream& get_stream() { return d_stream; }
 
 private:
+    friend class stream;
+    /*! Starts the thread that runs run() (the stream calls it once). */
+    void start();
+    /*! Sets stopping(), wakes run() and joins the thread (idempotent). */
+    void join();
+
     stream& d_stream;
+    std::atomic<bool> d_stopping{ false };
+    std::thread d_thread;
 };
 
 /*!
  * \brief Readers feed packets to one heap assembler; completed heaps wait in a bounded
  * queue for the consumer (a GNU Radio block's work(), or your code calling pop()).
  *
- * Thread-safe: readers call add_packets() from their threads, any thread may pop(),
+ * Thread-safe: readers hand packets over from their threads, any thread may pop(),
  * stop() or get_stats().
  */
 class SPEAD_API stream
@@ -134,35 +170,31 @@ public:
     /*! Stops the readers (joining their threads), flushes live heaps and wakes
      * consumers. Idempotent; returns within about a second. */
     void stop();
-    /*! Stream ended: stop(), a stop heap, or every reader reported end of input. */
+    /*! Stream ended: stop(), a stop heap, every reader reached the end of its input, or
+     * a reader failed (has_failed()). */
     bool is_stopped() const { return d_stopped.load(); }
 
     /*! Counters of the assembler, the queue and every reader, summed. */
     recv_stats get_stats() const;
     const stream_config& get_config() const { return d_config; }
 
-    // ---- for readers -----------------------------------------------------------
-    /*! Hands a batch of UDP payloads to the assembler. Returns false once the stream has
-     * stopped (the reader should then return from its loop). */
-    bool add_packets(const packet_view* packets, std::size_t n);
-    /*!
-     * For readers that must not lose data to a slow consumer (capture replay): waits up
-     * to \p timeout until the heap queue has room and returns the free queue slots (0 on
-     * timeout or once the stream has ended). A packet completes at most one heap and
-     * evicts at most one, so a batch of at most max(1, free / 2) packets cannot overflow
-     * the queue. Network readers never call this: the NIC must not wait.
-     */
-    std::size_t wait_for_queue_space(std::chrono::microseconds timeout);
-    /*! A reader reached the end of its input (a capture file). When all have, the
-     * stream flushes and stops. */
-    void reader_finished();
-    /*! Adds to a stream-level counter (e.g. block-level drops) under the stream lock. */
-    void add_stat(recv_stat s, std::uint64_t n = 1);
+    /*! The stream ended because a reader failed (counted in reader_errors). */
+    bool has_failed() const;
+    /*! Why the first reader that failed did (its cause and fix); empty if none. */
+    std::string get_failure() const;
 
 private:
+    friend class reader;
     struct impl;
     void enqueue(heap&& h);
     void end_of_stream_locked();
+    bool add_packets(const packet_view* packets, std::size_t n);
+    std::size_t wait_for_queue_space(std::chrono::microseconds timeout);
+    /*! A reader's run() returned: at end of input once every reader has, the stream
+     * flushes and ends. */
+    void reader_finished();
+    /*! A reader's run() threw: counted, logged once, and the stream ends. */
+    void reader_failed(const std::string& what);
 
     stream_config d_config;
     std::unique_ptr<impl> d_impl;

@@ -83,9 +83,9 @@ private:
  * (socket buffer full, via SO_RXQ_OVFL) are counted in packets_dropped_socket_overflow,
  * datagrams larger than max_size in datagrams_oversize.
  *
- * Create it with stream::emplace_reader<udp_reader>(config), which starts it. stop()
- * returns within a few milliseconds; the sockets close when the reader is destroyed
- * (with its stream).
+ * Create it with stream::emplace_reader<udp_reader>(config), which starts it; the
+ * stream's stop() ends it within a few milliseconds; the sockets close when the reader is
+ * destroyed (with its stream).
  */
 class SPEAD_API udp_reader : public reader
 {
@@ -96,14 +96,16 @@ public:
     udp_reader(stream& owner, const udp_config& config);
     ~udp_reader() override;
 
-    void start() override;
-    void stop() override;
     recv_stats transport_stats() const override;
 
     /*! Address and port each socket is bound to. */
     std::vector<boost::asio::ip::udp::endpoint> get_bound_endpoints() const;
     /*! Smallest receive buffer the kernel granted a socket, bytes. */
     std::size_t get_granted_buffer_size() const;
+
+protected:
+    void run() override;
+    void wake() override;
 
 private:
     struct impl;

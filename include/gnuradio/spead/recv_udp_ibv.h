@@ -106,14 +106,16 @@ public:
     udp_ibv_reader(stream& owner, const udp_ibv_config& config);
     ~udp_ibv_reader() override;
 
-    void start() override;
-    void stop() override;
     recv_stats transport_stats() const override;
 
     /*! Receive ring actually used, bytes (whole slots, within device limits). */
     std::size_t get_buffer_size() const;
     /*! Completion vector actually used (after the modulo), or -1 when busy polling. */
     int get_comp_vector() const;
+
+protected:
+    void run() override;
+    void wake() override;
 
 private:
     struct impl;

@@ -61,6 +61,7 @@ namespace spead {
     X(stop_heaps, "stream-stop heaps received")                                          \
     X(items_bad_address, "items dropped: address beyond the heap size")                  \
     X(datagrams_oversize, "dropped: datagram larger than the reader's max_size")         \
+    X(reader_errors, "readers that failed for good (each ends the stream)")              \
     X(packets_dropped_socket_overflow, "dropped by the kernel: socket buffer full")      \
     X(frames_dropped_no_buffer, "dropped by the NIC: no receive buffer posted")          \
     X(frames_not_ipv4_udp, "rejected frames: not IPv4 UDP")                              \

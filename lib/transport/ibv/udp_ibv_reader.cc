@@ -91,7 +91,7 @@ std::vector<udp::endpoint> unique_endpoints(const std::vector<udp::endpoint>& en
 } // namespace
 
 struct udp_ibv_reader::impl {
-    impl(stream& owner, const udp_ibv_config& config);
+    impl(udp_ibv_reader& self, const udp_ibv_config& config);
 
     // ---- setup (constructor) --------------------------------------------------------
     static const udp_ibv_config& checked(const udp_ibv_config& config);
@@ -119,7 +119,7 @@ struct udp_ibv_reader::impl {
     bool handle_completions(int n, int& reposts);
     void handle_error_completion(const ibv_wc& wc);
     /*! After an error completion the QP is in ERR: back to RTR with every slot posted. */
-    bool recover_queue_pair();
+    void recover_queue_pair();
     /*! On the way out: frames still in the ring go to the stream, and the drop counters
      * are read a last time, while nothing arrives, so the final count is exact. */
     void drain_on_exit();
@@ -137,7 +137,7 @@ struct udp_ibv_reader::impl {
         counts[static_cast<std::size_t>(s)].fetch_add(n, std::memory_order_relaxed);
     }
 
-    stream& owner;
+    udp_ibv_reader& self; //!< hands packets to the stream
     const udp_ibv_config config;
     gr::logger logger;
     const std::vector<udp::endpoint> endpoints;
@@ -184,8 +184,7 @@ struct udp_ibv_reader::impl {
     // Counters: written by the thread, read by transport_stats().
     std::array<std::atomic<std::uint64_t>, recv_stats::size> counts{};
 
-    std::thread thread;
-    std::atomic<bool> stopping{ false };
+    std::atomic<bool> stopping{ false }; //!< set by wake()
 };
 
 const udp_ibv_config& udp_ibv_reader::impl::checked(const udp_ibv_config& config)
@@ -201,8 +200,8 @@ const udp_ibv_config& udp_ibv_reader::impl::checked(const udp_ibv_config& config
     return config;
 }
 
-udp_ibv_reader::impl::impl(stream& owner, const udp_ibv_config& config)
-    : owner(owner),
+udp_ibv_reader::impl::impl(udp_ibv_reader& self, const udp_ibv_config& config)
+    : self(self),
       config(checked(config)),
       logger("spead udp_ibv_reader"),
       endpoints(unique_endpoints(config.get_endpoints())),
@@ -452,6 +451,7 @@ void udp_ibv_reader::impl::join_groups()
 
 void udp_ibv_reader::impl::run()
 {
+    pthread_setname_np(pthread_self(), "spead-ibv-recv");
     last_drop_read = steady_clock::now();
     if (comp_vector >= 0)
         interrupt_loop();
@@ -466,7 +466,7 @@ void udp_ibv_reader::impl::busy_poll_loop()
     while (!stopping.load(std::memory_order_relaxed)) {
         const int n = poll_once();
         if (n < 0)
-            return;
+            return; // the stream ended
         if (n < poll_batch)
             update_drop_count(true);
         if (n > 0) {
@@ -488,15 +488,17 @@ void udp_ibv_reader::impl::interrupt_loop()
                 // Arm before the last poll: notification is edge-triggered, so a
                 // completion between a poll and the arming would never wake us.
                 const int status = ibv_req_notify_cq(recv_cq.get(), 0);
-                if (status != 0) {
-                    logger.error("ibv_req_notify_cq: {}; the reader stops",
-                                 std::strerror(status));
-                    return;
-                }
+                if (status != 0)
+                    throw std::system_error(
+                        status,
+                        std::generic_category(),
+                        "ibv_req_notify_cq (the completion queue cannot wake the "
+                        "reader; check the device with spead_ibv_check, or use "
+                        "comp_vector -1 for busy polling)");
             }
             n = poll_once();
             if (n < 0)
-                return;
+                return; // the stream ended
             if (n < poll_batch) {
                 update_drop_count(true);
                 if (i < max_poll - 2)
@@ -512,12 +514,12 @@ void udp_ibv_reader::impl::wait_for_completion_event()
 {
     pollfd fds[2] = { { channel->fd, POLLIN, 0 }, { wake.get(), POLLIN, 0 } };
     const int ready = poll(fds, 2, wait_timeout_ms);
-    if (ready < 0 && errno != EINTR) {
-        logger.error("poll on the completion channel: {}; the reader stops",
-                     std::strerror(errno));
-        stopping.store(true);
-        return;
-    }
+    if (ready < 0 && errno != EINTR)
+        throw std::system_error(errno,
+                                std::generic_category(),
+                                "poll on the completion channel (check the device "
+                                "with spead_ibv_check, or use comp_vector -1 for busy "
+                                "polling)");
     if (ready <= 0 || !(fds[0].revents & POLLIN))
         return;
     // Acknowledged at once: a CQ with unacknowledged events cannot be destroyed.
@@ -533,24 +535,25 @@ void udp_ibv_reader::impl::wait_for_completion_event()
 int udp_ibv_reader::impl::poll_once()
 {
     const int n = ibv_poll_cq(recv_cq.get(), poll_batch, completions.data());
-    if (n < 0) {
-        logger.error("ibv_poll_cq failed (completion queue overrun?); the reader stops");
-        return -1;
-    }
+    if (n < 0)
+        throw std::runtime_error(
+            "ibv_poll_cq failed (a completion queue overrun, or the device was "
+            "removed); check the device with spead_ibv_check and make the source again");
     if (n == 0)
         return 0;
     int reposts = 0;
     const bool open = handle_completions(n, reposts);
     if (qp_failed) {
-        if (!recover_queue_pair())
-            return -1;
+        recover_queue_pair();
     } else if (reposts > 0) {
         ibv_recv_wr* bad = nullptr;
         const int status = ibv_post_recv(qp.get(), &wrs[repost_slots[0]], &bad);
-        if (status != 0) {
-            logger.error("ibv_post_recv: {}; the reader stops", std::strerror(status));
-            return -1;
-        }
+        if (status != 0)
+            throw std::system_error(status,
+                                    std::generic_category(),
+                                    "ibv_post_recv (the receive ring cannot be "
+                                    "refilled; check the device with spead_ibv_check "
+                                    "and make the source again)");
     }
     return open ? n : -1;
 }
@@ -583,8 +586,8 @@ bool udp_ibv_reader::impl::handle_completions(int n, int& reposts)
         n_views++;
     }
     // The stream copies the payloads, so the slots can be reposted afterwards.
-    const bool open =
-        n_views > 0 ? owner.add_packets(views.data(), n_views) : !owner.is_stopped();
+    const bool open = n_views > 0 ? self.add_packets(views.data(), n_views)
+                                  : !self.get_stream().is_stopped();
     for (int i = 0; i + 1 < reposts; i++)
         wrs[repost_slots[i]].next = &wrs[repost_slots[i + 1]];
     if (reposts > 0)
@@ -620,7 +623,7 @@ void udp_ibv_reader::impl::handle_error_completion(const ibv_wc& wc)
                      error_completions);
 }
 
-bool udp_ibv_reader::impl::recover_queue_pair()
+void udp_ibv_reader::impl::recover_queue_pair()
 {
     qp_failed = false;
     logger.warn("the receive queue pair went to the error state; resetting it and "
@@ -633,11 +636,12 @@ bool udp_ibv_reader::impl::recover_queue_pair()
         post_all_slots();
         ibv::modify_qp(qp.get(), IBV_QPS_RTR);
     } catch (const std::exception& e) {
-        logger.error("recovering the receive queue pair failed: {}; the reader stops",
-                     e.what());
-        return false;
+        throw std::runtime_error(
+            std::string("the receive queue pair went to the error state and could not "
+                        "be reset: ") +
+            e.what() +
+            "; check the device with spead_ibv_check and make the source again");
     }
-    return true;
 }
 
 void udp_ibv_reader::impl::drain_on_exit()
@@ -653,8 +657,7 @@ void udp_ibv_reader::impl::drain_on_exit()
             int reposts = 0;
             handle_completions(n, reposts);
             if (qp_failed) {
-                if (!recover_queue_pair())
-                    return;
+                recover_queue_pair();
             } else {
                 ibv_recv_wr* bad = nullptr;
                 if (ibv_post_recv(qp.get(), &wrs[repost_slots[0]], &bad) != 0)
@@ -763,28 +766,20 @@ void udp_ibv_reader::impl::publish_drops(std::uint64_t dropped)
 // ---- the public class ---------------------------------------------------------------
 
 udp_ibv_reader::udp_ibv_reader(stream& owner, const udp_ibv_config& config)
-    : reader(owner), d_impl(std::make_unique<impl>(owner, config))
+    : reader(owner), d_impl(std::make_unique<impl>(*this, config))
 {
 }
 
-udp_ibv_reader::~udp_ibv_reader() { stop(); }
+udp_ibv_reader::~udp_ibv_reader() = default;
 
-void udp_ibv_reader::start()
-{
-    if (d_impl->thread.joinable() || d_impl->stopping.load())
-        return;
-    d_impl->thread = std::thread([this] { d_impl->run(); });
-    pthread_setname_np(d_impl->thread.native_handle(), "spead-ibv-recv");
-}
+void udp_ibv_reader::run() { d_impl->run(); }
 
-void udp_ibv_reader::stop()
+void udp_ibv_reader::wake()
 {
     d_impl->stopping.store(true);
     const std::uint64_t one = 1;
     // An eventfd write of 1 cannot fail short of overflow; poll() sees it either way.
     [[maybe_unused]] auto written = ::write(d_impl->wake.get(), &one, sizeof(one));
-    if (d_impl->thread.joinable())
-        d_impl->thread.join();
 }
 
 recv_stats udp_ibv_reader::transport_stats() const

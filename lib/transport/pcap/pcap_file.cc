@@ -71,8 +71,12 @@ bool pcap_file_reader::next(udp_datagram& out)
             break;
         }
         if (status != 1)
-            throw std::runtime_error("cannot read capture '" + d_path +
-                                     "': " + pcap_geterr(d_handle.get()));
+            throw std::runtime_error(
+                "cannot read capture '" + d_path + "' at record " +
+                std::to_string(d_frames_read + 1) + ": " + pcap_geterr(d_handle.get()) +
+                "; the file is truncated or damaged: record it again, or keep its "
+                "whole records (e.g. editcap -r FILE OUT 1-" +
+                std::to_string(d_frames_read) + ")");
         d_frames_read++;
         const frame_result result = parse_udp_frame(frame, header->caplen, d_link, out);
         if (result != frame_result::ok) {

@@ -24,7 +24,6 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
 namespace gr {
 namespace spead {
@@ -68,9 +67,9 @@ struct udp_reader::impl {
         mutable std::uint32_t last_drops = 0; //!< kernel's 32-bit cumulative drop counter
     };
 
-    impl(stream& owner, const udp_config& config);
+    impl(udp_reader& self, const udp_config& config);
     void open_sockets();
-    /*! The thread: receive_loop(), then drain_on_exit(). */
+    /*! The reader's loop: receive_loop(), then drain_on_exit(). */
     void run();
     /*! Waits for datagrams until stop() or the end of the stream. */
     void receive_loop();
@@ -90,7 +89,7 @@ struct udp_reader::impl {
     /*! Moves the socket's drop count to \p cumulative if that is newer. */
     void advance_drops_locked(socket_state& s, std::uint32_t cumulative) const;
 
-    stream& owner;
+    udp_reader& self; //!< hands packets to the stream
     const udp_config config;
     gr::logger logger;
     std::vector<socket_state> sockets;
@@ -110,12 +109,11 @@ struct udp_reader::impl {
     bool drops_final = false; //!< the thread has ended: counters no longer move
     std::atomic<std::uint64_t> datagrams_oversize{ 0 };
 
-    std::thread thread;
-    std::atomic<bool> stopping{ false };
+    std::atomic<bool> stopping{ false }; //!< set by wake()
 };
 
-udp_reader::impl::impl(stream& owner, const udp_config& config)
-    : owner(owner),
+udp_reader::impl::impl(udp_reader& self, const udp_config& config)
+    : self(self),
       config(config),
       logger("spead udp_reader"),
       buffers(std::size_t(batch_size) * config.get_max_size()),
@@ -272,9 +270,16 @@ unsigned int udp_reader::impl::receive_batch(socket_state& s, bool& stream_open)
         got = recvmmsg(s.fd.get(), messages.data(), batch_size, MSG_DONTWAIT, nullptr);
     while (got < 0 && errno == EINTR);
     if (got < 0) {
-        if (errno != EAGAIN && errno != EWOULDBLOCK)
-            logger.error("recvmmsg on {}: {}", describe(s.bound), std::strerror(errno));
-        return 0;
+        // Nothing queued, or a passing shortage: try again at the next poll(). Any
+        // other error would repeat at every poll(): the reader fails.
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOMEM ||
+            errno == ENOBUFS)
+            return 0;
+        throw std::system_error(errno,
+                                std::generic_category(),
+                                "recvmmsg on " + describe(s.bound) +
+                                    " (the socket is unusable; make the source again, "
+                                    "or restart the flowgraph)");
     }
 
     std::size_t n_views = 0;
@@ -299,7 +304,7 @@ unsigned int udp_reader::impl::receive_batch(socket_state& s, bool& stream_open)
     if (drops)
         note_drops(s, *drops);
     if (n_views > 0)
-        stream_open = owner.add_packets(views.data(), n_views);
+        stream_open = self.add_packets(views.data(), n_views);
     return static_cast<unsigned int>(got);
 }
 
@@ -347,7 +352,16 @@ void udp_reader::impl::refresh_drops_locked(socket_state& s) const
 
 void udp_reader::impl::run()
 {
-    receive_loop();
+    try {
+        receive_loop();
+    } catch (...) {
+        // The sockets cannot be read any more: count what the kernel dropped so far.
+        std::lock_guard<std::mutex> lock(drops_mutex);
+        for (auto& s : sockets)
+            refresh_drops_locked(s);
+        drops_final = true;
+        throw;
+    }
     drain_on_exit();
 }
 
@@ -363,8 +377,11 @@ void udp_reader::impl::receive_loop()
         if (ready < 0) {
             if (errno == EINTR)
                 continue;
-            logger.error("poll: {}; the reader stops", std::strerror(errno));
-            return;
+            throw std::system_error(
+                errno,
+                std::generic_category(),
+                "poll on the udp sockets (the process is out of resources or the "
+                "sockets were closed under the reader; make the source again)");
         }
         if (fds.back().revents)
             return; // stop() woke us
@@ -378,27 +395,20 @@ void udp_reader::impl::receive_loop()
 }
 
 udp_reader::udp_reader(stream& owner, const udp_config& config)
-    : reader(owner), d_impl(std::make_unique<impl>(owner, config))
+    : reader(owner), d_impl(std::make_unique<impl>(*this, config))
 {
 }
 
-udp_reader::~udp_reader() { stop(); }
+udp_reader::~udp_reader() = default;
 
-void udp_reader::start()
-{
-    if (d_impl->thread.joinable() || d_impl->stopping.load())
-        return;
-    d_impl->thread = std::thread([this] { d_impl->run(); });
-}
+void udp_reader::run() { d_impl->run(); }
 
-void udp_reader::stop()
+void udp_reader::wake()
 {
     d_impl->stopping.store(true);
     const std::uint64_t one = 1;
     // An eventfd write of 1 cannot fail short of overflow; poll() sees it either way.
     [[maybe_unused]] auto written = ::write(d_impl->wake.get(), &one, sizeof(one));
-    if (d_impl->thread.joinable())
-        d_impl->thread.join();
 }
 
 recv_stats udp_reader::transport_stats() const
