@@ -243,6 +243,11 @@ int run(const po::variables_map& vm)
         std::cout << name << ": " << value << "\n";
     if (verify)
         checked.print();
+    if (stream.has_failed()) {
+        // The counters above are still right: say why the stream ended early.
+        std::cerr << "spead_recv: the receiver failed: " << stream.get_failure() << "\n";
+        return 1;
+    }
     return 0;
 }
 

@@ -6,6 +6,9 @@
 #
 """spead.source replaying the spead2 reference captures in tests/vectors."""
 
+import os
+import tempfile
+
 import numpy as np
 import pmt
 from gnuradio import blocks, gr, gr_unittest
@@ -132,6 +135,27 @@ class qa_source_pcap(gr_unittest.TestCase):
             qa.tags_by_offset(sink.tags()).items())], [2, 4])
         self.assertEqual(src.stats()["frames_filtered"], 8)
         self.assertEqual(src.stats()["stop_heaps"], 1)
+
+    def test_a_truncated_capture_ends_the_flowgraph_with_a_reader_error(self):
+        # The flowgraph must end by itself (run_to_completion raises otherwise), with
+        # the heaps before the damage output and the failure counted.
+        with open(qa.vector("spead64-40_small_desc_stop.pcap"), "rb") as f:
+            capture = f.read()
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "truncated.pcap")
+            with open(path, "wb") as f:
+                f.write(capture[:-20])  # the last record (the stop heap) cut short
+            src = spead.source(transport="pcap", capture_file=path, endpoints="",
+                               item_type="int32")
+            sink = blocks.vector_sink_i()
+            self.tb.connect(src, sink)
+            qa.run_to_completion(self.tb)
+        stats = src.stats()
+        self.assertEqual(stats["reader_errors"], 1)
+        self.assertEqual(stats["stop_heaps"], 0)
+        self.assertEqual(stats["heaps_output"], 3)
+        words = np.asarray(sink.data(), dtype=np.int32).view(np.uint32)
+        np.testing.assert_array_equal(words, minstd(768))
 
     def test_replay_runs_again_after_restart(self):
         src = spead.source(transport="pcap", endpoints="", item_type="int32",

@@ -5,7 +5,10 @@
 printed as the README promises; clear errors and exit codes for bad input."""
 
 import os
+import shutil
+import struct
 import subprocess
+import tempfile
 import unittest
 
 APPS = os.environ["GR_SPEAD_APPS_DIR"]
@@ -63,6 +66,55 @@ class spead_recv_on_captures(unittest.TestCase):
 
 
 class spead_recv_errors(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+        # 3 heaps in 37 packets of 1472 bytes (spead2's capture)
+        with open(os.path.join(VECTORS, "spead64-40_multipacket_1472.pcap"), "rb") as f:
+            self.capture = f.read()
+
+    def damaged(self, data):
+        path = os.path.join(self.dir, "damaged.pcap")
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def record_offsets(self):
+        """Byte offset of each record header of the (classic pcap) capture."""
+        offsets, at = [], 24
+        while at < len(self.capture):
+            offsets.append(at)
+            at += 16 + struct.unpack_from("<I", self.capture, at + 8)[0]
+        return offsets
+
+    def test_a_truncated_capture_is_a_failure_exit_1_after_the_heaps_before_it(self):
+        path = self.damaged(self.capture[:-100])  # the last record cut short
+        r = run("--quiet", path)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("the receiver failed: cannot read capture '" + path + "' at record 37",
+                      r.stderr)
+        self.assertIn("truncated or damaged", r.stderr)
+        s = stats(r.stdout)
+        # the three data heaps arrived; the stop heap in the last record did not
+        self.assertEqual((s["reader_errors"], s["heaps"], s["packets"]), (1, 3, 36))
+        self.assertEqual((s["stop_heaps"], s["incomplete_heaps_flushed"]), (0, 0))
+
+    def test_a_corrupt_record_is_a_failure_not_the_end_of_the_capture(self):
+        data = bytearray(self.capture)
+        struct.pack_into("<I", data, self.record_offsets()[9] + 8, 0x7FFFFFFF)
+        r = run("--quiet", self.damaged(bytes(data)))
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("at record 10", r.stderr)
+        s = stats(r.stdout)
+        # every datagram before the damaged record, even those read in the same batch
+        self.assertEqual((s["reader_errors"], s["packets"]), (1, 9))
+        self.assertEqual(s["heaps"] + s["incomplete_heaps_flushed"], 1)
+
+    def test_an_intact_capture_ends_without_a_reader_error(self):
+        r = run("--quiet", self.damaged(self.capture))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(stats(r.stdout)["reader_errors"], 0)
+
     def test_unreadable_file_is_a_clear_error_and_exit_1(self):
         r = run("/nonexistent/capture.pcap")
         self.assertEqual(r.returncode, 1)

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 namespace gr {
 namespace spead {
@@ -99,13 +100,22 @@ std::size_t pcap_file_reader::next_batch(std::vector<recv::packet_view>& out,
     out.clear();
     d_batch_bytes.clear();
     d_batch_offsets.clear();
+    if (d_read_error)
+        std::rethrow_exception(std::exchange(d_read_error, nullptr));
     udp_datagram datagram;
-    while (d_batch_offsets.size() < max && next(datagram)) {
-        // Copied: libpcap reuses its buffer on the next read.
-        d_batch_offsets.push_back(d_batch_bytes.size());
-        d_batch_bytes.insert(d_batch_bytes.end(),
-                             datagram.payload,
-                             datagram.payload + datagram.payload_size);
+    try {
+        while (d_batch_offsets.size() < max && next(datagram)) {
+            // Copied: libpcap reuses its buffer on the next read.
+            d_batch_offsets.push_back(d_batch_bytes.size());
+            d_batch_bytes.insert(d_batch_bytes.end(),
+                                 datagram.payload,
+                                 datagram.payload + datagram.payload_size);
+        }
+    } catch (const std::runtime_error&) {
+        if (d_batch_offsets.empty())
+            throw;
+        // The datagrams read before the damage go out first; the error comes next call.
+        d_read_error = std::current_exception();
     }
     // Views are made only now: the byte buffer may have moved while it grew.
     const std::size_t n = d_batch_offsets.size();

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -94,6 +95,7 @@ private:
     std::unique_ptr<struct pcap, detail::pcap_closer> d_handle;
     link_type d_link = link_type::ethernet;
     bool d_at_end = false;
+    std::exception_ptr d_read_error; //!< met after a batch's first datagram
     std::uint64_t d_frames_read = 0;
     std::uint64_t d_datagrams_kept = 0;
     recv_stats d_stats;
