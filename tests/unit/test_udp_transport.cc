@@ -10,6 +10,7 @@
 // read-back warning, stop() and socket release. Counters must reconcile: packets sent =
 // packets decoded + packets the kernel reported dropped.
 
+#include "free_port.h"
 #include "log_capture.h"
 #include "protocol/packetiser.h"
 #include "transport/endpoint.h"
@@ -37,6 +38,7 @@
 #include <thread>
 
 using spead_test::capture_sink;
+using spead_test::free_udp_port;
 
 namespace {
 
@@ -46,19 +48,6 @@ using gr::spead::transport::file_descriptor;
 using steady = std::chrono::steady_clock;
 
 constexpr std::uint64_t payload_id = 0x1000;
-
-/*! A port nobody listens on right now (the kernel's pick for a throwaway socket). */
-unsigned short free_udp_port()
-{
-    file_descriptor fd(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-    socklen_t len = sizeof(addr);
-    EXPECT_EQ(getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
-    return ntohs(addr.sin_port);
-}
 
 /*! Payload bytes of heap \p cnt: a pattern that differs per heap and per byte. */
 std::uint8_t pattern_byte(std::uint64_t cnt, std::size_t i)
