@@ -520,6 +520,11 @@ void udp_ibv_reader::impl::wait_for_completion_event()
                                 "poll on the completion channel (check the device "
                                 "with spead_ibv_check, or use comp_vector -1 for busy "
                                 "polling)");
+    if (ready > 0 && (fds[0].revents & (POLLERR | POLLHUP | POLLNVAL)))
+        // Otherwise every poll() would return at once and the reader would spin.
+        throw std::runtime_error(
+            "the completion channel's descriptor failed (closed or replaced under the "
+            "reader); make the source again, or use comp_vector -1 for busy polling");
     if (ready <= 0 || !(fds[0].revents & POLLIN))
         return;
     // Acknowledged at once: a CQ with unacknowledged events cannot be destroyed.

@@ -38,6 +38,7 @@ foreach(test IN ITEMS
         ReaderErrors.MemlockTooLowPrintsTheLimitAndHowToRaiseIt
         ReaderLifecycle.StartStopCyclesLeakNoFdsThreadsOrVerbsObjects
         ReaderLifecycle.AStopHeapEndsTheStreamAndTheReader
+        ReaderFailure.ABrokenCompletionChannelEndsTheStreamAndIsCounted
         Modes/ReaderStop.ReturnsWithinASecondWhenNothingArrives/comp_vector
         Modes/ReaderStop.ReturnsWithinASecondWhenNothingArrives/busy_poll)
     string(REGEX REPLACE "^Modes/" "" name "${test}")

@@ -19,6 +19,7 @@
 #include <gnuradio/spead/recv_udp_ibv.h>
 #include <gnuradio/spead/send_udp.h>
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
@@ -31,6 +32,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -953,6 +955,72 @@ TEST(ReaderLifecycle, AStopHeapEndsTheStreamAndTheReader)
 }
 
 } // namespace
+
+/*! The descriptors this process has open now. */
+std::set<int> open_fds()
+{
+    std::set<int> out;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd"))
+        out.insert(std::stoi(entry.path().filename().string()));
+    return out;
+}
+
+/*! Of \p fds, the read end of a pipe set non-blocking: the completion channel (the
+ * reader makes its channel non-blocking; the device's other pipes are not). */
+int nonblocking_pipe_read_end(const std::set<int>& fds)
+{
+    int found = -1;
+    for (int fd : fds) {
+        const int flags = fcntl(fd, F_GETFL);
+        std::error_code ec;
+        const auto target =
+            std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(fd), ec);
+        if (!ec && target.string().rfind("pipe:", 0) == 0 && flags >= 0 &&
+            (flags & O_ACCMODE) == O_RDONLY && (flags & O_NONBLOCK)) {
+            EXPECT_EQ(found, -1) << "more than one candidate completion channel";
+            found = fd;
+        }
+    }
+    return found;
+}
+
+TEST(ReaderFailure, ABrokenCompletionChannelEndsTheStreamAndIsCounted)
+{
+    REQUIRE_TOPOLOGY();
+    recv::stream rs(roomy_stream());
+    const std::set<int> before = open_fds();
+    rs.emplace_reader<recv::udp_ibv_reader>(reader_config(endpoint_of_host2(7162), 0));
+    std::set<int> created;
+    for (int fd : open_fds())
+        if (!before.count(fd))
+            created.insert(fd);
+    const int channel = nonblocking_pipe_read_end(created);
+    ASSERT_GE(channel, 0);
+
+    kernel_sender tx(endpoint_of_host2(7162));
+    tx.send_heaps(1, 2, 3000);
+    ASSERT_EQ(take(rs, 2).size(), 2u);
+
+    // Something else in the process replaces the channel's descriptor by a pipe whose
+    // writer has gone: poll() reports it hung up at once, every time.
+    int ends[2];
+    ASSERT_EQ(pipe2(ends, O_CLOEXEC), 0);
+    close(ends[1]);
+    ASSERT_EQ(dup2(ends[0], channel), channel);
+    close(ends[0]);
+
+    ASSERT_TRUE(wait_for([&] { return rs.is_stopped(); }, 5s));
+    EXPECT_TRUE(rs.has_failed());
+    EXPECT_TRUE(contains(rs.get_failure(), "completion channel")) << rs.get_failure();
+    const recv_stats stats = rs.get_stats();
+    EXPECT_EQ(stats[recv_stat::reader_errors], 1u);
+    EXPECT_EQ(stats[recv_stat::heaps], 2u);
+    recv::heap h;
+    EXPECT_EQ(rs.pop(h, 1s), recv::stream::pop_result::stopped);
+    const auto start = steady::now();
+    rs.stop();
+    EXPECT_LT(steady::now() - start, 1s);
+}
 
 int main(int argc, char** argv)
 {
