@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 #include <boost/asio/io_context.hpp>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -281,7 +282,7 @@ void loopback_round_trip(const std::string& endpoints,
 
     // Receive on this thread while another sends: heaps never wait for a consumer.
     std::map<std::uint64_t, std::size_t> delivered; // cnt -> substream sizes check
-    std::size_t failures = 0;
+    std::atomic<std::size_t> failures{ 0 };         // written by the sender, read here
     std::thread sender([&] {
         std::vector<test_heap> heaps;
         heaps.reserve(heaps_per_substream * substreams);
@@ -323,7 +324,7 @@ void loopback_round_trip(const std::string& endpoints,
     }
     rs.stop();
 
-    EXPECT_EQ(failures, 0u);
+    EXPECT_EQ(failures.load(), 0u);
     const send_stats sent = ss.get_stats();
     const recv_stats got = rs.get_stats();
     EXPECT_EQ(sent[send_stat::heaps], heaps_sent);
@@ -333,10 +334,10 @@ void loopback_round_trip(const std::string& endpoints,
     EXPECT_EQ(got[recv_stat::heaps_dropped_queue_full], 0u);
     for (const auto& [cnt, times] : delivered)
         EXPECT_EQ(times, 1u) << "heap " << cnt << " delivered more than once";
-    // every heap with no packet lost was delivered
-    if (got[recv_stat::packets_dropped_socket_overflow] == 0) {
-        EXPECT_EQ(delivered.size(), heaps_sent);
-    }
+    // A heap that did not arrive lost at least one packet, which the kernel counted:
+    // with no drop, every heap arrived.
+    EXPECT_LE(heaps_sent - delivered.size(),
+              got[recv_stat::packets_dropped_socket_overflow]);
     EXPECT_EQ(got[recv_stat::heaps], delivered.size());
     if (delivered_out)
         *delivered_out = delivered.size();
@@ -711,9 +712,8 @@ TEST(UdpMulticast, GroupsAndARangeJoinedOnANamedInterface)
     const recv_stats got = rs->get_stats();
     EXPECT_EQ(ss->get_stats()[send_stat::packets], accounted_packets(got));
     EXPECT_EQ(got[recv_stat::packets_duplicate], 0u);
-    if (got[recv_stat::packets_dropped_socket_overflow] == 0) {
-        EXPECT_EQ(delivered, heaps.size());
-    }
+    // A heap that did not arrive lost at least one packet, which the kernel counted.
+    EXPECT_LE(heaps.size() - delivered, got[recv_stat::packets_dropped_socket_overflow]);
     ss.reset();
     rs.reset();
 }
