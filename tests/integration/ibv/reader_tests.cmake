@@ -12,39 +12,10 @@ target_include_directories(spead_ibv_reader_tests PRIVATE
     "${PROJECT_SOURCE_DIR}/tests/emulator/include")
 add_dependencies(spead_ibv_reader_tests spead_emu_libraries)
 
-foreach(test IN ITEMS
-        Modes/ReceiveFromKernel.HeapsArriveBitExact/comp_vector
-        Modes/ReceiveFromKernel.HeapsArriveBitExact/busy_poll
-        ReceiveFromKernelAnyAddress.PortOnlyEndpointTakesThePortOnTheInterface
-        ReceiveMulticast.TwoGroupsGivenAsARangeAreJoinedWhileTheReaderLives
-        ReceiveDrops.FramesBeyondTheRingAreCountedByTheFlowCounters
-        ReceiveDrops.DropsWhileReceivingReconcileWithWhatWasSent
-        ReceiveFrames.MalformedFramesAreRejectedAndCounted
-        ReceiveFrames.FrameLargerThanASlotIsCountedAndTheReaderRecovers
-        ReaderConfig.DefaultsAreSpead2s
-        ReaderConfig.EndpointsMustBeIpv4WithAPort
-        ReaderConfig.InterfaceMustBeAnIpv4AddressOrALocalNetdev
-        ReaderConfig.BufferSizeZeroMeansTheDefault
-        ReaderConfig.MaxSizeIsAUdpPayloadSize
-        ReaderConfig.MaxPollMustBePositive
-        ReaderConfig.AnyCompVectorIsAccepted
-        ReaderErrors.WithoutEndpoints
-        ReaderErrors.WithoutInterface
-        ReaderErrors.BufferSmallerThanOneSlot
-        ReaderErrors.BufferLargerThanTheDeviceAllowsIsClampedWithAWarning
-        ReaderErrors.WithoutCapNetRawSaysWhichCapabilityAndHowToGrantIt
-        ReaderErrors.InterfaceWithoutAnRdmaDeviceSaysSoAndWhatToUseInstead
-        ReaderErrors.RealRdmaCoreWithoutHardwareFindsNoDevice
-        ReaderErrors.MemlockTooLowPrintsTheLimitAndHowToRaiseIt
-        ReaderLifecycle.StartStopCyclesLeakNoFdsThreadsOrVerbsObjects
-        ReaderLifecycle.AStopHeapEndsTheStreamAndTheReader
-        ReaderFailure.ABrokenCompletionChannelEndsTheStreamAndIsCounted
-        Modes/ReaderStop.ReturnsWithinASecondWhenNothingArrives/comp_vector
-        Modes/ReaderStop.ReturnsWithinASecondWhenNothingArrives/busy_poll)
-    string(REGEX REPLACE "^Modes/" "" name "${test}")
-    string(REPLACE "/" "." name "${name}")
-    spead_add_ibv_gtest(spead_ibv_reader_tests ibv.reader.${name} ${test})
-endforeach()
+spead_discover_ibv_gtests(spead_ibv_reader_tests ibv.reader
+    EXCLUDE ReceiveDrops.WithoutFlowCountersThePortsOutOfBufferCounts
+            ReceiveDrops.WithNeitherCounterTheLogSaysDropsGoUncounted
+            ReaderCompVector.TakenModuloTheDevicesVectors)
 
 # The fallbacks for counting NIC drops, on devices without flow counters (mlx4) and
 # without port counters either; comp_vector modulo a device with 4 vectors.
