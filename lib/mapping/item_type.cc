@@ -129,5 +129,15 @@ void copy_swapped(std::uint8_t* dst,
         std::memcpy(dst + whole, src + whole, bytes - whole);
 }
 
+int io_signature_size(const std::string& type, std::size_t vlen)
+{
+    try {
+        const std::size_t size = item_type::parse(type).size() * vlen;
+        return size > 0 && size < (1u << 30) ? static_cast<int>(size) : 1;
+    } catch (const std::exception&) {
+        return 1;
+    }
+}
+
 } // namespace spead
 } // namespace gr

@@ -46,6 +46,10 @@ private:
     char d_numpy_kind = 'i';
 };
 
+/*! Bytes of one stream item of \p type × \p vlen for a block's io signature; 1 when
+ * either is invalid (the block's constructor then reports which). */
+SPEAD_API int io_signature_size(const std::string& type, std::size_t vlen);
+
 /*! What to do with the byte order of the payload. */
 enum class byte_order_mode { automatic, as_is, swap };
 

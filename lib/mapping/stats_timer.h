@@ -1,0 +1,51 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_MAPPING_STATS_TIMER_H
+#define INCLUDED_SPEAD_MAPPING_STATS_TIMER_H
+
+#include <chrono>
+
+namespace gr {
+namespace spead {
+
+/*! When a block's next `stats` message is due (its stats_interval parameter). */
+class stats_timer
+{
+public:
+    /*! \p interval between messages; zero: none. */
+    explicit stats_timer(std::chrono::duration<double> interval = {})
+        : d_interval(std::chrono::duration_cast<clock::duration>(interval))
+    {
+    }
+
+    bool enabled() const { return d_interval.count() > 0; }
+    /*! The first message is due at once (at start()). */
+    void reset() { d_next = clock::now(); }
+    /*! True when a message should go out now (always when \p force, if enabled);
+     * then the next one is due an interval later. */
+    bool due(bool force)
+    {
+        if (!enabled())
+            return false;
+        const auto now = clock::now();
+        if (!force && now < d_next)
+            return false;
+        d_next = now + d_interval;
+        return true;
+    }
+
+private:
+    using clock = std::chrono::steady_clock;
+    clock::duration d_interval;
+    clock::time_point d_next = clock::now();
+};
+
+} // namespace spead
+} // namespace gr
+
+#endif /* INCLUDED_SPEAD_MAPPING_STATS_TIMER_H */
