@@ -7,6 +7,7 @@
 
 #include "protocol/packetiser.h"
 #include "rate_limiter.h"
+#include "streams/packet_writer.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/send_stream.h>
 #include <condition_variable>
@@ -186,36 +187,26 @@ struct stream::impl {
 
 stream::stream(boost::asio::io_context& io,
                const stream_config& config,
-               std::size_t num_substreams)
+               std::size_t num_substreams,
+               std::unique_ptr<packet_writer> writer)
     : d_io(io),
       d_config(config),
       d_num_substreams(num_substreams),
+      d_writer(std::move(writer)),
       d_impl(std::make_unique<impl>(*this, config))
 {
     if (num_substreams == 0)
         throw std::invalid_argument("endpoints: a send stream needs at least one "
                                     "destination (substream)");
+    if (!d_writer)
+        throw std::invalid_argument("writer: a send stream needs a transport");
+    d_writer->d_count = [this](send_stat s, std::uint64_t n) { add_stat(s, n); };
+    d_impl->writer = std::thread([this] { d_impl->writer_loop(); });
 }
 
 stream::~stream()
 {
-    if (d_impl->writer.joinable()) {
-        // write_packets() belongs to the derived class, which is already gone.
-        d_impl->logger.crit("send::stream destroyed with its writer running: a transport "
-                            "must call stop_writer() first in its destructor");
-        std::terminate();
-    }
-}
-
-void stream::start_writer()
-{
-    d_impl->writer = std::thread([this] { d_impl->writer_loop(); });
-}
-
-void stream::stop_writer()
-{
-    if (!d_impl->writer.joinable())
-        return;
+    // Sends what is queued, then joins: the writer is destroyed only after this.
     {
         std::lock_guard<std::mutex> lock(d_impl->mutex);
         d_impl->stopping = true;
@@ -247,12 +238,18 @@ void stream::add_stat(send_stat s, std::uint64_t n)
     d_impl->stats[s] += n;
 }
 
-std::uint64_t stream::reap_completions(bool, boost::system::error_code&)
+std::uint64_t
+packet_writer::reap_completions(bool, boost::system::error_code&, std::uint64_t written)
 {
     // Synchronous transports are done with a packet once write_packets() returns.
-    return d_impl->packets_accepted;
+    return written;
 }
 
+void packet_writer::count(send_stat s, std::uint64_t n)
+{
+    if (d_count)
+        d_count(s, n);
+}
 bool stream::impl::enqueue_locked(const heap& h,
                                   completion_handler&& handler,
                                   sync_result* waiter,
@@ -397,7 +394,8 @@ void stream::impl::write_batch(std::size_t n)
     std::size_t accepted = 0;
     if (n > 0) {
         try {
-            accepted = std::min(n, owner.write_packets(d.packets.data(), n, ec));
+            accepted =
+                std::min(n, owner.d_writer->write_packets(d.packets.data(), n, ec));
         } catch (const std::exception& e) {
             d.logger.error("transport failed to write packets: {}", e.what());
             ec = boost::system::errc::make_error_code(boost::system::errc::io_error);
@@ -441,7 +439,7 @@ void stream::impl::complete_heaps(bool wait)
     boost::system::error_code ec;
     std::uint64_t done = d.packets_accepted;
     try {
-        done = owner.reap_completions(wait, ec);
+        done = owner.d_writer->reap_completions(wait, ec, d.packets_accepted);
     } catch (const std::exception& e) {
         d.logger.error("transport failed to report completions: {}", e.what());
         ec = boost::system::errc::make_error_code(boost::system::errc::io_error);

@@ -10,6 +10,7 @@
 // sends, errors and the rate limiter.
 
 #include "protocol/packetiser.h"
+#include "streams/packet_writer.h"
 #include <gnuradio/spead/send_stream.h>
 #include <condition_variable>
 #include <gtest/gtest.h>
@@ -45,22 +46,29 @@ struct written_packet {
  * (to fill the queue), fail from the n-th packet on, or complete packets only when
  * the test says so (an asynchronous NIC).
  */
-class fake_stream : public send::stream
+class fake_writer : public send::packet_writer
 {
 public:
-    fake_stream(boost::asio::io_context& io,
-                const send::stream_config& config,
-                std::size_t substreams = 1,
-                bool record_bytes = true)
-        : stream(io, config, substreams), d_record_bytes(record_bytes)
+    fake_writer(std::size_t max_packet_size, bool record_bytes)
+        : d_max_packet_size(max_packet_size), d_record_bytes(record_bytes)
     {
-        start_writer();
     }
-    ~fake_stream() override
+    ~fake_writer() override
     {
-        release_writes();
-        complete_all();
-        stop_writer();
+        // The stream joins its writer thread before it destroys the writer.
+        destroyed_while_writing = d_writing.load();
+        packets_when_destroyed = d_written;
+    }
+    /*! Set by the destructor: a write was under way when the writer went. */
+    static inline bool destroyed_while_writing = false;
+    /*! Set by the destructor: packets written over the writer's life. */
+    static inline std::size_t packets_when_destroyed = 0;
+
+    /*! write_packets() throws from the n-th packet on. */
+    void throw_from(std::size_t n)
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_throw_from = n;
     }
 
     void hold_writes()
@@ -117,11 +125,15 @@ public:
         return d_write_log;
     }
 
-protected:
-    std::size_t write_packets(const packet* packets,
+    std::size_t write_packets(const send::packet* packets,
                               std::size_t n,
                               boost::system::error_code& ec) override
     {
+        d_writing = true;
+        struct done_writing {
+            std::atomic<bool>& flag;
+            ~done_writing() { flag = false; }
+        } done{ d_writing };
         std::unique_lock<std::mutex> lock(d_mutex);
         d_held_now = d_hold;
         d_cv.wait(lock, [this] { return !d_hold; });
@@ -130,11 +142,13 @@ protected:
         std::size_t accepted = 0;
         std::size_t batch_bytes = 0;
         for (; accepted < n; accepted++) {
+            if (d_written >= d_throw_from)
+                throw std::runtime_error("the test's transport broke");
             if (d_written == d_fail_from) {
                 ec = boost::asio::error::host_unreachable;
                 break;
             }
-            const packet& p = packets[accepted];
+            const send::packet& p = packets[accepted];
             std::size_t total = 0;
             written_packet w{ {}, p.substream, now };
             for (std::size_t j = 0; j < p.n_pieces; j++) {
@@ -145,7 +159,7 @@ protected:
                                    p.pieces[j].data + p.pieces[j].length);
             }
             EXPECT_EQ(total, p.size);
-            EXPECT_LE(p.size, get_config().get_max_packet_size());
+            EXPECT_LE(p.size, d_max_packet_size);
             if (d_record_bytes)
                 d_packets.push_back(std::move(w));
             d_bytes += total;
@@ -156,7 +170,8 @@ protected:
         return accepted;
     }
 
-    std::uint64_t reap_completions(bool wait, boost::system::error_code&) override
+    std::uint64_t
+    reap_completions(bool wait, boost::system::error_code&, std::uint64_t) override
     {
         std::unique_lock<std::mutex> lock(d_mutex);
         if (wait)
@@ -167,18 +182,61 @@ protected:
     }
 
 private:
+    std::size_t d_max_packet_size;
     bool d_record_bytes;
+    std::atomic<bool> d_writing{ false };
     std::mutex d_mutex;
     std::condition_variable d_cv;
     bool d_hold = false;
     bool d_held_now = false;
     bool d_deferred = false;
     std::size_t d_fail_from = std::numeric_limits<std::size_t>::max();
+    std::size_t d_throw_from = std::numeric_limits<std::size_t>::max();
     std::size_t d_written = 0;
     std::uint64_t d_completed = 0;
     std::uint64_t d_bytes = 0;
     std::vector<written_packet> d_packets;
     std::vector<std::pair<steady::time_point, std::size_t>> d_write_log;
+};
+
+/*! A send stream over a fake_writer, with the writer's controls at hand. */
+class fake_stream : public send::stream
+{
+public:
+    fake_stream(boost::asio::io_context& io,
+                const send::stream_config& config,
+                std::size_t substreams = 1,
+                bool record_bytes = true)
+        : stream(
+              io,
+              config,
+              substreams,
+              std::make_unique<fake_writer>(config.get_max_packet_size(), record_bytes))
+    {
+    }
+    ~fake_stream() override
+    {
+        // Let the writer finish what is queued: the stream's destructor waits for it.
+        w().release_writes();
+        w().complete_all();
+    }
+
+    void hold_writes() { w().hold_writes(); }
+    void release_writes() { w().release_writes(); }
+    void fail_from(std::size_t n) { w().fail_from(n); }
+    void throw_from(std::size_t n) { w().throw_from(n); }
+    void defer_completions() { w().defer_completions(); }
+    void complete_all() { w().complete_all(); }
+    bool writer_is_held() { return w().writer_is_held(); }
+    std::vector<written_packet> packets() { return w().packets(); }
+    std::uint64_t bytes_written() { return w().bytes_written(); }
+    std::vector<std::pair<steady::time_point, std::size_t>> write_log()
+    {
+        return w().write_log();
+    }
+
+private:
+    fake_writer& w() { return static_cast<fake_writer&>(writer()); }
 };
 
 /*! HEAP_CNT of a SPEAD-64-40 packet (the first item pointer). */
@@ -516,6 +574,51 @@ TEST(SendStream, DestructionSendsWhatIsQueued)
         stats = s.get_stats();
     }
     EXPECT_EQ(stats[send_stat::heaps], 8u);
+}
+
+TEST(SendStream, DestroyingAStreamSendsItsQueueThenDestroysItsWriter)
+{
+    // No flush: the destructor itself must send what is queued, on the writer thread,
+    // and destroy the writer only once that thread has finished.
+    boost::asio::io_context io;
+    test_heap h(3000); // 3 packets of at most 1472 bytes
+    int succeeded = 0;
+    fake_writer::destroyed_while_writing = true;
+    fake_writer::packets_when_destroyed = 0;
+    {
+        fake_stream s(io, send::stream_config().set_max_heaps(8));
+        s.hold_writes();
+        for (int i = 0; i < 8; i++)
+            ASSERT_TRUE(s.async_send_heap(h.h,
+                                          [&](const boost::system::error_code& ec,
+                                              std::size_t) { succeeded += !ec; }));
+    }
+    EXPECT_FALSE(fake_writer::destroyed_while_writing);
+    EXPECT_EQ(fake_writer::packets_when_destroyed, 8u * 3);
+    io.poll(); // the handlers were posted before the stream went
+    EXPECT_EQ(succeeded, 8);
+}
+
+TEST(SendStream, AWriterThatThrowsFailsItsHeapAndTheStreamGoesOn)
+{
+    boost::asio::io_context io;
+    fake_stream s(io, send::stream_config().set_max_packet_size(1000));
+    test_heap h(5000); // 6 packets
+    s.throw_from(0);
+    EXPECT_THROW(s.send_heap(h.h), boost::system::system_error);
+    s.throw_from(std::numeric_limits<std::size_t>::max());
+    EXPECT_GT(s.send_heap(h.h), 5000u);
+    const send_stats stats = s.get_stats();
+    EXPECT_EQ(stats[send_stat::heaps_failed], 1u);
+    EXPECT_EQ(stats[send_stat::heaps], 1u);
+    EXPECT_EQ(stats[send_stat::packets_failed], 6u);
+}
+
+TEST(SendStream, AStreamNeedsAWriter)
+{
+    boost::asio::io_context io;
+    EXPECT_THROW(send::stream(io, send::stream_config(), 1, nullptr),
+                 std::invalid_argument);
 }
 
 // ---- rate limiter --------------------------------------------------------------

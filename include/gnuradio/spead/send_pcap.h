@@ -53,14 +53,8 @@ public:
                 const std::string& destinations);
     ~pcap_stream() override;
 
-protected:
-    std::size_t write_packets(const packet* packets,
-                              std::size_t n,
-                              boost::system::error_code& ec) override;
-
 private:
-    struct impl;
-    std::unique_ptr<impl> d_impl;
+    struct impl; //!< the writer, owned by the stream
 };
 
 } // namespace send

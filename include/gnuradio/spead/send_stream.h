@@ -22,7 +22,7 @@ namespace gr {
 namespace spead {
 namespace send {
 
-struct packet_piece;
+class packet_writer;
 
 /*!
  * \brief Settings of a send stream. Setters validate and throw std::invalid_argument
@@ -62,8 +62,9 @@ private:
  * \brief Heap queue → packetiser → rate limiter → writer (a transport).
  *
  * A dedicated writer thread cuts queued heaps into packets and hands batches to the
- * transport. Completion handlers run on the io_context given at construction (run
- * it); send_heap() waits without needing the io_context to run.
+ * transport, a packet_writer the stream owns (udp_stream, udp_ibv_stream and
+ * pcap_stream each make theirs). Completion handlers run on the io_context given at
+ * construction (run it); send_heap() waits without needing the io_context to run.
  */
 class SPEAD_API stream
 {
@@ -71,6 +72,15 @@ public:
     using completion_handler =
         std::function<void(const boost::system::error_code& ec, std::size_t bytes)>;
 
+    /*!
+     * A stream over \p writer, which it owns: the writer thread starts here; the
+     * destructor sends what is queued and joins the thread before the writer goes.
+     * \throws std::invalid_argument when \p num_substreams is 0.
+     */
+    stream(boost::asio::io_context& io,
+           const stream_config& config,
+           std::size_t num_substreams,
+           std::unique_ptr<packet_writer> writer);
     virtual ~stream();
     stream(const stream&) = delete;
     stream& operator=(const stream&) = delete;
@@ -102,50 +112,20 @@ public:
     send_stats get_stats() const;
 
 protected:
-    /*! One SPEAD packet for the transport: pieces (header first) and destination. */
-    struct packet {
-        const packet_piece* pieces;
-        std::size_t n_pieces;
-        std::size_t size;
-        std::size_t substream;
-    };
-
-    stream(boost::asio::io_context& io,
-           const stream_config& config,
-           std::size_t num_substreams);
-
-    /*! Derived constructors call this last, once the transport is ready. */
-    void start_writer();
-    /*! Derived destructors call this first: sends what is queued, joins the writer. */
-    void stop_writer();
-
-    /*!
-     * Writes \p n packets (writer thread only). May return before the transport is done
-     * with the packets' memory (asynchronous NICs); set \p ec on failure.
-     * \return packets accepted; the rest of the batch counts as failed.
-     */
-    virtual std::size_t write_packets(const packet* packets,
-                                      std::size_t n,
-                                      boost::system::error_code& ec) = 0;
-
-    /*!
-     * Packets written so far that the transport is done with (their memory may be
-     * reused). Synchronous transports keep the default. With \p wait, blocks until all
-     * written packets are done. Errors found on completion go to \p ec.
-     */
-    virtual std::uint64_t reap_completions(bool wait, boost::system::error_code& ec);
-
-    /*! Adds to a counter (writer thread, e.g. packets_zero_copy). */
-    void add_stat(send_stat s, std::uint64_t n = 1);
-
-    boost::asio::io_context& get_io_context() { return d_io; }
+    /*! The transport this stream writes through (its derived classes' getters). */
+    packet_writer& writer() { return *d_writer; }
+    const packet_writer& writer() const { return *d_writer; }
 
 private:
     struct impl;
+    void add_stat(send_stat s, std::uint64_t n);
 
     boost::asio::io_context& d_io;
     stream_config d_config;
     std::size_t d_num_substreams;
+    // Destroyed after the queue (d_impl), and only once ~stream has joined the
+    // writer thread.
+    std::unique_ptr<packet_writer> d_writer;
     std::unique_ptr<impl> d_impl;
 };
 

@@ -91,14 +91,8 @@ public:
     /*! Send buffer the kernel granted, bytes. */
     std::size_t get_granted_buffer_size() const;
 
-protected:
-    std::size_t write_packets(const packet* packets,
-                              std::size_t n,
-                              boost::system::error_code& ec) override;
-
 private:
-    struct impl;
-    std::unique_ptr<impl> d_impl;
+    struct impl; //!< the writer, owned by the stream
 };
 
 } // namespace send

@@ -114,15 +114,8 @@ public:
                    const udp_ibv_config& ibv_config);
     ~udp_ibv_stream() override;
 
-protected:
-    std::size_t write_packets(const packet* packets,
-                              std::size_t n,
-                              boost::system::error_code& ec) override;
-    std::uint64_t reap_completions(bool wait, boost::system::error_code& ec) override;
-
 private:
-    struct impl;
-    std::unique_ptr<impl> d_impl;
+    struct impl; //!< the writer, owned by the stream
 };
 
 } // namespace send

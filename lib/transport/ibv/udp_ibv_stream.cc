@@ -18,6 +18,7 @@
 // the send queue cannot fill up with unsignalled WRs.
 
 #include "protocol/packetiser.h"
+#include "streams/packet_writer.h"
 #include "transport/endpoint.h"
 #include "transport/file_descriptor.h"
 #include "transport/raw_packet.h"
@@ -131,7 +132,7 @@ address_v4 next_hop(const address_v4& destination, const std::string& interface_
 
 } // namespace
 
-struct udp_ibv_stream::impl {
+struct udp_ibv_stream::impl : packet_writer {
     /*! A registered user region, sorted by begin. */
     struct region {
         std::uintptr_t begin;
@@ -140,6 +141,12 @@ struct udp_ibv_stream::impl {
     };
 
     impl(const stream_config& config, const udp_ibv_config& ibv_config);
+    std::size_t write_packets(const packet* packets,
+                              std::size_t n,
+                              boost::system::error_code& ec) override;
+    std::uint64_t reap_completions(bool wait,
+                                   boost::system::error_code& ec,
+                                   std::uint64_t written) override;
 
     void check_config(const stream_config& config, const udp_ibv_config& ibv_config);
     mac_address destination_mac(const udp::endpoint& ep);
@@ -151,12 +158,12 @@ struct udp_ibv_stream::impl {
     const region* find_region(const std::uint8_t* p, std::size_t length);
     /*! SGEs for \p p: copies into the slot, zero-copy from regions. \return false
      * when the packet needs more SGEs than the QP takes. */
-    bool gather(const stream::packet& p,
+    bool gather(const packet& p,
                 std::uint8_t* frame,
                 ibv_send_wr& wr,
                 bool& zero_copy);
     /*! Fills WR \p wr (and its slot) for \p p. \return true if zero-copy. */
-    bool build(const stream::packet& p, std::uint64_t sequence, ibv_send_wr& wr);
+    bool build(const packet& p, std::uint64_t sequence, ibv_send_wr& wr);
     /*! Posts the chain built so far; its last WR is signalled. */
     void post_chain(boost::system::error_code& ec);
     /*! Takes the completions there are; errors go to completion_error. \return how
@@ -489,7 +496,7 @@ udp_ibv_stream::impl::find_region(const std::uint8_t* p, std::size_t length)
     return &*it;
 }
 
-bool udp_ibv_stream::impl::gather(const stream::packet& p,
+bool udp_ibv_stream::impl::gather(const packet& p,
                                   std::uint8_t* frame,
                                   ibv_send_wr& wr,
                                   bool& zero_copy)
@@ -540,7 +547,7 @@ bool udp_ibv_stream::impl::gather(const stream::packet& p,
     return true;
 }
 
-bool udp_ibv_stream::impl::build(const stream::packet& p,
+bool udp_ibv_stream::impl::build(const packet& p,
                                  std::uint64_t sequence,
                                  ibv_send_wr& wr)
 {
@@ -710,19 +717,20 @@ void udp_ibv_stream::impl::recover()
 udp_ibv_stream::udp_ibv_stream(boost::asio::io_context& io,
                                const stream_config& config,
                                const udp_ibv_config& ibv_config)
-    : stream(io, config, std::max<std::size_t>(1, ibv_config.get_endpoints().size())),
-      d_impl(std::make_unique<impl>(config, ibv_config))
+    : stream(io,
+             config,
+             std::max<std::size_t>(1, ibv_config.get_endpoints().size()),
+             std::make_unique<impl>(config, ibv_config))
 {
-    start_writer();
 }
 
-udp_ibv_stream::~udp_ibv_stream() { stop_writer(); }
+udp_ibv_stream::~udp_ibv_stream() = default;
 
-std::size_t udp_ibv_stream::write_packets(const packet* packets,
-                                          std::size_t n,
-                                          boost::system::error_code& ec)
+std::size_t udp_ibv_stream::impl::write_packets(const packet* packets,
+                                                std::size_t n,
+                                                boost::system::error_code& ec)
 {
-    impl& d = *d_impl;
+    impl& d = *this;
     if (d.qp_failed) {
         // Let the failed WRs flush (their errors are reported by reap_completions),
         // then start again with a clean queue.
@@ -769,15 +777,17 @@ std::size_t udp_ibv_stream::write_packets(const packet* packets,
     if (zero_copy > accepted)
         zero_copy = accepted;
     if (zero_copy)
-        add_stat(send_stat::packets_zero_copy, zero_copy);
+        count(send_stat::packets_zero_copy, zero_copy);
     if (accepted > zero_copy)
-        add_stat(send_stat::packets_copied, accepted - zero_copy);
+        count(send_stat::packets_copied, accepted - zero_copy);
     return accepted;
 }
 
-std::uint64_t udp_ibv_stream::reap_completions(bool wait, boost::system::error_code& ec)
+std::uint64_t udp_ibv_stream::impl::reap_completions(bool wait,
+                                                     boost::system::error_code& ec,
+                                                     std::uint64_t /*written*/)
 {
-    impl& d = *d_impl;
+    impl& d = *this;
     if (wait)
         d.wait_for_completions(d.posted, ec);
     else
@@ -788,8 +798,8 @@ std::uint64_t udp_ibv_stream::reap_completions(bool wait, boost::system::error_c
         d.completion_error.clear();
     }
     if (d.error_completions > d.error_completions_counted) {
-        add_stat(send_stat::packets_failed,
-                 d.error_completions - d.error_completions_counted);
+        count(send_stat::packets_failed,
+              d.error_completions - d.error_completions_counted);
         d.error_completions_counted = d.error_completions;
     }
     if (d.qp_failed && d.completed == d.posted)

@@ -7,6 +7,7 @@
 
 #include "pcap_file.h"
 #include "protocol/packetiser.h"
+#include "streams/packet_writer.h"
 #include "transport/endpoint.h"
 #include "transport/raw_packet.h"
 #include <gnuradio/logger.h>
@@ -25,15 +26,17 @@ using boost::asio::ip::udp;
 constexpr mac_address source_mac = { 0x02, 0, 0, 0, 0, 0x01 };
 constexpr mac_address unicast_destination_mac = { 0x02, 0, 0, 0, 0, 0x02 };
 
-/*! Checks the destinations before the base class sizes its substreams. */
-std::size_t checked_count(const std::vector<udp::endpoint>& destinations)
+/*! \p path, once the destinations are checked: a bad destination must not create
+ * (or replace) the file. */
+const std::string& checked(const std::string& path,
+                           const std::vector<udp::endpoint>& destinations)
 {
     if (destinations.empty())
         throw std::invalid_argument(
             "destinations: none given; set at least one, e.g. 239.1.2.3:7148");
     for (const auto& ep : destinations)
         transport::check_endpoint(ep, "destinations", transport::endpoint_use::send);
-    return destinations.size();
+    return path;
 }
 
 udp_flow flow_to(const udp::endpoint& destination)
@@ -51,16 +54,47 @@ udp_flow flow_to(const udp::endpoint& destination)
 
 } // namespace
 
-struct pcap_stream::impl {
+struct pcap_stream::impl : packet_writer {
     impl(const std::string& path, const std::vector<udp::endpoint>& destinations)
-        : logger("spead pcap_stream"), writer(path)
+        : logger("spead pcap_stream"), file(checked(path, destinations))
     {
         for (const auto& ep : destinations)
             flows.push_back(flow_to(ep));
     }
+    // The stream destroys its writer after its last batch: the file is complete.
+    ~impl() override
+    {
+        try {
+            file.flush();
+        } catch (const std::exception& e) {
+            logger.error("{}", e.what());
+        }
+    }
+
+    std::size_t write_packets(const packet* packets,
+                              std::size_t n,
+                              boost::system::error_code& ec) override
+    {
+        std::size_t written = 0;
+        try {
+            for (; written < n; written++) {
+                const packet& p = packets[written];
+                file.write(flows[p.substream], p.pieces, p.n_pieces);
+            }
+            // What the stream reports sent is then in the file; if it cannot get
+            // there, none of the batch counts as sent.
+            file.flush();
+        } catch (const std::exception& e) {
+            logger.error("{}", e.what());
+            ec = boost::system::errc::make_error_code(boost::system::errc::io_error);
+            if (written == n)
+                written = 0;
+        }
+        return written;
+    }
 
     gr::logger logger;
-    pcap_file_writer writer; //!< writer thread only, after construction
+    pcap_file_writer file; //!< writer thread only, after construction
     std::vector<udp_flow> flows;
 };
 
@@ -68,10 +102,8 @@ pcap_stream::pcap_stream(boost::asio::io_context& io,
                          const stream_config& config,
                          const std::string& path,
                          const std::vector<udp::endpoint>& destinations)
-    : stream(io, config, checked_count(destinations)),
-      d_impl(std::make_unique<impl>(path, destinations))
+    : stream(io, config, destinations.size(), std::make_unique<impl>(path, destinations))
 {
-    start_writer();
 }
 
 pcap_stream::pcap_stream(boost::asio::io_context& io,
@@ -86,37 +118,7 @@ pcap_stream::pcap_stream(boost::asio::io_context& io,
 {
 }
 
-pcap_stream::~pcap_stream()
-{
-    stop_writer();
-    try {
-        d_impl->writer.flush();
-    } catch (const std::exception& e) {
-        d_impl->logger.error("{}", e.what());
-    }
-}
-
-std::size_t pcap_stream::write_packets(const packet* packets,
-                                       std::size_t n,
-                                       boost::system::error_code& ec)
-{
-    std::size_t written = 0;
-    try {
-        for (; written < n; written++) {
-            const packet& p = packets[written];
-            d_impl->writer.write(d_impl->flows[p.substream], p.pieces, p.n_pieces);
-        }
-        // What the stream reports sent is then in the file; if it cannot get there,
-        // none of the batch counts as sent.
-        d_impl->writer.flush();
-    } catch (const std::exception& e) {
-        d_impl->logger.error("{}", e.what());
-        ec = boost::system::errc::make_error_code(boost::system::errc::io_error);
-        if (written == n)
-            written = 0;
-    }
-    return written;
-}
+pcap_stream::~pcap_stream() = default;
 
 } // namespace send
 } // namespace spead

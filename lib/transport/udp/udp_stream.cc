@@ -7,6 +7,7 @@
 
 #include "protocol/packetiser.h"
 #include "socket_buffer.h"
+#include "streams/packet_writer.h"
 #include "transport/endpoint.h"
 #include "transport/file_descriptor.h"
 #include <gnuradio/logger.h>
@@ -76,8 +77,11 @@ void set_multicast_interface(int fd, const transport::network_interface& iface)
 
 } // namespace
 
-struct udp_stream::impl {
+struct udp_stream::impl : packet_writer {
     impl(const stream_config& config, const udp_config& udp);
+    std::size_t write_packets(const packet* packets,
+                              std::size_t n,
+                              boost::system::error_code& ec) override;
     /*! Refuses a packet size the path to a destination cannot carry unfragmented. */
     void check_path_mtu(const stream_config& config,
                         const std::optional<transport::network_interface>& iface) const;
@@ -213,15 +217,19 @@ void udp_stream::impl::log_error_once(int err, const std::string& text)
 udp_stream::udp_stream(boost::asio::io_context& io,
                        const stream_config& config,
                        const udp_config& udp_config)
-    : stream(io, config, udp_config.get_endpoints().size()),
-      d_impl(std::make_unique<impl>(config, udp_config))
+    : stream(io,
+             config,
+             udp_config.get_endpoints().size(),
+             std::make_unique<impl>(config, udp_config))
 {
-    start_writer();
 }
 
-udp_stream::~udp_stream() { stop_writer(); }
+udp_stream::~udp_stream() = default;
 
-std::size_t udp_stream::get_granted_buffer_size() const { return d_impl->granted_buffer; }
+std::size_t udp_stream::get_granted_buffer_size() const
+{
+    return static_cast<const impl&>(writer()).granted_buffer;
+}
 
 void udp_stream::impl::build_messages(const packet* packets,
                                       std::size_t first,
@@ -270,11 +278,11 @@ void udp_stream::impl::build_messages(const packet* packets,
     message_first[n_messages] = n;
 }
 
-std::size_t udp_stream::write_packets(const packet* packets,
-                                      std::size_t n,
-                                      boost::system::error_code& ec)
+std::size_t udp_stream::impl::write_packets(const packet* packets,
+                                            std::size_t n,
+                                            boost::system::error_code& ec)
 {
-    impl& d = *d_impl;
+    impl& d = *this;
     n = std::min(n, max_batch);
     d.iovecs.clear();
     for (std::size_t i = 0; i < n; i++) {

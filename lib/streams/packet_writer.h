@@ -1,0 +1,77 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_STREAMS_PACKET_WRITER_H
+#define INCLUDED_SPEAD_STREAMS_PACKET_WRITER_H
+
+#include "protocol/packetiser.h"
+#include <gnuradio/spead/api.h>
+#include <gnuradio/spead/stats.h>
+#include <boost/system/error_code.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+namespace gr {
+namespace spead {
+namespace send {
+
+class stream;
+
+/*! One SPEAD packet for a transport: pieces (header first) and destination. */
+struct packet {
+    const packet_piece* pieces;
+    std::size_t n_pieces;
+    std::size_t size;
+    std::size_t substream;
+};
+
+/*!
+ * \brief The transport half of a send stream: puts packets on the wire (kernel
+ * sockets, an ibverbs queue pair, a capture file).
+ *
+ * A send::stream owns its writer and calls it from its writer thread only. The stream
+ * starts that thread once the writer exists and joins it before the writer is
+ * destroyed, so a writer needs no thread code and no ordering rules.
+ */
+class SPEAD_API packet_writer
+{
+public:
+    virtual ~packet_writer() = default;
+
+    /*!
+     * Writes \p n packets. May return before the transport is done with the packets'
+     * memory (asynchronous NICs); sets \p ec on failure.
+     * \return packets accepted; the rest of the batch counts as failed.
+     */
+    virtual std::size_t write_packets(const packet* packets,
+                                      std::size_t n,
+                                      boost::system::error_code& ec) = 0;
+
+    /*!
+     * Packets written so far that the transport is done with (their memory may be
+     * reused), of \p written accepted by write_packets(). Synchronous transports keep
+     * the default (all of them). With \p wait, blocks until all written packets are
+     * done. Errors found on completion go to \p ec.
+     */
+    virtual std::uint64_t
+    reap_completions(bool wait, boost::system::error_code& ec, std::uint64_t written);
+
+protected:
+    /*! Adds to the stream's counters (e.g. packets_zero_copy). */
+    void count(send_stat s, std::uint64_t n);
+
+private:
+    friend class stream;
+    std::function<void(send_stat, std::uint64_t)> d_count;
+};
+
+} // namespace send
+} // namespace spead
+} // namespace gr
+
+#endif /* INCLUDED_SPEAD_STREAMS_PACKET_WRITER_H */
