@@ -118,7 +118,7 @@ bench::trial_result loopback_trial(const po::variables_map& vm,
     o.burst = vm["burst"].as<std::size_t>();
     const bench::sender_report sent = bench::send_heaps(o);
 
-    settle([&src] { return src->heaps_output(); });
+    settle([&src] { return src->stats().at("heaps_output"); });
     tb->stop();
     tb->wait();
     const auto s = src->stats();
@@ -216,20 +216,21 @@ double sink_run(const po::variables_map& vm, std::size_t packet)
     tb->start();
     std::this_thread::sleep_for(std::chrono::milliseconds(500)); // warm up
     const auto t0 = std::chrono::steady_clock::now();
-    const std::uint64_t b0 = snk->bytes();
-    const std::uint64_t p0 = snk->packets();
+    const auto before = snk->stats();
     std::this_thread::sleep_for(
         std::chrono::duration<double>(vm["seconds"].as<double>()));
-    const std::uint64_t b1 = snk->bytes();
-    const std::uint64_t p1 = snk->packets();
+    const auto after = snk->stats();
+    const std::uint64_t b0 = before.at("bytes"), b1 = after.at("bytes");
+    const std::uint64_t p0 = before.at("packets"), p1 = after.at("packets");
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     tb->stop();
     tb->wait();
     const double gbps = (b1 - b0) * 8e-9 / seconds;
     std::cout << "  packet " << packet << ": " << gbps << " Gb/s, " << p1 - p0
-              << " packets in " << seconds << " s (heaps failed " << snk->heaps_failed()
-              << ", the discard socket dropped " << discard.drops() << ")" << std::endl;
+              << " packets in " << seconds << " s (heaps failed "
+              << snk->stats().at("heaps_failed") << ", the discard socket dropped "
+              << discard.drops() << ")" << std::endl;
     return gbps;
 }
 

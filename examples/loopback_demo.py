@@ -161,7 +161,7 @@ def main():
         seen = rx.stats()["packets"]
         if seen != last_seen:
             last_seen, last_change = seen, time.monotonic()
-        sender_done = tx.data_heaps() >= args.heaps
+        sender_done = tx.stats()["data_heaps"] >= args.heaps
         if (sender_done and time.monotonic() - last_change > 2.0) or \
                 time.monotonic() - started > args.timeout:
             print("(no stop heap arrived: stopping the flowgraph)", flush=True)

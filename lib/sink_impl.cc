@@ -333,12 +333,6 @@ int sink_impl::general_work(int /*noutput_items*/,
     return 0;
 }
 
-std::uint64_t sink_impl::stream_stat(send_stat s) const
-{
-    std::lock_guard<std::mutex> lock(d_stream_mutex);
-    return d_stream ? d_stream->get_stats()[s] : d_last_stats[s];
-}
-
 std::map<std::string, std::uint64_t> sink_impl::stats() const
 {
     std::map<std::string, std::uint64_t> out;
@@ -351,14 +345,6 @@ std::map<std::string, std::uint64_t> sink_impl::stats() const
     for (const auto& kv : d_mapping.counters())
         out[kv.first] = kv.second;
     return out;
-}
-
-std::uint64_t sink_impl::heaps() const { return stream_stat(send_stat::heaps); }
-std::uint64_t sink_impl::packets() const { return stream_stat(send_stat::packets); }
-std::uint64_t sink_impl::bytes() const { return stream_stat(send_stat::bytes); }
-std::uint64_t sink_impl::heaps_failed() const
-{
-    return stream_stat(send_stat::heaps_failed);
 }
 
 std::string sink_impl::active_transport() const

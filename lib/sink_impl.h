@@ -42,11 +42,6 @@ public:
                      gr_vector_void_star& output_items) override;
 
     std::map<std::string, std::uint64_t> stats() const override;
-    std::uint64_t heaps() const override;
-    std::uint64_t packets() const override;
-    std::uint64_t bytes() const override;
-    std::uint64_t data_heaps() const override { return d_mapping.data_heaps(); }
-    std::uint64_t heaps_failed() const override;
     std::string active_transport() const override;
 
 private:
@@ -68,7 +63,6 @@ private:
     void send_packet(const std::uint8_t* data, std::size_t items);
     std::size_t max_input_items() const;
     void publish_stats_if_due(bool force);
-    std::uint64_t stream_stat(send_stat s) const;
 
     sink_plan d_plan; //!< fixed after construction (but for auto's fallback)
     stream_to_heap d_mapping;

@@ -242,12 +242,6 @@ bool source_impl::take_heap()
     return verdict == heap_to_stream::verdict::output;
 }
 
-std::uint64_t source_impl::stream_stat(recv_stat s) const
-{
-    std::lock_guard<std::mutex> lock(d_stream_mutex);
-    return d_stream ? d_stream->get_stats()[s] : d_last_stats[s];
-}
-
 std::map<std::string, std::uint64_t> source_impl::stats() const
 {
     std::map<std::string, std::uint64_t> out;
@@ -276,21 +270,6 @@ std::vector<std::string> source_impl::bound_endpoints() const
 std::string source_impl::active_transport() const
 {
     return transport_name(d_plan.transport.kind);
-}
-
-std::uint64_t source_impl::heaps() const { return stream_stat(recv_stat::heaps); }
-std::uint64_t source_impl::packets() const { return stream_stat(recv_stat::packets); }
-std::uint64_t source_impl::incomplete_heaps_evicted() const
-{
-    return stream_stat(recv_stat::incomplete_heaps_evicted);
-}
-std::uint64_t source_impl::heaps_dropped_queue_full() const
-{
-    return stream_stat(recv_stat::heaps_dropped_queue_full);
-}
-std::uint64_t source_impl::packets_dropped_socket_overflow() const
-{
-    return stream_stat(recv_stat::packets_dropped_socket_overflow);
 }
 
 void source_impl::publish_stats_if_due(bool force)

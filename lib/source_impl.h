@@ -37,13 +37,6 @@ public:
              gr_vector_void_star& output_items) override;
 
     std::map<std::string, std::uint64_t> stats() const override;
-    std::uint64_t heaps() const override;
-    std::uint64_t packets() const override;
-    std::uint64_t heaps_output() const override { return d_heaps_output.load(); }
-    std::uint64_t incomplete_heaps_evicted() const override;
-    std::uint64_t heaps_dropped_queue_full() const override;
-    std::uint64_t packets_dropped_socket_overflow() const override;
-    std::uint64_t bytes_output() const override { return d_bytes_output.load(); }
     std::vector<std::string> bound_endpoints() const override;
     std::string active_transport() const override;
 
@@ -55,7 +48,6 @@ private:
      * has nothing to output (counted). */
     bool take_heap();
     void publish_stats_if_due(bool force);
-    std::uint64_t stream_stat(recv_stat s) const;
 
     source_plan d_plan; //!< fixed after construction (but for auto's fallback)
     heap_to_stream d_mapping;

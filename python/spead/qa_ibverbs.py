@@ -74,7 +74,7 @@ def send(transport, endpoints, seed, interface=""):
     print("SINK_TRANSPORT", tx.active_transport(), flush=True)
     tb.connect(src, tx)
     qa.run_to_completion(tb, timeout=PEER_TIMEOUT - 10)
-    print("SENT", tx.data_heaps(), flush=True)
+    print("SENT", tx.stats()["data_heaps"], flush=True)
 
 
 def run_peer_in_host(i, args, extra_env=None, prefix=(), timeout=PEER_TIMEOUT):

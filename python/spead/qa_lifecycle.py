@@ -119,7 +119,7 @@ class qa_lifecycle(gr_unittest.TestCase):
             self.tb.start()
             tx_tb.rewind()
             qa.run_to_completion(tx_tb)
-            self.assertTrue(qa.wait_for(lambda: rx.heaps_output() == 2))
+            self.assertTrue(qa.wait_for(lambda: rx.stats()["heaps_output"] == 2))
             qa.stop_and_wait(self.tb)
 
         cycle()

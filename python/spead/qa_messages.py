@@ -62,7 +62,7 @@ class qa_messages(gr_unittest.TestCase):
         heaps = [m["data_heaps"] for m in progress]
         self.assertEqual(heaps, sorted(heaps))
         self.assertLess(heaps[0], heaps[-1])
-        self.assertEqual(tx.data_heaps(), 50)
+        self.assertEqual(tx.stats()["data_heaps"], 50)
 
     def test_descriptors_are_announced_once_each(self):
         rx, tx = self.loop([128] * 5, sink_kwargs={"payload_name": "samples",

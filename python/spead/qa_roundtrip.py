@@ -70,7 +70,7 @@ class qa_roundtrip(gr_unittest.TestCase):
         # the payload descriptor follows the packet length, so it is re-sent on change
         self.assertEqual(stats["heaps_without_payload"], tx.stats()["control_heaps"] - 1)
         self.assertEqual(stats["stop_heaps"], 1)
-        self.assertEqual(tx.data_heaps(), len(lengths))
+        self.assertEqual(tx.stats()["data_heaps"], len(lengths))
 
     def test_source_to_sink_to_source_round_trips_heaps_and_tags(self):
         lengths = [64, 1024, 333, 8000, 2, 4096, 4096, 10]

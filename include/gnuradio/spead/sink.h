@@ -142,16 +142,6 @@ public:
      * heaps_rejected and tags_too_wide.
      */
     virtual std::map<std::string, std::uint64_t> stats() const = 0;
-    /*! Heaps sent completely (data and control). */
-    virtual std::uint64_t heaps() const = 0;
-    /*! Packets sent. */
-    virtual std::uint64_t packets() const = 0;
-    /*! SPEAD packet bytes (UDP payload) sent. */
-    virtual std::uint64_t bytes() const = 0;
-    /*! Data heaps handed to the send stream. */
-    virtual std::uint64_t data_heaps() const = 0;
-    /*! Heaps not (fully) sent because of a transport error. */
-    virtual std::uint64_t heaps_failed() const = 0;
     /*! The transport in use: `udp`, `ibverbs` or `pcap` (what `auto` resolved to). */
     virtual std::string active_transport() const = 0;
 };

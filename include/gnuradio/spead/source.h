@@ -149,20 +149,6 @@ public:
      * heaps_dropped_too_large_for_output.
      */
     virtual std::map<std::string, std::uint64_t> stats() const = 0;
-    /*! Complete heaps received. */
-    virtual std::uint64_t heaps() const = 0;
-    /*! Valid SPEAD packets received. */
-    virtual std::uint64_t packets() const = 0;
-    /*! Heaps whose payload went to the output stream. */
-    virtual std::uint64_t heaps_output() const = 0;
-    /*! Incomplete heaps pushed out of the live window. */
-    virtual std::uint64_t incomplete_heaps_evicted() const = 0;
-    /*! Heaps dropped because work() fell behind (queue full). */
-    virtual std::uint64_t heaps_dropped_queue_full() const = 0;
-    /*! Datagrams the kernel dropped because the socket buffer was full. */
-    virtual std::uint64_t packets_dropped_socket_overflow() const = 0;
-    /*! Bytes of stream payload output. */
-    virtual std::uint64_t bytes_output() const = 0;
 
     /*! Address:port each udp socket is bound to (one per distinct port; 0.0.0.0 when
      * several addresses share a port), or each endpoint an ibverbs flow steers; empty

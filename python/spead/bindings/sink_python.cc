@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(sink.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(03dac102160bc6cd90d69a3ed017d3ab)                     */
+/* BINDTOOL_HEADER_FILE_HASH(a87cc700f9014392d9fb578a61bf08e6)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -65,21 +65,6 @@ void bind_sink(py::module& m)
 
 
         .def("stats", &sink::stats, D(sink, stats))
-
-
-        .def("heaps", &sink::heaps, D(sink, heaps))
-
-
-        .def("packets", &sink::packets, D(sink, packets))
-
-
-        .def("bytes", &sink::bytes, D(sink, bytes))
-
-
-        .def("data_heaps", &sink::data_heaps, D(sink, data_heaps))
-
-
-        .def("heaps_failed", &sink::heaps_failed, D(sink, heaps_failed))
 
 
         .def("active_transport", &sink::active_transport, D(sink, active_transport))

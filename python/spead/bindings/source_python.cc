@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(7d7029f4cacc0db7f1d8acfea5c6351e)                     */
+/* BINDTOOL_HEADER_FILE_HASH(d35d0d05f5a3bed850262b139e836c12)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -66,33 +66,6 @@ void bind_source(py::module& m)
 
 
         .def("stats", &source::stats, D(source, stats))
-
-
-        .def("heaps", &source::heaps, D(source, heaps))
-
-
-        .def("packets", &source::packets, D(source, packets))
-
-
-        .def("heaps_output", &source::heaps_output, D(source, heaps_output))
-
-
-        .def("incomplete_heaps_evicted",
-             &source::incomplete_heaps_evicted,
-             D(source, incomplete_heaps_evicted))
-
-
-        .def("heaps_dropped_queue_full",
-             &source::heaps_dropped_queue_full,
-             D(source, heaps_dropped_queue_full))
-
-
-        .def("packets_dropped_socket_overflow",
-             &source::packets_dropped_socket_overflow,
-             D(source, packets_dropped_socket_overflow))
-
-
-        .def("bytes_output", &source::bytes_output, D(source, bytes_output))
 
 
         .def("bound_endpoints", &source::bound_endpoints, D(source, bound_endpoints))

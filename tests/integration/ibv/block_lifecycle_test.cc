@@ -166,9 +166,9 @@ TEST(BlockLifecycle, IbverbsSourceAndSinkStartStopCyclesReleaseEverything)
         std::uint64_t heaps_in_last_cycle = 0;
         for (int cycle = 0; cycle < cycles; cycle++) {
             tb->start();
-            ASSERT_TRUE(wait_for([&] { return tx->data_heaps() >= 3; }, 10s))
+            ASSERT_TRUE(wait_for([&] { return tx->stats().at("data_heaps") >= 3; }, 10s))
                 << "cycle " << cycle << ": no heap went through";
-            heaps_in_last_cycle = tx->data_heaps();
+            heaps_in_last_cycle = tx->stats().at("data_heaps");
             tb->stop();
             tb->wait();
             // stop() closed both: only the device context (rdma_cm's) remains.

@@ -30,19 +30,4 @@ static const char* __doc_gr_spead_sink_make = R"doc()doc";
 static const char* __doc_gr_spead_sink_stats = R"doc()doc";
 
 
-static const char* __doc_gr_spead_sink_heaps = R"doc()doc";
-
-
-static const char* __doc_gr_spead_sink_packets = R"doc()doc";
-
-
-static const char* __doc_gr_spead_sink_bytes = R"doc()doc";
-
-
-static const char* __doc_gr_spead_sink_data_heaps = R"doc()doc";
-
-
-static const char* __doc_gr_spead_sink_heaps_failed = R"doc()doc";
-
-
 static const char* __doc_gr_spead_sink_active_transport = R"doc()doc";

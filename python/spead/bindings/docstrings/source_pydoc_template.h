@@ -30,27 +30,6 @@ static const char* __doc_gr_spead_source_make = R"doc()doc";
 static const char* __doc_gr_spead_source_stats = R"doc()doc";
 
 
-static const char* __doc_gr_spead_source_heaps = R"doc()doc";
-
-
-static const char* __doc_gr_spead_source_packets = R"doc()doc";
-
-
-static const char* __doc_gr_spead_source_heaps_output = R"doc()doc";
-
-
-static const char* __doc_gr_spead_source_incomplete_heaps_evicted = R"doc()doc";
-
-
-static const char* __doc_gr_spead_source_heaps_dropped_queue_full = R"doc()doc";
-
-
-static const char* __doc_gr_spead_source_packets_dropped_socket_overflow = R"doc()doc";
-
-
-static const char* __doc_gr_spead_source_bytes_output = R"doc()doc";
-
-
 static const char* __doc_gr_spead_source_bound_endpoints = R"doc()doc";
 
 
