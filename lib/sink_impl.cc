@@ -24,17 +24,6 @@ namespace {
 /*! How long a wait for a free slot lasts before checking for a stop request. */
 constexpr std::chrono::milliseconds slot_wait(100);
 
-/*! Plans the sink, logging a bad parameter before it is thrown. */
-sink_plan checked_plan(const sink_params& params, const gr::logger_ptr& logger)
-{
-    try {
-        return plan_sink(params, logger);
-    } catch (const std::invalid_argument& e) {
-        logger->error("{}", e.what());
-        throw;
-    }
-}
-
 } // namespace
 
 sink::sptr sink::make(const std::string& transport,
@@ -76,7 +65,7 @@ sink_impl::sink_impl(const sink_params& params)
           "spead_sink",
           gr::io_signature::make(1, 1, io_signature_size(params.item_type, params.vlen)),
           gr::io_signature::make(0, 0, 0)),
-      d_plan(checked_plan(params, d_logger)),
+      d_plan(logged_on_error(d_logger, [&] { return plan_sink(params, d_logger); })),
       d_mapping(d_plan.mapping, d_logger),
       d_stats_timer(d_plan.stats_interval),
       d_io_guard(boost::asio::make_work_guard(d_io)),

@@ -42,17 +42,6 @@ std::string joined(const std::vector<std::string>& parts)
     return out;
 }
 
-/*! Plans the source, logging a bad parameter before it is thrown. */
-source_plan checked_plan(const source_params& params, const gr::logger_ptr& logger)
-{
-    try {
-        return plan_source(params, logger);
-    } catch (const std::invalid_argument& e) {
-        logger->error("{}", e.what());
-        throw;
-    }
-}
-
 } // namespace
 
 source::sptr source::make(const std::string& transport,
@@ -92,7 +81,7 @@ source_impl::source_impl(const source_params& params)
           "spead_source",
           gr::io_signature::make(0, 0, 0),
           gr::io_signature::make(1, 1, io_signature_size(params.item_type, params.vlen))),
-      d_plan(checked_plan(params, d_logger)),
+      d_plan(logged_on_error(d_logger, [&] { return plan_source(params, d_logger); })),
       d_mapping(d_plan.mapping, d_logger),
       d_stats_timer(d_plan.stats_interval),
       d_descriptors_port(pmt::mp("descriptors")),

@@ -16,6 +16,7 @@
 #include <gnuradio/spead/api.h>
 #include <cstddef>
 #include <exception>
+#include <stdexcept>
 #include <string>
 
 namespace gr {
@@ -79,6 +80,19 @@ void open_with_fallback(transport_choice& choice,
                      e.what());
         choice.kind = transport_kind::udp;
         open(choice.kind);
+    }
+}
+
+/*! Returns \p make(), logging a std::invalid_argument (a bad block parameter) before
+ * it propagates, as GNU Radio blocks do. */
+template <typename Make>
+auto logged_on_error(const gr::logger_ptr& logger, Make&& make) -> decltype(make())
+{
+    try {
+        return make();
+    } catch (const std::invalid_argument& e) {
+        logger->error("{}", e.what());
+        throw;
     }
 }
 
