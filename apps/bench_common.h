@@ -14,6 +14,7 @@
 
 #include "heap_generator.h"
 #include <gnuradio/spead/stats.h>
+#include <boost/program_options/variables_map.hpp>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -152,9 +153,10 @@ unsigned short free_udp_port();
 /*! Parses "2,4,8" or "2 4 8" into rates. \throws std::invalid_argument */
 std::vector<double> parse_rates(const std::string& text);
 
-/*! spead_bench loopback|sink (bench_flowgraph.cc): parses its own options from the
- * whole command line and returns the exit status. */
-int run_flowgraph_bench(int argc, char** argv);
+/*! spead_bench loopback and sink (bench_flowgraph.cc), given spead_bench's parsed
+ * options; each returns the exit status. */
+int run_loopback(const boost::program_options::variables_map& vm);
+int run_sink(const boost::program_options::variables_map& vm);
 
 } // namespace bench
 } // namespace apps

@@ -142,34 +142,6 @@ bench::trial_result loopback_trial(const po::variables_map& vm,
     return r;
 }
 
-int run_loopback(const po::variables_map& vm)
-{
-    bench::search_options search;
-    search.rates = bench::parse_rates(vm["rates"].as<std::string>());
-    search.runs = vm["runs"].as<int>();
-    search.refine = vm["refine"].as<int>();
-    std::cout << "loopback: spead.source (udp, 127.0.0.1) -> blocks.null_sink, "
-              << vm["heap-size"].as<std::size_t>() << "-byte heaps from spead_send's "
-              << "generator in this process, " << vm["seconds"].as<double>()
-              << " s per run; " << bench::load_average() << "\n";
-    std::vector<std::pair<std::size_t, double>> figures;
-    for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
-        bool announce = true;
-        figures.emplace_back(packet,
-                             bench::search_lossless_rate(
-                                 [&](double rate) {
-                                     auto r = loopback_trial(vm, packet, rate, announce);
-                                     announce = false;
-                                     return r;
-                                 },
-                                 search,
-                                 "loopback packet " + std::to_string(packet)));
-    }
-    for (const auto& [packet, gbps] : figures)
-        std::cout << "loopback_lossless_gbps_" << packet << ": " << gbps << "\n";
-    return 0;
-}
-
 double sink_run(const po::variables_map& vm, std::size_t packet)
 {
     const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
@@ -234,7 +206,37 @@ double sink_run(const po::variables_map& vm, std::size_t packet)
     return gbps;
 }
 
-int run_sink(const po::variables_map& vm)
+} // namespace
+
+int bench::run_loopback(const po::variables_map& vm)
+{
+    bench::search_options search;
+    search.rates = bench::parse_rates(vm["rates"].as<std::string>());
+    search.runs = vm["runs"].as<int>();
+    search.refine = vm["refine"].as<int>();
+    std::cout << "loopback: spead.source (udp, 127.0.0.1) -> blocks.null_sink, "
+              << vm["heap-size"].as<std::size_t>() << "-byte heaps from spead_send's "
+              << "generator in this process, " << vm["seconds"].as<double>()
+              << " s per run; " << bench::load_average() << "\n";
+    std::vector<std::pair<std::size_t, double>> figures;
+    for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
+        bool announce = true;
+        figures.emplace_back(packet,
+                             bench::search_lossless_rate(
+                                 [&](double rate) {
+                                     auto r = loopback_trial(vm, packet, rate, announce);
+                                     announce = false;
+                                     return r;
+                                 },
+                                 search,
+                                 "loopback packet " + std::to_string(packet)));
+    }
+    for (const auto& [packet, gbps] : figures)
+        std::cout << "loopback_lossless_gbps_" << packet << ": " << gbps << "\n";
+    return 0;
+}
+
+int bench::run_sink(const po::variables_map& vm)
 {
     const int runs = vm["runs"].as<int>();
     const std::string source_kind = vm["source"].as<std::string>();
@@ -259,64 +261,4 @@ int run_sink(const po::variables_map& vm)
     for (const auto& [packet, gbps] : figures)
         std::cout << "sink_gbps_" << packet << ": " << gbps << "\n";
     return 0;
-}
-
-} // namespace
-
-int gr::spead::apps::bench::run_flowgraph_bench(int argc, char** argv)
-{
-    po::options_description options("spead_bench loopback|sink options");
-    // clang-format off
-    options.add_options()
-        ("help,h", "show this help")
-        ("packet", po::value<std::vector<std::size_t>>()->multitoken()
-             ->default_value({ 8972, 1472 }, "8972 1472"), "packet sizes (bytes)")
-        ("heap-size", po::value<std::size_t>()->default_value(1 << 20), "heap payload (bytes)")
-        ("seconds", po::value<double>()->default_value(3.0), "seconds per run")
-        ("runs", po::value<int>()->default_value(3), "loopback: consecutive lossless runs a rate needs; sink: runs per packet size")
-        ("rates", po::value<std::string>()->default_value("2,4,6,8,10,12,14,16"), "loopback: rates to try, Gb/s, ascending until heaps are lost")
-        ("refine", po::value<int>()->default_value(2), "loopback: bisection steps between the last lossless and the first lossy rate")
-        ("buffer", po::value<std::size_t>()->default_value(recv::udp_config::default_buffer_size), "loopback: socket receive buffer (bytes; as root the bench lifts net.core.rmem_max for it)")
-        ("max-heap-size", po::value<std::size_t>()->default_value(2 << 20), "loopback: the source's max_heap_size (its output buffer holds two)")
-        ("queue-heaps", po::value<std::size_t>()->default_value(0), "loopback: the source's queue_heaps (0: its default)")
-        ("burst", po::value<std::size_t>()->default_value(65536), "loopback: sender burst (bytes)")
-        ("source", po::value<std::string>()->default_value("null"), "sink: what feeds the sink: null (blocks.null_source), vector (blocks.vector_source, repeating) or none (writes nothing)");
-    // clang-format on
-    po::options_description hidden;
-    hidden.add_options()("mode", po::value<std::string>(), "mode");
-    po::positional_options_description positional;
-    positional.add("mode", 1);
-    po::options_description all;
-    all.add(options).add(hidden);
-    po::variables_map vm;
-    try {
-        po::store(
-            po::command_line_parser(argc, argv).options(all).positional(positional).run(),
-            vm);
-        po::notify(vm);
-        if (vm.count("help")) {
-            std::cout << "usage: spead_bench loopback|sink [options]\n" << options;
-            return 0;
-        }
-        if (!vm.count("mode"))
-            throw po::error("give a mode: loopback or sink");
-    } catch (const po::error& e) {
-        std::cerr << "spead_bench: " << e.what() << "\n\n" << options;
-        return 2;
-    }
-    const std::string mode = vm["mode"].as<std::string>();
-    try {
-        if (mode == "loopback")
-            return run_loopback(vm);
-        if (mode == "sink")
-            return run_sink(vm);
-    } catch (const std::invalid_argument& e) {
-        std::cerr << "spead_bench: " << e.what() << "\n";
-        return 2;
-    } catch (const std::exception& e) {
-        std::cerr << "spead_bench: " << e.what() << "\n";
-        return 1;
-    }
-    std::cerr << "spead_bench: unknown mode '" << mode << "'; use loopback or sink\n";
-    return 2;
 }

@@ -10,7 +10,9 @@
 //   spead_bench mem [--packet N] [--heap-size N] [--total-bytes N] [--repeat N]
 //   spead_bench send [--packet N...] [--seconds S] [--runs N] [--dest HOST:PORT]
 //   spead_bench recv [--packet N...] [--rates R,...] [--runs N] [--buffer BYTES]
-//   spead_bench loopback | sink [...]   (GNU Radio flowgraphs: bench_flowgraph.cc)
+//   spead_bench loopback [--packet N...] [--rates R,...] [--max-heap-size N]
+//   [--queue-heaps N] spead_bench sink [--packet N...] [--seconds S] [--runs N] [--source
+//   null|vector|none]
 //
 // mem: cuts heaps into packets in memory, then decodes and assembles them on one
 // thread, next to a memcpy ceiling measured in the same run on the same bytes (each
@@ -20,8 +22,7 @@
 // recv: recv::stream with a udp_reader on 127.0.0.1, fed by spead_send's generator in
 // this process at a set rate; a consumer thread takes the heaps. The highest rate with
 // no heap lost in --runs consecutive runs: the transport's share of the loopback figure.
-// loopback and sink run GNU Radio flowgraphs with the blocks (bench_flowgraph.cc);
-// their options are their own, so they get the command line unparsed.
+// loopback and sink run GNU Radio flowgraphs with the blocks (bench_flowgraph.cc).
 
 #include "bench_common.h"
 #include "protocol/heap_assembler.h"
@@ -384,18 +385,6 @@ int run_recv(const po::variables_map& vm)
 
 int main(int argc, char** argv)
 {
-    // The flowgraph modes have options of their own: hand them over unparsed.
-    for (int i = 1; i < argc; i++) {
-        const std::string arg = argv[i];
-        if (arg == "loopback" || arg == "sink") {
-            try {
-                return bench::run_flowgraph_bench(argc, argv);
-            } catch (const std::exception& e) {
-                std::cerr << "spead_bench: " << e.what() << "\n";
-                return 1;
-            }
-        }
-    }
     po::options_description options("spead_bench options");
     // clang-format off
     options.add_options()
@@ -406,12 +395,15 @@ int main(int argc, char** argv)
         ("total-bytes", po::value<std::uint64_t>()->default_value(std::uint64_t(1) << 30),
              "mem: bytes of heaps built in memory")
         ("repeat", po::value<int>()->default_value(11), "mem: runs per packet size (the median is reported)")
-        ("seconds", po::value<double>()->default_value(3.0), "send, recv: seconds per run")
-        ("runs", po::value<int>()->default_value(3), "send: runs per packet size; recv: consecutive lossless runs a rate needs")
-        ("rates", po::value<std::string>()->default_value("2,4,6,8,10,12,14,16"), "recv: rates to try, Gb/s, ascending until heaps are lost")
-        ("refine", po::value<int>()->default_value(2), "recv: bisection steps between the last lossless and the first lossy rate")
-        ("buffer", po::value<std::size_t>()->default_value(recv::udp_config::default_buffer_size), "recv: socket receive buffer (bytes; as root the bench lifts net.core.rmem_max for it)")
-        ("burst", po::value<std::size_t>()->default_value(65536), "send, recv: sender burst (bytes)")
+        ("seconds", po::value<double>()->default_value(3.0), "send, recv, loopback, sink: seconds per run")
+        ("runs", po::value<int>()->default_value(3), "send, sink: runs per packet size; recv, loopback: consecutive lossless runs a rate needs")
+        ("rates", po::value<std::string>()->default_value("2,4,6,8,10,12,14,16"), "recv, loopback: rates to try, Gb/s, ascending until heaps are lost")
+        ("refine", po::value<int>()->default_value(2), "recv, loopback: bisection steps between the last lossless and the first lossy rate")
+        ("buffer", po::value<std::size_t>()->default_value(recv::udp_config::default_buffer_size), "recv, loopback: socket receive buffer (bytes; as root the bench lifts net.core.rmem_max for it)")
+        ("burst", po::value<std::size_t>()->default_value(65536), "send, recv, loopback: sender burst (bytes)")
+        ("max-heap-size", po::value<std::size_t>()->default_value(2 << 20), "loopback: the source's max_heap_size (its output buffer holds two)")
+        ("queue-heaps", po::value<std::size_t>()->default_value(0), "loopback: the source's queue_heaps (0: its default)")
+        ("source", po::value<std::string>()->default_value("null"), "sink: what feeds the sink: null (blocks.null_source), vector (blocks.vector_source, repeating) or none (writes nothing)")
         ("dest", po::value<std::string>(), "send: destination HOST:PORT (default: a discard socket on 127.0.0.1)");
     // clang-format on
     po::options_description hidden;
@@ -434,7 +426,6 @@ int main(int argc, char** argv)
     try {
         if (vm.count("help")) {
             std::cout << "usage: spead_bench [mem|send|recv|loopback|sink] [options]\n"
-                      << "(spead_bench loopback --help lists the flowgraph options)\n"
                       << options;
             return 0;
         }
@@ -444,6 +435,10 @@ int main(int argc, char** argv)
             return run_send(vm);
         if (mode == "recv")
             return run_recv(vm);
+        if (mode == "loopback")
+            return bench::run_loopback(vm);
+        if (mode == "sink")
+            return bench::run_sink(vm);
     } catch (const std::invalid_argument& e) {
         std::cerr << "spead_bench: " << e.what() << "\n";
         return 2;
