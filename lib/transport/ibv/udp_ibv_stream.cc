@@ -158,10 +158,7 @@ struct udp_ibv_stream::impl : packet_writer {
     const region* find_region(const std::uint8_t* p, std::size_t length);
     /*! SGEs for \p p: copies into the slot, zero-copy from regions. \return false
      * when the packet needs more SGEs than the QP takes. */
-    bool gather(const packet& p,
-                std::uint8_t* frame,
-                ibv_send_wr& wr,
-                bool& zero_copy);
+    bool gather(const packet& p, std::uint8_t* frame, ibv_send_wr& wr, bool& zero_copy);
     /*! Fills WR \p wr (and its slot) for \p p. \return true if zero-copy. */
     bool build(const packet& p, std::uint64_t sequence, ibv_send_wr& wr);
     /*! Posts the chain built so far; its last WR is signalled. */
@@ -547,9 +544,7 @@ bool udp_ibv_stream::impl::gather(const packet& p,
     return true;
 }
 
-bool udp_ibv_stream::impl::build(const packet& p,
-                                 std::uint64_t sequence,
-                                 ibv_send_wr& wr)
+bool udp_ibv_stream::impl::build(const packet& p, std::uint64_t sequence, ibv_send_wr& wr)
 {
     std::uint8_t* frame = ring.get() + (sequence % n_slots) * slot_size;
     if (p.size + udp_frame_overhead > slot_size)
