@@ -244,15 +244,27 @@ heap_assembler::slot* heap_assembler::find_slot(std::uint64_t cnt)
 
 heap_assembler::slot& heap_assembler::claim_slot()
 {
-    slot* oldest = nullptr;
-    for (slot& s : d_slots) {
-        if (!s.storage && !s.too_large)
-            return s;
-        if (!oldest || s.age < oldest->age)
-            oldest = &s;
+    // The new heap takes age d_next_age. A live heap that max_heaps newer heaps have
+    // started since has had its chance: it leaves, oldest first, whether or not the
+    // heaps after it completed (so a lost packet cannot keep a heap live for ever).
+    // The ages of the heaps that stay are then within max_heaps - 1 of the new one, so
+    // a slot is free.
+    const std::uint64_t max_heaps = d_slots.size();
+    for (;;) {
+        slot* oldest = nullptr;
+        slot* free = nullptr;
+        for (slot& s : d_slots) {
+            if (!s.storage && !s.too_large)
+                free = &s;
+            else if (!oldest || s.age < oldest->age)
+                oldest = &s;
+        }
+        if (!oldest || oldest->age + max_heaps > d_next_age)
+            return *free;
+        retire(*oldest, recv_stat::incomplete_heaps_evicted);
+        if (d_stopped)
+            return *oldest; // the evicted heap was a complete stop heap: all is flushed
     }
-    retire(*oldest, recv_stat::incomplete_heaps_evicted);
-    return *oldest;
 }
 
 void heap_assembler::start_heap(slot& s, const packet_header& packet)

@@ -46,8 +46,10 @@ struct SPEAD_API assembler_config {
 /*!
  * \brief Turns SPEAD packets into heaps: no I/O, no threads, no allocation per packet.
  *
- * Packets of a heap may come in any order and interleaved with other heaps. The window
- * holds max_heaps live heaps; a new heap when it is full evicts the oldest. Each
+ * Packets of a heap may come in any order and interleaved with other heaps. A heap
+ * stays live until it completes or until max_heaps newer heaps have started, whichever
+ * comes first (so at most max_heaps are live, and a heap that lost a packet leaves
+ * after max_heaps more heaps however many of them completed). Each
  * packet ends in exactly one counter (see docs/statistics.md). Not thread-safe: the
  * owner serialises calls.
  */

@@ -242,7 +242,7 @@ TEST_F(assembler_test, interleaved_heaps_assemble_independently)
         EXPECT_EQ(payload_of(h), pattern(500, std::uint8_t(h.cnt())));
 }
 
-TEST_F(assembler_test, window_evicts_the_oldest_heap)
+TEST_F(assembler_test, a_heap_leaves_once_max_heaps_newer_heaps_have_started)
 {
     assembler_config config;
     config.max_heaps = 3;
@@ -250,9 +250,12 @@ TEST_F(assembler_test, window_evicts_the_oldest_heap)
     for (std::uint64_t cnt = 1; cnt <= 3; cnt++)
         add(heap_packets(cnt, 200, 100)[0]);
     add(heap_packets(2, 200, 100)[1]); // heap 2 completes: window has 1, 3
-    add(heap_packets(4, 200, 100)[0]); // free slot: nothing evicted
     EXPECT_EQ(stat(recv_stat::incomplete_heaps_evicted), 0u);
-    add(heap_packets(5, 200, 100)[0]); // full: evicts heap 1, the oldest
+    // Heaps 2, 3 and 4 started after heap 1: it leaves although a slot is free.
+    add(heap_packets(4, 200, 100)[0]);
+    EXPECT_EQ(stat(recv_stat::incomplete_heaps_evicted), 1u);
+    EXPECT_EQ(assembler->live_heaps(), 2u);
+    add(heap_packets(5, 200, 100)[0]); // only 4 and 5 are newer than heap 3: it stays
     EXPECT_EQ(stat(recv_stat::incomplete_heaps_evicted), 1u);
     add(heap_packets(1, 200, 100)[1]); // late packet of the evicted heap
     EXPECT_EQ(stat(recv_stat::packets_late), 1u);
@@ -260,6 +263,38 @@ TEST_F(assembler_test, window_evicts_the_oldest_heap)
     ASSERT_EQ(heaps.size(), 2u);
     EXPECT_EQ(heaps[0].cnt(), 2u);
     EXPECT_EQ(heaps[1].cnt(), 3u);
+}
+
+TEST_F(assembler_test, completed_heaps_advance_the_window_past_a_heap_that_lost_a_packet)
+{
+    // One sender, heaps in order, heap 5 loses a packet: it comes out (deliver) right
+    // after heap 5 + max_heaps starts, not when max_heaps other heaps are incomplete.
+    assembler_config config;
+    config.max_heaps = 4;
+    config.incomplete = incomplete_heaps::deliver;
+    make(config);
+    std::vector<std::uint64_t> order;
+    for (std::uint64_t cnt = 1; cnt <= 30; cnt++) {
+        auto packets = heap_packets(cnt, 300, 100);
+        for (std::size_t i = 0; i < packets.size(); i++)
+            if (cnt != 5 || i != 1)
+                add(packets[i]);
+        EXPECT_EQ(assembler->live_heaps(), cnt >= 5 && cnt < 9 ? 1u : 0u) << cnt;
+    }
+    for (const heap& h : heaps)
+        order.push_back(h.cnt());
+    std::vector<std::uint64_t> expected;
+    for (std::uint64_t cnt = 1; cnt <= 30; cnt++) {
+        if (cnt == 5)
+            continue;
+        if (cnt == 9)
+            expected.push_back(5); // heap 9 is the fourth newer heap: 5 leaves first
+        expected.push_back(cnt);
+    }
+    EXPECT_EQ(order, expected);
+    EXPECT_EQ(stat(recv_stat::incomplete_heaps_evicted), 1u);
+    EXPECT_EQ(stat(recv_stat::incomplete_heaps_delivered), 1u);
+    EXPECT_EQ(stat(recv_stat::heaps), 29u);
 }
 
 TEST_F(assembler_test, heap_without_heap_size_is_delivered_when_retired_contiguous)
