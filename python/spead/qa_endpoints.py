@@ -27,8 +27,11 @@ def run_pair(rx_endpoints, tx_endpoints, interface=""):
     # The whole burst (data, descriptors and stop heaps) fits in the heap queue: the
     # sender finishes in about a millisecond, and on a loaded machine the flowgraph may
     # not run for that long (a full queue drops heaps by design, counted).
+    # Heaps to two ports arrive on two sockets, read a batch (64 packets, here about 20
+    # heaps) from each in turn: max_heaps must cover the heaps one turn starts, or a
+    # heap split across turns is pushed out of the window (incomplete_heaps_evicted).
     rx = spead.source(endpoints=rx_endpoints, interface=interface, item_type="int16",
-                      stop_on_stop_heap=False, queue_heaps=2 * HEAPS)
+                      stop_on_stop_heap=False, queue_heaps=2 * HEAPS, max_heaps=64)
     bound = rx.bound_endpoints()
     out = blocks.vector_sink_s()
     rx_tb = gr.top_block()

@@ -36,8 +36,8 @@ using transport::file_descriptor;
 
 /*! Datagrams taken per recvmmsg(). */
 constexpr unsigned int batch_size = 64;
-/*! recvmmsg() calls on one socket before the others get a turn. */
-constexpr int rounds_per_socket = 16;
+/*! recvmmsg() calls per socket after a poll(), the sockets taking turns. */
+constexpr int rounds_per_poll = 16;
 /*! Upper bound on a poll() wait; stop() also wakes it through an eventfd. */
 constexpr int poll_timeout_ms = 100;
 
@@ -76,9 +76,10 @@ struct udp_reader::impl {
     /*! One recvmmsg() on \p s, handed to the stream.
      * \return datagrams received; \p stream_open false once the stream has ended */
     unsigned int receive_batch(socket_state& s, bool& stream_open);
-    /*! Reads one socket until it is empty (or its turn is over).
+    /*! Reads the sockets poll() found ready, one batch each in turn, until they are
+     * empty or rounds_per_poll batches each were taken.
      * \return false once the stream has ended */
-    bool drain(socket_state& s);
+    bool drain_ready(std::vector<pollfd>& fds);
     /*! On the way out: datagrams still queued go to the stream (which counts them in
      * packets_after_stop if it has ended), and the drop counters are read a last time,
      * so nothing that reached the socket goes uncounted. */
@@ -308,15 +309,28 @@ unsigned int udp_reader::impl::receive_batch(socket_state& s, bool& stream_open)
     return static_cast<unsigned int>(got);
 }
 
-bool udp_reader::impl::drain(socket_state& s)
+bool udp_reader::impl::drain_ready(std::vector<pollfd>& fds)
 {
-    for (int round = 0; round < rounds_per_socket; round++) {
-        bool stream_open = true;
-        const unsigned int got = receive_batch(s, stream_open);
-        if (!stream_open)
-            return false;
-        if (got < batch_size)
-            return true; // socket empty for now
+    // One batch per socket per turn: heaps arriving on different ports then interleave
+    // in the stream at most a batch apart. The assembler gives a heap until max_heaps
+    // newer heaps have started; a long turn on one port would start many and push out
+    // another port's half-received heap.
+    for (int round = 0; round < rounds_per_poll; round++) {
+        bool more = false;
+        for (std::size_t i = 0; i < sockets.size(); i++) {
+            if (fds[i].revents == 0)
+                continue;
+            bool stream_open = true;
+            const unsigned int got = receive_batch(sockets[i], stream_open);
+            if (!stream_open)
+                return false;
+            if (got < batch_size)
+                fds[i].revents = 0; // empty for now
+            else
+                more = true;
+        }
+        if (!more)
+            break;
     }
     return true;
 }
@@ -385,12 +399,8 @@ void udp_reader::impl::receive_loop()
         }
         if (fds.back().revents)
             return; // stop() woke us
-        for (std::size_t i = 0; i < sockets.size(); i++) {
-            if (fds[i].revents == 0)
-                continue;
-            if (!drain(sockets[i]))
-                return; // the stream ended (stop heap, or stop())
-        }
+        if (!drain_ready(fds))
+            return; // the stream ended (stop heap, or stop())
     }
 }
 
