@@ -196,6 +196,32 @@ double search_lossless_rate(const trial_function& trial,
     return best;
 }
 
+int report_lossless_rates(const boost::program_options::variables_map& vm,
+                          const std::string& mode,
+                          const packet_trial& trial)
+{
+    search_options search;
+    search.rates = parse_rates(vm["rates"].as<std::string>());
+    search.runs = vm["runs"].as<int>();
+    search.refine = vm["refine"].as<int>();
+    std::vector<std::pair<std::size_t, double>> figures;
+    for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
+        bool first = true;
+        const auto at_rate = [&](double rate) {
+            auto r = trial(packet, rate, first);
+            first = false;
+            return r;
+        };
+        figures.emplace_back(
+            packet,
+            search_lossless_rate(
+                at_rate, search, mode + " packet " + std::to_string(packet)));
+    }
+    for (const auto& [packet, gbps] : figures)
+        std::cout << mode << "_lossless_gbps_" << packet << ": " << gbps << "\n";
+    return 0;
+}
+
 std::string load_average()
 {
     std::ifstream in("/proc/loadavg");

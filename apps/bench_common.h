@@ -86,6 +86,20 @@ double search_lossless_rate(const trial_function& trial,
                             const search_options& options,
                             const std::string& label);
 
+/*! One trial of a packet size at a rate; \p first is true for the first trial of each
+ * size (to describe the set-up once). */
+using packet_trial =
+    std::function<trial_result(std::size_t packet, double rate_gbps, bool first)>;
+
+/*!
+ * search_lossless_rate() for every --packet size, with the --rates, --runs and --refine
+ * options; prints "<mode> packet N: ..." summaries, then "<mode>_lossless_gbps_N: X" per
+ * size. \return the exit status (0)
+ */
+int report_lossless_rates(const boost::program_options::variables_map& vm,
+                          const std::string& mode,
+                          const packet_trial& trial);
+
 /*! One run's line: "  10 Gb/s: sent 3576 heaps at 9.98 Gb/s, received 3576, lost 0". */
 std::string describe(const trial_result& r);
 

@@ -210,30 +210,14 @@ double sink_run(const po::variables_map& vm, std::size_t packet)
 
 int bench::run_loopback(const po::variables_map& vm)
 {
-    bench::search_options search;
-    search.rates = bench::parse_rates(vm["rates"].as<std::string>());
-    search.runs = vm["runs"].as<int>();
-    search.refine = vm["refine"].as<int>();
     std::cout << "loopback: spead.source (udp, 127.0.0.1) -> blocks.null_sink, "
               << vm["heap-size"].as<std::size_t>() << "-byte heaps from spead_send's "
               << "generator in this process, " << vm["seconds"].as<double>()
               << " s per run; " << bench::load_average() << "\n";
-    std::vector<std::pair<std::size_t, double>> figures;
-    for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
-        bool announce = true;
-        figures.emplace_back(packet,
-                             bench::search_lossless_rate(
-                                 [&](double rate) {
-                                     auto r = loopback_trial(vm, packet, rate, announce);
-                                     announce = false;
-                                     return r;
-                                 },
-                                 search,
-                                 "loopback packet " + std::to_string(packet)));
-    }
-    for (const auto& [packet, gbps] : figures)
-        std::cout << "loopback_lossless_gbps_" << packet << ": " << gbps << "\n";
-    return 0;
+    return bench::report_lossless_rates(
+        vm, "loopback", [&](std::size_t packet, double rate, bool first) {
+            return loopback_trial(vm, packet, rate, first);
+        });
 }
 
 int bench::run_sink(const po::variables_map& vm)

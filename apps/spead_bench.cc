@@ -355,30 +355,14 @@ bench::trial_result recv_trial(const po::variables_map& vm,
 
 int run_recv(const po::variables_map& vm)
 {
-    bench::search_options search;
-    search.rates = bench::parse_rates(vm["rates"].as<std::string>());
-    search.runs = vm["runs"].as<int>();
-    search.refine = vm["refine"].as<int>();
     std::cout << "recv: recv::stream + udp_reader on 127.0.0.1, no GNU Radio; "
               << vm["heap-size"].as<std::size_t>() << "-byte heaps, "
               << vm["seconds"].as<double>() << " s per run, sender in this process; "
               << bench::load_average() << "\n";
-    std::vector<std::pair<std::size_t, double>> figures;
-    for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
-        bool announce = true;
-        figures.emplace_back(packet,
-                             bench::search_lossless_rate(
-                                 [&](double rate) {
-                                     auto r = recv_trial(vm, packet, rate, announce);
-                                     announce = false;
-                                     return r;
-                                 },
-                                 search,
-                                 "recv packet " + std::to_string(packet)));
-    }
-    for (const auto& [packet, gbps] : figures)
-        std::cout << "recv_lossless_gbps_" << packet << ": " << gbps << "\n";
-    return 0;
+    return bench::report_lossless_rates(
+        vm, "recv", [&](std::size_t packet, double rate, bool first) {
+            return recv_trial(vm, packet, rate, first);
+        });
 }
 
 } // namespace
