@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include "mapping/timeline.h"
+#include "protocol/timeline.h"
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cstdint>

@@ -5,8 +5,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#ifndef INCLUDED_SPEAD_MAPPING_TIMELINE_H
-#define INCLUDED_SPEAD_MAPPING_TIMELINE_H
+#ifndef INCLUDED_SPEAD_PROTOCOL_TIMELINE_H
+#define INCLUDED_SPEAD_PROTOCOL_TIMELINE_H
 
 #include <gnuradio/spead/api.h>
 #include <cstddef>
@@ -131,4 +131,4 @@ private:
 } // namespace spead
 } // namespace gr
 
-#endif /* INCLUDED_SPEAD_MAPPING_TIMELINE_H */
+#endif /* INCLUDED_SPEAD_PROTOCOL_TIMELINE_H */

@@ -1,0 +1,350 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "packet_builder.h"
+#include "protocol/chunk_assembler.h"
+#include <gtest/gtest.h>
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace gr::spead;
+using spead_test::packet;
+using spead_test::pattern;
+using bytes = std::vector<std::uint8_t>;
+using fill = timeline::fill;
+
+namespace {
+
+constexpr std::uint64_t timestamp_id = 0x1600;
+constexpr std::uint64_t substream_id = 0x4103;
+constexpr std::size_t heap_bytes = 300;
+constexpr std::size_t packet_bytes = 100;
+constexpr std::uint64_t step = 1000;
+
+struct out {
+    std::uint64_t index;
+    std::uint64_t timestamp;
+    std::vector<fill> fills;
+    std::vector<bytes> data;
+};
+
+class chunk_test : public ::testing::Test
+{
+protected:
+    void make(std::size_t window = 4, std::size_t substreams = 1)
+    {
+        chunk_config config;
+        config.timeline.timestamp_step = step;
+        config.timeline.window_heaps = window;
+        config.timeline.substreams = substreams;
+        config.heap_bytes = heap_bytes;
+        config.timestamp_item = timestamp_id;
+        config.substream_item = substreams > 1 ? substream_id : 0;
+        released.clear();
+        chunks = std::make_unique<chunk_assembler>(
+            config,
+            [this, substreams](const timeline::released& r,
+                               const std::uint8_t* const* data) {
+                out o{ r.output_index, r.timestamp, {}, {} };
+                for (std::size_t s = 0; s < substreams; s++) {
+                    o.fills.push_back(r.fills[s]);
+                    o.data.emplace_back(data[s], data[s] + heap_bytes);
+                }
+                released.push_back(std::move(o));
+            });
+    }
+    void SetUp() override { make(); }
+
+    /*! The heap of \p timestamp: its payload counts up from timestamp / step. */
+    static bytes payload(std::uint64_t timestamp, std::uint64_t substream = 0)
+    {
+        return pattern(heap_bytes, std::uint8_t(timestamp / step + 50 * substream));
+    }
+    /*! Packet \p i (of 3) of the heap with \p cnt and \p timestamp. */
+    static bytes heap_packet(std::uint64_t cnt,
+                             std::uint64_t timestamp,
+                             std::size_t i,
+                             std::int64_t substream = -1)
+    {
+        const bytes whole = payload(timestamp, substream < 0 ? 0 : substream);
+        std::vector<spead_test::pointer> items{ { true, timestamp_id, timestamp } };
+        if (substream >= 0)
+            items.push_back({ true, substream_id, std::uint64_t(substream) });
+        const auto first = whole.begin() + std::ptrdiff_t(i * packet_bytes);
+        return packet(
+            cnt, heap_bytes, i * packet_bytes, bytes(first, first + packet_bytes), items);
+    }
+    chunk_assembler::result add(const bytes& p)
+    {
+        packet_header h;
+        EXPECT_EQ(decode_packet(p.data(), p.size(), h), decode_result::ok);
+        return chunks->add_packet(h);
+    }
+    /*! Every packet of a heap, in order, but those in \p skip. */
+    void heap(std::uint64_t cnt,
+              std::uint64_t timestamp,
+              std::vector<std::size_t> skip = {},
+              std::int64_t substream = -1)
+    {
+        for (std::size_t i = 0; i < heap_bytes / packet_bytes; i++)
+            if (std::find(skip.begin(), skip.end(), i) == skip.end())
+                add(heap_packet(cnt, timestamp, i, substream));
+    }
+    const chunk_stats& stats() const { return chunks->stats(); }
+
+    std::unique_ptr<chunk_assembler> chunks;
+    std::vector<out> released;
+};
+
+} // namespace
+
+TEST(chunk_config, validation_names_the_field_the_value_and_the_fix)
+{
+    const auto message = [](const chunk_config& config) -> std::string {
+        try {
+            config.validate();
+        } catch (const std::invalid_argument& e) {
+            return e.what();
+        }
+        return "";
+    };
+    chunk_config config;
+    config.heap_bytes = 4096;
+    config.timestamp_item = 0x1600;
+    EXPECT_EQ(message(config), "");
+    config.heap_bytes = 0;
+    EXPECT_EQ(message(config).rfind("heap_bytes: 0", 0), 0u);
+    config.heap_bytes = 4096;
+    config.timestamp_item = 0;
+    EXPECT_EQ(message(config).rfind("timestamp_item: 0", 0), 0u);
+    config.timestamp_item = 0x1600;
+    config.substream_item = 0x1600;
+    EXPECT_EQ(message(config).rfind("substream_item: 5632 is the timestamp item", 0), 0u);
+    config.substream_item = 0;
+    config.heap_bytes = std::size_t(1) << 30;
+    config.timeline.window_heaps = 64;
+    EXPECT_NE(message(config).find("GiB of window"), std::string::npos)
+        << message(config);
+    config.timeline.window_heaps = 0;
+    EXPECT_EQ(message(config).rfind("window_heaps: 0", 0), 0u);
+}
+
+TEST_F(chunk_test, packets_are_copied_to_their_positions_and_released_in_order)
+{
+    heap(7, 5000);
+    heap(8, 6000);
+    ASSERT_EQ(released.size(), 2u);
+    EXPECT_EQ(released[0].timestamp, 5000u);
+    EXPECT_EQ(released[0].fills, std::vector<fill>{ fill::complete });
+    EXPECT_EQ(released[0].data[0], payload(5000));
+    EXPECT_EQ(released[1].data[0], payload(6000));
+    EXPECT_EQ(stats().packets_placed, 6u);
+    EXPECT_EQ(stats().bytes_zero_filled, 0u);
+    EXPECT_EQ(chunks->heap_stats().heaps_placed, 2u);
+}
+
+TEST_F(chunk_test, packets_and_heaps_out_of_order_land_in_place)
+{
+    add(heap_packet(1, 0, 1)); // the first heap seen defines timestamp 0
+    add(heap_packet(2, 1000, 2));
+    add(heap_packet(2, 1000, 0));
+    add(heap_packet(1, 0, 2));
+    add(heap_packet(2, 1000, 1));
+    EXPECT_TRUE(released.empty()); // position 0 not complete yet
+    add(heap_packet(1, 0, 0));
+    ASSERT_EQ(released.size(), 2u);
+    EXPECT_EQ(released[0].data[0], payload(0));
+    EXPECT_EQ(released[1].data[0], payload(1000));
+}
+
+TEST_F(chunk_test, later_packets_of_a_heap_are_found_by_cnt_without_the_items)
+{
+    // A sender that puts the items in each heap's first packet only, three heaps
+    // interleaved packet by packet, with heap cnts that hash near each other.
+    make(8, 1);
+    const auto bare = [](std::uint64_t cnt, std::uint64_t timestamp, std::size_t i) {
+        const bytes whole = payload(timestamp);
+        const auto first = whole.begin() + std::ptrdiff_t(i * packet_bytes);
+        return packet(
+            cnt, heap_bytes, i * packet_bytes, bytes(first, first + packet_bytes));
+    };
+    for (std::uint64_t round = 0; round < 20; round++) {
+        for (std::size_t i = 0; i < 3; i++)
+            for (std::uint64_t h = 0; h < 3; h++) {
+                const std::uint64_t k = 3 * round + h;
+                const std::uint64_t cnt = (k + 1) << 32;
+                EXPECT_EQ(
+                    add(i == 0 ? heap_packet(cnt, k * step, 0) : bare(cnt, k * step, i)),
+                    chunk_assembler::result::placed)
+                    << "heap " << k << " packet " << i;
+            }
+    }
+    ASSERT_EQ(released.size(), 60u);
+    for (std::size_t k = 0; k < released.size(); k++)
+        EXPECT_EQ(released[k].data[0], payload(k * step)) << k;
+    EXPECT_EQ(stats().packets_placed, 180u);
+    EXPECT_EQ(add(bare(999, 0, 1)), chunk_assembler::result::other); // unknown cnt
+}
+
+TEST_F(chunk_test, a_packet_without_the_timestamp_item_is_left_to_the_caller)
+{
+    const bytes descriptor_heap = packet(99, 8, 0, pattern(8), { { false, 0x05, 0 } });
+    EXPECT_EQ(add(descriptor_heap), chunk_assembler::result::other);
+    EXPECT_EQ(stats().packets_placed + stats().packets_rejected, 0u);
+}
+
+TEST_F(chunk_test, a_lost_packet_leaves_zeros_in_its_place_only)
+{
+    for (std::uint64_t t = 0; t <= 3000; t += 1000)
+        heap(t / 1000 + 1, t); // every slot of the window dirty
+    heap(5, 4000, { 1 });      // slot 0 again, its middle packet lost
+    for (std::uint64_t t = 5000; t <= 8000; t += 1000)
+        heap(t / 1000 + 1, t);
+    ASSERT_GE(released.size(), 5u);
+    const out& o = released[4];
+    EXPECT_EQ(o.timestamp, 4000u);
+    EXPECT_EQ(o.fills, std::vector<fill>{ fill::incomplete });
+    bytes expected = payload(4000);
+    std::fill(expected.begin() + 100, expected.begin() + 200, 0);
+    EXPECT_EQ(o.data[0], expected);
+    EXPECT_EQ(stats().bytes_zero_filled, 100u);
+}
+
+TEST_F(chunk_test, a_lost_heap_is_all_zeros)
+{
+    heap(1, 0);
+    heap(2, 1000);
+    // the heap at 2000 is lost
+    for (std::uint64_t t = 3000; t <= 6000; t += 1000)
+        heap(t / 1000 + 1, t);
+    ASSERT_GE(released.size(), 3u);
+    EXPECT_EQ(released[2].fills, std::vector<fill>{ fill::missing });
+    EXPECT_EQ(released[2].data[0], bytes(heap_bytes, 0));
+    EXPECT_EQ(released[3].data[0], payload(3000));
+    EXPECT_EQ(stats().bytes_zero_filled, heap_bytes);
+    EXPECT_EQ(chunks->heap_stats().heaps_missing, 1u);
+}
+
+TEST_F(chunk_test, each_late_or_repeated_packet_is_counted_once_and_its_heap_once)
+{
+    heap(1, 0);
+    add(heap_packet(1, 0, 1)); // the heap left: a late packet
+    EXPECT_EQ(stats().packets_late, 1u);
+    heap(2, 1000, { 2 });
+    add(heap_packet(2, 1000, 0)); // still live: a repeated packet
+    EXPECT_EQ(stats().packets_duplicate, 1u);
+    heap(3, 5000); // releases 1000 (incomplete) and the missing 2000..
+    heap(9, 1000); // a heap for a position already output: three packets, one heap
+    EXPECT_EQ(stats().packets_rejected, 3u);
+    EXPECT_EQ(chunks->heap_stats().heaps_late, 1u);
+    add(heap_packet(2, 1000, 2)); // the rest of a heap released incomplete
+    EXPECT_EQ(stats().packets_late, 2u);
+}
+
+TEST_F(chunk_test, a_heap_of_another_size_is_refused)
+{
+    const bytes wrong = packet(4, 200, 0, pattern(100), { { true, timestamp_id, 0 } });
+    EXPECT_EQ(add(wrong), chunk_assembler::result::refused);
+    EXPECT_EQ(stats().packets_wrong_size, 1u);
+    EXPECT_EQ(chunks->heap_stats().heaps_placed, 0u);
+}
+
+TEST_F(chunk_test, substreams_fill_their_own_spans)
+{
+    make(4, 2);
+    heap(1, 0, {}, 0);
+    heap(2, 0, {}, 1);
+    heap(3, 1000, {}, 1); // substream 0 loses the heap at 1000
+    heap(4, 2000, {}, 0);
+    heap(5, 2000, {}, 1);
+    chunks->flush();
+    ASSERT_EQ(released.size(), 3u);
+    EXPECT_EQ(released[0].data[0], payload(0, 0));
+    EXPECT_EQ(released[0].data[1], payload(0, 1));
+    EXPECT_EQ(released[1].fills, (std::vector<fill>{ fill::missing, fill::complete }));
+    EXPECT_EQ(released[1].data[0], bytes(heap_bytes, 0));
+    EXPECT_EQ(released[1].data[1], payload(1000, 1));
+    EXPECT_EQ(released[2].data[0], payload(2000, 0));
+    const bytes no_substream = heap_packet(6, 3000, 0);
+    EXPECT_EQ(add(no_substream), chunk_assembler::result::refused);
+    EXPECT_EQ(stats().packets_no_substream, 1u);
+}
+
+TEST_F(chunk_test, a_restarted_sender_reusing_heap_cnts_is_placed_again)
+{
+    heap(1, 500000);
+    heap(2, 501000);
+    heap(1, 0); // counter and cnts restarted: a new epoch, not a late heap
+    heap(2, 1000);
+    ASSERT_EQ(released.size(), 4u);
+    EXPECT_EQ(released[2].timestamp, 0u);
+    EXPECT_EQ(released[3].data[0], payload(1000));
+    EXPECT_EQ(chunks->heap_stats().timestamp_resyncs, 1u);
+    EXPECT_EQ(stats().packets_late + stats().packets_rejected, 0u);
+}
+
+TEST_F(chunk_test, every_packet_ends_in_one_counter_and_every_byte_is_right)
+{
+    for (unsigned seed = 1; seed <= 20; seed++) {
+        make(8, 1);
+        std::mt19937 rng(seed);
+        std::vector<bytes> wire;
+        std::vector<std::pair<std::uint64_t, std::size_t>> ids; // timestamp, packet
+        for (std::uint64_t k = 0; k < 300; k++)
+            for (std::size_t i = 0; i < 3; i++) {
+                wire.push_back(heap_packet(k + 1, k * step, i));
+                ids.emplace_back(k * step, i);
+            }
+        // The first packet stays first (it defines timestamp 0); later ones move a
+        // little, some are lost, some repeated.
+        for (std::size_t i = 1; i + 1 < wire.size(); i++)
+            if (rng() % 4 == 0) {
+                const std::size_t j = std::min(wire.size() - 1, i + 1 + rng() % 8);
+                std::swap(wire[i], wire[j]);
+                std::swap(ids[i], ids[j]);
+            }
+        std::uint64_t given = 0;
+        std::vector<std::vector<bool>> got(300, std::vector<bool>(3, false));
+        for (std::size_t i = 0; i < wire.size(); i++) {
+            const unsigned r = i == 0 ? 50 : rng() % 100;
+            if (r < 4)
+                continue; // lost
+            given++;
+            if (add(wire[i]) == chunk_assembler::result::placed)
+                got[ids[i].first / step][ids[i].second] = true;
+            if (r >= 97) {
+                given++;
+                add(wire[i]);
+            }
+        }
+        chunks->flush();
+        const chunk_stats& st = stats();
+        EXPECT_EQ(st.packets_placed + st.packets_rejected + st.packets_late +
+                      st.packets_duplicate + st.packets_wrong_size +
+                      st.packets_no_substream,
+                  given)
+            << "seed " << seed;
+        ASSERT_EQ(released.size(), 300u) << "seed " << seed;
+        for (std::size_t k = 0; k < released.size(); k++) {
+            bytes expected = payload(k * step);
+            for (std::size_t i = 0; i < 3; i++)
+                if (!got[k][i])
+                    std::fill(expected.begin() + std::ptrdiff_t(i * packet_bytes),
+                              expected.begin() + std::ptrdiff_t((i + 1) * packet_bytes),
+                              0);
+            EXPECT_EQ(released[k].data[0], expected) << "seed " << seed << " heap " << k;
+            const bool whole = got[k][0] && got[k][1] && got[k][2];
+            EXPECT_EQ(released[k].fills[0] == fill::complete, whole);
+        }
+        EXPECT_GT(st.packets_duplicate, 0u);
+        EXPECT_GT(st.bytes_zero_filled, 0u);
+    }
+}
