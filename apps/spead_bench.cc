@@ -7,7 +7,7 @@
 
 // spead_bench: throughput figures for gr-spead.
 //
-//   spead_bench mem [--packet N] [--heap-size N] [--total-bytes N] [--repeat N]
+//   spead_bench mem [--packet N] [--heap-size N] [--total-bytes N] [--repeat N] [--continuous]
 //   spead_bench send [--packet N...] [--seconds S] [--runs N] [--dest HOST:PORT]
 //   spead_bench recv [--packet N...] [--rates R,...] [--runs N] [--buffer BYTES]
 //   spead_bench loopback [--packet N...] [--rates R,...] [--max-heap-size N]
@@ -25,6 +25,7 @@
 // loopback and sink run GNU Radio flowgraphs with the blocks (bench_flowgraph.cc).
 
 #include "bench_common.h"
+#include "protocol/chunk_assembler.h"
 #include "protocol/heap_assembler.h"
 #include "protocol/packetiser.h"
 #include <gnuradio/spead/recv_stream.h>
@@ -73,16 +74,32 @@ struct packet_set {
     std::uint64_t packet_bytes = 0;  //!< SPEAD packet bytes (what the link carries)
 };
 
-packet_set
-make_packets(std::size_t heap_size, std::size_t packet_size, std::uint64_t total)
+/*! Immediate item carrying a heap's timestamp when the packets are timestamped. */
+constexpr std::uint64_t timestamp_item = 0x1600;
+
+/*! Heap \p cnt of the packet set: the value item, and with \p timestamped the
+ * timestamp (cnt - 1) × heap size in its first packet, as a digitiser sends it. */
+send::heap
+bench_heap(const std::vector<std::uint8_t>& value, std::size_t cnt, bool timestamped)
+{
+    send::heap h;
+    h.add_item(0x1000, value.data(), value.size());
+    if (timestamped)
+        h.add_immediate(timestamp_item, (cnt - 1) * value.size());
+    return h;
+}
+
+packet_set make_packets(std::size_t heap_size,
+                        std::size_t packet_size,
+                        std::uint64_t total,
+                        bool timestamped)
 {
     packet_set set;
     std::vector<std::uint8_t> value(heap_size);
     std::minstd_rand rng;
     for (auto& b : value)
         b = std::uint8_t(rng());
-    send::heap h;
-    h.add_item(0x1000, value.data(), value.size());
+    const send::heap h = bench_heap(value, 1, timestamped);
 
     const std::size_t heaps = std::max<std::uint64_t>(1, total / heap_size);
     // size the buffer once: the packetiser's own arithmetic decides the packet count
@@ -101,7 +118,8 @@ make_packets(std::size_t heap_size, std::size_t packet_size, std::uint64_t total
     std::vector<std::size_t> offsets;
     std::size_t pos = 0;
     for (std::size_t cnt = 1; cnt <= heaps; cnt++) {
-        send::packet_generator gen(h, cnt, packet_size);
+        const send::heap hc = bench_heap(value, cnt, timestamped);
+        send::packet_generator gen(hc, cnt, packet_size);
         while (gen.has_next()) {
             pieces.clear();
             const std::size_t size = gen.next(header.data(), pieces);
@@ -179,28 +197,61 @@ double assemble_seconds(const packet_set& set, std::size_t heap_size, recv_stats
     return elapsed.count();
 }
 
+/*! Continuous mode: each packet decoded and copied once to its heap's position in a
+ * window of as many heaps as the ceiling's ring. */
+double place_seconds(const packet_set& set, std::size_t heap_size, chunk_stats& stats)
+{
+    chunk_config config;
+    config.timeline.timestamp_step = heap_size;
+    config.timeline.window_heaps = copy_ring;
+    config.heap_bytes = heap_size;
+    config.timestamp_item = timestamp_item;
+    std::size_t complete = 0;
+    chunk_assembler chunks(
+        config, [&complete](const timeline::released& r, const std::uint8_t* const*) {
+            complete += r.fills[0] == timeline::fill::complete;
+        });
+    const auto start = clock_type::now();
+    for (const auto& p : set.packets) {
+        packet_header header;
+        if (decode_packet(p.data, p.size, header) == decode_result::ok)
+            chunks.add_packet(header);
+    }
+    chunks.flush();
+    const std::chrono::duration<double> elapsed = clock_type::now() - start;
+    stats = chunks.stats();
+    if (complete != set.heaps)
+        throw std::runtime_error("placed " + std::to_string(complete) + " of " +
+                                 std::to_string(set.heaps) + " heaps whole");
+    return elapsed.count();
+}
+
 int run_mem(const po::variables_map& vm)
 {
     const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
     const std::uint64_t total = vm["total-bytes"].as<std::uint64_t>();
     const int repeat = vm["repeat"].as<int>();
+    const bool continuous = vm.count("continuous") > 0;
+    const char* const what = continuous ? "decode+place" : "decode+assemble";
     for (std::size_t packet_size : vm["packet"].as<std::vector<std::size_t>>()) {
-        const packet_set set = make_packets(heap_size, packet_size, total);
+        const packet_set set = make_packets(heap_size, packet_size, total, continuous);
         std::cout << "mem: " << set.packets.size() << " packets of " << packet_size
                   << " bytes, " << set.heaps << " heaps of " << heap_size << " bytes, "
                   << set.packet_bytes / double(1 << 20) << " MiB in memory\n";
         std::vector<double> ratios, rates, ceilings;
         recv_stats stats;
+        chunk_stats placed;
         for (int r = 0; r < repeat; r++) {
             // alternate so neither side always runs with a warmer cache
             const double copy = memcpy_seconds(set, heap_size);
-            const double assemble = assemble_seconds(set, heap_size, stats);
+            const double assemble = continuous ? place_seconds(set, heap_size, placed)
+                                               : assemble_seconds(set, heap_size, stats);
             const double gbps = set.payload_bytes * 8 / assemble / 1e9;
             const double ceiling = set.payload_bytes * 8 / copy / 1e9;
             rates.push_back(gbps);
             ceilings.push_back(ceiling);
             ratios.push_back(gbps / ceiling);
-            std::cout << "  run " << r + 1 << ": decode+assemble " << gbps
+            std::cout << "  run " << r + 1 << ": " << what << " " << gbps
                       << " Gb/s, memcpy ceiling " << ceiling << " Gb/s, ratio "
                       << gbps / ceiling << "\n";
         }
@@ -208,17 +259,20 @@ int run_mem(const po::variables_map& vm)
             std::sort(v.begin(), v.end());
             return v[v.size() / 2];
         };
-        std::cout << "packet " << packet_size << ": decode+assemble " << median(rates)
+        std::cout << "packet " << packet_size << ": " << what << " " << median(rates)
                   << " Gb/s, memcpy " << median(ceilings) << " Gb/s, ratio "
                   << median(ratios) << " (median of " << repeat << ")\n";
         // Other work on the machine only ever slows a run down, so the fastest run of
         // each side is the steadiest figure on a shared machine.
         const double best_rate = *std::max_element(rates.begin(), rates.end());
         const double best_ceiling = *std::max_element(ceilings.begin(), ceilings.end());
-        std::cout << "  best runs: decode+assemble " << best_rate << " Gb/s, memcpy "
+        std::cout << "  best runs: " << what << " " << best_rate << " Gb/s, memcpy "
                   << best_ceiling << " Gb/s, ratio " << best_rate / best_ceiling << "\n";
-        std::cout << "  heaps: " << stats[recv_stat::heaps]
-                  << " packets: " << stats[recv_stat::packets] << "\n";
+        if (continuous)
+            std::cout << "  packets placed: " << placed.packets_placed << "\n";
+        else
+            std::cout << "  heaps: " << stats[recv_stat::heaps]
+                      << " packets: " << stats[recv_stat::packets] << "\n";
     }
     return 0;
 }
@@ -379,6 +433,7 @@ int main(int argc, char** argv)
         ("total-bytes", po::value<std::uint64_t>()->default_value(std::uint64_t(1) << 30),
              "mem: bytes of heaps built in memory")
         ("repeat", po::value<int>()->default_value(11), "mem: runs per packet size (the median is reported)")
+        ("continuous", "mem: timestamped heaps placed by chunk_assembler into a window of positions (continuous mode) instead of assembled")
         ("seconds", po::value<double>()->default_value(3.0), "send, recv, loopback, sink: seconds per run")
         ("runs", po::value<int>()->default_value(3), "send, sink: runs per packet size; recv, loopback: consecutive lossless runs a rate needs")
         ("rates", po::value<std::string>()->default_value("2,4,6,8,10,12,14,16"), "recv, loopback: rates to try, Gb/s, ascending until heaps are lost")
