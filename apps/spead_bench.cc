@@ -7,7 +7,8 @@
 
 // spead_bench: throughput figures for gr-spead.
 //
-//   spead_bench mem [--packet N] [--heap-size N] [--total-bytes N] [--repeat N] [--continuous]
+//   spead_bench mem [--packet N] [--heap-size N] [--total-bytes N] [--repeat N]
+//                   [--continuous]
 //   spead_bench send [--packet N...] [--seconds S] [--runs N] [--dest HOST:PORT]
 //   spead_bench recv [--packet N...] [--rates R,...] [--runs N] [--buffer BYTES]
 //   spead_bench loopback [--packet N...] [--rates R,...] [--max-heap-size N]
