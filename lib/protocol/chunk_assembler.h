@@ -73,7 +73,7 @@ public:
         std::function<void(const timeline::released&, const std::uint8_t* const* data)>;
 
     enum class result {
-        placed,  //!< copied (or counted as a duplicate)
+        placed,  //!< copied to its position
         refused, //!< counted in chunk_stats and dropped
         other    //!< no timestamp item: not a data heap, the caller's to handle
     };

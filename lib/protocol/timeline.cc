@@ -74,22 +74,12 @@ timeline::placement timeline::place(std::uint64_t timestamp, std::size_t substre
         return p;
     }
     const std::uint64_t k = distance / step;
-    bool resync = false;
-    if (!ahead) {
-        resync = k + d_front > window; // behind position 0 by more than the window
-    } else if (k < d_front) {
-        resync = d_front - k > window;
-        if (!resync) {
-            d_stats.heaps_late++;
-            p.what = placement::verdict::late;
-            return p;
-        }
-    } else if (k - d_front >= 2 * window) {
-        resync = true; // more than a window beyond the window's end
-    }
-    if (!ahead && !resync) {
-        // Behind position 0 but within the window: its position was never output
-        // (nothing precedes 0), yet it is before the stream began.
+    // Positions the heap lies behind the front; 0 when at or ahead of it. Before
+    // position 0 counts as behind: the stream began after it.
+    const std::uint64_t behind = !ahead ? k + d_front : k < d_front ? d_front - k : 0;
+    // A window or more behind, or more than a window beyond the window's end.
+    const bool resync = behind > window || (behind == 0 && k - d_front >= 2 * window);
+    if (behind > 0 && !resync) {
         d_stats.heaps_late++;
         p.what = placement::verdict::late;
         return p;
@@ -172,7 +162,8 @@ void timeline::release_front()
     d_output++;
     d_stats.positions_released++;
     d_release(r);
-    // A position placed past the old window end, complete already, may follow.
+    // Released past every placed position (the window moved on): nothing is placed
+    // before the front.
     if (d_end < d_front)
         d_end = d_front;
 }

@@ -99,8 +99,6 @@ public:
     void flush();
 
     const timeline_stats& stats() const { return d_stats; }
-    /*! Position at the front of the window, within the epoch. */
-    std::uint64_t front() const { return d_front; }
 
 private:
     enum class state : std::uint8_t { empty, filling, complete };
