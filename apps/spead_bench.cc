@@ -256,13 +256,10 @@ int run_mem(const po::variables_map& vm)
                       << " Gb/s, memcpy ceiling " << ceiling << " Gb/s, ratio "
                       << gbps / ceiling << "\n";
         }
-        auto median = [](std::vector<double> v) {
-            std::sort(v.begin(), v.end());
-            return v[v.size() / 2];
-        };
-        std::cout << "packet " << packet_size << ": " << what << " " << median(rates)
-                  << " Gb/s, memcpy " << median(ceilings) << " Gb/s, ratio "
-                  << median(ratios) << " (median of " << repeat << ")\n";
+        std::cout << "packet " << packet_size << ": " << what << " "
+                  << bench::median(rates) << " Gb/s, memcpy " << bench::median(ceilings)
+                  << " Gb/s, ratio " << bench::median(ratios) << " (median of " << repeat
+                  << ")\n";
         // Other work on the machine only ever slows a run down, so the fastest run of
         // each side is the steadiest figure on a shared machine.
         const double best_rate = *std::max_element(rates.begin(), rates.end());
