@@ -7,6 +7,11 @@ Listens on 127.0.0.1:PORT and forwards every datagram to --to HOST:PORT, droppin
 heaps, dropping single packets, duplicating packets and reordering datagrams by a
 seeded, reproducible pattern. Standard library only; run with /usr/bin/python3.
 
+With --to given N times, the relay also spreads one stream over N endpoints, as a
+sender spreads a fast stream over several multicast groups: every packet of heap cnt
+goes to destination cnt mod N; protected heaps go to all of them; datagrams that are
+not SPEAD go to the first.
+
     spead_relay.py --listen 0 --to 127.0.0.1:7148 --seed 3 --drop-heaps 0.05 \\
         --drop-packets 0.01 --duplicate-packets 0.01 --reorder-window 16 \\
         --timestamp-item 0x1600 --report relay.json --idle-exit 2
@@ -35,6 +40,10 @@ places. A partial block is released (shuffled) when nothing arrived for --hold-s
 before a protected datagram and at exit. Unlike the drops, the order depends on how the
 datagrams arrived, not only on the seed.
 
+--stop-delay SECONDS holds a stop heap (STREAM_CTRL, item 6, = 2) that long before
+forwarding it, while other datagrams flow on: with several destinations, a receiver
+then meets the stop only after every destination's data.
+
 Datagrams that are not SPEAD (bad magic, version, widths or too short) or carry no
 immediate HEAP_CNT are forwarded unaltered and counted.
 
@@ -59,6 +68,8 @@ MAGIC = 0x53
 VERSION = 4
 HEAP_CNT_ID = 0x01
 HEAP_OFFSET_ID = 0x03
+STREAM_CTRL_ID = 0x06
+STREAM_CTRL_STOP = 2
 SPECIAL_IDS = (0x01, 0x02, 0x03, 0x04)
 RCVBUF_BYTES = 8 << 20
 BATCH = 256            # datagrams read per wake-up before the clocks are looked at
@@ -138,7 +149,9 @@ def parse_args(argv=None):
     p.add_argument("--listen", type=int, default=0, metavar="PORT",
                    help="UDP port on --listen-host; 0 = a free one (printed)")
     p.add_argument("--listen-host", default="127.0.0.1")
-    p.add_argument("--to", type=host_port, required=True, metavar="HOST:PORT")
+    p.add_argument("--to", type=host_port, required=True, metavar="HOST:PORT",
+                   action="append",
+                   help="destination; several: heap cnt mod N picks one")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--drop-heaps", type=fraction, default=0.0, metavar="FRACTION",
                    help="fraction of heaps whose every packet is dropped")
@@ -157,6 +170,8 @@ def parse_args(argv=None):
                    help="also alter control heaps (cnt in the flavour's top half)")
     p.add_argument("--timestamp-item", type=lambda x: int(x, 0), default=None,
                    metavar="ID", help="immediate item reported as each heap's timestamp")
+    p.add_argument("--stop-delay", type=float, default=0.0, metavar="SECONDS",
+                   help="forward stop heaps this long after they arrive")
     p.add_argument("--report", metavar="FILE", help="JSON report written at exit")
     p.add_argument("--idle-exit", type=float, default=0.0, metavar="SECONDS",
                    help="exit after this long without a datagram (after the first); "
@@ -178,7 +193,9 @@ class Relay:
         self.rcvbuf = self._large_receive_buffer()
         self.sock.bind((opts.listen_host, opts.listen))
         self.port = self.sock.getsockname()[1]
-        self.destination = (socket.gethostbyname(opts.to[0]), opts.to[1])
+        self.destinations = [(socket.gethostbyname(h), p) for h, p in opts.to]
+        self.sent_to = [0] * len(self.destinations)
+        self.delayed = []  # (due time, datagram): stop heaps waiting for --stop-delay
         self.rng = random.Random(opts.seed)
         self.held = []
         self.heap_decisions = {}  # cnt -> dropped whole (a cache of a pure function)
@@ -191,6 +208,7 @@ class Relay:
                            datagrams_without_heap_cnt=0, datagrams_protected=0,
                            datagrams_dropped_heap=0, datagrams_dropped_packet=0,
                            datagrams_duplicated=0, datagrams_reordered=0,
+                           stop_datagrams_delayed=0,
                            send_errors=0)
         self.exit_reason = None
         self.started = time.monotonic()
@@ -213,21 +231,29 @@ class Relay:
 
     # ---- forwarding ---------------------------------------------------------------
 
-    def _send(self, datagram):
-        try:
-            self.sock.sendto(datagram, self.destination)
-            self.counts["datagrams_out"] += 1
-        except OSError:
-            self.counts["send_errors"] += 1
+    def _send(self, datagram, to=0):
+        """Sends to destination index \p to, or to all of them when it is None."""
+        for i in range(len(self.destinations)) if to is None else (to,):
+            try:
+                self.sock.sendto(datagram, self.destinations[i])
+                self.counts["datagrams_out"] += 1
+                self.sent_to[i] += 1
+            except OSError:
+                self.counts["send_errors"] += 1
 
-    def _emit(self, datagram):
+    def _emit(self, datagram, to=0):
         """Sends now, or holds for reordering."""
         if self.opts.reorder_window <= 0:
-            self._send(datagram)
+            self._send(datagram, to)
             return
-        self.held.append(datagram)
+        self.held.append((datagram, to))
         if len(self.held) >= self.opts.reorder_window:
             self.release_held()
+
+    def release_delayed(self, now=None):
+        """Forwards the delayed stop heaps that are due (all of them when now is None)."""
+        while self.delayed and (now is None or self.delayed[0][0] <= now):
+            self._send(self.delayed.pop(0)[1], None)
 
     def release_held(self):
         """Sends the held datagrams in a seeded shuffled order."""
@@ -238,7 +264,7 @@ class Relay:
         self.counts["datagrams_reordered"] += sum(1 for i, j in enumerate(order) if i != j)
         held, self.held = self.held, []
         for j in order:
-            self._send(held[j])
+            self._send(*held[j])
 
     def _protected(self, bits, cnt):
         return cnt in self.opts.protect_cnts or (
@@ -278,10 +304,15 @@ class Relay:
         if self._protected(bits, cnt):
             self.counts["datagrams_protected"] += 1
             self.release_held()
-            self._send(datagram)
+            if opts.stop_delay > 0 and immediates.get(STREAM_CTRL_ID) == STREAM_CTRL_STOP:
+                self.counts["stop_datagrams_delayed"] += 1
+                self.delayed.append((time.monotonic() + opts.stop_delay, datagram))
+            else:
+                self._send(datagram, None)
             return
         self.heaps_seen.add(cnt)
         self._remember(cnt, immediates)
+        to = cnt % len(self.destinations)
         if self._heap_dropped(cnt):
             self.counts["datagrams_dropped_heap"] += 1
             self.heaps_dropped[cnt] = self.heaps_dropped.get(cnt, 0) + 1
@@ -290,11 +321,11 @@ class Relay:
             self.counts["datagrams_dropped_packet"] += 1
             self.packets_dropped.setdefault(cnt, []).append(offset)
             return
-        self._emit(datagram)
+        self._emit(datagram, to)
         if decide(opts.seed, opts.duplicate_packets, "duplicate", cnt, offset):
             self.counts["datagrams_duplicated"] += 1
             self.duplicated.setdefault(cnt, []).append(offset)
-            self._emit(datagram)
+            self._emit(datagram, to)
 
     # ---- the loop -----------------------------------------------------------------
 
@@ -315,6 +346,7 @@ class Relay:
                     and now - last_arrival >= opts.idle_exit):
                 self.exit_reason = "idle"
                 break
+            self.release_delayed(now)
             try:
                 ready, _, _ = select.select([self.sock], [], [], POLL_SECONDS)
             except InterruptedError:
@@ -335,6 +367,7 @@ class Relay:
         if stop:
             self.exit_reason = "signal"
         self.release_held()
+        self.release_delayed()
 
     # ---- the account --------------------------------------------------------------
 
@@ -371,12 +404,14 @@ class Relay:
                         "protect_cnts": sorted(o.protect_cnts),
                         "protect_control": o.protect_control,
                         "timestamp_item": o.timestamp_item,
+                        "stop_delay": o.stop_delay,
                         "listen_port": self.port,
-                        "to": f"{self.destination[0]}:{self.destination[1]}"},
+                        "to": [f"{h}:{p}" for h, p in self.destinations]},
             "receive_buffer_bytes": self.rcvbuf,
             "exit_reason": self.exit_reason,
             "seconds": round(time.monotonic() - self.started, 3),
             **self.counts,
+            "datagrams_out_per_destination": self.sent_to,
             "heaps_seen": len(self.heaps_seen),
             "heaps_dropped": heaps_dropped,
             "heaps_lost_packets": heaps_lost_packets,

@@ -63,18 +63,24 @@ def heap_packets(cnt, packets=4, address_bits=40, timestamp=True):
 class RelayRun:
     """Starts the relay, sends datagrams through it, collects what comes out."""
 
-    def __init__(self, args, receive_buffer=16 << 20):
-        self.rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        try:
-            self.rx.setsockopt(socket.SOL_SOCKET, 33, receive_buffer)  # SO_RCVBUFFORCE
-        except OSError:
-            self.rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
-        self.rx.bind(("127.0.0.1", 0))
+    def __init__(self, args, receivers=1, receive_buffer=16 << 20):
+        self.rxs = []
+        to = []
+        for _ in range(receivers):
+            rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            try:
+                rx.setsockopt(socket.SOL_SOCKET, 33, receive_buffer)  # SO_RCVBUFFORCE
+            except OSError:
+                rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+            rx.bind(("127.0.0.1", 0))
+            self.rxs.append(rx)
+            to += ["--to", f"127.0.0.1:{rx.getsockname()[1]}"]
+        self.rx = self.rxs[0]
         self.dir = tempfile.TemporaryDirectory()
         self.report_path = os.path.join(self.dir.name, "report.json")
         self.proc = subprocess.Popen(
-            [PYTHON, RELAY, "--listen", "0", "--to", f"127.0.0.1:{self.rx.getsockname()[1]}",
-             "--report", self.report_path, "--max-seconds", "60"] + list(args),
+            [PYTHON, RELAY, "--listen", "0", "--report", self.report_path,
+             "--max-seconds", "60"] + to + list(args),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         ready, _, _ = select.select([self.proc.stdout], [], [], 20)
         if not ready:
@@ -99,19 +105,22 @@ class RelayRun:
             self.proc.kill()
             self.proc.communicate()
             raise AssertionError(f"the relay did not exit within {timeout} s")
-        received = []
-        self.rx.setblocking(False)
-        for _ in range(1_000_000):
-            try:
-                received.append(self.rx.recv(65536))
-            except BlockingIOError:
-                break
+        self.received = []  # per receiver
+        for rx in self.rxs:
+            got = []
+            rx.setblocking(False)
+            for _ in range(1_000_000):
+                try:
+                    got.append(rx.recv(65536))
+                except BlockingIOError:
+                    break
+            rx.close()
+            self.received.append(got)
         with open(self.report_path) as f:
             report = json.load(f)
-        self.rx.close()
         self.tx.close()
         self.dir.cleanup()
-        return received, report
+        return self.received[0], report
 
 
 def relay(args, datagrams, **finish):
@@ -308,6 +317,39 @@ class spead_relay(unittest.TestCase):
         self.assertEqual(received, others + [no_cnt])
         self.assertEqual((report["datagrams_not_spead"],
                           report["datagrams_without_heap_cnt"]), (4, 1))
+
+    def test_several_destinations_take_heaps_by_cnt_and_all_get_control_heaps(self):
+        top = (1 << 40) - 1
+        descriptors = heap_packets(top, 1, timestamp=False)
+        data = [p for cnt in range(1, 13) for p in heap_packets(cnt, 2)]
+        packets = descriptors + data
+        run = RelayRun(["--idle-exit", "0.5"], receivers=3)
+        run.send([d for _, d in packets])
+        _, report = run.finish()
+        for i in range(3):
+            with self.subTest(destination=i):
+                self.assertEqual(self.identities(packets, run.received[i]),
+                                 [(top, 0)] + [ident for ident, _ in data
+                                               if ident[0] % 3 == i])
+        self.assertEqual(report["datagrams_out_per_destination"], [9, 9, 9])
+        self.assertEqual(report["datagrams_out"], 27)
+
+    def test_a_stop_heap_is_held_back_by_the_stop_delay(self):
+        top = (1 << 40) - 1
+        stop = spead_packet(top, 0, 0, [(0x06, 2)])
+        start = spead_packet(top - 1, 0, 0, [(0x06, 0)])
+        data = [d for cnt in range(1, 4) for _, d in heap_packets(cnt, 2)]
+        run = RelayRun(["--stop-delay", "0.3", "--idle-exit", "2"])
+        run.send([start, stop] + data)
+        t0 = time.monotonic()
+        run.rx.settimeout(5)
+        arrivals = [run.rx.recv(65536) for _ in range(8)]
+        waited = time.monotonic() - t0
+        received, report = run.finish(terminate=True)
+        self.assertEqual(arrivals, [start] + data + [stop])  # data overtook the stop
+        self.assertGreater(waited, 0.2)
+        self.assertEqual(received, [])
+        self.assertEqual(report["stop_datagrams_delayed"], 1)
 
     def test_bad_options_are_refused(self):
         for args in (["--to", "nowhere"], ["--to", "127.0.0.1:9", "--drop-heaps", "1.5"],
