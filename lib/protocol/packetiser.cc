@@ -65,6 +65,19 @@ packet_generator::packet_generator(const heap& h,
         d_payload_size = min_payload_size;
         d_need_null_item = true;
     }
+    if (h.get_repeat_immediates()) {
+        for (const heap::item& it : items)
+            if (use_immediate(it))
+                d_repeated_pointers++;
+        const std::size_t all_pointers = items.size() + (d_need_null_item ? 1 : 0);
+        if (all_pointers > d_max_pointers_per_packet)
+            throw std::invalid_argument(
+                "packet_generator: the heap's " + std::to_string(all_pointers) +
+                " item pointers do not fit one packet of " +
+                std::to_string(d_max_packet_size) +
+                " bytes, which repeated immediates need; send fewer items or use "
+                "larger packets");
+    }
     if (d_payload_size > f.max_address())
         throw std::invalid_argument(
             "packet_generator: heap payload of " + std::to_string(d_payload_size) +
@@ -77,6 +90,23 @@ bool packet_generator::use_immediate(const heap::item& it) const
     return it.is_inline || (it.allow_immediate && it.length <= d_max_immediate);
 }
 
+std::uint64_t packet_generator::immediate_value(const heap::item& it)
+{
+    // A value given as bytes is right-aligned in the immediate field.
+    return it.is_inline ? it.inline_value : load_be_bytes(it.data, int(it.length));
+}
+
+void packet_generator::put_repeated_immediates(std::uint8_t*& pointer) const
+{
+    const item_pointer_codec codec(d_heap.get_flavour().heap_address_bits());
+    for (const heap::item& it : d_heap.items()) {
+        if (!use_immediate(it))
+            continue;
+        store_be64(pointer, codec.encode_immediate(it.id, immediate_value(it)));
+        pointer += item_pointer_size;
+    }
+}
+
 std::size_t packet_generator::next(std::uint8_t* header_buf,
                                    std::vector<packet_piece>& pieces)
 {
@@ -87,7 +117,10 @@ std::size_t packet_generator::next(std::uint8_t* header_buf,
     const std::size_t total_pointers = items.size() + (d_need_null_item ? 1 : 0);
     const std::size_t n_pointers =
         std::min(d_max_pointers_per_packet, total_pointers - d_next_pointer);
-    const std::size_t header_size = prefix_size + n_pointers * item_pointer_size;
+    // The first packet carries every pointer (they all fit when repeating).
+    const std::size_t n_repeated = d_payload_offset > 0 ? d_repeated_pointers : 0;
+    const std::size_t header_size =
+        prefix_size + (n_pointers + n_repeated) * item_pointer_size;
     std::size_t payload_length = std::size_t(std::min<std::uint64_t>(
         d_payload_size - d_payload_offset, d_max_packet_size - header_size));
 
@@ -101,7 +134,7 @@ std::size_t packet_generator::next(std::uint8_t* header_buf,
     header_buf[3] = std::uint8_t(address_bytes);
     header_buf[4] = 0;
     header_buf[5] = 0;
-    store_be16(header_buf + 6, std::uint16_t(n_pointers + 4));
+    store_be16(header_buf + 6, std::uint16_t(n_pointers + n_repeated + 4));
     std::uint8_t* pointer = header_buf + 8;
     auto put = [&pointer](std::uint64_t value) {
         store_be64(pointer, value);
@@ -119,16 +152,15 @@ std::size_t packet_generator::next(std::uint8_t* header_buf,
             continue;
         }
         const heap::item& it = items[d_next_pointer];
-        if (it.is_inline) {
-            put(codec.encode_immediate(it.id, it.inline_value));
-        } else if (use_immediate(it)) {
-            // The value's bytes, right-aligned in the immediate field.
-            put(codec.encode_immediate(it.id, load_be_bytes(it.data, int(it.length))));
+        if (use_immediate(it)) {
+            put(codec.encode_immediate(it.id, immediate_value(it)));
         } else {
             put(codec.encode_address(it.id, d_next_address));
             d_next_address += it.length;
         }
     }
+    if (n_repeated > 0)
+        put_repeated_immediates(pointer);
     pieces.push_back(packet_piece{ header_buf, header_size });
 
     d_payload_offset += payload_length;

@@ -34,7 +34,10 @@ struct SPEAD_API packet_piece {
  *   for 8 payload bytes, spanning packets when there are many;
  * - items no wider than the immediate field become immediates (right-aligned);
  * - every packet carries at least one payload byte: when the heap has too little
- *   payload, a NULL item pointer marks its end and zero padding follows.
+ *   payload, a NULL item pointer marks its end and zero padding follows;
+ * - with heap::set_repeat_immediates(true), every packet after the first carries the
+ *   heap's immediate item pointers again (the first carries all pointers), which
+ *   requires all pointers to fit one packet. Payload offsets are as without.
  */
 class SPEAD_API packet_generator
 {
@@ -42,7 +45,8 @@ public:
     static constexpr std::size_t prefix_size = 8 + 4 * 8; //!< header + the four specials
 
     /*! \throws std::invalid_argument if max_packet_size cannot carry the prefix, one item
-     * pointer and 8 payload bytes, or a value does not fit the flavour */
+     * pointer and 8 payload bytes (with repeated immediates: all the item pointers),
+     * or a value does not fit the flavour */
     packet_generator(const heap& h, std::uint64_t cnt, std::size_t max_packet_size);
 
     bool has_next() const { return d_payload_offset < d_payload_size; }
@@ -61,12 +65,16 @@ public:
 
 private:
     bool use_immediate(const heap::item& it) const;
+    static std::uint64_t immediate_value(const heap::item& it);
+    /*! Writes the repeated immediate pointers of a packet after the first. */
+    void put_repeated_immediates(std::uint8_t*& pointer) const;
 
     const heap& d_heap;
     std::uint64_t d_cnt;
     std::size_t d_max_packet_size;
     std::size_t d_max_immediate;
     std::size_t d_max_pointers_per_packet;
+    std::size_t d_repeated_pointers = 0; //!< per packet after the first
     std::uint64_t d_payload_size = 0;
     std::uint64_t d_payload_offset = 0;
     bool d_need_null_item = false;

@@ -330,3 +330,72 @@ TEST(packetiser, writes_flavour_widths_in_the_header)
               from_hex("5304020600000006"));
     EXPECT_EQ(pointer_at(packets[0], 4), 0x900000000000bc8fu); // 0x1000 << 48, immediate
 }
+
+// ---- repeated immediates (what a receiver placing packets by timestamp needs)
+
+TEST(packetiser, repeated_immediates_are_in_every_packet_after_all_pointers_in_the_first)
+{
+    send::heap h(flavour(40));
+    h.add_immediate(0x1600, 0x123456789a);
+    h.add_immediate(0x1601, 3);
+    std::vector<std::uint8_t> data(3000, 0x5a);
+    h.add_item(0x1000, data.data(), data.size(), false);
+    h.set_repeat_immediates(true);
+    const auto packets = packetise(h, 7, 1472);
+    ASSERT_EQ(packets.size(), 3u);
+
+    ASSERT_EQ(n_pointers(packets[0]), 7u);
+    EXPECT_EQ(pointer_at(packets[0], 4), imm(0x1600, 0x123456789a));
+    EXPECT_EQ(pointer_at(packets[0], 5), imm(0x1601, 3));
+    EXPECT_EQ(pointer_at(packets[0], 6), addr(0x1000, 0));
+    for (std::size_t p = 1; p < packets.size(); p++) {
+        ASSERT_EQ(n_pointers(packets[p]), 6u) << p;
+        EXPECT_EQ(pointer_at(packets[p], 4), imm(0x1600, 0x123456789a)) << p;
+        EXPECT_EQ(pointer_at(packets[p], 5), imm(0x1601, 3)) << p;
+    }
+}
+
+TEST(packetiser, repeated_immediates_keep_payload_offsets_contiguous)
+{
+    send::heap h(flavour(40));
+    h.add_immediate(0x1600, 1);
+    std::vector<std::uint8_t> data(3000);
+    std::iota(data.begin(), data.end(), 0);
+    h.add_item(0x1000, data.data(), data.size(), false);
+    h.set_repeat_immediates(true);
+    const auto packets = packetise(h, 1, 1472);
+    std::vector<std::uint8_t> payload;
+    std::uint64_t expected_offset = 0;
+    for (const auto& packet : packets) {
+        const std::size_t n = n_pointers(packet);
+        EXPECT_EQ(pointer_at(packet, 1), imm(0x02, 3000));            // HEAP_SIZE
+        EXPECT_EQ(pointer_at(packet, 2), imm(0x03, expected_offset)); // HEAP_OFFSET
+        const std::size_t length = pointer_at(packet, 3) & 0xffffffffff;
+        ASSERT_EQ(packet.size(), 8 + 8 * n + length);
+        payload.insert(payload.end(), packet.begin() + 8 + 8 * n, packet.end());
+        expected_offset += length;
+    }
+    EXPECT_EQ(payload, data);
+}
+
+TEST(packetiser, without_repeat_later_packets_carry_no_item_pointers)
+{
+    send::heap h(flavour(40));
+    h.add_immediate(0x1600, 1);
+    std::vector<std::uint8_t> data(3000);
+    h.add_item(0x1000, data.data(), data.size(), false);
+    const auto packets = packetise(h, 1, 1472);
+    ASSERT_EQ(packets.size(), 3u);
+    EXPECT_EQ(n_pointers(packets[1]), 4u);
+    EXPECT_EQ(n_pointers(packets[2]), 4u);
+}
+
+TEST(packetiser, repeated_immediates_need_every_pointer_in_one_packet)
+{
+    send::heap h(flavour(40));
+    for (std::uint64_t id = 0x1000; id < 0x1010; id++)
+        h.add_immediate(id, id);
+    h.set_repeat_immediates(true);
+    EXPECT_THROW(send::packet_generator(h, 1, 64), std::invalid_argument);
+    EXPECT_NO_THROW(send::packet_generator(h, 1, 1472));
+}

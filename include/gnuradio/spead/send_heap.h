@@ -67,12 +67,24 @@ public:
     const std::vector<item>& items() const { return d_items; }
     bool empty() const { return d_items.empty(); }
 
+    /*!
+     * Repeat the heap's immediate item pointers in every packet, not only the first
+     * (default false), so that a receiver meeting any packet of the heap first can
+     * read them (e.g. a timestamp that places the packet). Identical pointers are one
+     * item to spead2 and to gr-spead's receivers. All the heap's item pointers must
+     * then fit in one packet (the packetiser throws otherwise), as with spead2's
+     * repeat_pointers, which also repeats the addressed ones.
+     */
+    void set_repeat_immediates(bool repeat) { d_repeat_immediates = repeat; }
+    bool get_repeat_immediates() const { return d_repeat_immediates; }
+
 private:
     void check_id(std::uint64_t id) const;
 
     gr::spead::flavour d_flavour;
     std::vector<item> d_items;
     std::deque<std::vector<std::uint8_t>> d_owned; // deque: element addresses are stable
+    bool d_repeat_immediates = false;
 };
 
 } // namespace send
