@@ -17,6 +17,19 @@ namespace spead {
 
 namespace {
 
+/*! An id the sink may give an item: above the reserved ones, within the flavour. */
+void check_item_id(const std::string& parameter,
+                   std::uint64_t id,
+                   const flavour& f,
+                   const std::string& default_id)
+{
+    if (id <= item_id::descriptor_dtype || id > f.max_item_id())
+        throw std::invalid_argument(
+            parameter + ": " + item_id_tag_name(id) + " is reserved or does not fit " +
+            f.name() + "; use an id above 0x15 and up to " +
+            item_id_tag_name(f.max_item_id()) + " (default " + default_id + ")");
+}
+
 void plan_mapping(const sink_params& p, sink_plan& plan)
 {
     stream_to_heap_config& m = plan.mapping;
@@ -38,21 +51,18 @@ void plan_mapping(const sink_params& p, sink_plan& plan)
         throw std::invalid_argument("flavour: '" + p.flavour +
                                     "' is not supported by the sink; use 64-40 or 64-48");
 
-    if (p.payload_item <= item_id::descriptor_dtype ||
-        p.payload_item > m.flavour.max_item_id())
-        throw std::invalid_argument("payload_item: " + item_id_tag_name(p.payload_item) +
-                                    " is reserved or does not fit " + m.flavour.name() +
-                                    "; use an id above 0x15 and up to " +
-                                    item_id_tag_name(m.flavour.max_item_id()) +
-                                    " (default 0x1000)");
+    check_item_id("payload_item", p.payload_item, m.flavour, "0x1000");
     m.payload_item = p.payload_item;
 
-    if (p.len_tag_key.empty() &&
+    if ((p.len_tag_key.empty() || p.input_mode == "continuous") &&
         (p.heap_items == 0 || p.heap_items > static_cast<std::size_t>(INT_MAX / 2)))
         throw std::invalid_argument(
             "heap_items: " + std::to_string(p.heap_items) +
-            " with no length tag key; give the items per heap (>= 1), or a len_tag_key "
-            "(e.g. packet_len) to send one heap per tagged packet");
+            (p.input_mode == "continuous"
+                 ? " in continuous mode; give the items per heap per input, 1 to " +
+                       std::to_string(INT_MAX / 2)
+                 : " with no length tag key; give the items per heap (>= 1), or a "
+                   "len_tag_key (e.g. packet_len) to send one heap per tagged packet"));
     m.len_tag_key = p.len_tag_key;
     m.heap_items = p.heap_items;
 
@@ -69,6 +79,89 @@ void plan_mapping(const sink_params& p, sink_plan& plan)
     m.descriptor_interval = p.descriptor_interval;
     m.payload_name = p.payload_name;
     m.payload_description = p.payload_description;
+}
+
+/*! An item id the sink sends beside the payload: not reserved, not the payload's. */
+void check_data_item_id(const std::string& parameter,
+                        std::uint64_t id,
+                        const sink_plan& plan,
+                        const std::string& default_id)
+{
+    check_item_id(parameter, id, plan.mapping.flavour, default_id);
+    if (id == plan.mapping.payload_item)
+        throw std::invalid_argument(parameter + ": " + item_id_tag_name(id) +
+                                    " is also payload_item; give each item its own id");
+}
+
+void plan_input_mode(const sink_params& p, sink_plan& plan)
+{
+    if (p.input_mode != "tagged" && p.input_mode != "continuous")
+        throw std::invalid_argument("input_mode: '" + p.input_mode +
+                                    "' is not an input mode; use tagged (a heap per "
+                                    "tagged packet) or continuous (a timestamped "
+                                    "stream cut into heaps of heap_items)");
+    if (p.substreams < 1 || p.substreams > sink_max_substreams)
+        throw std::invalid_argument("substreams: " + std::to_string(p.substreams) +
+                                    " is out of range; give the number of inputs, 1 to " +
+                                    std::to_string(sink_max_substreams));
+    plan.continuous = p.input_mode == "continuous";
+    if (!plan.continuous) {
+        if (p.substreams != 1)
+            throw std::invalid_argument("substreams: " + std::to_string(p.substreams) +
+                                        " needs input_mode continuous; use 1 in tagged "
+                                        "mode");
+        return;
+    }
+    const flavour& f = plan.mapping.flavour;
+    continuous_config& c = plan.continuous_framing;
+    if (p.timestamp_item == 0)
+        throw std::invalid_argument("timestamp_item: 0 in continuous mode; give the id "
+                                    "of the timestamp immediate (default 0x1600)");
+    check_data_item_id("timestamp_item", p.timestamp_item, plan, "0x1600");
+    if (p.substreams > 1 && p.substream_item == 0)
+        throw std::invalid_argument("substream_item: 0 with " +
+                                    std::to_string(p.substreams) +
+                                    " substreams; give the id of the item that "
+                                    "carries the input index, e.g. 0x1601");
+    if (p.substream_item != 0) {
+        check_data_item_id("substream_item", p.substream_item, plan, "e.g. 0x1601");
+        if (p.substream_item == p.timestamp_item)
+            throw std::invalid_argument(
+                "substream_item: " + item_id_tag_name(p.substream_item) +
+                " is also timestamp_item; give each item its own id");
+    }
+    if (p.timestamp_step > f.max_address())
+        throw std::invalid_argument(
+            "timestamp_step: " + std::to_string(p.timestamp_step) + " does not fit " +
+            f.name() + "; use 0 (= heap_items) up to " + std::to_string(f.max_address()));
+    if (p.start_timestamp > f.max_address())
+        throw std::invalid_argument(
+            "start_timestamp: " + std::to_string(p.start_timestamp) +
+            " does not fit the " + std::to_string(f.heap_address_bits()) +
+            "-bit immediate of " + f.name() + "; use 0 to " +
+            std::to_string(f.max_address()) + " or flavour 64-48");
+    if (!std::isfinite(p.sample_rate) || p.sample_rate < 0)
+        throw std::invalid_argument("sample_rate: " + std::to_string(p.sample_rate) +
+                                    " is not a rate; give timestamps per second, > 0 "
+                                    "(0: rx_time tags are ignored)");
+    if (!std::isfinite(p.sync_time))
+        throw std::invalid_argument("sync_time: not a time; give the UNIX time in "
+                                    "seconds of timestamp 0 (default 0)");
+    c.substreams = p.substreams;
+    c.heap_items = p.heap_items;
+    c.item_size = plan.mapping.type.size() * plan.mapping.vlen;
+    c.timestamp_item = p.timestamp_item;
+    c.timestamp_step = p.timestamp_step == 0 ? p.heap_items : p.timestamp_step;
+    c.start_timestamp = p.start_timestamp;
+    c.sample_rate = p.sample_rate;
+    c.sync_time = p.sync_time;
+    c.substream_item = p.substream_item;
+    c.payload_item = plan.mapping.payload_item;
+    c.flavour = f;
+    c.cnt_start = plan.mapping.cnt_start;
+    c.cnt_step = plan.mapping.cnt_step;
+    // Heaps are cut by count; the length tag means nothing here.
+    plan.mapping.len_tag_key.clear();
 }
 
 void plan_stream(const sink_params& p, sink_plan& plan)
@@ -131,6 +224,7 @@ sink_plan plan_sink(const sink_params& p, const gr::logger_ptr& logger)
                                       transport_direction::send,
                                       logger);
     plan_mapping(p, plan);
+    plan_input_mode(p, plan);
     plan_stream(p, plan);
     if (plan.transport.kind == transport_kind::pcap)
         plan_capture(p, plan);

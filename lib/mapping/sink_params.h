@@ -9,6 +9,7 @@
 #define INCLUDED_SPEAD_MAPPING_SINK_PARAMS_H
 
 #include "mapping/block_transport.h"
+#include "mapping/continuous_framer.h"
 #include "mapping/stream_to_heap.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/api.h>
@@ -49,7 +50,18 @@ struct sink_params {
     double stats_interval = 0.0;
     int comp_vector = 0;
     int max_poll = 10;
+    std::string input_mode = "tagged";
+    std::uint64_t timestamp_item = 0x1600;
+    std::uint64_t timestamp_step = 0;
+    std::uint64_t start_timestamp = 0;
+    double sample_rate = 0.0;
+    double sync_time = 0.0;
+    std::size_t substreams = 1;
+    std::uint64_t substream_item = 0;
 };
+
+/*! Inputs a continuous sink takes at most (one GNU Radio input each). */
+constexpr std::size_t sink_max_substreams = 256;
 
 /*! What a sink runs with, settled once from its parameters. */
 struct sink_plan {
@@ -59,6 +71,8 @@ struct sink_plan {
     std::string capture_file; //!< pcap
     send::stream_config stream;
     stream_to_heap_config mapping;
+    bool continuous = false;              //!< input_mode "continuous"
+    continuous_config continuous_framing; //!< when continuous
     bool send_stop_heap = true;
     std::chrono::duration<double> stats_interval{ 0 };
 };

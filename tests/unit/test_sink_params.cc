@@ -10,6 +10,7 @@
 
 #include "mapping/sink_params.h"
 #include <gtest/gtest.h>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -99,6 +100,129 @@ TEST(SinkParams, TheMappingGetsTheStreamParameters)
     EXPECT_EQ(plan.mapping.descriptor_interval, 10u);
     EXPECT_EQ(plan.mapping.byte_order, byte_order_mode::swap);
     EXPECT_EQ(plan.stream.get_rate(), 1e9);
+}
+
+} // namespace
+
+namespace {
+
+sink_params continuous_params()
+{
+    sink_params p;
+    p.input_mode = "continuous";
+    p.heap_items = 1024;
+    return p;
+}
+
+TEST(SinkParams, ContinuousModePlansTheFramerFromTheParameters)
+{
+    sink_params p = continuous_params();
+    p.item_type = "complex_int16";
+    p.substreams = 2;
+    p.substream_item = 0x1601;
+    p.start_timestamp = 7;
+    p.sample_rate = 1e6;
+    p.sync_time = 3.5;
+    p.heap_cnt_start = 4;
+    const sink_plan plan = plan_sink(p, test_logger());
+    EXPECT_TRUE(plan.continuous);
+    const continuous_config& c = plan.continuous_framing;
+    EXPECT_EQ(c.substreams, 2u);
+    EXPECT_EQ(c.heap_items, 1024u);
+    EXPECT_EQ(c.item_size, 4u);
+    EXPECT_EQ(c.timestamp_item, 0x1600u);
+    EXPECT_EQ(c.timestamp_step, 1024u); // 0 = heap_items
+    EXPECT_EQ(c.start_timestamp, 7u);
+    EXPECT_EQ(c.sample_rate, 1e6);
+    EXPECT_EQ(c.sync_time, 3.5);
+    EXPECT_EQ(c.substream_item, 0x1601u);
+    EXPECT_EQ(c.cnt_start, 4u);
+    EXPECT_TRUE(plan.mapping.len_tag_key.empty()); // ignored: heaps are cut by count
+}
+
+TEST(SinkParams, TaggedModeIsTheDefault)
+{
+    EXPECT_FALSE(plan_sink(sink_params(), test_logger()).continuous);
+}
+
+TEST(SinkParams, AnUnknownInputModeIsNamed)
+{
+    sink_params p;
+    p.input_mode = "timed";
+    EXPECT_TRUE(names(error_of(p), "input_mode")) << error_of(p);
+}
+
+TEST(SinkParams, ContinuousModeNeedsHeapItems)
+{
+    sink_params p = continuous_params();
+    p.heap_items = 0;
+    EXPECT_TRUE(names(error_of(p), "heap_items")) << error_of(p);
+    EXPECT_NE(error_of(p).find("continuous"), std::string::npos);
+}
+
+TEST(SinkParams, ContinuousModeNeedsAValidTimestampItem)
+{
+    sink_params p = continuous_params();
+    p.timestamp_item = 0;
+    EXPECT_TRUE(names(error_of(p), "timestamp_item")) << error_of(p);
+    p.timestamp_item = 0x05; // reserved (descriptor)
+    EXPECT_TRUE(names(error_of(p), "timestamp_item")) << error_of(p);
+    p.timestamp_item = std::uint64_t(1) << 23; // beyond 64-40's ids
+    EXPECT_TRUE(names(error_of(p), "timestamp_item")) << error_of(p);
+    p.timestamp_item = 0x1000; // the payload's
+    EXPECT_TRUE(names(error_of(p), "timestamp_item")) << error_of(p);
+}
+
+TEST(SinkParams, SeveralSubstreamsNeedADistinctSubstreamItem)
+{
+    sink_params p = continuous_params();
+    p.substreams = 2;
+    EXPECT_TRUE(names(error_of(p), "substream_item")) << error_of(p);
+    p.substream_item = 0x1600; // the timestamp's
+    EXPECT_TRUE(names(error_of(p), "substream_item")) << error_of(p);
+    p.substream_item = 0x1000; // the payload's
+    EXPECT_TRUE(names(error_of(p), "substream_item")) << error_of(p);
+    p.substream_item = 0x02; // reserved
+    EXPECT_TRUE(names(error_of(p), "substream_item")) << error_of(p);
+    p.substream_item = 0x1601;
+    EXPECT_EQ(error_of(p), "(no error)");
+}
+
+TEST(SinkParams, SubstreamsAreOneToTheLimitAndOnlyContinuous)
+{
+    sink_params p = continuous_params();
+    p.substream_item = 0x1601;
+    p.substreams = 0;
+    EXPECT_TRUE(names(error_of(p), "substreams")) << error_of(p);
+    p.substreams = sink_max_substreams + 1;
+    EXPECT_TRUE(names(error_of(p), "substreams")) << error_of(p);
+    p = sink_params();
+    p.substreams = 2;
+    EXPECT_TRUE(names(error_of(p), "substreams")) << error_of(p);
+}
+
+TEST(SinkParams, TimestampsMustFitTheFlavour)
+{
+    sink_params p = continuous_params();
+    p.start_timestamp = std::uint64_t(1) << 40;
+    EXPECT_TRUE(names(error_of(p), "start_timestamp")) << error_of(p);
+    p.flavour = "64-48";
+    EXPECT_EQ(error_of(p), "(no error)");
+    p = continuous_params();
+    p.timestamp_step = std::uint64_t(1) << 40;
+    EXPECT_TRUE(names(error_of(p), "timestamp_step")) << error_of(p);
+}
+
+TEST(SinkParams, SampleRateAndSyncTimeMustBeNumbers)
+{
+    sink_params p = continuous_params();
+    p.sample_rate = -1;
+    EXPECT_TRUE(names(error_of(p), "sample_rate")) << error_of(p);
+    p.sample_rate = std::numeric_limits<double>::infinity();
+    EXPECT_TRUE(names(error_of(p), "sample_rate")) << error_of(p);
+    p = continuous_params();
+    p.sync_time = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_TRUE(names(error_of(p), "sync_time")) << error_of(p);
 }
 
 } // namespace

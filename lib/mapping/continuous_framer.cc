@@ -1,0 +1,200 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "mapping/block_messages.h"
+#include "mapping/continuous_framer.h"
+#include <cmath>
+#include <string>
+
+namespace gr {
+namespace spead {
+
+namespace {
+
+constexpr double seconds_per_day = 86400.0;
+
+/*! "10.8 minutes", "3.2 hours": a duration a reader takes in at a glance. */
+std::string readable_duration(double seconds)
+{
+    char text[64];
+    if (seconds < 120)
+        std::snprintf(text, sizeof text, "%.1f seconds", seconds);
+    else if (seconds < 7200)
+        std::snprintf(text, sizeof text, "%.1f minutes", seconds / 60);
+    else
+        std::snprintf(text, sizeof text, "%.1f hours", seconds / 3600);
+    return text;
+}
+
+} // namespace
+
+continuous_framer::continuous_framer(const continuous_config& config,
+                                     gr::logger_ptr logger)
+    : d_config(config),
+      d_logger(std::move(logger)),
+      d_base_timestamp(config.start_timestamp)
+{
+}
+
+void continuous_framer::reset()
+{
+    d_round = 0;
+    d_base_round = 0;
+    d_base_timestamp = d_config.start_timestamp;
+    d_next_base_timestamp.reset();
+    d_heaps = 0;
+    d_timestamps_wrapped = 0;
+    d_rx_time_ignored = 0;
+    const auto period = wrap_period();
+    if (period && *period < seconds_per_day && d_logger)
+        d_logger->warn("timestamps wrap every {} at sample_rate {} Hz in the {}-bit "
+                       "immediates of {}: each wrap is a backwards jump (a resync to a "
+                       "continuous spead.source); use flavour 64-48 for {}",
+                       readable_duration(*period),
+                       d_config.sample_rate,
+                       d_config.flavour.heap_address_bits(),
+                       d_config.flavour.name(),
+                       readable_duration(std::ldexp(*period, 8)));
+}
+
+std::optional<double> continuous_framer::wrap_period() const
+{
+    if (d_config.sample_rate <= 0)
+        return std::nullopt;
+    return std::ldexp(1.0, d_config.flavour.heap_address_bits()) / d_config.sample_rate;
+}
+
+std::vector<descriptor> continuous_framer::descriptors() const
+{
+    const std::int64_t bits = d_config.flavour.heap_address_bits();
+    std::vector<descriptor> out;
+    descriptor t;
+    t.id = d_config.timestamp_item;
+    t.name = "timestamp";
+    t.description = "timestamp of the heap's first sample";
+    t.format = { { 'u', bits } };
+    out.push_back(t);
+    if (d_config.substream_item != 0) {
+        descriptor s;
+        s.id = d_config.substream_item;
+        s.name = "substream";
+        s.description = "index of the input (substream) the heap comes from";
+        s.format = { { 'u', bits } };
+        out.push_back(s);
+    }
+    return out;
+}
+
+void continuous_framer::warn_once(const std::string& what, const std::string& message)
+{
+    if (d_warned.insert(what).second && d_logger)
+        d_logger->warn("{}", message);
+}
+
+void continuous_framer::ignore_rx_time(const std::string& what, const std::string& why)
+{
+    d_rx_time_ignored++;
+    warn_once("rx_time " + what,
+              "rx_time tag ignored: " + why + " (counted in rx_time_ignored)");
+}
+
+void continuous_framer::rx_time_tag(std::uint64_t items_into_heap,
+                                    const pmt::pmt_t& value)
+{
+    if (d_config.sample_rate <= 0)
+        return ignore_rx_time("rate",
+                              "sample_rate is 0; give the sample rate to turn rx_time "
+                              "into timestamps");
+    const auto secs = pmt::is_tuple(value) && pmt::length(value) == 2
+                          ? pmt_to_uint64(pmt::tuple_ref(value, 0))
+                          : std::nullopt;
+    if (!secs || !pmt::is_real(pmt::tuple_ref(value, 1)))
+        return ignore_rx_time("value",
+                              "its value is not a (uint64 seconds, double fraction) "
+                              "tuple as UHD sends");
+    const long double since_sync =
+        static_cast<long double>(*secs) - static_cast<long double>(d_config.sync_time) +
+        static_cast<long double>(pmt::to_double(pmt::tuple_ref(value, 1)));
+    const long double timestamp = std::round(since_sync * d_config.sample_rate);
+    if (!(timestamp >= 0) || timestamp >= std::ldexp(1.0L, 64))
+        return ignore_rx_time("range",
+                              "the time is before sync_time or beyond a 64-bit "
+                              "timestamp; check sync_time");
+    const auto base = static_cast<std::uint64_t>(timestamp);
+    if (items_into_heap > 0) {
+        // The heap under way keeps its timestamp; the next starts where the tag says.
+        warn_once("rx_time mid-heap",
+                  "an rx_time tag " + std::to_string(items_into_heap) +
+                      " items into a heap of " + std::to_string(d_config.heap_items) +
+                      ": applied from the next heap. Align rx_time tags to heaps of "
+                      "heap_items items");
+        const long double rest =
+            static_cast<long double>(d_config.heap_items - items_into_heap) *
+            d_config.timestamp_step / d_config.heap_items;
+        d_next_base_timestamp = base + static_cast<std::uint64_t>(std::llround(rest));
+        return;
+    }
+    d_base_round = d_round;
+    d_base_timestamp = base;
+    d_next_base_timestamp.reset();
+}
+
+std::uint64_t continuous_framer::round_timestamp() const
+{
+    // Wraps modulo 2^64 like a hardware counter would; build_heap() wraps it further.
+    return d_base_timestamp + (d_round - d_base_round) * d_config.timestamp_step;
+}
+
+std::uint64_t continuous_framer::build_heap(send::heap& h,
+                                            std::size_t input,
+                                            const std::uint8_t* payload)
+{
+    const std::uint64_t mask = d_config.flavour.max_address();
+    std::uint64_t timestamp = round_timestamp();
+    if (timestamp > mask) {
+        d_timestamps_wrapped++;
+        warn_once("wrap",
+                  "timestamp " + std::to_string(timestamp) + " does not fit the " +
+                      std::to_string(d_config.flavour.heap_address_bits()) +
+                      "-bit immediate of " + d_config.flavour.name() +
+                      ": sent modulo 2^" +
+                      std::to_string(d_config.flavour.heap_address_bits()) +
+                      " (counted in timestamps_wrapped), so receivers see the "
+                      "timestamps jump backwards (a continuous spead.source resyncs). "
+                      "Use flavour 64-48, or a smaller start_timestamp or sync_time "
+                      "closer to now");
+        timestamp &= mask;
+    }
+    h.add_immediate(d_config.timestamp_item, timestamp);
+    if (d_config.substream_item != 0)
+        h.add_immediate(d_config.substream_item, input);
+    // Never an immediate, even when tiny: a receiver takes immediates as metadata.
+    h.add_item(
+        d_config.payload_item, payload, d_config.heap_items * d_config.item_size, false);
+    h.set_repeat_immediates(true);
+    // Wraps like the timestamp: receivers assemble by cnt only among recent heaps.
+    return (d_config.cnt_start + d_heaps++ * d_config.cnt_step) & mask;
+}
+
+void continuous_framer::next_round()
+{
+    d_round++;
+    if (d_next_base_timestamp) {
+        d_base_round = d_round;
+        d_base_timestamp = *d_next_base_timestamp;
+        d_next_base_timestamp.reset();
+    }
+}
+
+std::map<std::string, std::uint64_t> continuous_framer::counters() const
+{
+    return { { "timestamps_wrapped", d_timestamps_wrapped.load() },
+             { "rx_time_ignored", d_rx_time_ignored.load() } };
+}
+
+} // namespace spead
+} // namespace gr
