@@ -9,8 +9,8 @@ seeded, reproducible pattern. Standard library only; run with /usr/bin/python3.
 
 With --to given N times, the relay also spreads one stream over N endpoints, as a
 sender spreads a fast stream over several multicast groups: every packet of heap cnt
-goes to destination cnt mod N; protected heaps go to all of them; datagrams that are
-not SPEAD go to the first.
+goes to destination cnt mod N (--protect-cnts heaps too); control heaps go to all of
+them; datagrams that are not SPEAD go to the first.
 
     spead_relay.py --listen 0 --to 127.0.0.1:7148 --seed 3 --drop-heaps 0.05 \\
         --drop-packets 0.01 --duplicate-packets 0.01 --reorder-window 16 \\
@@ -50,7 +50,9 @@ immediate HEAP_CNT are forwarded unaltered and counted.
 At exit (--idle-exit seconds without a datagram after the first, --max-seconds, SIGTERM
 or SIGINT) the held datagrams are flushed and --report FILE gets a JSON account of what
 was done: datagrams in and out, heaps dropped whole, heaps that lost packets, duplicates
-made, with each heap's immediate items (and its --timestamp-item value).
+made, with each heap's immediate items (and its --timestamp-item value) and the number
+of its packets the relay saw (packets_seen: a heap whose every packet was dropped one by
+one arrives as nothing at all).
 """
 
 import argparse
@@ -199,7 +201,7 @@ class Relay:
         self.rng = random.Random(opts.seed)
         self.held = []
         self.heap_decisions = {}  # cnt -> dropped whole (a cache of a pure function)
-        self.recent = {}          # cnt -> {item id: value}, the last RECENT_HEAPS heaps
+        self.recent = {}  # cnt -> [packets seen, {item id: value}], the last RECENT_HEAPS
         self.heaps_seen = set()
         self.heaps_dropped = {}   # cnt -> packets dropped
         self.packets_dropped = {}  # cnt -> [offsets]
@@ -266,18 +268,19 @@ class Relay:
         for j in order:
             self._send(*held[j])
 
-    def _protected(self, bits, cnt):
-        return cnt in self.opts.protect_cnts or (
-            self.opts.protect_control and cnt >= 1 << (bits - 1))
+    def _control(self, bits, cnt):
+        return self.opts.protect_control and cnt >= 1 << (bits - 1)
 
     def _remember(self, cnt, immediates):
         known = self.recent.get(cnt)
         if known is None:
             if len(self.recent) >= RECENT_HEAPS:
                 del self.recent[next(iter(self.recent))]
-            self.recent[cnt] = dict(immediates)
-        elif immediates:
-            known.update(immediates)
+            self.recent[cnt] = [1, dict(immediates)]
+        else:
+            known[0] += 1
+            if immediates:
+                known[1].update(immediates)
 
     def _heap_dropped(self, cnt):
         decision = self.heap_decisions.get(cnt)
@@ -301,10 +304,15 @@ class Relay:
             self.counts["datagrams_without_heap_cnt"] += 1
             self._emit(datagram)
             return
-        if self._protected(bits, cnt):
+        to = cnt % len(self.destinations)
+        control = self._control(bits, cnt)
+        if control or cnt in opts.protect_cnts:
             self.counts["datagrams_protected"] += 1
             self.release_held()
-            if opts.stop_delay > 0 and immediates.get(STREAM_CTRL_ID) == STREAM_CTRL_STOP:
+            if not control:
+                self.heaps_seen.add(cnt)
+                self._send(datagram, to)
+            elif opts.stop_delay > 0 and immediates.get(STREAM_CTRL_ID) == STREAM_CTRL_STOP:
                 self.counts["stop_datagrams_delayed"] += 1
                 self.delayed.append((time.monotonic() + opts.stop_delay, datagram))
             else:
@@ -312,7 +320,6 @@ class Relay:
             return
         self.heaps_seen.add(cnt)
         self._remember(cnt, immediates)
-        to = cnt % len(self.destinations)
         if self._heap_dropped(cnt):
             self.counts["datagrams_dropped_heap"] += 1
             self.heaps_dropped[cnt] = self.heaps_dropped.get(cnt, 0) + 1
@@ -372,8 +379,8 @@ class Relay:
     # ---- the account --------------------------------------------------------------
 
     def _heap_entry(self, cnt):
-        immediates = self.recent.get(cnt, {})
-        entry = {"cnt": cnt,
+        seen, immediates = self.recent.get(cnt, [None, {}])
+        entry = {"cnt": cnt, "packets_seen": seen,
                  "immediates": {f"0x{k:x}": v for k, v in sorted(immediates.items())}}
         if self.opts.timestamp_item is not None:
             entry["timestamp"] = immediates.get(self.opts.timestamp_item)

@@ -166,8 +166,8 @@ class spead_relay(unittest.TestCase):
                 self.assertEqual(got, [i for i, _ in packets if i[0] not in expected])
                 self.assertEqual(
                     report["heaps_dropped"],
-                    [{"cnt": c, "timestamp": c * 1000, "immediates": {"0x1600": c * 1000},
-                      "packets": 4} for c in sorted(expected)])
+                    [{"cnt": c, "timestamp": c * 1000, "packets_seen": 4,
+                      "immediates": {"0x1600": c * 1000}, "packets": 4} for c in sorted(expected)])
                 self.assertEqual(report["datagrams_dropped_heap"], 4 * len(expected))
                 self.assertEqual(report["datagrams_out"], 800 - 4 * len(expected))
                 dropped_by_seed[seed] = expected
@@ -198,8 +198,9 @@ class spead_relay(unittest.TestCase):
             heaps = {}
             for cnt, offset in pairs:
                 heaps.setdefault(cnt, []).append(offset)
-            return [{"cnt": c, "timestamp": c * 1000, "immediates": {"0x1600": c * 1000},
-                     "offsets": offs} for c, offs in sorted(heaps.items())]
+            return [{"cnt": c, "timestamp": c * 1000, "packets_seen": 4,
+                     "immediates": {"0x1600": c * 1000}, "offsets": offs}
+                    for c, offs in sorted(heaps.items())]
 
         self.assertEqual(report["heaps_lost_packets"], by_heap(lost))
         self.assertEqual(report["duplicates"], by_heap(doubled))
@@ -323,7 +324,8 @@ class spead_relay(unittest.TestCase):
         descriptors = heap_packets(top, 1, timestamp=False)
         data = [p for cnt in range(1, 13) for p in heap_packets(cnt, 2)]
         packets = descriptors + data
-        run = RelayRun(["--idle-exit", "0.5"], receivers=3)
+        # a protected data heap still goes to its own destination only
+        run = RelayRun(["--idle-exit", "0.5", "--protect-cnts", "4"], receivers=3)
         run.send([d for _, d in packets])
         _, report = run.finish()
         for i in range(3):
