@@ -37,6 +37,14 @@ void chunk_config::validate() const
             " is the timestamp item too; give another id, or 0 for no substreams");
     if (max_fragments == 0)
         throw std::invalid_argument("max_fragments: 0; use at least 1 (64 by default)");
+    if (chunk_positions > timeline.window_heaps)
+        throw std::invalid_argument(
+            "chunk_positions: " + std::to_string(chunk_positions) +
+            " is more than the window (" + std::to_string(timeline.window_heaps) +
+            " heaps); use 0 (automatic) or at most the window");
+    if (incomplete != recv::incomplete_heaps::drop &&
+        incomplete != recv::incomplete_heaps::deliver)
+        throw std::invalid_argument("incomplete: unknown policy; use drop or deliver");
     const std::uint64_t heaps =
         std::uint64_t(timeline.window_heaps) * timeline.substreams;
     if (heap_bytes > max_window_bytes / heaps)
@@ -48,13 +56,34 @@ void chunk_config::validate() const
             " GiB of window; use fewer heaps in the window or smaller heaps");
 }
 
-chunk_assembler::chunk_assembler(const chunk_config& config, release_fn release)
+std::size_t chunk_config::positions_per_chunk() const
+{
+    if (chunk_positions != 0)
+        return chunk_positions;
+    // About 1 MiB per substream: one memcpy per output and chunk, few hand-overs. At
+    // most a quarter of the window, so the chunks live at once hold little more than
+    // the window itself.
+    constexpr std::size_t target_bytes = std::size_t(1) << 20;
+    const std::size_t by_size = std::max<std::size_t>(1, target_bytes / heap_bytes);
+    const std::size_t by_window = std::max<std::size_t>(1, timeline.window_heaps / 4);
+    return std::min(by_size, by_window);
+}
+
+std::size_t chunk_config::live_chunks() const
+{
+    const std::size_t positions = positions_per_chunk();
+    return (timeline.window_heaps + positions - 1) / positions + 1;
+}
+
+chunk_assembler::chunk_assembler(const chunk_config& config,
+                                 acquire_fn acquire,
+                                 ready_fn ready)
     : d_config((config.validate(), config)),
-      d_release(std::move(release)),
-      d_data(new std::uint8_t[config.timeline.window_heaps * config.timeline.substreams *
-                              config.heap_bytes]),
+      d_chunk_positions(config.positions_per_chunk()),
+      d_acquire(std::move(acquire)),
+      d_ready(std::move(ready)),
+      d_chunks(config.live_chunks()),
       d_records(config.timeline.window_heaps * config.timeline.substreams),
-      d_views(config.timeline.substreams, nullptr),
       d_recent(std::max<std::size_t>(64, 2 * d_records.size())),
       d_timeline(config.timeline, [this](const timeline::released& r) { on_release(r); })
 {
@@ -70,28 +99,19 @@ chunk_assembler::chunk_assembler(const chunk_config& config, release_fn release)
     d_index_shift = 64 - bits;
 }
 
-bool chunk_assembler::read_items(const packet_header& packet,
-                                 std::uint64_t& timestamp,
-                                 bool& has_substream,
-                                 std::uint64_t& substream) const
+bool chunk_assembler::find_immediate(const packet_header& packet,
+                                     std::uint64_t id,
+                                     std::uint64_t& value)
 {
     const item_pointer_codec codec(packet.heap_address_bits);
-    bool has_timestamp = false;
-    has_substream = false;
     for (std::uint32_t i = 0; i < packet.n_pointers; i++) {
         const std::uint64_t p = load_be64(packet.pointers + 8 * std::size_t(i));
-        if (!item_pointer_codec::is_immediate(p))
-            continue;
-        const std::uint64_t id = codec.id(p);
-        if (id == d_config.timestamp_item) {
-            timestamp = codec.value(p);
-            has_timestamp = true;
-        } else if (id == d_config.substream_item && d_config.substream_item != 0) {
-            substream = codec.value(p);
-            has_substream = true;
+        if (item_pointer_codec::is_immediate(p) && codec.id(p) == id) {
+            value = codec.value(p);
+            return true;
         }
     }
-    return has_timestamp;
+    return false;
 }
 
 chunk_assembler::result chunk_assembler::add_packet(const packet_header& packet)
@@ -105,44 +125,69 @@ chunk_assembler::result chunk_assembler::add_packet(const packet_header& packet)
     }
 
     std::uint64_t timestamp = 0, substream = 0;
-    bool has_substream = false;
-    if (!read_items(packet, timestamp, has_substream, substream))
+    if (!find_immediate(packet, d_config.timestamp_item, timestamp))
         return result::other;
-    if (!packet.has_heap_size || packet.heap_size != d_config.heap_bytes) {
-        d_stats.packets_wrong_size++;
-        return result::refused;
-    }
-    if (d_config.substream_item != 0 && !has_substream) {
-        d_stats.packets_no_substream++;
-        return result::refused;
-    }
     if (const recent* gone = find_recent(packet.heap_cnt, timestamp)) {
-        if (gone->what == recent::how::released)
-            d_stats.packets_late++;
-        else
-            d_stats.packets_rejected++;
+        d_stats[gone->what == recent::how::released ? recv_stat::packets_late
+                                                    : recv_stat::packets_refused_heap]++;
         return result::refused;
     }
+    if (!packet.has_heap_size || packet.heap_size != d_config.heap_bytes)
+        return refuse_heap(packet, timestamp, recv_stat::heaps_wrong_size);
+    if (d_config.substream_item != 0 &&
+        !find_immediate(packet, d_config.substream_item, substream))
+        return refuse_heap(packet, timestamp, recv_stat::heaps_bad_substream);
     const std::size_t sub = substream < d_config.timeline.substreams
                                 ? std::size_t(substream)
                                 : d_config.timeline.substreams; // refused by place()
     const timeline::placement where = d_timeline.place(timestamp, sub);
     if (where.what != timeline::placement::verdict::placed) {
+        // Counted by the timeline (heaps_late, heaps_misaligned, ...).
         remember(packet.heap_cnt, timestamp, recent::how::refused);
-        d_stats.packets_rejected++;
+        d_stats[recv_stat::packets_refused_heap]++;
         return result::refused;
     }
+    live_chunk& c = chunk_for(where.output_index);
     const std::size_t index = where.slot * d_config.timeline.substreams + sub;
     record& r = d_records[index];
     r.live = true;
     r.substream = sub;
     r.cnt = packet.heap_cnt;
     r.bytes = 0;
+    r.data =
+        c.data ? c.data->data(sub) + std::size_t(where.output_index % d_chunk_positions) *
+                                         d_config.heap_bytes
+               : nullptr;
     r.where = where;
     r.received.clear();
     index_insert(std::uint32_t(index));
     d_last = &r;
     return copy(r, packet);
+}
+
+chunk_assembler::result chunk_assembler::refuse_heap(const packet_header& packet,
+                                                     std::uint64_t timestamp,
+                                                     recv_stat heap_stat)
+{
+    d_stats[heap_stat]++;
+    d_stats[recv_stat::packets_refused_heap]++;
+    remember(packet.heap_cnt, timestamp, recent::how::refused);
+    return result::refused;
+}
+
+chunk_assembler::live_chunk& chunk_assembler::chunk_for(std::uint64_t index)
+{
+    const std::uint64_t number = index / d_chunk_positions;
+    live_chunk& c = d_chunks[std::size_t(number % d_chunks.size())];
+    if (c.number != number) {
+        // The window never reaches further than live_chunks() chunks, so the one that
+        // had this place was handed on.
+        c.number = number;
+        c.data = d_acquire();
+        if (c.data)
+            c.data->reset(number * d_chunk_positions);
+    }
+    return c;
 }
 
 chunk_assembler::record* chunk_assembler::find_live(std::uint64_t cnt)
@@ -189,7 +234,7 @@ chunk_assembler::result chunk_assembler::copy(record& r, const packet_header& pa
     const std::uint64_t begin = packet.payload_offset;
     const std::uint64_t end = begin + packet.payload_length;
     if (end > d_config.heap_bytes) { // a later packet of the heap with another size
-        d_stats.packets_wrong_size++;
+        d_stats[recv_stat::packets_heap_size_mismatch]++;
         return result::refused;
     }
     if (begin < end) {
@@ -197,48 +242,76 @@ chunk_assembler::result chunk_assembler::copy(record& r, const packet_header& pa
         case interval_set::insert_result::added:
             break;
         case interval_set::insert_result::duplicate:
+            d_stats[recv_stat::packets_duplicate]++;
+            return result::refused;
         case interval_set::insert_result::overlap:
-            d_stats.packets_duplicate++;
+            d_stats[recv_stat::packets_overlap]++;
             return result::refused;
         case interval_set::insert_result::too_many:
-            d_stats.packets_rejected++;
+            d_stats[recv_stat::packets_over_heap_limits]++;
             return result::refused;
         }
-        std::memcpy(slot_data(r.where.slot, r.substream) + begin,
-                    packet.payload,
-                    std::size_t(packet.payload_length));
+        if (!r.data) {
+            // Its chunk is lost (the consumer fell behind): the heap still completes,
+            // so its position is released as soon as it can be.
+            d_stats[recv_stat::packets_dropped_queue_full]++;
+        } else {
+            std::memcpy(
+                r.data + begin, packet.payload, std::size_t(packet.payload_length));
+            d_stats[recv_stat::packets]++;
+        }
         r.bytes += packet.payload_length;
+    } else {
+        d_stats[recv_stat::packets]++;
     }
-    d_stats.packets_placed++;
     if (r.bytes == d_config.heap_bytes)
         d_timeline.complete(r.where, r.substream); // may release it, and more
-    return result::placed;
+    return r.data || begin == end ? result::placed : result::refused;
 }
 
 void chunk_assembler::on_release(const timeline::released& released)
 {
+    using recv::position_fill;
     const std::size_t heap_bytes = d_config.heap_bytes;
+    const bool deliver = d_config.incomplete == recv::incomplete_heaps::deliver;
+    live_chunk& c = chunk_for(released.output_index);
+    const std::size_t p = std::size_t(released.output_index % d_chunk_positions);
+    d_stats[recv_stat::positions_released]++;
     for (std::size_t s = 0; s < d_config.timeline.substreams; s++) {
         record& r = at(released.slot, s);
-        std::uint8_t* data = slot_data(released.slot, s);
-        d_views[s] = data;
-        if (released.fills[s] == timeline::fill::missing) {
-            std::memset(data, 0, heap_bytes);
-            d_stats.bytes_zero_filled += heap_bytes;
-        } else if (released.fills[s] == timeline::fill::incomplete) {
-            std::uint64_t at_byte = 0;
-            for (const interval_set::range& got : r.received.ranges()) {
-                std::memset(data + at_byte, 0, std::size_t(got.begin - at_byte));
-                d_stats.bytes_zero_filled += got.begin - at_byte;
-                at_byte = got.end;
+        const position_fill fill = released.fills[s];
+        if (fill == position_fill::incomplete)
+            d_stats[d_flushing ? recv_stat::incomplete_heaps_flushed
+                               : recv_stat::incomplete_heaps_evicted]++;
+        if (!c.data) {
+            // Lost: the consumer outputs zeros here. A complete heap ends in
+            // heaps_dropped_queue_full; an incomplete one is counted above.
+            d_stats[fill == position_fill::complete ? recv_stat::heaps_dropped_queue_full
+                                                    : recv_stat::heaps_missing]++;
+            d_stats[recv_stat::bytes_zero_filled] += heap_bytes;
+        } else {
+            std::uint8_t* data = c.data->data(s) + p * heap_bytes;
+            position_fill out = fill;
+            if (fill == position_fill::complete) {
+                d_stats[recv_stat::heaps]++;
+            } else if (fill == position_fill::incomplete && deliver) {
+                d_stats[recv_stat::incomplete_heaps_delivered]++;
+                std::uint64_t at_byte = 0;
+                for (const interval_set::range& got : r.received.ranges()) {
+                    std::memset(data + at_byte, 0, std::size_t(got.begin - at_byte));
+                    d_stats[recv_stat::bytes_zero_filled] += got.begin - at_byte;
+                    at_byte = got.end;
+                }
+                std::memset(data + at_byte, 0, std::size_t(heap_bytes - at_byte));
+                d_stats[recv_stat::bytes_zero_filled] += heap_bytes - at_byte;
+            } else {
+                out = position_fill::missing;
+                d_stats[recv_stat::heaps_missing]++;
+                std::memset(data, 0, heap_bytes);
+                d_stats[recv_stat::bytes_zero_filled] += heap_bytes;
             }
-            std::memset(data + at_byte, 0, std::size_t(heap_bytes - at_byte));
-            d_stats.bytes_zero_filled += heap_bytes - at_byte;
+            c.data->set_fill(p, s, out, fill == position_fill::missing ? 0 : r.bytes);
         }
-    }
-    d_release(released, d_views.data());
-    for (std::size_t s = 0; s < d_config.timeline.substreams; s++) {
-        record& r = at(released.slot, s);
         if (r.live) {
             remember(r.cnt, released.timestamp, recent::how::released);
             index_erase(std::uint32_t(released.slot * d_config.timeline.substreams + s));
@@ -246,6 +319,20 @@ void chunk_assembler::on_release(const timeline::released& released)
         r.live = false;
         r.received.clear();
     }
+    if (c.data)
+        c.data->set_position(p, { released.timestamp, released.discontinuity });
+    if (p + 1 == d_chunk_positions)
+        hand_on(c, d_chunk_positions);
+}
+
+void chunk_assembler::hand_on(live_chunk& c, std::size_t positions)
+{
+    recv::chunk_entry entry;
+    entry.first_index = c.number * d_chunk_positions;
+    entry.positions = positions;
+    entry.data = std::move(c.data);
+    c.number = live_chunk::none;
+    d_ready(std::move(entry));
 }
 
 void chunk_assembler::remember(std::uint64_t cnt,
@@ -266,7 +353,33 @@ const chunk_assembler::recent* chunk_assembler::find_recent(std::uint64_t cnt,
     return nullptr;
 }
 
-void chunk_assembler::flush() { d_timeline.flush(); }
+void chunk_assembler::flush()
+{
+    d_flushing = true;
+    d_timeline.flush();
+    d_flushing = false;
+    // The chunk holding the last released position, if it is not full (a full one
+    // went at its last position). Chunks further on hold no released position.
+    const std::uint64_t released = d_timeline.stats().positions_released;
+    if (released % d_chunk_positions == 0)
+        return;
+    const std::uint64_t number = (released - 1) / d_chunk_positions;
+    live_chunk& c = d_chunks[std::size_t(number % d_chunks.size())];
+    if (c.number == number)
+        hand_on(c, std::size_t(released % d_chunk_positions));
+}
+
+recv_stats chunk_assembler::stats() const
+{
+    recv_stats out = d_stats;
+    const timeline_stats& t = d_timeline.stats();
+    out[recv_stat::heaps_late] = t.heaps_late;
+    out[recv_stat::heaps_misaligned] = t.heaps_misaligned;
+    out[recv_stat::heaps_duplicate_position] = t.heaps_duplicate;
+    out[recv_stat::heaps_bad_substream] += t.heaps_bad_substream;
+    out[recv_stat::timestamp_resyncs] = t.timestamp_resyncs;
+    return out;
+}
 
 } // namespace spead
 } // namespace gr

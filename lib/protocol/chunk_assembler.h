@@ -12,6 +12,9 @@
 #include "packet_decoder.h"
 #include "timeline.h"
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/recv_chunk.h>
+#include <gnuradio/spead/recv_heap.h>
+#include <gnuradio/spead/stats.h>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -33,60 +36,73 @@ struct SPEAD_API chunk_config {
     std::uint64_t substream_item = 0;
     /*! Separate received ranges per heap before a packet is refused. */
     std::size_t max_fragments = 64;
+    /*! Positions per chunk; 0: about 1 MiB of each substream, at most a quarter of
+     * the window (see positions_per_chunk()). */
+    std::size_t chunk_positions = 0;
+    /*! drop: an incomplete heap is output as zeros; deliver: as received, the missing
+     * bytes zeroed. */
+    recv::incomplete_heaps incomplete = recv::incomplete_heaps::drop;
 
     /*! \throws std::invalid_argument naming the field, the value and the fix */
     void validate() const;
-};
-
-/*! Packets a chunk_assembler took or refused; each packet it is given ends in exactly
- * one (or, when it has no timestamp item, goes back to the caller as other). */
-struct chunk_stats {
-    std::uint64_t packets_placed = 0;       //!< payload copied to its position
-    std::uint64_t packets_rejected = 0;     //!< of a late, misaligned, duplicate heap...
-    std::uint64_t packets_late = 0;         //!< of a heap whose position was output
-    std::uint64_t packets_duplicate = 0;    //!< bytes already received
-    std::uint64_t packets_wrong_size = 0;   //!< HEAP_SIZE missing or not heap_bytes
-    std::uint64_t packets_no_substream = 0; //!< substream_item set but absent
-    std::uint64_t bytes_zero_filled = 0;    //!< written as zeros at release
+    /*! chunk_positions, or the automatic choice when it is 0. */
+    std::size_t positions_per_chunk() const;
+    /*! Chunks the window can touch at once: ceil(window / positions) + 1. */
+    std::size_t live_chunks() const;
 };
 
 /*!
  * \brief SPEAD packets of a time-continuous stream copied once, straight to their
- * place in a window of heap positions (the timeline), with no heap buffer between.
+ * place in a chunk (recv::chunk), with no heap buffer between.
  *
- * The window is one block of window_heaps × substreams × heap_bytes, allocated at
- * construction: position k of substream s is at (k mod window × substreams + s) ×
- * heap_bytes. A heap is placed by the timestamp (and substream) item of the first of
- * its packets to arrive; its later packets are found by heap cnt, so they need not
- * carry the items. A packet without them that comes before its heap's first one is
- * not recognised (result other): senders that reorder should repeat the items in every
- * packet, as spead2's chunk receiver also needs. When a position is released, what never
- * arrived is zeroed first, so the callback sees each substream's heap as received with
- * zeros in the gaps; the data stays valid until the callback returns. Nothing is
- * allocated per packet or heap. Not thread-safe: the owner serialises calls.
+ * The timeline says where each heap goes: position k of the output lies in chunk
+ * k / positions_per_chunk(), in each substream's span. A heap is placed by the
+ * timestamp (and substream) item of the first of its packets to arrive; its later
+ * packets are found by heap cnt, so they need not carry the items. A packet without
+ * them that comes before its heap's first one is not recognised (result other): senders
+ * that reorder should repeat the items in every packet, as spead2's chunk receiver also
+ * needs. When a position is released, what never arrived is zeroed; when a chunk's last
+ * position is released it goes to \p ready, and a chunk for new positions comes from
+ * \p acquire. When \p acquire has none (the consumer fell behind), that chunk's
+ * positions are lost: their packets are counted and dropped and \p ready gets an entry
+ * without data, so the consumer still outputs every position.
+ *
+ * Every packet it is given ends in exactly one counter of stats() (or goes back as
+ * other); every heap placed ends in heaps, incomplete_heaps_evicted/flushed or
+ * heaps_dropped_queue_full, every heap refused in heaps_late, heaps_misaligned,
+ * heaps_duplicate_position, heaps_bad_substream or heaps_wrong_size; every position ×
+ * substream released is a complete heap, an incomplete one or in heaps_missing.
+ * Nothing is allocated per packet or heap. Not thread-safe: the owner serialises calls.
  */
 class SPEAD_API chunk_assembler
 {
 public:
-    /*! A released position: \p data[s] is substream s's heap_bytes. */
-    using release_fn =
-        std::function<void(const timeline::released&, const std::uint8_t* const* data)>;
+    /*! A chunk for new positions; null when none is free. */
+    using acquire_fn = std::function<std::unique_ptr<recv::chunk>()>;
+    /*! A filled chunk (or lost positions) for the consumer, in output order. */
+    using ready_fn = std::function<void(recv::chunk_entry&&)>;
 
     enum class result {
         placed,  //!< copied to its position
-        refused, //!< counted in chunk_stats and dropped
+        refused, //!< counted in stats() and dropped
         other    //!< no timestamp item: not a data heap, the caller's to handle
     };
 
     /*! \throws std::invalid_argument as chunk_config::validate() */
-    chunk_assembler(const chunk_config& config, release_fn release);
+    chunk_assembler(const chunk_config& config, acquire_fn acquire, ready_fn ready);
 
     result add_packet(const packet_header& packet);
-    /*! Releases every position up to the newest placed one (end of stream). */
+    /*! End of stream: releases every position up to the newest placed one and hands
+     * on the chunk that holds the last of them. */
     void flush();
 
-    const timeline_stats& heap_stats() const { return d_timeline.stats(); }
-    const chunk_stats& stats() const { return d_stats; }
+    /*! Counters (packets, heaps, positions), the timeline's included. */
+    recv_stats stats() const;
+    const chunk_config& config() const { return d_config; }
+
+    /*! Whether \p packet carries immediate item \p id (and its value). */
+    static bool
+    find_immediate(const packet_header& packet, std::uint64_t id, std::uint64_t& value);
 
 private:
     /*! One substream's heap at one position of the window. */
@@ -95,27 +111,32 @@ private:
         std::size_t substream = 0;
         std::uint64_t cnt = 0;
         std::uint64_t bytes = 0;
+        std::uint8_t* data = nullptr; //!< its place in a chunk; null: the chunk is lost
         timeline::placement where{ timeline::placement::verdict::placed };
         interval_set received;
+    };
+    /*! A chunk the window reaches. */
+    struct live_chunk {
+        static constexpr std::uint64_t none = ~std::uint64_t(0);
+        std::uint64_t number = none;       //!< first output index / positions per chunk
+        std::unique_ptr<recv::chunk> data; //!< null while lost
     };
 
     record& at(std::size_t slot, std::size_t substream)
     {
         return d_records[slot * d_config.timeline.substreams + substream];
     }
-    std::uint8_t* slot_data(std::size_t slot, std::size_t substream)
-    {
-        return d_data.get() +
-               (slot * d_config.timeline.substreams + substream) * d_config.heap_bytes;
-    }
-    /*! Finds the timestamp and substream immediates. \return false without a
-     * timestamp */
-    bool read_items(const packet_header& packet,
-                    std::uint64_t& timestamp,
-                    bool& has_substream,
-                    std::uint64_t& substream) const;
+    /*! The chunk holding output index \p index, acquired on first use. */
+    live_chunk& chunk_for(std::uint64_t index);
+    /*! Refuses a heap's first packet: counts the heap in \p heap_stat (once; its later
+     * packets are recognised by remember()) and the packet. */
+    result refuse_heap(const packet_header& packet,
+                       std::uint64_t timestamp,
+                       recv_stat heap_stat);
     result copy(record& r, const packet_header& packet);
     void on_release(const timeline::released& r);
+    /*! Gives \p c (its first \p positions) to the consumer; its place is free again. */
+    void hand_on(live_chunk& c, std::size_t positions);
     /*! The live heap with \p cnt, by an open-addressing index of the records. */
     record* find_live(std::uint64_t cnt);
     std::size_t home(std::uint64_t cnt) const
@@ -136,11 +157,13 @@ private:
     const recent* find_recent(std::uint64_t cnt, std::uint64_t timestamp) const;
 
     chunk_config d_config;
-    release_fn d_release;
-    chunk_stats d_stats;
-    std::unique_ptr<std::uint8_t[]> d_data;
+    std::size_t d_chunk_positions;
+    acquire_fn d_acquire;
+    ready_fn d_ready;
+    recv_stats d_stats;
+    bool d_flushing = false;          //!< incomplete heaps released now count as flushed
+    std::vector<live_chunk> d_chunks; //!< by chunk number modulo live_chunks()
     std::vector<record> d_records;
-    std::vector<const std::uint8_t*> d_views; //!< per substream, for the callback
     /*! Live records by cnt: record index + 1, 0 when empty; linear probing. */
     std::vector<std::uint32_t> d_index;
     unsigned d_index_shift = 0;

@@ -107,6 +107,8 @@ timeline::placement timeline::place(std::uint64_t timestamp, std::size_t substre
     if (position >= d_end)
         d_end = position + 1;
     p.position = position;
+    // The front and the output count advance together within an epoch.
+    p.output_index = d_output - d_front + position;
     p.slot = slot;
     p.epoch = d_epoch;
     return p;

@@ -9,6 +9,7 @@
 #define INCLUDED_SPEAD_PROTOCOL_TIMELINE_H
 
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/recv_chunk.h>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -62,12 +63,9 @@ struct timeline_stats {
 class SPEAD_API timeline
 {
 public:
-    /*! What is known of one substream's heap at a released position. */
-    enum class fill : std::uint8_t {
-        missing,    //!< no heap arrived: zeros
-        incomplete, //!< a heap arrived but not all of it
-        complete
-    };
+    /*! What is known of one substream's heap at a released position (missing: no
+     * heap arrived). */
+    using fill = recv::position_fill;
     /*! A position leaving the window. */
     struct released {
         std::uint64_t output_index; //!< positions released before this one, all epochs
@@ -82,6 +80,8 @@ public:
     struct placement {
         enum class verdict { placed, late, misaligned, duplicate, bad_substream } what;
         std::uint64_t position = 0; //!< within the epoch
+        /*! Where it will be released: released::output_index of its position. */
+        std::uint64_t output_index = 0;
         std::size_t slot = 0;
         std::uint64_t epoch = 0; //!< resyncs before it
     };

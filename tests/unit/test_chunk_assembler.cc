@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -39,7 +40,12 @@ struct out {
 class chunk_test : public ::testing::Test
 {
 protected:
-    void make(std::size_t window = 4, std::size_t substreams = 1)
+    /*! Positions are handed on one by one (chunks of one position) unless \p
+     * chunk_positions says otherwise; incomplete heaps are delivered. */
+    void make(std::size_t window = 4,
+              std::size_t substreams = 1,
+              std::size_t chunk_positions = 1,
+              recv::incomplete_heaps incomplete = recv::incomplete_heaps::deliver)
     {
         chunk_config config;
         config.timeline.timestamp_step = step;
@@ -48,17 +54,39 @@ protected:
         config.heap_bytes = heap_bytes;
         config.timestamp_item = timestamp_id;
         config.substream_item = substreams > 1 ? substream_id : 0;
+        config.chunk_positions = chunk_positions;
+        config.incomplete = incomplete;
         released.clear();
+        entries.clear();
+        chunks_given = 0;
         chunks = std::make_unique<chunk_assembler>(
             config,
-            [this, substreams](const timeline::released& r,
-                               const std::uint8_t* const* data) {
-                out o{ r.output_index, r.timestamp, {}, {} };
-                for (std::size_t s = 0; s < substreams; s++) {
-                    o.fills.push_back(r.fills[s]);
-                    o.data.emplace_back(data[s], data[s] + heap_bytes);
+            [this, config]() -> std::unique_ptr<recv::chunk> {
+                if (chunks_given >= chunks_available)
+                    return nullptr;
+                chunks_given++;
+                return std::make_unique<recv::chunk>(
+                    config.positions_per_chunk(), config.timeline.substreams, heap_bytes);
+            },
+            [this, substreams](recv::chunk_entry&& e) {
+                entries.push_back({ e.first_index, e.positions, bool(e.data) });
+                for (std::size_t p = 0; p < e.positions; p++) {
+                    out o{ e.first_index + p, 0, {}, {} };
+                    if (!e.data) {
+                        o.fills.assign(substreams, fill::missing);
+                        o.data.assign(substreams, bytes());
+                        released.push_back(std::move(o));
+                        continue;
+                    }
+                    const recv::chunk& c = *e.data;
+                    o.timestamp = c.at(p).timestamp;
+                    for (std::size_t s = 0; s < substreams; s++) {
+                        o.fills.push_back(c.fill(p, s));
+                        const std::uint8_t* at = c.data(s) + p * heap_bytes;
+                        o.data.emplace_back(at, at + heap_bytes);
+                    }
+                    released.push_back(std::move(o));
                 }
-                released.push_back(std::move(o));
             });
     }
     void SetUp() override { make(); }
@@ -98,10 +126,18 @@ protected:
             if (std::find(skip.begin(), skip.end(), i) == skip.end())
                 add(heap_packet(cnt, timestamp, i, substream));
     }
-    const chunk_stats& stats() const { return chunks->stats(); }
+    std::uint64_t stat(recv_stat s) const { return chunks->stats()[s]; }
 
+    struct entry {
+        std::uint64_t first_index;
+        std::size_t positions;
+        bool has_data;
+    };
     std::unique_ptr<chunk_assembler> chunks;
     std::vector<out> released;
+    std::vector<entry> entries;
+    std::size_t chunks_available = 1000000; //!< acquire() returns null past this
+    std::size_t chunks_given = 0;
 };
 
 } // namespace
@@ -135,6 +171,26 @@ TEST(chunk_config, validation_names_the_field_the_value_and_the_fix)
         << message(config);
     config.timeline.window_heaps = 0;
     EXPECT_EQ(message(config).rfind("window_heaps: 0", 0), 0u);
+    config.timeline.window_heaps = 8;
+    config.chunk_positions = 9;
+    EXPECT_EQ(message(config).rfind("chunk_positions: 9 is more than the window", 0), 0u);
+}
+
+TEST(chunk_config, chunks_hold_about_a_mebibyte_and_at_most_a_quarter_window)
+{
+    chunk_config config;
+    config.timeline.window_heaps = 64;
+    config.heap_bytes = 8192;
+    EXPECT_EQ(config.positions_per_chunk(), 16u); // a quarter of the window
+    EXPECT_EQ(config.live_chunks(), 5u);
+    config.heap_bytes = 1 << 19;
+    EXPECT_EQ(config.positions_per_chunk(), 2u); // 1 MiB
+    config.heap_bytes = 1 << 22;
+    EXPECT_EQ(config.positions_per_chunk(), 1u);
+    EXPECT_EQ(config.live_chunks(), 65u);
+    config.chunk_positions = 3;
+    EXPECT_EQ(config.positions_per_chunk(), 3u);
+    EXPECT_EQ(config.live_chunks(), 23u);
 }
 
 TEST_F(chunk_test, packets_are_copied_to_their_positions_and_released_in_order)
@@ -146,9 +202,9 @@ TEST_F(chunk_test, packets_are_copied_to_their_positions_and_released_in_order)
     EXPECT_EQ(released[0].fills, std::vector<fill>{ fill::complete });
     EXPECT_EQ(released[0].data[0], payload(5000));
     EXPECT_EQ(released[1].data[0], payload(6000));
-    EXPECT_EQ(stats().packets_placed, 6u);
-    EXPECT_EQ(stats().bytes_zero_filled, 0u);
-    EXPECT_EQ(chunks->heap_stats().heaps_placed, 2u);
+    EXPECT_EQ(stat(recv_stat::packets), 6u);
+    EXPECT_EQ(stat(recv_stat::bytes_zero_filled), 0u);
+    EXPECT_EQ(stat(recv_stat::heaps), 2u);
 }
 
 TEST_F(chunk_test, packets_and_heaps_out_of_order_land_in_place)
@@ -190,7 +246,7 @@ TEST_F(chunk_test, later_packets_of_a_heap_are_found_by_cnt_without_the_items)
     ASSERT_EQ(released.size(), 60u);
     for (std::size_t k = 0; k < released.size(); k++)
         EXPECT_EQ(released[k].data[0], payload(k * step)) << k;
-    EXPECT_EQ(stats().packets_placed, 180u);
+    EXPECT_EQ(stat(recv_stat::packets), 180u);
     EXPECT_EQ(add(bare(999, 0, 1)), chunk_assembler::result::other); // unknown cnt
 }
 
@@ -198,7 +254,7 @@ TEST_F(chunk_test, a_packet_without_the_timestamp_item_is_left_to_the_caller)
 {
     const bytes descriptor_heap = packet(99, 8, 0, pattern(8), { { false, 0x05, 0 } });
     EXPECT_EQ(add(descriptor_heap), chunk_assembler::result::other);
-    EXPECT_EQ(stats().packets_placed + stats().packets_rejected, 0u);
+    EXPECT_EQ(stat(recv_stat::packets) + stat(recv_stat::packets_refused_heap), 0u);
 }
 
 TEST_F(chunk_test, a_lost_packet_leaves_zeros_in_its_place_only)
@@ -215,7 +271,7 @@ TEST_F(chunk_test, a_lost_packet_leaves_zeros_in_its_place_only)
     bytes expected = payload(4000);
     std::fill(expected.begin() + 100, expected.begin() + 200, 0);
     EXPECT_EQ(o.data[0], expected);
-    EXPECT_EQ(stats().bytes_zero_filled, 100u);
+    EXPECT_EQ(stat(recv_stat::bytes_zero_filled), 100u);
 }
 
 TEST_F(chunk_test, a_lost_heap_is_all_zeros)
@@ -229,32 +285,33 @@ TEST_F(chunk_test, a_lost_heap_is_all_zeros)
     EXPECT_EQ(released[2].fills, std::vector<fill>{ fill::missing });
     EXPECT_EQ(released[2].data[0], bytes(heap_bytes, 0));
     EXPECT_EQ(released[3].data[0], payload(3000));
-    EXPECT_EQ(stats().bytes_zero_filled, heap_bytes);
-    EXPECT_EQ(chunks->heap_stats().heaps_missing, 1u);
+    EXPECT_EQ(stat(recv_stat::bytes_zero_filled), heap_bytes);
+    EXPECT_EQ(stat(recv_stat::heaps_missing), 1u);
 }
 
 TEST_F(chunk_test, each_late_or_repeated_packet_is_counted_once_and_its_heap_once)
 {
     heap(1, 0);
     add(heap_packet(1, 0, 1)); // the heap left: a late packet
-    EXPECT_EQ(stats().packets_late, 1u);
+    EXPECT_EQ(stat(recv_stat::packets_late), 1u);
     heap(2, 1000, { 2 });
     add(heap_packet(2, 1000, 0)); // still live: a repeated packet
-    EXPECT_EQ(stats().packets_duplicate, 1u);
+    EXPECT_EQ(stat(recv_stat::packets_duplicate), 1u);
     heap(3, 5000); // releases 1000 (incomplete) and the missing 2000..
     heap(9, 1000); // a heap for a position already output: three packets, one heap
-    EXPECT_EQ(stats().packets_rejected, 3u);
-    EXPECT_EQ(chunks->heap_stats().heaps_late, 1u);
+    EXPECT_EQ(stat(recv_stat::packets_refused_heap), 3u);
+    EXPECT_EQ(stat(recv_stat::heaps_late), 1u);
     add(heap_packet(2, 1000, 2)); // the rest of a heap released incomplete
-    EXPECT_EQ(stats().packets_late, 2u);
+    EXPECT_EQ(stat(recv_stat::packets_late), 2u);
 }
 
 TEST_F(chunk_test, a_heap_of_another_size_is_refused)
 {
     const bytes wrong = packet(4, 200, 0, pattern(100), { { true, timestamp_id, 0 } });
     EXPECT_EQ(add(wrong), chunk_assembler::result::refused);
-    EXPECT_EQ(stats().packets_wrong_size, 1u);
-    EXPECT_EQ(chunks->heap_stats().heaps_placed, 0u);
+    EXPECT_EQ(stat(recv_stat::heaps_wrong_size), 1u);
+    EXPECT_EQ(stat(recv_stat::packets_refused_heap), 1u);
+    EXPECT_EQ(stat(recv_stat::packets), 0u);
 }
 
 TEST_F(chunk_test, substreams_fill_their_own_spans)
@@ -275,7 +332,10 @@ TEST_F(chunk_test, substreams_fill_their_own_spans)
     EXPECT_EQ(released[2].data[0], payload(2000, 0));
     const bytes no_substream = heap_packet(6, 3000, 0);
     EXPECT_EQ(add(no_substream), chunk_assembler::result::refused);
-    EXPECT_EQ(stats().packets_no_substream, 1u);
+    EXPECT_EQ(stat(recv_stat::heaps_bad_substream), 1u);
+    EXPECT_EQ(add(heap_packet(6, 3000, 1)), chunk_assembler::result::refused);
+    EXPECT_EQ(stat(recv_stat::heaps_bad_substream), 1u); // one heap
+    EXPECT_EQ(stat(recv_stat::packets_refused_heap), 2u);
 }
 
 TEST_F(chunk_test, a_restarted_sender_reusing_heap_cnts_is_placed_again)
@@ -287,8 +347,8 @@ TEST_F(chunk_test, a_restarted_sender_reusing_heap_cnts_is_placed_again)
     ASSERT_EQ(released.size(), 4u);
     EXPECT_EQ(released[2].timestamp, 0u);
     EXPECT_EQ(released[3].data[0], payload(1000));
-    EXPECT_EQ(chunks->heap_stats().timestamp_resyncs, 1u);
-    EXPECT_EQ(stats().packets_late + stats().packets_rejected, 0u);
+    EXPECT_EQ(stat(recv_stat::timestamp_resyncs), 1u);
+    EXPECT_EQ(stat(recv_stat::packets_late) + stat(recv_stat::packets_refused_heap), 0u);
 }
 
 TEST_F(chunk_test, every_packet_ends_in_one_counter_and_every_byte_is_right)
@@ -326,11 +386,19 @@ TEST_F(chunk_test, every_packet_ends_in_one_counter_and_every_byte_is_right)
             }
         }
         chunks->flush();
-        const chunk_stats& st = stats();
-        EXPECT_EQ(st.packets_placed + st.packets_rejected + st.packets_late +
-                      st.packets_duplicate + st.packets_wrong_size +
-                      st.packets_no_substream,
+        const recv_stats st = chunks->stats();
+        EXPECT_EQ(st[recv_stat::packets] + st[recv_stat::packets_refused_heap] +
+                      st[recv_stat::packets_late] + st[recv_stat::packets_duplicate] +
+                      st[recv_stat::packets_overlap] +
+                      st[recv_stat::packets_heap_size_mismatch] +
+                      st[recv_stat::packets_over_heap_limits] +
+                      st[recv_stat::packets_dropped_queue_full],
                   given)
+            << "seed " << seed;
+        // Each position is a complete heap, an incomplete one (delivered) or missing.
+        EXPECT_EQ(st[recv_stat::heaps] + st[recv_stat::incomplete_heaps_delivered] +
+                      st[recv_stat::heaps_missing],
+                  st[recv_stat::positions_released])
             << "seed " << seed;
         ASSERT_EQ(released.size(), 300u) << "seed " << seed;
         for (std::size_t k = 0; k < released.size(); k++) {
@@ -344,7 +412,112 @@ TEST_F(chunk_test, every_packet_ends_in_one_counter_and_every_byte_is_right)
             const bool whole = got[k][0] && got[k][1] && got[k][2];
             EXPECT_EQ(released[k].fills[0] == fill::complete, whole);
         }
-        EXPECT_GT(st.packets_duplicate, 0u);
-        EXPECT_GT(st.bytes_zero_filled, 0u);
+        EXPECT_GT(st[recv_stat::packets_duplicate], 0u);
+        EXPECT_GT(st[recv_stat::bytes_zero_filled], 0u);
     }
+}
+
+TEST_F(chunk_test, a_chunk_goes_to_the_consumer_when_its_last_position_is_released)
+{
+    make(4, 1, 2);
+    heap(1, 0);
+    EXPECT_TRUE(entries.empty());
+    heap(2, 1000);
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_EQ(entries[0].first_index, 0u);
+    EXPECT_EQ(entries[0].positions, 2u);
+    heap(3, 2000);
+    chunks->flush(); // the end of the stream hands on the part-filled chunk
+    ASSERT_EQ(entries.size(), 2u);
+    EXPECT_EQ(entries[1].first_index, 2u);
+    EXPECT_EQ(entries[1].positions, 1u);
+    ASSERT_EQ(released.size(), 3u);
+    for (std::size_t k = 0; k < 3; k++)
+        EXPECT_EQ(released[k].data[0], payload(k * step)) << k;
+}
+
+TEST_F(chunk_test, each_substream_is_one_contiguous_span_of_the_chunk)
+{
+    make(4, 2, 2);
+    std::vector<std::unique_ptr<recv::chunk>> kept;
+    chunk_config config;
+    config.timeline.timestamp_step = step;
+    config.timeline.window_heaps = 4;
+    config.timeline.substreams = 2;
+    config.heap_bytes = heap_bytes;
+    config.timestamp_item = timestamp_id;
+    config.substream_item = substream_id;
+    config.chunk_positions = 2;
+    chunk_assembler a(
+        config,
+        [] { return std::make_unique<recv::chunk>(2, 2, heap_bytes); },
+        [&](recv::chunk_entry&& e) { kept.push_back(std::move(e.data)); });
+    for (std::uint64_t k = 0; k < 2; k++)
+        for (std::int64_t s = 0; s < 2; s++)
+            for (std::size_t i = 0; i < 3; i++) {
+                const bytes p =
+                    heap_packet(10 * k + std::uint64_t(s) + 1, k * step, i, s);
+                packet_header h;
+                ASSERT_EQ(decode_packet(p.data(), p.size(), h), decode_result::ok);
+                a.add_packet(h);
+            }
+    ASSERT_EQ(kept.size(), 1u);
+    for (std::size_t s = 0; s < 2; s++) {
+        bytes expected = payload(0, s);
+        const bytes second = payload(step, s);
+        expected.insert(expected.end(), second.begin(), second.end());
+        EXPECT_EQ(bytes(kept[0]->data(s), kept[0]->data(s) + 2 * heap_bytes), expected);
+    }
+}
+
+TEST_F(chunk_test, the_drop_policy_outputs_an_incomplete_heap_as_zeros)
+{
+    make(4, 1, 1, recv::incomplete_heaps::drop);
+    heap(1, 0, { 1 });
+    heap(2, 1000);
+    chunks->flush();
+    ASSERT_EQ(released.size(), 2u);
+    EXPECT_EQ(released[0].fills, std::vector<fill>{ fill::missing });
+    EXPECT_EQ(released[0].data[0], bytes(heap_bytes, 0));
+    EXPECT_EQ(stat(recv_stat::incomplete_heaps_flushed), 1u);
+    EXPECT_EQ(stat(recv_stat::heaps_missing), 1u);
+    EXPECT_EQ(stat(recv_stat::bytes_zero_filled), heap_bytes);
+    EXPECT_EQ(stat(recv_stat::incomplete_heaps_delivered), 0u);
+    EXPECT_EQ(stat(recv_stat::heaps), 1u);
+}
+
+TEST_F(chunk_test, an_incomplete_heap_pushed_out_by_the_window_is_evicted)
+{
+    make(2, 1, 1, recv::incomplete_heaps::drop);
+    heap(1, 0, { 2 });
+    heap(2, 1000);
+    heap(3, 2000); // position 0 leaves the window incomplete
+    EXPECT_EQ(stat(recv_stat::incomplete_heaps_evicted), 1u);
+    EXPECT_EQ(stat(recv_stat::incomplete_heaps_flushed), 0u);
+}
+
+TEST_F(chunk_test, without_a_free_chunk_its_positions_are_lost_counted_and_still_output)
+{
+    chunks_available = 1;
+    make(4, 1, 2);
+    heap(1, 0);
+    heap(2, 1000); // the first chunk goes
+    heap(3, 2000); // no chunk for positions 2 and 3
+    heap(4, 3000);
+    chunks_available = 2;
+    heap(5, 4000);
+    chunks->flush();
+    ASSERT_EQ(entries.size(), 3u);
+    EXPECT_TRUE(entries[0].has_data);
+    EXPECT_FALSE(entries[1].has_data);
+    EXPECT_EQ(entries[1].first_index, 2u);
+    EXPECT_EQ(entries[1].positions, 2u);
+    EXPECT_TRUE(entries[2].has_data);
+    ASSERT_EQ(released.size(), 5u);
+    EXPECT_EQ(released[4].data[0], payload(4000));
+    EXPECT_EQ(stat(recv_stat::packets_dropped_queue_full), 6u);
+    EXPECT_EQ(stat(recv_stat::heaps_dropped_queue_full), 2u);
+    EXPECT_EQ(stat(recv_stat::heaps), 3u);
+    EXPECT_EQ(stat(recv_stat::packets), 9u);
+    EXPECT_EQ(stat(recv_stat::positions_released), 5u);
 }

@@ -69,7 +69,26 @@ namespace spead {
     X(frames_ip_options, "rejected frames: IPv4 header with options")                    \
     X(frames_fragmented, "rejected frames: IPv4 fragments")                              \
     X(frames_truncated, "rejected frames: shorter than their IPv4/UDP lengths")          \
-    X(frames_filtered, "frames for other destinations (capture replay port filter)")
+    X(frames_filtered, "frames for other destinations (capture replay port filter)")     \
+    X(positions_released,                                                                \
+      "continuous: positions handed on (one heap per substream at each)")                \
+    X(heaps_missing,                                                                     \
+      "continuous: heaps output as zeros (none arrived, or dropped incomplete)")         \
+    X(bytes_zero_filled, "continuous: bytes output as zeros (missing heaps and gaps)")   \
+    X(heaps_late, "continuous: dropped: its position was already output")                \
+    X(heaps_misaligned, "continuous: dropped: timestamp not first + k x timestamp_step") \
+    X(heaps_duplicate_position,                                                          \
+      "continuous: dropped: another heap already took its position and substream")       \
+    X(heaps_bad_substream,                                                               \
+      "continuous: dropped: substream item missing or not below substreams")             \
+    X(heaps_wrong_size, "continuous: dropped: HEAP_SIZE missing or not the stream's")    \
+    X(timestamp_resyncs,                                                                 \
+      "continuous: timestamp jumps beyond the window (a sender restart): "               \
+      "resynchronised")                                                                  \
+    X(packets_refused_heap,                                                              \
+      "continuous: dropped: packet of a heap refused (late, misaligned, wrong size...)") \
+    X(packets_dropped_queue_full,                                                        \
+      "continuous: dropped: its chunk was lost because the consumer fell behind")
 
 #define GR_SPEAD_SEND_STATS(X)                                                       \
     X(heaps, "heaps sent")                                                           \
