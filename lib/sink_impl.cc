@@ -14,6 +14,7 @@
 #include <gnuradio/spead/send_pcap.h>
 #include <boost/asio/error.hpp>
 #include <boost/thread/thread.hpp>
+#include <algorithm>
 #include <stdexcept>
 
 namespace gr {
@@ -23,6 +24,13 @@ namespace {
 
 /*! How long a wait for a free slot lasts before checking for a stop request. */
 constexpr std::chrono::milliseconds slot_wait(100);
+
+/*! The block's inputs: one per substream (plan_sink rejects a bad count later). */
+int input_count(const sink_params& p)
+{
+    return static_cast<int>(
+        std::clamp<std::size_t>(p.substreams, 1, sink_max_substreams));
+}
 
 } // namespace
 
@@ -49,30 +57,70 @@ sink::sptr sink::make(const std::string& transport,
                       const std::string& capture_file,
                       double stats_interval,
                       int comp_vector,
-                      int max_poll)
+                      int max_poll,
+                      const std::string& input_mode,
+                      std::uint64_t timestamp_item,
+                      std::uint64_t timestamp_step,
+                      std::uint64_t start_timestamp,
+                      double sample_rate,
+                      double sync_time,
+                      std::size_t substreams,
+                      std::uint64_t substream_item)
 {
-    return gnuradio::make_block_sptr<sink_impl>(sink_params{
-        transport,       endpoints,           interface,     buffer_size,
-        max_packet_size, item_type,           vlen,          payload_item,
-        len_tag_key,     heap_items,          ttl,           rate_gbps,
-        flavour,         heap_cnt_start,      heap_cnt_step, descriptor_interval,
-        payload_name,    payload_description, byte_order,    send_stop_heap,
-        capture_file,    stats_interval,      comp_vector,   max_poll });
+    return gnuradio::make_block_sptr<sink_impl>(sink_params{ transport,
+                                                             endpoints,
+                                                             interface,
+                                                             buffer_size,
+                                                             max_packet_size,
+                                                             item_type,
+                                                             vlen,
+                                                             payload_item,
+                                                             len_tag_key,
+                                                             heap_items,
+                                                             ttl,
+                                                             rate_gbps,
+                                                             flavour,
+                                                             heap_cnt_start,
+                                                             heap_cnt_step,
+                                                             descriptor_interval,
+                                                             payload_name,
+                                                             payload_description,
+                                                             byte_order,
+                                                             send_stop_heap,
+                                                             capture_file,
+                                                             stats_interval,
+                                                             comp_vector,
+                                                             max_poll,
+                                                             input_mode,
+                                                             timestamp_item,
+                                                             timestamp_step,
+                                                             start_timestamp,
+                                                             sample_rate,
+                                                             sync_time,
+                                                             substreams,
+                                                             substream_item });
 }
 
 sink_impl::sink_impl(const sink_params& params)
-    : gr::block(
-          "spead_sink",
-          gr::io_signature::make(1, 1, io_signature_size(params.item_type, params.vlen)),
-          gr::io_signature::make(0, 0, 0)),
+    : gr::block("spead_sink",
+                gr::io_signature::make(input_count(params),
+                                       input_count(params),
+                                       io_signature_size(params.item_type, params.vlen)),
+                gr::io_signature::make(0, 0, 0)),
       d_plan(logged_on_error(d_logger, [&] { return plan_sink(params, d_logger); })),
       d_mapping(d_plan.mapping, d_logger),
+      d_framer(d_plan.continuous_framing, d_logger),
       d_stats_timer(d_plan.stats_interval),
       d_io_guard(boost::asio::make_work_guard(d_io)),
       d_slots(sink_send_slots),
       d_descriptors_port(pmt::mp("descriptors")),
-      d_stats_port(pmt::mp("stats"))
+      d_stats_port(pmt::mp("stats")),
+      d_rx_time_key(pmt::mp("rx_time"))
 {
+    if (d_plan.continuous)
+        for (const descriptor& d : d_framer.descriptors())
+            d_mapping.learn_descriptor(d);
+
     // Opened now so that a bad destination or an MTU too small for max_packet_size is
     // reported when the block is made.
     try {
@@ -126,6 +174,8 @@ void sink_impl::open_stream()
     });
     d_num_substreams = stream->get_num_substreams();
     d_mapping.reset();
+    if (d_plan.continuous)
+        d_framer.reset();
     std::lock_guard<std::mutex> lock(d_stream_mutex);
     d_stream = std::move(stream);
 }
@@ -234,7 +284,7 @@ std::size_t sink_impl::acquire_slot()
     }
 }
 
-void sink_impl::send_packet(const std::uint8_t* data, std::size_t items)
+std::size_t sink_impl::fill_slot(const std::uint8_t* data, std::size_t items)
 {
     // Descriptors first: a name resolved by read_tags() may have come with a
     // descriptor just now, and it must go out before the heap that uses it.
@@ -246,19 +296,22 @@ void sink_impl::send_packet(const std::uint8_t* data, std::size_t items)
     s.payload.resize(items * d_mapping.item_size());
     d_mapping.copy_payload(s.payload.data(), data, items);
     s.heap.emplace(d_plan.mapping.flavour);
-    std::uint64_t cnt = 0;
-    if (!d_mapping.build_data_heap(*s.heap, s.payload.data(), items, cnt)) {
-        s.heap.reset();
-        s.busy = false;
-        return;
-    }
-    const std::size_t substream = d_mapping.data_heaps() % d_num_substreams;
+    return index;
+}
+
+void sink_impl::release_slot(std::size_t index)
+{
+    d_slots[index].heap.reset();
+    d_slots[index].busy = false;
+}
+
+void sink_impl::send_slot(std::size_t index, std::uint64_t cnt, std::size_t substream)
+{
     try {
         d_stream->async_send_heap(
-            *s.heap,
+            *d_slots[index].heap,
             [this, index](const boost::system::error_code& ec, std::size_t) {
-                d_slots[index].busy = false;
-                d_slots[index].heap.reset();
+                release_slot(index);
                 if (ec && ec != boost::asio::error::operation_aborted)
                     d_mapping.warn_once("send error " + ec.message(),
                                         "heap not (fully) sent: " + ec.message() +
@@ -268,11 +321,30 @@ void sink_impl::send_packet(const std::uint8_t* data, std::size_t items)
             substream);
     } catch (const std::invalid_argument& e) {
         d_mapping.heap_rejected(e.what());
-        s.heap.reset();
-        s.busy = false;
+        release_slot(index);
         return;
     }
     d_mapping.data_heap_sent();
+}
+
+void sink_impl::send_packet(const std::uint8_t* data, std::size_t items)
+{
+    const std::size_t index = fill_slot(data, items);
+    slot& s = d_slots[index];
+    std::uint64_t cnt = 0;
+    if (!d_mapping.build_data_heap(*s.heap, s.payload.data(), items, cnt)) {
+        release_slot(index);
+        return;
+    }
+    send_slot(index, cnt, d_mapping.data_heaps() % d_num_substreams);
+}
+
+void sink_impl::send_continuous_heap(std::size_t input, const std::uint8_t* data)
+{
+    const std::size_t index = fill_slot(data, d_plan.continuous_framing.heap_items);
+    slot& s = d_slots[index];
+    const std::uint64_t cnt = d_framer.build_heap(*s.heap, input, s.payload.data());
+    send_slot(index, cnt, input % d_num_substreams);
 }
 
 std::size_t sink_impl::max_input_items() const
@@ -282,7 +354,35 @@ std::size_t sink_impl::max_input_items() const
 
 void sink_impl::forecast(int /*noutput_items*/, gr_vector_int& ninput_items_required)
 {
-    ninput_items_required[0] = static_cast<int>(d_mapping.items_needed());
+    for (int& required : ninput_items_required)
+        required = static_cast<int>(d_mapping.items_needed());
+}
+
+int sink_impl::continuous_work(const gr_vector_int& ninput_items,
+                               const gr_vector_const_void_star& input_items)
+{
+    const std::size_t heap_items = d_plan.continuous_framing.heap_items;
+    const std::size_t heap_bytes = heap_items * d_mapping.item_size();
+    std::size_t rounds = static_cast<std::size_t>(ninput_items[0]) / heap_items;
+    for (int n : ninput_items)
+        rounds = std::min(rounds, static_cast<std::size_t>(n) / heap_items);
+    // Every input has consumed as much as input 0: one offset for all.
+    const std::uint64_t base = nitems_read(0);
+    for (std::size_t r = 0; r < rounds; r++) {
+        const std::uint64_t start = base + r * heap_items;
+        for (std::size_t i = 0; i < input_items.size(); i++) {
+            get_tags_in_range(d_tags, i, start, start + heap_items, d_rx_time_key);
+            for (const gr::tag_t& t : d_tags)
+                d_framer.rx_time_tag(t.offset - start, t.value);
+        }
+        for (std::size_t i = 0; i < input_items.size(); i++)
+            send_continuous_heap(
+                i, static_cast<const std::uint8_t*>(input_items[i]) + r * heap_bytes);
+        d_framer.next_round();
+        publish_stats_if_due(false);
+    }
+    consume_each(static_cast<int>(rounds * heap_items));
+    return 0;
 }
 
 int sink_impl::general_work(int /*noutput_items*/,
@@ -293,6 +393,8 @@ int sink_impl::general_work(int /*noutput_items*/,
     if (!d_stream)
         return WORK_DONE; // start() could not open the stream (logged)
     drain_descriptor_messages();
+    if (d_plan.continuous)
+        return continuous_work(ninput_items, input_items);
 
     const auto* in = static_cast<const std::uint8_t*>(input_items[0]);
     const std::size_t avail = static_cast<std::size_t>(ninput_items[0]);
@@ -333,6 +435,9 @@ std::map<std::string, std::uint64_t> sink_impl::stats() const
     }
     for (const auto& kv : d_mapping.counters())
         out[kv.first] = kv.second;
+    if (d_plan.continuous)
+        for (const auto& kv : d_framer.counters())
+            out[kv.first] = kv.second;
     return out;
 }
 

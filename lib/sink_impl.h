@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_SINK_IMPL_H
 #define INCLUDED_SPEAD_SINK_IMPL_H
 
+#include "mapping/continuous_framer.h"
 #include "mapping/sink_params.h"
 #include "mapping/stats_timer.h"
 #include "mapping/stream_to_heap.h"
@@ -24,7 +25,8 @@
 namespace gr {
 namespace spead {
 
-/*! GNU Radio glue: stream_to_heap (lib/mapping) frames the input and builds heaps;
+/*! GNU Radio glue: stream_to_heap (lib/mapping) frames the input and builds heaps
+ * (continuous mode: continuous_framer timestamps them);
  * this copies each payload into a send slot, hands the heap to the send stream
  * (lib/streams) and opens and closes the stream with the flowgraph. */
 class sink_impl : public sink
@@ -60,12 +62,25 @@ private:
     void send_control_heap(bool descriptors, bool stop);
     /*! Waits for a free slot (running completion handlers); interruptible. */
     std::size_t acquire_slot();
+    /*! Sends due descriptors, then copies \p items items into a free slot and
+     * starts its heap. \return the slot's index. */
+    std::size_t fill_slot(const std::uint8_t* data, std::size_t items);
+    /*! Hands a filled slot's heap to the stream (the slot frees itself when sent). */
+    void send_slot(std::size_t index, std::uint64_t cnt, std::size_t substream);
+    void release_slot(std::size_t index);
+    /*! Tagged mode: one packet as one heap. */
     void send_packet(const std::uint8_t* data, std::size_t items);
+    /*! Continuous mode: input \p input's heap of the current round. */
+    void send_continuous_heap(std::size_t input, const std::uint8_t* data);
+    /*! Continuous mode's work: whole rounds of one heap per input. */
+    int continuous_work(const gr_vector_int& ninput_items,
+                        const gr_vector_const_void_star& input_items);
     std::size_t max_input_items() const;
     void publish_stats_if_due(bool force);
 
     sink_plan d_plan; //!< fixed after construction (but for auto's fallback)
     stream_to_heap d_mapping;
+    continuous_framer d_framer; //!< continuous mode only
     stats_timer d_stats_timer;
 
     // ---- the current run (member order = destruction order, reversed) ----
@@ -80,6 +95,7 @@ private:
 
     const pmt::pmt_t d_descriptors_port;
     const pmt::pmt_t d_stats_port;
+    const pmt::pmt_t d_rx_time_key;
 };
 
 } // namespace spead

@@ -70,22 +70,22 @@ std::optional<double> continuous_framer::wrap_period() const
 
 std::vector<descriptor> continuous_framer::descriptors() const
 {
-    const std::int64_t bits = d_config.flavour.heap_address_bits();
-    std::vector<descriptor> out;
-    descriptor t;
-    t.id = d_config.timestamp_item;
-    t.name = "timestamp";
-    t.description = "timestamp of the heap's first sample";
-    t.format = { { 'u', bits } };
-    out.push_back(t);
-    if (d_config.substream_item != 0) {
-        descriptor s;
-        s.id = d_config.substream_item;
-        s.name = "substream";
-        s.description = "index of the input (substream) the heap comes from";
-        s.format = { { 'u', bits } };
-        out.push_back(s);
-    }
+    // An unsigned integer as wide as the immediate field: spead2 sends such an item
+    // of shape () as an immediate, and reads ours back as one.
+    const auto immediate = [this](std::uint64_t id, const char* name, const char* text) {
+        descriptor d;
+        d.id = id;
+        d.name = name;
+        d.description = text;
+        d.format = { { 'u', d_config.flavour.heap_address_bits() } };
+        return d;
+    };
+    std::vector<descriptor> out{ immediate(
+        d_config.timestamp_item, "timestamp", "timestamp of the heap's first sample") };
+    if (d_config.substream_item != 0)
+        out.push_back(immediate(d_config.substream_item,
+                                "substream",
+                                "index of the input (substream) the heap comes from"));
     return out;
 }
 

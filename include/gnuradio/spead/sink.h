@@ -51,6 +51,21 @@ namespace spead {
  *
  * Message ports: `descriptors` (in: dicts as spead.source emits them) and `stats` (out:
  * a dict of every counter every \p stats_interval seconds while data flows).
+ *
+ * With \p input_mode `continuous` the input is a time series instead: each of the \p
+ * substreams inputs is cut into heaps of \p heap_items items (the length tag is
+ * ignored). Round k sends one heap from each input, input 0 first, each carrying the
+ * immediates \p timestamp_item = start + k × \p timestamp_step and (when set) \p
+ * substream_item = the input's index, repeated in every packet of the heap so that a
+ * receiver can place any packet it meets first. start is \p start_timestamp, or comes
+ * from an `rx_time` tag: round((secs + frac − \p sync_time) × \p sample_rate) for the
+ * tagged item, from that heap on (from the next heap when the tag is not on a heap
+ * boundary). Heap cnts are \p heap_cnt_start + j × \p heap_cnt_step over all heaps
+ * (modulo the flavour's 2^40 or 2^48). Heaps of input i go to endpoint i modulo the
+ * number of endpoints. Descriptors of the payload, the timestamp and the substream
+ * items are made from these parameters. A timestamp wider than the flavour's
+ * immediate is sent modulo 2^bits and counted (timestamps_wrapped); the block warns
+ * when made if that happens within a day at \p sample_rate.
  */
 class SPEAD_API sink : virtual public gr::block
 {
@@ -86,7 +101,8 @@ public:
      *        (default 0x1000, as spead2's first item).
      * \param len_tag_key key of the length tag (default `packet_len`); empty: every
      *        \p heap_items items form a heap.
-     * \param heap_items items per heap when \p len_tag_key is empty.
+     * \param heap_items items per heap when \p len_tag_key is empty; in continuous
+     *        mode, items per heap per input (required).
      * \param ttl IP time-to-live, 0 to 255 (default 1: the local network).
      * \param rate_gbps send rate in Gb/s of SPEAD packets; 0 (default) = as fast as
      *        possible.
@@ -109,6 +125,23 @@ public:
      *        and pcap.
      * \param max_poll ibverbs: completion-queue polls before waiting, >= 1 (default
      *        10). Ignored by udp and pcap.
+     * \param input_mode `tagged` (default: a heap per tagged packet, or per \p
+     *        heap_items items) or `continuous` (a timestamped time series; the
+     *        parameters below apply to it only).
+     * \param timestamp_item id of the immediate carrying each heap's timestamp
+     *        (default 0x1600); not reserved, not \p payload_item.
+     * \param timestamp_step timestamp increase from one heap of an input to the next;
+     *        0 (default) = \p heap_items (timestamps count samples).
+     * \param start_timestamp timestamp of the first heaps when no `rx_time` tag says
+     *        otherwise (default 0); must fit the flavour's immediate.
+     * \param sample_rate timestamps per second, to turn `rx_time` tags into timestamps
+     *        and to foresee wraps; 0 (default) = `rx_time` tags are ignored (counted in
+     *        rx_time_ignored).
+     * \param sync_time UNIX time in seconds of timestamp 0 (default 0).
+     * \param substreams number of inputs, 1 (default) to 256; more than 1 needs \p
+     *        substream_item.
+     * \param substream_item id of the immediate carrying the input index; 0 (default)
+     *        = none (required with several substreams).
      */
     static sptr make(const std::string& transport = "udp",
                      const std::string& endpoints = "127.0.0.1:7148",
@@ -133,13 +166,22 @@ public:
                      const std::string& capture_file = "",
                      double stats_interval = 0.0,
                      int comp_vector = 0,
-                     int max_poll = 10);
+                     int max_poll = 10,
+                     const std::string& input_mode = "tagged",
+                     std::uint64_t timestamp_item = 0x1600,
+                     std::uint64_t timestamp_step = 0,
+                     std::uint64_t start_timestamp = 0,
+                     double sample_rate = 0.0,
+                     double sync_time = 0.0,
+                     std::size_t substreams = 1,
+                     std::uint64_t substream_item = 0);
 
     /*!
      * \brief Every counter of the current run (or of the last one after stop()), by
      * name: the send stream's (docs/statistics.md) and the block's data_heaps,
      * control_heaps, items_dropped_untagged, packets_dropped_too_large,
-     * heaps_rejected and tags_too_wide.
+     * heaps_rejected and tags_too_wide; in continuous mode also timestamps_wrapped
+     * and rx_time_ignored.
      */
     virtual std::map<std::string, std::uint64_t> stats() const = 0;
     /*! The transport in use: `udp`, `ibverbs` or `pcap` (what `auto` resolved to). */
