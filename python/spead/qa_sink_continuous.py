@@ -258,6 +258,24 @@ class qa_sink_continuous(gr_unittest.TestCase):
                           [top - 2 * HEAP_ITEMS, top - HEAP_ITEMS, 0, HEAP_ITEMS])
         self.assertEqual(tx.stats()["timestamps_wrapped"], 2)
 
+    def test_spead_source_reads_each_repeated_timestamp_once(self):
+        # Repeated immediates are one item to a receiver: one tag per heap.
+        data = self.samples(5)
+        rx, port = qa.make_source(item_type="float", payload_item=0x1000)
+        tx = make_sink([port], start_timestamp=3, substream_item=0x1601)
+        out = blocks.vector_sink_f()
+        self.tb.connect(rx, out)
+        self.run_graph(tx, [data])
+
+        self.assertEqual(np.asarray(out.data(), dtype=np.float32).tobytes(),
+                         data.tobytes())
+        for key, expected in [("timestamp", [3 + k * HEAP_ITEMS for k in range(5)]),
+                              ("substream", [0] * 5)]:
+            tags = [t for t in out.tags() if pmt.symbol_to_string(t.key) == key]
+            self.assertEqual([t.offset for t in tags],
+                             [k * HEAP_ITEMS for k in range(5)], key)
+            self.assertEqual([pmt.to_uint64(t.value) for t in tags], expected, key)
+
     def test_bad_continuous_parameters_are_value_errors_naming_them(self):
         for kwargs, name in [({"heap_items": 0}, "heap_items"),
                              ({"substreams": 2}, "substream_item"),
