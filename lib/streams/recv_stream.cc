@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "protocol/chunk_assembler.h"
 #include "protocol/heap_assembler.h"
 #include "protocol/heap_pool.h"
 #include <gnuradio/logger.h>
@@ -68,6 +69,44 @@ stream_config& stream_config::set_queue_heaps(std::size_t n)
     return *this;
 }
 
+void continuous_config::validate() const
+{
+    if (timestamp_item == 0)
+        throw std::invalid_argument(
+            "timestamp_item: 0 names no item; a continuous stream places heaps by the "
+            "immediate item holding their timestamp: give its id (e.g. 0x1600)");
+    if (item_bytes == 0)
+        throw std::invalid_argument("item_bytes: 0; give the bytes of one output item");
+    if (queue_positions == 0 && queue_bytes == 0)
+        throw std::invalid_argument(
+            "queue_bytes: 0 with queue_positions 0 leaves no room for the consumer; "
+            "give either");
+    // The rest are the timeline's and the chunk assembler's checks, made here too so
+    // a bad value shows when the stream is made, not at its first heap.
+    chunk_config probe;
+    probe.timeline.timestamp_step = timestamp_step == 0 ? 1 : timestamp_step;
+    probe.timeline.window_heaps = window_heaps;
+    probe.timeline.substreams = substreams;
+    probe.heap_bytes = item_bytes;
+    probe.timestamp_item = timestamp_item;
+    probe.substream_item = substream_item;
+    probe.chunk_positions = chunk_positions;
+    probe.validate();
+    if (substreams > 1 && substream_item == 0)
+        throw std::invalid_argument(
+            "substream_item: 0 with " + std::to_string(substreams) +
+            " substreams; give the id of the immediate item naming each heap's "
+            "substream (output), or use 1 substream");
+}
+
+stream_config& stream_config::set_continuous(const continuous_config& config)
+{
+    config.validate();
+    d_continuous = true;
+    d_continuous_config = config;
+    return *this;
+}
+
 // ---- stream ----------------------------------------------------------------------
 
 namespace {
@@ -114,6 +153,119 @@ private:
     std::size_t d_count = 0;
 };
 
+/*!
+ * A continuous stream's chunks: free ones for the assembler, filled ones (and runs of
+ * lost positions) for the consumer, in output order. Its own lock, so a consumer never
+ * waits for a batch being placed; taken after the stream's when both are held. Chunks
+ * are made as they are first needed, up to a bound, and reused from then on.
+ */
+class chunk_queue
+{
+public:
+    /*! Sized once the heap size is known; \p max_chunks bounds the memory. */
+    void configure(std::size_t positions,
+                   std::size_t substreams,
+                   std::size_t heap_bytes,
+                   std::size_t max_chunks)
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_positions = positions;
+        d_substreams = substreams;
+        d_heap_bytes = heap_bytes;
+        d_max_chunks = max_chunks;
+        // Runs of lost positions merge, so at most one lies between two chunks.
+        d_ring.resize(2 * max_chunks + 2);
+    }
+
+    /*! A free chunk; null when all are taken (the consumer is behind). */
+    std::unique_ptr<chunk> acquire()
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        if (!d_free.empty()) {
+            auto c = std::move(d_free.back());
+            d_free.pop_back();
+            return c;
+        }
+        if (d_allocated == d_max_chunks)
+            return nullptr;
+        d_allocated++;
+        return std::make_unique<chunk>(d_positions, d_substreams, d_heap_bytes);
+    }
+
+    void push(chunk_entry&& e)
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        if (!e.data && d_count > 0) {
+            chunk_entry& last = d_ring[(d_head + d_count - 1) % d_ring.size()];
+            if (!last.data && last.first_index + last.positions == e.first_index) {
+                last.positions += e.positions;
+                return;
+            }
+        }
+        d_ring[(d_head + d_count) % d_ring.size()] = std::move(e);
+        d_count++;
+        d_changed.notify_all();
+    }
+
+    /*! Waits up to \p timeout for an entry, or until \p stopped is set. */
+    bool pop(chunk_entry& out,
+             std::chrono::microseconds timeout,
+             const std::atomic<bool>& stopped)
+    {
+        std::unique_lock<std::mutex> lock(d_mutex);
+        d_changed.wait_for(lock, timeout, [&] { return d_count > 0 || stopped.load(); });
+        if (d_count == 0)
+            return false;
+        out = std::move(d_ring[d_head]);
+        d_head = (d_head + 1) % d_ring.size();
+        d_count--;
+        return true;
+    }
+
+    void give_back(std::unique_ptr<chunk> c)
+    {
+        if (!c)
+            return;
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_free.push_back(std::move(c));
+        d_changed.notify_all();
+    }
+
+    /*! Waits up to \p timeout until \p needed chunks could be acquired; returns
+     * how many could. */
+    std::size_t wait_available(std::size_t needed,
+                               std::chrono::microseconds timeout,
+                               const std::atomic<bool>& stopped)
+    {
+        std::unique_lock<std::mutex> lock(d_mutex);
+        d_changed.wait_for(
+            lock, timeout, [&] { return available() >= needed || stopped.load(); });
+        return available();
+    }
+
+    /*! Wakes the waiters (the stream ended). */
+    void wake()
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_changed.notify_all();
+    }
+
+private:
+    std::size_t available() const { return d_free.size() + (d_max_chunks - d_allocated); }
+
+    std::mutex d_mutex;
+    std::condition_variable d_changed;
+    std::vector<std::unique_ptr<chunk>> d_free;
+    std::size_t d_allocated = 0;
+    std::size_t d_max_chunks = 0;
+    std::size_t d_positions = 1;
+    std::size_t d_substreams = 1;
+    std::size_t d_heap_bytes = 0;
+    std::vector<chunk_entry> d_ring;
+    std::size_t d_head = 0;
+    std::size_t d_count = 0;
+};
+
 } // namespace
 
 struct stream::impl {
@@ -124,6 +276,11 @@ struct stream::impl {
     }
 
     std::shared_ptr<detail::heap_pool> pool;
+
+    chunk_queue chunks;                            //!< continuous streams
+    std::unique_ptr<chunk_assembler> chunk_placer; //!< made at the first data heap
+    recv_stats continuous_stats; //!< packets refused before reaching either assembler
+    bool heap_size_warned = false;
 
     // Guards everything below except the readers. Held while packets are assembled, so
     // the assembler's callback (enqueue) runs with it held.
@@ -195,9 +352,12 @@ void stream::end_of_stream_locked()
         assembler.stop(); // flushes: live heaps are counted (or delivered) as flushed
     else if (assembler.live_heaps() != 0)
         assembler.flush();
+    if (d_impl->chunk_placer)
+        d_impl->chunk_placer->flush(); // the positions still filling go out
     d_stopped.store(true);
     d_impl->heap_available.notify_all();
     d_impl->space_available.notify_all();
+    d_impl->chunks.wake();
 }
 
 bool stream::add_packets(const packet_view* packets, std::size_t n)
@@ -205,12 +365,142 @@ bool stream::add_packets(const packet_view* packets, std::size_t n)
     std::lock_guard<std::mutex> lock(d_impl->mutex);
     heap_assembler& assembler = *d_impl->assembler;
     assembler.note_batch(n);
-    // After a stop heap the assembler counts the rest of the batch in packets_after_stop.
-    for (std::size_t i = 0; i < n; i++)
-        assembler.add_packet(packets[i].data, packets[i].size);
+    if (d_config.is_continuous())
+        add_continuous_locked(packets, n);
+    else
+        // After a stop heap the assembler counts the rest of the batch in
+        // packets_after_stop.
+        for (std::size_t i = 0; i < n; i++)
+            assembler.add_packet(packets[i].data, packets[i].size);
     if (assembler.is_stopped() && !d_stopped.load())
         end_of_stream_locked();
     return !d_stopped.load();
+}
+
+void stream::add_continuous_locked(const packet_view* packets, std::size_t n)
+{
+    heap_assembler& assembler = *d_impl->assembler;
+    for (std::size_t i = 0; i < n; i++) {
+        if (assembler.is_stopped() || d_stopped.load()) {
+            // counted in packets_after_stop
+            assembler.add_packet(packets[i].data, packets[i].size);
+            continue;
+        }
+        packet_header packet;
+        const decode_result result =
+            decode_packet(packets[i].data, packets[i].size, packet);
+        if (result != decode_result::ok) {
+            d_impl->continuous_stats[stat_for(result)]++;
+            continue;
+        }
+        if (!d_impl->chunk_placer && !make_chunk_placer_locked(packet)) {
+            assembler.add_decoded(packet); // not a data heap's (or refused, counted)
+            continue;
+        }
+        if (!d_impl->chunk_placer)
+            continue; // the stream failed on this packet
+        if (d_impl->chunk_placer->add_packet(packet) == chunk_assembler::result::other)
+            assembler.add_decoded(packet); // descriptors, stream control
+    }
+}
+
+bool stream::make_chunk_placer_locked(const packet_header& packet)
+{
+    const continuous_config& c = d_config.get_continuous();
+    std::uint64_t timestamp = 0;
+    if (!chunk_assembler::find_immediate(packet, c.timestamp_item, timestamp))
+        return false;
+    if (!packet.has_heap_size || packet.heap_size == 0 ||
+        packet.heap_size > d_config.get_max_heap_size()) {
+        // A data heap that cannot set the stream's shape: counted like any heap of
+        // the wrong size; the next data heap may.
+        d_impl->continuous_stats[recv_stat::packets_refused_heap]++;
+        if (!d_impl->heap_size_warned) {
+            d_impl->heap_size_warned = true;
+            gr::logger logger("spead recv_stream");
+            logger.warn("a data heap (cnt {}) has {}; a continuous stream needs each "
+                        "data heap to carry HEAP_SIZE, at most max_heap_size ({} "
+                        "bytes): its packets are dropped (packets_refused_heap)",
+                        packet.heap_cnt,
+                        packet.has_heap_size
+                            ? "HEAP_SIZE " + std::to_string(packet.heap_size)
+                            : std::string("no HEAP_SIZE"),
+                        d_config.get_max_heap_size());
+        }
+        return true; // handled: counted
+    }
+    const std::size_t heap_bytes = std::size_t(packet.heap_size);
+    if (heap_bytes % c.item_bytes != 0) {
+        d_impl->continuous_stats[recv_stat::packets_refused_heap]++;
+        fail_locked("the data heaps hold " + std::to_string(heap_bytes) +
+                    " bytes, not a whole number of " + std::to_string(c.item_bytes) +
+                    "-byte output items; set item_type and vlen so that one item "
+                    "divides the heap (or send heaps of whole items)");
+        return true;
+    }
+    chunk_config config;
+    config.timeline.timestamp_step =
+        c.timestamp_step != 0 ? c.timestamp_step : heap_bytes / c.item_bytes;
+    config.timeline.window_heaps = c.window_heaps;
+    config.timeline.substreams = c.substreams;
+    config.heap_bytes = heap_bytes;
+    config.timestamp_item = c.timestamp_item;
+    config.substream_item = c.substream_item;
+    config.chunk_positions = c.chunk_positions;
+    config.incomplete = d_config.get_incomplete_heaps();
+    try {
+        config.validate();
+    } catch (const std::invalid_argument& e) {
+        d_impl->continuous_stats[recv_stat::packets_refused_heap]++;
+        fail_locked(std::string("the first data heap's size does not fit: ") + e.what());
+        return true;
+    }
+    const std::size_t positions = config.positions_per_chunk();
+    const std::size_t chunk_bytes = positions * c.substreams * heap_bytes;
+    const std::size_t queued =
+        c.queue_positions != 0 ? (c.queue_positions + positions - 1) / positions
+                               : std::max<std::size_t>(2, c.queue_bytes / chunk_bytes);
+    d_impl->chunks.configure(
+        positions, c.substreams, heap_bytes, config.live_chunks() + queued);
+    d_impl->chunk_placer = std::make_unique<chunk_assembler>(
+        config,
+        [this] { return d_impl->chunks.acquire(); },
+        [this](chunk_entry&& e) { d_impl->chunks.push(std::move(e)); });
+    d_heap_bytes.store(heap_bytes);
+    return true;
+}
+
+void stream::fail_locked(const std::string& what)
+{
+    if (!d_impl->failure.empty())
+        return; // the stream has already ended, and said why
+    d_impl->failure = what;
+    gr::logger logger("spead recv_stream");
+    logger.error("the stream ends: {}", what);
+    if (!d_stopped.load())
+        end_of_stream_locked();
+}
+
+stream::pop_result stream::pop_chunk(chunk_entry& out, std::chrono::microseconds timeout)
+{
+    if (d_impl->chunks.pop(out, timeout, d_stopped))
+        return pop_result::heap;
+    // Stopped is set after the last chunk went in: one more look finds it.
+    if (d_stopped.load())
+        return d_impl->chunks.pop(out, std::chrono::microseconds(0), d_stopped)
+                   ? pop_result::heap
+                   : pop_result::stopped;
+    return pop_result::timeout;
+}
+
+bool stream::try_pop_chunk(chunk_entry& out)
+{
+    return d_impl->chunks.pop(out, std::chrono::microseconds(0), d_stopped);
+}
+
+void stream::return_chunk(std::unique_ptr<chunk> c)
+{
+    d_impl->chunks.give_back(std::move(c));
 }
 
 void stream::reader_finished()
@@ -273,6 +563,21 @@ bool stream::try_pop(heap& out)
 
 std::size_t stream::wait_for_queue_space(std::chrono::microseconds timeout)
 {
+    if (d_config.is_continuous()) {
+        std::size_t live = 0;
+        {
+            std::lock_guard<std::mutex> lock(d_impl->mutex);
+            if (d_stopped.load())
+                return 0;
+            if (!d_impl->chunk_placer)
+                return 2; // one packet at a time until the stream knows its shape
+            live = d_impl->chunk_placer->config().live_chunks();
+        }
+        // One packet may hand on, and ask for, at most the chunks the window spans:
+        // a batch of free / (2 × that) packets never finds none free.
+        const std::size_t free = d_impl->chunks.wait_available(live, timeout, d_stopped);
+        return d_stopped.load() ? 0 : 2 * (free / live);
+    }
     std::unique_lock<std::mutex> lock(d_impl->mutex);
     d_impl->space_available.wait_for(
         lock, timeout, [this] { return !d_impl->queue.full() || d_stopped.load(); });
@@ -345,6 +650,9 @@ recv_stats stream::get_stats() const
         std::lock_guard<std::mutex> lock(d_impl->mutex);
         out = d_impl->assembler->stats();
         out += d_impl->queue_stats;
+        out += d_impl->continuous_stats;
+        if (d_impl->chunk_placer)
+            out += d_impl->chunk_placer->stats();
     }
     for (const auto& r : d_impl->readers)
         out += r->transport_stats();

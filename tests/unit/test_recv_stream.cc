@@ -8,6 +8,7 @@
 // recv::stream: config validation, the bounded heap queue, end of stream, stop() and
 // the statistics it sums. Packets are fed by fake readers, no sockets.
 
+#include "fake_reader.h"
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/recv_stream.h>
 #include <condition_variable>
@@ -25,6 +26,7 @@ namespace {
 using namespace gr::spead;
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
+using spead_test::fake_reader;
 
 void put_be64(std::vector<std::uint8_t>& out, std::uint64_t v)
 {
@@ -73,63 +75,6 @@ bool eventually(const std::function<bool()>& condition)
     }
     return true;
 }
-
-/*! A reader driven by the test: feed() hands packets to the stream from the test's
- * thread; its loop waits until the test says how it ends (finish(), fail()) or the
- * stream stops. */
-class fake_reader : public recv::reader
-{
-public:
-    explicit fake_reader(recv::stream& s, recv_stats stats = recv_stats())
-        : reader(s), d_stats(stats)
-    {
-    }
-    recv_stats transport_stats() const override { return d_stats; }
-
-    bool feed(const std::vector<std::vector<std::uint8_t>>& packets)
-    {
-        std::vector<recv::packet_view> views;
-        for (const auto& p : packets)
-            views.push_back({ p.data(), p.size() });
-        return add_packets(views.data(), views.size());
-    }
-    /*! The loop returns: the end of this reader's input. */
-    void finish() { end(ending::finished); }
-    /*! The loop throws: the transport failed. */
-    void fail() { end(ending::failed); }
-
-    std::atomic<bool> started{ false };
-    std::atomic<bool> stopped{ false };
-
-protected:
-    void run() override
-    {
-        started = true;
-        std::unique_lock<std::mutex> lock(d_mutex);
-        while (d_ending == ending::none && !stopping())
-            d_cv.wait_for(lock, 10ms);
-        if (d_ending == ending::failed)
-            throw std::runtime_error("the test broke the transport; fix: none needed");
-        stopped = stopping();
-    }
-    void wake() override { d_cv.notify_all(); }
-
-private:
-    enum class ending { none, finished, failed };
-    void end(ending e)
-    {
-        {
-            std::lock_guard<std::mutex> lock(d_mutex);
-            d_ending = e;
-        }
-        d_cv.notify_all();
-    }
-
-    recv_stats d_stats;
-    std::mutex d_mutex;
-    std::condition_variable d_cv;
-    ending d_ending = ending::none;
-};
 
 /*! A reader whose loop waits like a socket reader (timed waits, no wake()), for
  * stop() promptness. */

@@ -9,6 +9,7 @@
 #define INCLUDED_SPEAD_RECV_STREAM_H
 
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/recv_chunk.h>
 #include <gnuradio/spead/recv_heap.h>
 #include <gnuradio/spead/stats.h>
 #include <atomic>
@@ -22,7 +23,40 @@
 
 namespace gr {
 namespace spead {
+
+struct packet_header;
+
 namespace recv {
+
+/*!
+ * \brief A time-continuous stream (spead.source output_mode continuous): data heaps,
+ * the ones carrying \p timestamp_item, are placed by timestamp into chunks
+ * (recv::chunk) instead of being assembled into heaps; see docs/continuous.md.
+ */
+struct SPEAD_API continuous_config {
+    /*! Immediate item holding each data heap's timestamp (required). */
+    std::uint64_t timestamp_item = 0;
+    /*! Timestamp increase from one heap to the next; 0: the items per heap (the heap
+     * size, learnt from the first data heap, divided by item_bytes). */
+    std::uint64_t timestamp_step = 0;
+    /*! Bytes of one output item: the heap size must be a whole number of them. */
+    std::size_t item_bytes = 1;
+    /*! Positions that may fill at once, per substream (default 64). */
+    std::size_t window_heaps = 64;
+    /*! Outputs that advance together (default 1). */
+    std::size_t substreams = 1;
+    /*! Immediate item naming a heap's substream; 0: every heap is substream 0. */
+    std::uint64_t substream_item = 0;
+    /*! Positions waiting for the consumer; 0: as many as queue_bytes hold. */
+    std::size_t queue_positions = 0;
+    /*! Memory for positions waiting for the consumer when queue_positions is 0. */
+    std::size_t queue_bytes = std::size_t(256) << 20;
+    /*! Positions per chunk; 0: automatic (about 1 MiB per substream). */
+    std::size_t chunk_positions = 0;
+
+    /*! \throws std::invalid_argument naming the field, the value and the fix */
+    void validate() const;
+};
 
 /*!
  * \brief Settings of a receive stream. Setters validate and throw
@@ -58,12 +92,20 @@ public:
     /*! Heap storages kept for reuse (default: max_heaps + queue_heaps + 4). */
     std::size_t get_pool_heaps() const { return d_max_heaps + d_queue_heaps + 4; }
 
+    /*! Makes the stream time-continuous (validates \p config). Heaps without the
+     * timestamp item (descriptors, stop) are still assembled and popped as heaps. */
+    stream_config& set_continuous(const continuous_config& config);
+    bool is_continuous() const { return d_continuous; }
+    const continuous_config& get_continuous() const { return d_continuous_config; }
+
 private:
     std::size_t d_max_heaps = 4;
     std::size_t d_max_heap_size = 64 * 1024 * 1024;
     incomplete_heaps d_incomplete = incomplete_heaps::drop;
     bool d_stop_on_stop_heap = true;
     std::size_t d_queue_heaps = 8;
+    bool d_continuous = false;
+    continuous_config d_continuous_config;
 };
 
 /*! A UDP payload handed from a transport to the stream. */
@@ -167,6 +209,20 @@ public:
     /*! Non-blocking pop. */
     bool try_pop(heap& out);
 
+    /*!
+     * Continuous streams: waits up to \p timeout for the next chunk (or run of lost
+     * positions), in output order. `stopped` once the stream has ended and every
+     * chunk has been taken. Give each chunk back with return_chunk() once copied out.
+     */
+    pop_result pop_chunk(chunk_entry& out, std::chrono::microseconds timeout);
+    /*! Non-blocking pop_chunk(). */
+    bool try_pop_chunk(chunk_entry& out);
+    /*! A chunk popped and copied out, free for new positions. */
+    void return_chunk(std::unique_ptr<chunk> c);
+    /*! Continuous streams: bytes of every data heap, learnt from the first one (0
+     * before it). */
+    std::size_t get_heap_bytes() const { return d_heap_bytes.load(); }
+
     /*! Stops the readers (joining their threads), flushes live heaps and wakes
      * consumers. Idempotent; returns within about a second. */
     void stop();
@@ -195,10 +251,18 @@ private:
     void reader_finished();
     /*! A reader's run() threw: counted, logged once, and the stream ends. */
     void reader_failed(const std::string& what);
+    /*! Ends the stream for \p what (cause and fix), said once (mutex held). */
+    void fail_locked(const std::string& what);
+    /*! Continuous: decodes and places a batch (mutex held). */
+    void add_continuous_locked(const packet_view* packets, std::size_t n);
+    /*! Continuous: makes the chunk assembler from the first data heap's packet
+     * (mutex held); false when \p packet is not a data heap's. */
+    bool make_chunk_placer_locked(const packet_header& packet);
 
     stream_config d_config;
     std::unique_ptr<impl> d_impl;
     std::atomic<bool> d_stopped{ false };
+    std::atomic<std::size_t> d_heap_bytes{ 0 };
 };
 
 } // namespace recv
