@@ -65,24 +65,60 @@ source::sptr source::make(const std::string& transport,
                           std::size_t queue_heaps,
                           double stats_interval,
                           int comp_vector,
-                          int max_poll)
+                          int max_poll,
+                          const std::string& output_mode,
+                          std::uint64_t timestamp_step,
+                          std::size_t window_heaps,
+                          std::size_t substreams,
+                          std::uint64_t substream_item,
+                          std::size_t threads)
 {
     return gnuradio::make_block_sptr<source_impl>(
-        source_params{ transport,         endpoints,     interface,   buffer_size,
-                       max_packet_size,   item_type,     vlen,        payload_item,
-                       len_tag_key,       max_heap_size, max_heaps,   incomplete_heaps,
-                       timestamp_item,    sample_rate,   sync_time,   byte_order,
-                       stop_on_stop_heap, capture_file,  queue_heaps, stats_interval,
-                       comp_vector,       max_poll });
+        source_params{ transport,         endpoints,     interface,      buffer_size,
+                       max_packet_size,   item_type,     vlen,           payload_item,
+                       len_tag_key,       max_heap_size, max_heaps,      incomplete_heaps,
+                       timestamp_item,    sample_rate,   sync_time,      byte_order,
+                       stop_on_stop_heap, capture_file,  queue_heaps,    stats_interval,
+                       comp_vector,       max_poll,      output_mode,    timestamp_step,
+                       window_heaps,      substreams,    substream_item, threads });
 }
+
+namespace {
+/*! Outputs the block is made with: a bad value still makes a signature (of one
+ * output); plan_source then refuses it naming the parameter. */
+chunk_to_stream_config series_config(const source_plan& plan,
+                                     const heap_to_stream& mapping)
+{
+    chunk_to_stream_config c;
+    c.item_size = plan.item_size;
+    c.outputs = plan.outputs;
+    // Continuous mode has no payload descriptor to read the order from: auto keeps
+    // the bytes as received (docs/continuous.md).
+    if (plan.mapping.byte_order == byte_order_mode::swap)
+        c.swap_unit = plan.mapping.type.component_size();
+    if (plan.mapping.sample_rate > 0)
+        c.rx_time = [&mapping](std::uint64_t t) { return mapping.rx_time(t); };
+    return c;
+}
+
+int output_count(const source_params& p)
+{
+    if (p.output_mode != "continuous" || p.substreams < 1 || p.substreams > 1024)
+        return 1;
+    return static_cast<int>(p.substreams);
+}
+} // namespace
 
 source_impl::source_impl(const source_params& params)
     : gr::sync_block(
           "spead_source",
           gr::io_signature::make(0, 0, 0),
-          gr::io_signature::make(1, 1, io_signature_size(params.item_type, params.vlen))),
+          gr::io_signature::make(output_count(params),
+                                 output_count(params),
+                                 io_signature_size(params.item_type, params.vlen))),
       d_plan(logged_on_error(d_logger, [&] { return plan_source(params, d_logger); })),
       d_mapping(d_plan.mapping, d_logger),
+      d_series(series_config(d_plan, d_mapping)),
       d_stats_timer(d_plan.stats_interval),
       d_descriptors_port(pmt::mp("descriptors")),
       d_heaps_port(pmt::mp("heaps")),
@@ -95,8 +131,12 @@ source_impl::source_impl(const source_params& params)
     // The scheduler calls work() with at most half the output buffer, and only when at
     // least min_noutput_items fit: so any heap up to max_heap_size always fits, and
     // work() never has to return empty-handed for lack of space.
-    set_min_output_buffer(static_cast<long>(2 * d_plan.max_items));
-    set_min_noutput_items(static_cast<int>(d_plan.max_items));
+    // Continuous mode copies any number of items (a heap may be split), so it needs
+    // neither.
+    if (!d_plan.continuous) {
+        set_min_output_buffer(static_cast<long>(2 * d_plan.max_items));
+        set_min_noutput_items(static_cast<int>(d_plan.max_items));
+    }
 
     // Bind now: errors show when the block is made, and nothing sent after make() is
     // missed (a flowgraph's sink may start sending before this block starts). A capture
@@ -124,22 +164,30 @@ void source_impl::open_stream()
     std::vector<std::string> bound;
     open_with_fallback(d_plan.transport, d_logger, [&](transport_kind kind) {
         stream = std::make_unique<recv::stream>(d_plan.stream);
+        bound.clear();
         if (kind == transport_kind::udp) {
-            auto& reader = stream->emplace_reader<recv::udp_reader>(d_plan.udp);
-            bound = endpoint_strings(reader.get_bound_endpoints());
-            d_logger->info("listening on {} (socket buffer {} bytes)",
-                           joined(bound),
-                           reader.get_granted_buffer_size());
+            // One reader, and thread, per share of the endpoints (threads).
+            for (const auto& share : d_plan.udp_readers) {
+                auto& reader = stream->emplace_reader<recv::udp_reader>(share);
+                const auto mine = endpoint_strings(reader.get_bound_endpoints());
+                bound.insert(bound.end(), mine.begin(), mine.end());
+                d_logger->info("listening on {} (socket buffer {} bytes)",
+                               joined(mine),
+                               reader.get_granted_buffer_size());
+            }
         } else if (kind == transport_kind::ibverbs) {
-            auto& reader = stream->emplace_reader<recv::udp_ibv_reader>(d_plan.ibv);
-            bound = endpoint_strings(d_plan.ibv.get_endpoints());
-            const int vector = reader.get_comp_vector();
-            d_logger->info("receiving {} over ibverbs on {} (ring {} bytes, {})",
-                           joined(bound),
-                           d_plan.transport.interface,
-                           reader.get_buffer_size(),
-                           vector < 0 ? std::string("busy polling")
-                                      : "comp_vector " + std::to_string(vector));
+            for (const auto& share : d_plan.ibv_readers) {
+                auto& reader = stream->emplace_reader<recv::udp_ibv_reader>(share);
+                const auto mine = endpoint_strings(share.get_endpoints());
+                bound.insert(bound.end(), mine.begin(), mine.end());
+                const int vector = reader.get_comp_vector();
+                d_logger->info("receiving {} over ibverbs on {} (ring {} bytes, {})",
+                               joined(mine),
+                               d_plan.transport.interface,
+                               reader.get_buffer_size(),
+                               vector < 0 ? std::string("busy polling")
+                                          : "comp_vector " + std::to_string(vector));
+            }
         } else {
             stream->emplace_reader<recv::pcap_reader>(d_plan.capture_file,
                                                       d_plan.capture_port);
@@ -158,6 +206,7 @@ void source_impl::open_stream()
     d_bytes_output = 0;
     d_heaps_dropped_too_large_for_output = 0;
     d_mapping.reset_counters();
+    d_series.reset();
 }
 
 void source_impl::close_stream()
@@ -173,6 +222,7 @@ void source_impl::close_stream()
         d_bound.clear();
     }
     d_pending = recv::heap();
+    d_series.reset();
     stream.reset(); // closes the sockets
 }
 
@@ -247,6 +297,8 @@ std::map<std::string, std::uint64_t> source_impl::stats() const
         d_heaps_dropped_too_large_for_output.load();
     out["heaps_output"] = d_heaps_output.load();
     out["bytes_output"] = d_bytes_output.load();
+    if (d_plan.continuous)
+        out["items_zero_filled"] = out["bytes_zero_filled"] / d_mapping.item_size();
     return out;
 }
 
@@ -267,12 +319,67 @@ void source_impl::publish_stats_if_due(bool force)
         message_port_pub(d_stats_port, stats_to_pmt(stats()));
 }
 
+void source_impl::take_control_heaps()
+{
+    // Descriptors and stream control: their messages go out, they give no items.
+    while (d_stream->try_pop(d_pending)) {
+        take_heap();
+        d_pending = recv::heap();
+    }
+}
+
+int source_impl::work_continuous(int noutput_items, gr_vector_void_star& output_items)
+{
+    int produced = 0;
+    for (;;) {
+        if (!d_series.has_chunk()) {
+            take_control_heaps();
+            recv::chunk_entry entry;
+            if (produced > 0) {
+                if (!d_stream->try_pop_chunk(entry))
+                    break;
+            } else {
+                const auto result = d_stream->pop_chunk(entry, heap_wait);
+                if (result == recv::stream::pop_result::timeout) {
+                    publish_stats_if_due(false);
+                    boost::this_thread::interruption_point(); // tb.stop()
+                    continue;
+                }
+                if (result == recv::stream::pop_result::stopped) {
+                    take_control_heaps();
+                    publish_stats_if_due(true);
+                    return WORK_DONE;
+                }
+            }
+            d_series.take(std::move(entry), d_stream->get_heap_bytes());
+        }
+        d_series_tags.clear();
+        const std::size_t n = d_series.write(output_items,
+                                             std::size_t(produced),
+                                             std::size_t(noutput_items - produced),
+                                             nitems_written(0) + std::uint64_t(produced),
+                                             d_series_tags);
+        for (const auto& t : d_series_tags)
+            add_item_tag(t.port, t.tag);
+        produced += static_cast<int>(n);
+        d_bytes_output += n * d_mapping.item_size() * d_plan.outputs;
+        if (d_series.chunk_done())
+            d_stream->return_chunk(d_series.give_back());
+        if (produced == noutput_items)
+            break;
+    }
+    publish_stats_if_due(false);
+    return produced;
+}
+
 int source_impl::work(int noutput_items,
                       gr_vector_const_void_star& /*input_items*/,
                       gr_vector_void_star& output_items)
 {
     if (!d_stream)
         return WORK_DONE; // start() could not open the stream (logged)
+    if (d_plan.continuous)
+        return work_continuous(noutput_items, output_items);
     auto* out = static_cast<std::uint8_t*>(output_items[0]);
     const std::size_t item_size = d_mapping.item_size();
     int produced = 0;

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_SOURCE_IMPL_H
 #define INCLUDED_SPEAD_SOURCE_IMPL_H
 
+#include "mapping/chunk_to_stream.h"
 #include "mapping/heap_to_stream.h"
 #include "mapping/source_params.h"
 #include "mapping/stats_timer.h"
@@ -47,10 +48,14 @@ private:
     /*! Takes a heap from the queue into d_pending: its messages go out; false when it
      * has nothing to output (counted). */
     bool take_heap();
+    /*! Continuous mode: takes the control heaps waiting (descriptors, stop). */
+    void take_control_heaps();
+    int work_continuous(int noutput_items, gr_vector_void_star& output_items);
     void publish_stats_if_due(bool force);
 
     source_plan d_plan; //!< fixed after construction (but for auto's fallback)
     heap_to_stream d_mapping;
+    chunk_to_stream d_series; //!< continuous mode
 
     // ---- the current run ----
     mutable std::mutex d_stream_mutex; //!< guards d_stream, d_last_stats, d_bound
@@ -60,6 +65,7 @@ private:
     recv::heap d_pending; //!< taken from the queue, waiting for output space
     std::vector<pmt::pmt_t> d_new_descriptors;
     std::vector<gr::tag_t> d_tags;
+    std::vector<output_tag> d_series_tags;
     bool d_heaps_port_connected = false;
     stats_timer d_stats_timer;
     std::atomic<std::uint64_t> d_heaps_output{ 0 };

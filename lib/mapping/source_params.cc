@@ -73,7 +73,10 @@ void plan_mapping(const source_params& p, source_plan& plan)
                 "timestamp_item: " + item_id_tag_name(p.timestamp_item) +
                 " is a reserved or impossible item id; use 0 (no rx_time) or the id of "
                 "the sample counter item");
-        if (!(p.sample_rate > 0) || !std::isfinite(p.sample_rate))
+        // Continuous mode places heaps by the timestamp whatever the rate; rx_time
+        // needs one (0: no rx_time tags).
+        const bool rate_optional = plan.continuous && p.sample_rate == 0;
+        if (!rate_optional && (!(p.sample_rate > 0) || !std::isfinite(p.sample_rate)))
             throw std::invalid_argument(
                 "sample_rate: " + std::to_string(p.sample_rate) +
                 " is not a rate; give the timestamp counter's samples per second (> 0) "
@@ -87,6 +90,55 @@ void plan_mapping(const source_params& p, source_plan& plan)
     m.timestamp_item = p.timestamp_item;
     m.sample_rate = p.sample_rate;
     m.sync_time = p.sync_time;
+}
+
+/*! output_mode and what continuous mode adds; before plan_mapping, which it affects. */
+void plan_mode(const source_params& p, source_plan& plan)
+{
+    if (p.output_mode != "heaps" && p.output_mode != "continuous")
+        throw std::invalid_argument(
+            "output_mode: '" + p.output_mode +
+            "' is not a mode; use heaps (one heap after another, tagged with its "
+            "length) or continuous (heaps placed by timestamp, gaps zero-filled)");
+    plan.continuous = p.output_mode == "continuous";
+    if (p.threads < 1 || p.threads > 64)
+        throw std::invalid_argument("threads: " + std::to_string(p.threads) +
+                                    " is out of range; use 1 to 64 receiver threads "
+                                    "(each takes a share of the endpoints)");
+    if (!plan.continuous) {
+        if (p.substreams != 1)
+            throw std::invalid_argument(
+                "substreams: " + std::to_string(p.substreams) +
+                " outputs need output_mode continuous; use 1 in heaps mode");
+        return;
+    }
+    if (p.timestamp_item == 0)
+        throw std::invalid_argument(
+            "timestamp_item: 0, but output_mode continuous places each heap by its "
+            "timestamp; give the id of the immediate item holding it (e.g. 0x1600)");
+    if (p.payload_item != 0)
+        throw std::invalid_argument(
+            "payload_item: " + item_id_tag_name(p.payload_item) +
+            " is not used in continuous mode, which outputs each data heap's whole "
+            "payload; use 0");
+    if (p.substreams < 1 || p.substreams > 1024)
+        throw std::invalid_argument("substreams: " + std::to_string(p.substreams) +
+                                    " is out of range; use 1 to 1024 outputs");
+    if (p.substreams > 1 && p.substream_item == 0)
+        throw std::invalid_argument(
+            "substream_item: 0 with " + std::to_string(p.substreams) +
+            " substreams; give the id of the immediate item that names each heap's "
+            "output (e.g. a polarisation or F-engine index)");
+    if (p.substream_item != 0 && !is_data_item_id(p.substream_item))
+        throw std::invalid_argument(
+            "substream_item: " + item_id_tag_name(p.substream_item) +
+            " is a reserved or impossible item id; use 0 (one substream) or the id of "
+            "the immediate item naming the substream");
+    if (p.substream_item != 0 && p.substream_item == p.timestamp_item)
+        throw std::invalid_argument(
+            "substream_item: " + item_id_tag_name(p.substream_item) +
+            " is the timestamp item too; give another id");
+    plan.outputs = p.substreams;
 }
 
 void plan_stream(const source_params& p, source_plan& plan)
@@ -109,6 +161,58 @@ void plan_stream(const source_params& p, source_plan& plan)
         .set_stop_on_stop_heap(p.stop_on_stop_heap)
         .set_queue_heaps(p.queue_heaps != 0 ? p.queue_heaps
                                             : default_queue_heaps(pcap, p.max_heap_size));
+    if (!plan.continuous)
+        return;
+    recv::continuous_config c;
+    c.timestamp_item = p.timestamp_item;
+    c.timestamp_step = p.timestamp_step;
+    c.item_bytes = plan.item_size;
+    c.window_heaps = p.window_heaps;
+    c.substreams = p.substreams;
+    c.substream_item = p.substream_item;
+    c.queue_positions = p.queue_heaps;
+    // A replay runs ahead of the flowgraph, as in heaps mode.
+    c.queue_bytes = pcap ? std::size_t(1) << 30 : std::size_t(256) << 20;
+    plan.stream.set_continuous(c); // window_heaps' range is checked there
+}
+
+/*! The endpoints shared among \p threads readers: by port for udp (a socket serves a
+ * port), one by one for ibverbs (a flow each). */
+template <typename Config>
+std::vector<Config>
+split_endpoints(const Config& whole, std::size_t threads, bool by_port)
+{
+    if (threads == 1)
+        return { whole };
+    std::vector<std::vector<boost::asio::ip::udp::endpoint>> shares(threads);
+    std::vector<std::uint16_t> ports;
+    std::size_t index = 0;
+    for (const auto& ep : whole.get_endpoints()) {
+        // Round robin over the units: ports for udp, endpoints for ibverbs.
+        std::size_t unit = index++;
+        if (by_port) {
+            const auto found = std::find(ports.begin(), ports.end(), ep.port());
+            unit = std::size_t(found - ports.begin());
+            if (found == ports.end())
+                ports.push_back(ep.port());
+        }
+        shares[unit % threads].push_back(ep);
+    }
+    const std::size_t units = by_port ? ports.size() : whole.get_endpoints().size();
+    if (units < threads)
+        throw std::invalid_argument(
+            "threads: " + std::to_string(threads) + " receiver threads but only " +
+            std::to_string(units) +
+            (by_port ? " distinct UDP port(s) in endpoints (a udp socket, and its "
+                       "thread, serves one port); use at most that many threads"
+                     : " endpoint(s); use at most that many threads"));
+    std::vector<Config> out;
+    for (const auto& share : shares) {
+        Config c = whole;
+        c.set_endpoints(share);
+        out.push_back(c);
+    }
+    return out;
 }
 
 void plan_network(const source_params& p, source_plan& plan)
@@ -133,6 +237,10 @@ void plan_network(const source_params& p, source_plan& plan)
         plan.ibv.set_endpoints(p.endpoints)
             .set_interface(plan.transport.interface)
             .set_buffer_size(p.buffer_size);
+    if (plan.transport.kind == transport_kind::udp || plan.transport.automatic)
+        plan.udp_readers = split_endpoints(plan.udp, p.threads, true);
+    if (plan.transport.kind == transport_kind::ibverbs)
+        plan.ibv_readers = split_endpoints(plan.ibv, p.threads, false);
 }
 
 void plan_capture(const source_params& p, source_plan& plan)
@@ -145,6 +253,10 @@ void plan_capture(const source_params& p, source_plan& plan)
     if (!probe)
         throw std::invalid_argument("capture_file: cannot read '" + p.capture_file +
                                     "'; give the path of a pcap or pcapng file");
+    if (p.threads != 1)
+        throw std::invalid_argument(
+            "threads: " + std::to_string(p.threads) +
+            "; a capture is replayed by one thread (it is read in order); use 1");
     plan.capture_file = p.capture_file;
     if (p.endpoints.empty())
         return;
@@ -163,6 +275,7 @@ void plan_capture(const source_params& p, source_plan& plan)
 source_plan plan_source(const source_params& p, const gr::logger_ptr& logger)
 {
     source_plan plan;
+    plan_mode(p, plan);
     plan_mapping(p, plan);
     plan.transport = choose_transport(p.transport,
                                       p.interface,

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gr {
 namespace spead {
@@ -47,19 +48,31 @@ struct source_params {
     double stats_interval = 0.0;
     int comp_vector = 0;
     int max_poll = 10;
+    std::string output_mode = "heaps";
+    std::uint64_t timestamp_step = 0;
+    std::size_t window_heaps = 64;
+    std::size_t substreams = 1;
+    std::uint64_t substream_item = 0;
+    std::size_t threads = 1;
 };
 
 /*! What a source runs with, settled once from its parameters. */
 struct source_plan {
     transport_choice transport;
-    recv::udp_config udp;           //!< udp, or auto (ready for the fallback)
-    recv::udp_ibv_config ibv;       //!< ibverbs
+    recv::udp_config udp;     //!< udp, or auto (ready for the fallback)
+    recv::udp_ibv_config ibv; //!< ibverbs
+    /*! One reader (thread) each: udp's endpoints split by port, ibverbs' one by one
+     * (\p threads of them; one holding all when threads is 1). */
+    std::vector<recv::udp_config> udp_readers;
+    std::vector<recv::udp_ibv_config> ibv_readers;
     std::string capture_file;       //!< pcap
     std::uint16_t capture_port = 0; //!< pcap: only datagrams to this port (0: all)
     recv::stream_config stream;
     heap_to_stream_config mapping;
     std::size_t item_size = 1; //!< bytes of one output item
     std::size_t max_items = 1; //!< items of the largest heap
+    bool continuous = false;   //!< output_mode continuous (stream.is_continuous())
+    std::size_t outputs = 1;   //!< substreams in continuous mode
     std::chrono::duration<double> stats_interval{ 0 };
 };
 

@@ -117,7 +117,9 @@ assembler_config make_assembler_config(const stream_config& config)
     out.max_heaps = config.get_max_heaps();
     out.max_heap_size = config.get_max_heap_size();
     out.incomplete = config.get_incomplete_heaps();
-    out.stop_on_stop_heap = config.get_stop_on_stop_heap();
+    // A continuous stream's stop heap ends only the reader it came in by (one sender
+    // of several, on its own thread); the stream ends once every reader has.
+    out.stop_on_stop_heap = config.get_stop_on_stop_heap() && !config.is_continuous();
     out.validate();
     return out;
 }
@@ -281,6 +283,7 @@ struct stream::impl {
     std::unique_ptr<chunk_assembler> chunk_placer; //!< made at the first data heap
     recv_stats continuous_stats; //!< packets refused before reaching either assembler
     bool heap_size_warned = false;
+    std::uint64_t stop_heaps_seen = 0; //!< continuous: stop heaps already acted on
 
     // Guards everything below except the readers. Held while packets are assembled, so
     // the assembler's callback (enqueue) runs with it held.
@@ -365,9 +368,10 @@ bool stream::add_packets(const packet_view* packets, std::size_t n)
     std::lock_guard<std::mutex> lock(d_impl->mutex);
     heap_assembler& assembler = *d_impl->assembler;
     assembler.note_batch(n);
-    if (d_config.is_continuous())
-        add_continuous_locked(packets, n);
-    else
+    if (d_config.is_continuous()) {
+        const bool reader_goes_on = add_continuous_locked(packets, n);
+        return reader_goes_on && !d_stopped.load();
+    } else
         // After a stop heap the assembler counts the rest of the batch in
         // packets_after_stop.
         for (std::size_t i = 0; i < n; i++)
@@ -377,14 +381,21 @@ bool stream::add_packets(const packet_view* packets, std::size_t n)
     return !d_stopped.load();
 }
 
-void stream::add_continuous_locked(const packet_view* packets, std::size_t n)
+bool stream::add_continuous_locked(const packet_view* packets, std::size_t n)
 {
     heap_assembler& assembler = *d_impl->assembler;
+    const bool stop_on_stop_heap = d_config.get_stop_on_stop_heap();
     for (std::size_t i = 0; i < n; i++) {
-        if (assembler.is_stopped() || d_stopped.load()) {
-            // counted in packets_after_stop
-            assembler.add_packet(packets[i].data, packets[i].size);
+        if (d_stopped.load()) {
+            assembler.add_packet(packets[i].data, packets[i].size); // after stop
             continue;
+        }
+        if (stop_on_stop_heap &&
+            assembler.stats()[recv_stat::stop_heaps] != d_impl->stop_heaps_seen) {
+            // This reader's sender said stop: the rest of its batch comes after it.
+            d_impl->stop_heaps_seen = assembler.stats()[recv_stat::stop_heaps];
+            d_impl->continuous_stats[recv_stat::packets_after_stop] += n - i;
+            return false;
         }
         packet_header packet;
         const decode_result result =
@@ -402,6 +413,12 @@ void stream::add_continuous_locked(const packet_view* packets, std::size_t n)
         if (d_impl->chunk_placer->add_packet(packet) == chunk_assembler::result::other)
             assembler.add_decoded(packet); // descriptors, stream control
     }
+    if (stop_on_stop_heap &&
+        assembler.stats()[recv_stat::stop_heaps] != d_impl->stop_heaps_seen) {
+        d_impl->stop_heaps_seen = assembler.stats()[recv_stat::stop_heaps];
+        return false;
+    }
+    return true;
 }
 
 bool stream::make_chunk_placer_locked(const packet_header& packet)

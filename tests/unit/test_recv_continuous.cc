@@ -187,16 +187,43 @@ TEST(RecvContinuous, ControlHeapsArePoppedAsHeapsAndAStopHeapEndsAfterTheData)
     r.feed(heap_packets(1, 0));
     r.feed(heap_packets(2, 1));
     r.feed(heap_packets(3, 2));
-    // A stop heap: STREAM_CTRL = 2, no payload.
-    r.feed({ spead_test::packet((1ull << 40) - 2, 0, 0, {}, { { true, 0x06, 2 } }) });
-    EXPECT_TRUE(s.is_stopped());
+    // A stop heap (STREAM_CTRL = 2, no payload) ends the reader that brought it; the
+    // stream ends with its last reader.
+    EXPECT_FALSE(
+        r.feed({ spead_test::packet((1ull << 40) - 2, 0, 0, {}, { { true, 0x06, 2 } }),
+                 heap_packets(4, 3)[0] }));
+    r.finish();
     recv::heap h;
     ASSERT_TRUE(s.try_pop(h));
     EXPECT_EQ(h.cnt(), (1ull << 40) - 1);
     const popped out = drain(s);
     ASSERT_EQ(out.data.size(), 3u) << "the positions still filling are flushed";
     EXPECT_EQ(out.data[2], payload(2));
+    EXPECT_TRUE(s.is_stopped());
     EXPECT_EQ(s.get_stats()[recv_stat::stop_heaps], 1u);
+    EXPECT_EQ(s.get_stats()[recv_stat::packets_after_stop], 1u);
+}
+
+TEST(RecvContinuous, WithTwoReadersTheStreamEndsWhenBothSendersHaveStopped)
+{
+    recv::stream s(recv::stream_config().set_continuous(continuous(2)));
+    auto& r0 = s.emplace_reader<fake_reader>();
+    auto& r1 = s.emplace_reader<fake_reader>();
+    const bytes stop =
+        spead_test::packet((1ull << 40) - 2, 0, 0, {}, { { true, 0x06, 2 } });
+    r0.feed(heap_packets(1, 0, 0));
+    EXPECT_FALSE(r0.feed({ stop }));
+    r0.finish();
+    // The other sender's heaps still count.
+    EXPECT_TRUE(r1.feed(heap_packets(2, 0, 1)));
+    EXPECT_FALSE(s.is_stopped());
+    EXPECT_FALSE(r1.feed({ stop }));
+    r1.finish();
+    const popped out = drain(s, 1);
+    ASSERT_EQ(out.data.size(), 1u);
+    EXPECT_EQ(out.data[0], payload(0, 1));
+    EXPECT_EQ(s.get_stats()[recv_stat::heaps], 2u);
+    EXPECT_EQ(s.get_stats()[recv_stat::stop_heaps], 2u);
 }
 
 TEST(RecvContinuous, AHeapSizeThatIsNoWholeNumberOfItemsEndsTheStreamSayingWhy)

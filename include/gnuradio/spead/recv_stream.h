@@ -80,7 +80,9 @@ public:
     stream_config& set_incomplete_heaps(incomplete_heaps policy);
     incomplete_heaps get_incomplete_heaps() const { return d_incomplete; }
 
-    /*! End the stream at a STREAM_CTRL stop heap (default true, as spead2). */
+    /*! End the stream at a STREAM_CTRL stop heap (default true, as spead2). In a
+     * continuous stream a stop heap ends the reader (thread) it came by, and the
+     * stream ends once every reader has: each reader's senders stop on their own. */
     stream_config& set_stop_on_stop_heap(bool stop);
     bool get_stop_on_stop_heap() const { return d_stop_on_stop_heap; }
 
@@ -253,8 +255,9 @@ private:
     void reader_failed(const std::string& what);
     /*! Ends the stream for \p what (cause and fix), said once (mutex held). */
     void fail_locked(const std::string& what);
-    /*! Continuous: decodes and places a batch (mutex held). */
-    void add_continuous_locked(const packet_view* packets, std::size_t n);
+    /*! Continuous: decodes and places a batch (mutex held); false after a stop heap
+     * (the reader that brought it ends: every reader's sender stops on its own). */
+    bool add_continuous_locked(const packet_view* packets, std::size_t n);
     /*! Continuous: makes the chunk assembler from the first data heap's packet
      * (mutex held); false when \p packet is not a data heap's. */
     bool make_chunk_placer_locked(const packet_header& packet);

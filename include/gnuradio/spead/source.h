@@ -46,6 +46,18 @@ namespace spead {
  * two of the largest heap (\p max_heap_size), and work() waits for heaps rather than
  * returning empty-handed, so the scheduler never parks the block.
  *
+ * With \p output_mode `continuous` the output is instead a time series: each data heap
+ * (one carrying \p timestamp_item) is placed by its timestamp, so output item n is
+ * always time n. A heap that never arrives (or, under the drop policy, arrives
+ * incomplete) is output as zeros, tagged `heap_missing` (uint64: items zero-filled) on
+ * the first item of the zero-filled run; `rx_time` is tagged on the first item and after
+ * every discontinuity (a timestamp jump beyond the window, as when the sender
+ * restarts); `heap_incomplete` (uint64: bytes received) marks an incomplete heap output
+ * under the deliver policy. No length tag. With \p substreams N the block has N
+ * outputs and a heap goes to the output its \p substream_item names; all outputs
+ * advance together. Each packet's payload is copied once, straight into a chunk that
+ * work() copies to the outputs. See docs/continuous.md.
+ *
  * Sockets (udp) and the ibverbs queue pair are opened when the block is made, so bind
  * errors show at once and no packet sent after make() is missed; stop() closes them and a
  * later start() reopens them. A pcap capture is replayed from the start at each start();
@@ -118,6 +130,23 @@ public:
      *        polling (one core spins, lowest latency). Ignored by udp and pcap.
      * \param max_poll ibverbs: completion-queue polls per wake-up, or before
      *        yielding when busy polling, >= 1 (default 10). Ignored by udp and pcap.
+     * \param output_mode `heaps` (default: one heap after another, each tagged with its
+     *        length) or `continuous` (heaps placed by timestamp into a continuous
+     *        series, gaps zero-filled and tagged; needs \p timestamp_item; the heap
+     *        size, a whole number of output items, is learnt from the first data heap).
+     * \param timestamp_step continuous: timestamp increase from one heap to the next;
+     *        0 (default) = the output items per heap (timestamps that count samples).
+     * \param window_heaps continuous: heaps (per substream) that may arrive out of
+     *        order before a position is given up, 1 to 2^20 (default 64). Memory:
+     *        about window_heaps × heap size × substreams, plus the queue.
+     * \param substreams continuous: outputs, 1 to 1024 (default 1); a heap goes to the
+     *        output \p substream_item names; one missing on one output is zero-filled
+     *        there only.
+     * \param substream_item continuous: id of the immediate item naming a heap's
+     *        output; 0 (default) = none (required when substreams > 1).
+     * \param threads receiver threads, 1 to 64 (default 1): the endpoints are split
+     *        among them (udp: by port; ibverbs: one by one) and all place their packets
+     *        into the same chunks. pcap: 1.
      */
     static sptr make(const std::string& transport = "udp",
                      const std::string& endpoints = ":7148",
@@ -140,7 +169,13 @@ public:
                      std::size_t queue_heaps = 0,
                      double stats_interval = 0.0,
                      int comp_vector = 0,
-                     int max_poll = 10);
+                     int max_poll = 10,
+                     const std::string& output_mode = "heaps",
+                     std::uint64_t timestamp_step = 0,
+                     std::size_t window_heaps = 64,
+                     std::size_t substreams = 1,
+                     std::uint64_t substream_item = 0,
+                     std::size_t threads = 1);
 
     /*!
      * \brief Every counter of the current run (or of the last one after stop()), by

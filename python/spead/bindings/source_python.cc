@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(d35d0d05f5a3bed850262b139e836c12)                     */
+/* BINDTOOL_HEADER_FILE_HASH(3b2d323ae4aa8405dcb72ac80210f81a)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -62,6 +62,12 @@ void bind_source(py::module& m)
              py::arg("stats_interval") = 0.,
              py::arg("comp_vector") = 0,
              py::arg("max_poll") = 10,
+             py::arg("output_mode") = "heaps",
+             py::arg("timestamp_step") = 0,
+             py::arg("window_heaps") = 64,
+             py::arg("substreams") = 1,
+             py::arg("substream_item") = 0,
+             py::arg("threads") = 1,
              D(source, make))
 
 
