@@ -130,3 +130,90 @@ TEST(SourceParams, TheMappingGetsTheStreamParameters)
 }
 
 } // namespace
+
+namespace {
+source_params continuous_params()
+{
+    source_params p;
+    p.endpoints = ":7148,:7149";
+    p.item_type = "int16";
+    p.output_mode = "continuous";
+    p.timestamp_item = 0x1600;
+    return p;
+}
+} // namespace
+
+TEST(SourceParams, ContinuousModeMakesAContinuousStreamWithOneOutputPerSubstream)
+{
+    source_params p = continuous_params();
+    p.substreams = 2;
+    p.substream_item = 0x1601;
+    p.window_heaps = 32;
+    p.timestamp_step = 4096;
+    const source_plan plan = plan_source(p, test_logger());
+    EXPECT_TRUE(plan.continuous);
+    EXPECT_EQ(plan.outputs, 2u);
+    ASSERT_TRUE(plan.stream.is_continuous());
+    const recv::continuous_config& c = plan.stream.get_continuous();
+    EXPECT_EQ(c.timestamp_item, 0x1600u);
+    EXPECT_EQ(c.substream_item, 0x1601u);
+    EXPECT_EQ(c.window_heaps, 32u);
+    EXPECT_EQ(c.timestamp_step, 4096u);
+    EXPECT_EQ(c.item_bytes, 2u);
+    EXPECT_FALSE(plan_source(source_params(), test_logger()).stream.is_continuous());
+}
+
+TEST(SourceParams, ContinuousModeParametersAreEachNamedWhenBad)
+{
+    const auto starts = [](const std::string& message, const std::string& prefix) {
+        return message.rfind(prefix, 0) == 0;
+    };
+    source_params p = continuous_params();
+    p.output_mode = "series";
+    EXPECT_TRUE(starts(error_of(p), "output_mode: 'series' is not a mode"))
+        << error_of(p);
+    p = continuous_params();
+    p.timestamp_item = 0;
+    EXPECT_TRUE(starts(error_of(p), "timestamp_item: 0, but output_mode continuous"))
+        << error_of(p);
+    p = continuous_params();
+    p.substreams = 2;
+    EXPECT_TRUE(starts(error_of(p), "substream_item: 0 with 2 substreams"))
+        << error_of(p);
+    p.substream_item = 0x1600;
+    EXPECT_TRUE(starts(error_of(p), "substream_item: 0x1600 is the timestamp item"))
+        << error_of(p);
+    p = continuous_params();
+    p.window_heaps = 0;
+    EXPECT_TRUE(starts(error_of(p), "window_heaps: 0 is out of range")) << error_of(p);
+    p = continuous_params();
+    p.payload_item = 0x1000;
+    EXPECT_TRUE(starts(error_of(p), "payload_item: 0x1000 is not used in continuous"))
+        << error_of(p);
+    p = source_params();
+    p.substreams = 2;
+    EXPECT_TRUE(starts(error_of(p), "substreams: 2 outputs need output_mode continuous"))
+        << error_of(p);
+    p = continuous_params();
+    p.threads = 0;
+    EXPECT_TRUE(starts(error_of(p), "threads: 0 is out of range")) << error_of(p);
+}
+
+TEST(SourceParams, ThreadsShareTheEndpointsUdpByPort)
+{
+    source_params p = continuous_params();
+    p.endpoints = "239.1.2.3+3:7148,:7149";
+    p.threads = 2;
+    const source_plan plan = plan_source(p, test_logger());
+    ASSERT_EQ(plan.udp_readers.size(), 2u);
+    EXPECT_EQ(plan.udp_readers[0].get_endpoints().size(), 4u); // the groups on 7148
+    ASSERT_EQ(plan.udp_readers[1].get_endpoints().size(), 1u);
+    EXPECT_EQ(plan.udp_readers[1].get_endpoints()[0].port(), 7149);
+    p.threads = 3;
+    EXPECT_NE(
+        error_of(p).find("threads: 3 receiver threads but only 2 distinct UDP port"),
+        std::string::npos)
+        << error_of(p);
+    p.threads = 1;
+    EXPECT_EQ(plan_source(p, test_logger()).udp_readers.size(), 1u);
+}
