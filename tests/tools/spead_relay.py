@@ -40,6 +40,12 @@ places. A partial block is released (shuffled) when nothing arrived for --hold-s
 before a protected datagram and at exit. Unlike the drops, the order depends on how the
 datagrams arrived, not only on the seed.
 
+--hold-start SECONDS holds the datagrams of unprotected heaps that arrive in the first
+SECONDS after the first datagram, and then lets them go on in arrival order (through the
+reordering, when asked): protected first heaps then surely reach a receiver first, even
+one that reads several endpoints on several threads and takes the first heap it meets
+as the start of its stream.
+
 --stop-delay SECONDS holds a stop heap (STREAM_CTRL, item 6, = 2) that long before
 forwarding it, while other datagrams flow on: with several destinations, a receiver
 then meets the stop only after every destination's data.
@@ -172,6 +178,8 @@ def parse_args(argv=None):
                    help="also alter control heaps (cnt in the flavour's top half)")
     p.add_argument("--timestamp-item", type=lambda x: int(x, 0), default=None,
                    metavar="ID", help="immediate item reported as each heap's timestamp")
+    p.add_argument("--hold-start", type=float, default=0.0, metavar="SECONDS",
+                   help="hold unprotected datagrams this long after the first datagram")
     p.add_argument("--stop-delay", type=float, default=0.0, metavar="SECONDS",
                    help="forward stop heaps this long after they arrive")
     p.add_argument("--report", metavar="FILE", help="JSON report written at exit")
@@ -198,6 +206,8 @@ class Relay:
         self.destinations = [(socket.gethostbyname(h), p) for h, p in opts.to]
         self.sent_to = [0] * len(self.destinations)
         self.delayed = []  # (due time, datagram): stop heaps waiting for --stop-delay
+        self.start_due = None  # end of --hold-start, from the first datagram
+        self.start_held = []   # (datagram, destination) held by --hold-start
         self.rng = random.Random(opts.seed)
         self.held = []
         self.heap_decisions = {}  # cnt -> dropped whole (a cache of a pure function)
@@ -244,13 +254,25 @@ class Relay:
                 self.counts["send_errors"] += 1
 
     def _emit(self, datagram, to=0):
-        """Sends now, or holds for reordering."""
+        """Sends now, or holds for reordering (or for --hold-start)."""
+        if self.start_due is not None:
+            self.start_held.append((datagram, to))
+            return
         if self.opts.reorder_window <= 0:
             self._send(datagram, to)
             return
         self.held.append((datagram, to))
         if len(self.held) >= self.opts.reorder_window:
             self.release_held()
+
+    def release_start(self, now=None):
+        """Ends --hold-start when it is due (at once when now is None)."""
+        if self.start_due is None or (now is not None and now < self.start_due):
+            return
+        self.start_due = None
+        held, self.start_held = self.start_held, []
+        for datagram, to in held:
+            self._emit(datagram, to)
 
     def release_delayed(self, now=None):
         """Forwards the delayed stop heaps that are due (all of them when now is None)."""
@@ -293,6 +315,8 @@ class Relay:
 
     def handle(self, datagram):
         opts = self.opts
+        if self.counts["datagrams_in"] == 0 and opts.hold_start > 0:
+            self.start_due = time.monotonic() + opts.hold_start
         self.counts["datagrams_in"] += 1
         parsed = parse(datagram)
         if parsed is None:
@@ -353,6 +377,7 @@ class Relay:
                     and now - last_arrival >= opts.idle_exit):
                 self.exit_reason = "idle"
                 break
+            self.release_start(now)
             self.release_delayed(now)
             try:
                 ready, _, _ = select.select([self.sock], [], [], POLL_SECONDS)
@@ -373,6 +398,7 @@ class Relay:
             last_arrival = time.monotonic()
         if stop:
             self.exit_reason = "signal"
+        self.release_start()
         self.release_held()
         self.release_delayed()
 
@@ -411,7 +437,7 @@ class Relay:
                         "protect_cnts": sorted(o.protect_cnts),
                         "protect_control": o.protect_control,
                         "timestamp_item": o.timestamp_item,
-                        "stop_delay": o.stop_delay,
+                        "stop_delay": o.stop_delay, "hold_start": o.hold_start,
                         "listen_port": self.port,
                         "to": [f"{h}:{p}" for h, p in self.destinations]},
             "receive_buffer_bytes": self.rcvbuf,

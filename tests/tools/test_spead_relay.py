@@ -353,6 +353,20 @@ class spead_relay(unittest.TestCase):
         self.assertEqual(received, [])
         self.assertEqual(report["stop_datagrams_delayed"], 1)
 
+    def test_hold_start_lets_protected_first_heaps_overtake(self):
+        second = heap_packets(2, 2)
+        first = heap_packets(1, 2)
+        run = RelayRun(["--hold-start", "0.3", "--protect-cnts", "1", "--idle-exit", "2"])
+        t0 = time.monotonic()
+        run.send([d for _, d in second + first])
+        run.rx.settimeout(5)
+        arrivals = [(run.rx.recv(65536), time.monotonic() - t0) for _ in range(4)]
+        received, report = run.finish(terminate=True)
+        self.assertEqual([d for d, _ in arrivals], [d for _, d in first + second])
+        self.assertLess(arrivals[1][1], 0.25)
+        self.assertGreater(arrivals[2][1], 0.25)
+        self.assertEqual((received, report["datagrams_out"]), ([], 4))
+
     def test_bad_options_are_refused(self):
         for args in (["--to", "nowhere"], ["--to", "127.0.0.1:9", "--drop-heaps", "1.5"],
                      ["--to", "127.0.0.1:9", "--protect-cnts", "x"], []):
