@@ -666,6 +666,12 @@ recv_stats stream::get_stats() const
     {
         std::lock_guard<std::mutex> lock(d_impl->mutex);
         out = d_impl->assembler->stats();
+        if (d_config.is_continuous()) {
+            // The heap assembler sees only the control heaps there: `heaps` counts
+            // the data heaps placed, so positions reconcile with it.
+            out[recv_stat::control_heaps] = out[recv_stat::heaps];
+            out[recv_stat::heaps] = 0;
+        }
         out += d_impl->queue_stats;
         out += d_impl->continuous_stats;
         if (d_impl->chunk_placer)

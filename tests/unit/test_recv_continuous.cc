@@ -200,6 +200,8 @@ TEST(RecvContinuous, ControlHeapsArePoppedAsHeapsAndAStopHeapEndsAfterTheData)
     ASSERT_EQ(out.data.size(), 3u) << "the positions still filling are flushed";
     EXPECT_EQ(out.data[2], payload(2));
     EXPECT_TRUE(s.is_stopped());
+    EXPECT_EQ(s.get_stats()[recv_stat::heaps], 3u) << "data heaps only";
+    EXPECT_EQ(s.get_stats()[recv_stat::control_heaps], 1u) << "descriptors (stop: below)";
     EXPECT_EQ(s.get_stats()[recv_stat::stop_heaps], 1u);
     EXPECT_EQ(s.get_stats()[recv_stat::packets_after_stop], 1u);
 }

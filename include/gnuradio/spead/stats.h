@@ -87,6 +87,8 @@ namespace spead {
       "resynchronised")                                                                  \
     X(packets_refused_heap,                                                              \
       "continuous: dropped: packet of a heap refused (late, misaligned, wrong size...)") \
+    X(control_heaps,                                                                     \
+      "continuous: complete heaps without the timestamp item (descriptors)")             \
     X(packets_dropped_queue_full,                                                        \
       "continuous: dropped: its chunk was lost because the consumer fell behind")
 
