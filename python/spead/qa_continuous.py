@@ -189,6 +189,8 @@ class qa_continuous(gr_unittest.TestCase):
         packet_offsets = set()
         for report in reports:
             self.assertEqual(report["send_errors"], 0)
+            self.assertEqual(report["datagrams_dropped_by_kernel"], 0,
+                             "the relay could not keep up: its report is incomplete")
             for entry in report["heaps_dropped"]:
                 lost_whole.add(where(entry))
             for entry in report["heaps_lost_packets"]:

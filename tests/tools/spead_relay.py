@@ -64,6 +64,7 @@ one arrives as nothing at all).
 import argparse
 import hashlib
 import json
+import os
 import random
 import select
 import signal
@@ -404,6 +405,20 @@ class Relay:
 
     # ---- the account --------------------------------------------------------------
 
+    def kernel_drops(self):
+        """Datagrams the kernel dropped before the relay read them (its socket buffer
+        was full): the drops column of /proc/net/udp for this socket; None if unknown."""
+        inode = str(os.fstat(self.sock.fileno()).st_ino)
+        try:
+            with open("/proc/net/udp") as f:
+                for line in f.readlines()[1:]:
+                    fields = line.split()
+                    if len(fields) > 12 and fields[9] == inode:
+                        return int(fields[12])
+        except (OSError, ValueError):
+            pass
+        return None
+
     def _heap_entry(self, cnt):
         seen, immediates = self.recent.get(cnt, [None, {}])
         entry = {"cnt": cnt, "packets_seen": seen,
@@ -441,6 +456,7 @@ class Relay:
                         "listen_port": self.port,
                         "to": [f"{h}:{p}" for h, p in self.destinations]},
             "receive_buffer_bytes": self.rcvbuf,
+            "datagrams_dropped_by_kernel": self.kernel_drops(),
             "exit_reason": self.exit_reason,
             "seconds": round(time.monotonic() - self.started, 3),
             **self.counts,
@@ -467,6 +483,10 @@ def main(argv=None):
               "{datagrams_dropped_packet} packets dropped, {datagrams_duplicated} "
               "duplicated, {datagrams_reordered} reordered ({exit_reason})".format(
                   len(report["heaps_dropped"]), **report), file=sys.stderr, flush=True)
+        if report["datagrams_dropped_by_kernel"]:
+            print(f"spead_relay: the kernel dropped {report['datagrams_dropped_by_kernel']} "
+                  f"datagrams before the relay read them (it could not keep up): they "
+                  f"are in no other count", file=sys.stderr, flush=True)
     return 0
 
 

@@ -146,6 +146,7 @@ class spead_relay(unittest.TestCase):
         received, report = relay(["--idle-exit", "0.5"], [d for _, d in packets])
         self.assertEqual(received, [d for _, d in packets])
         self.assertEqual((report["datagrams_in"], report["datagrams_out"]), (200, 200))
+        self.assertEqual(report["datagrams_dropped_by_kernel"], 0)
         self.assertEqual(report["heaps_seen"], 50)
         self.assertEqual(report["exit_reason"], "idle")
         self.assertEqual((report["heaps_dropped"], report["heaps_lost_packets"],
