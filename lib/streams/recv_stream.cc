@@ -69,6 +69,28 @@ stream_config& stream_config::set_queue_heaps(std::size_t n)
     return *this;
 }
 
+namespace {
+
+/*! The chunk assembler of a continuous stream whose data heaps hold \p heap_bytes. */
+chunk_config chunk_config_for(const continuous_config& c,
+                              std::size_t heap_bytes,
+                              incomplete_heaps incomplete)
+{
+    chunk_config out;
+    out.timeline.timestamp_step =
+        c.timestamp_step != 0 ? c.timestamp_step : heap_bytes / c.item_bytes;
+    out.timeline.window_heaps = c.window_heaps;
+    out.timeline.substreams = c.substreams;
+    out.heap_bytes = heap_bytes;
+    out.timestamp_item = c.timestamp_item;
+    out.substream_item = c.substream_item;
+    out.chunk_positions = c.chunk_positions;
+    out.incomplete = incomplete;
+    return out;
+}
+
+} // namespace
+
 void continuous_config::validate() const
 {
     if (timestamp_item == 0)
@@ -83,15 +105,7 @@ void continuous_config::validate() const
             "give either");
     // The rest are the timeline's and the chunk assembler's checks, made here too so
     // a bad value shows when the stream is made, not at its first heap.
-    chunk_config probe;
-    probe.timeline.timestamp_step = timestamp_step == 0 ? 1 : timestamp_step;
-    probe.timeline.window_heaps = window_heaps;
-    probe.timeline.substreams = substreams;
-    probe.heap_bytes = item_bytes;
-    probe.timestamp_item = timestamp_item;
-    probe.substream_item = substream_item;
-    probe.chunk_positions = chunk_positions;
-    probe.validate();
+    chunk_config_for(*this, item_bytes, incomplete_heaps::drop).validate();
     if (substreams > 1 && substream_item == 0)
         throw std::invalid_argument(
             "substream_item: 0 with " + std::to_string(substreams) +
@@ -455,16 +469,8 @@ bool stream::make_chunk_placer_locked(const packet_header& packet)
                     "divides the heap (or send heaps of whole items)");
         return true;
     }
-    chunk_config config;
-    config.timeline.timestamp_step =
-        c.timestamp_step != 0 ? c.timestamp_step : heap_bytes / c.item_bytes;
-    config.timeline.window_heaps = c.window_heaps;
-    config.timeline.substreams = c.substreams;
-    config.heap_bytes = heap_bytes;
-    config.timestamp_item = c.timestamp_item;
-    config.substream_item = c.substream_item;
-    config.chunk_positions = c.chunk_positions;
-    config.incomplete = d_config.get_incomplete_heaps();
+    const chunk_config config =
+        chunk_config_for(c, heap_bytes, d_config.get_incomplete_heaps());
     try {
         config.validate();
     } catch (const std::invalid_argument& e) {
