@@ -12,7 +12,8 @@
 //   spead_bench send [--packet N...] [--seconds S] [--runs N] [--dest HOST:PORT]
 //   spead_bench recv [--packet N...] [--rates R,...] [--runs N] [--buffer BYTES]
 //   spead_bench loopback [--packet N...] [--rates R,...] [--max-heap-size N]
-//   [--queue-heaps N] spead_bench sink [--packet N...] [--seconds S] [--runs N] [--source
+//   [--queue-heaps N] [--continuous]
+//   spead_bench sink [--packet N...] [--seconds S] [--runs N] [--source
 //   null|vector|none]
 //
 // mem: cuts heaps into packets in memory, then decodes and assembles them on one
@@ -444,7 +445,7 @@ int main(int argc, char** argv)
         ("total-bytes", po::value<std::uint64_t>()->default_value(std::uint64_t(1) << 30),
              "mem: bytes of heaps built in memory")
         ("repeat", po::value<int>()->default_value(11), "mem: runs per packet size (the median is reported)")
-        ("continuous", "mem: timestamped heaps placed by chunk_assembler into a window of positions (continuous mode) instead of assembled")
+        ("continuous", "mem: timestamped heaps placed by chunk_assembler into a window of positions (continuous mode) instead of assembled; loopback: also the source in continuous mode, fed timestamped heaps, beside heaps mode")
         ("seconds", po::value<double>()->default_value(3.0), "send, recv, loopback, sink: seconds per run")
         ("runs", po::value<int>()->default_value(3), "send, sink: runs per packet size; recv, loopback: consecutive lossless runs a rate needs")
         ("rates", po::value<std::string>()->default_value("2,4,6,8,10,12,14,16"), "recv, loopback: rates to try, Gb/s, ascending until heaps are lost")
