@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+#
+# Copyright 2026 gr-spead authors
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""A spead2 sender feeding spead.source(output_mode="continuous"), without spead2: the
+heaps come from tests/interop/spead2_layout.py, whose sender rebuilds spead2's own
+captures byte for byte (tests/interop/test_interop_layout.py). They are what a spead2
+user sends for a time series (docs/continuous.md, spead2 senders): descriptors in a
+heap of their own (numpy-header descriptor for the samples, format descriptors for the
+48-bit timestamp and the substream index, as spead2's Python ItemGroup makes them),
+data heaps with the timestamp and substream as immediates, a stop heap per endpoint.
+
+The heaps cross loopback UDP with whole heaps left out and heaps and packets reordered
+(within the receive window); every output sample, tag and counter is then checked."""
+
+import os
+import random
+import socket
+import sys
+import threading
+import time
+
+import numpy as np
+import pmt
+from gnuradio import blocks, gr, gr_unittest
+
+import spead_qa_support as qa
+from spead_qa_support import spead
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "interop"))
+import spead2_layout as s2  # noqa: E402
+
+TIMESTAMP_ITEM = 0x1600
+SUBSTREAM_ITEM = 0x3101
+PAYLOAD_ITEM = 0x1000
+HEAP_ITEMS = 1024          # int32: 4096-byte heaps, three packets at 1472 bytes
+START = 5_000_000_000_000  # does not fit 40 bits: a 64-48 timestamp
+SAMPLE_RATE = 1e6
+WINDOW = 16                # chunks of WINDOW / 4 positions
+
+
+def samples(substream, position):
+    """Never zero, different for every sample of every heap."""
+    first = 1 + (substream * 1000 + position) * HEAP_ITEMS
+    return np.arange(first, first + HEAP_ITEMS, dtype="<i4")
+
+
+def descriptor_heap(f):
+    h = s2.Heap(f)
+    h.add_descriptor(PAYLOAD_ITEM, "samples", "ADC samples",
+                     shape=(HEAP_ITEMS,),
+                     numpy_header="{'descr': '<i4', 'fortran_order': False, "
+                                  f"'shape': ({HEAP_ITEMS},)}}")
+    h.add_descriptor(TIMESTAMP_ITEM, "timestamp", "ADC sample count",
+                     format=[("u", 48)])
+    h.add_descriptor(SUBSTREAM_ITEM, "polarisation", "0 = h, 1 = v",
+                     format=[("u", 48)])
+    return h
+
+
+def data_heap(f, substream, position, repeat_pointers):
+    # The order of ItemGroup.add_item: samples, timestamp, substream.
+    h = s2.Heap(f)
+    h.add_item(PAYLOAD_ITEM, samples(substream, position).tobytes())
+    h.add_item(TIMESTAMP_ITEM, (START + position * HEAP_ITEMS).to_bytes(6, "big"))
+    h.add_item(SUBSTREAM_ITEM, substream.to_bytes(6, "big"))
+    h.repeat_pointers = repeat_pointers
+    return h
+
+
+def runs(positions, chunk):
+    """[(first position, length)] of consecutive positions, cut where a chunk ends."""
+    out = []
+    for p in sorted(positions):
+        if out and out[-1][0] + out[-1][1] == p and p % chunk != 0:
+            out[-1] = (out[-1][0], out[-1][1] + 1)
+        else:
+            out.append((p, 1))
+    return out
+
+
+class qa_interop_spead2_continuous(gr_unittest.TestCase):
+
+    def setUp(self):
+        self.tb = gr.top_block()
+
+    def tearDown(self):
+        self.tb = None
+
+    def exchange(self, positions, missing, reorder, repeat_pointers, seed):
+        """Sends `positions` heaps per substream (two substreams, one port each), less
+        `missing` {(substream, position)}; with `reorder`, heaps are shuffled within
+        3 positions and packets of neighbouring heaps interleaved. Returns the source
+        block and its two outputs' sinks."""
+        f = s2.Flavour(48)
+        rx, ports = self.make_source()
+        outs = [blocks.vector_sink_i(), blocks.vector_sink_i()]
+        for s in range(2):
+            self.tb.connect((rx, s), outs[s])
+
+        rng = random.Random(seed)
+        cnt = 1
+        # (port, payload) in sending order
+        datagrams = []
+        for s in range(2):
+            datagrams += [(ports[s], p) for p in descriptor_heap(f).packets(cnt, 1472)]
+            cnt += 1
+        streams = {0: [], 1: []}
+        for position in range(positions):
+            for s in range(2):
+                heap = data_heap(f, s, position, repeat_pointers)
+                packets = heap.packets(cnt, 1472)
+                cnt += 1
+                if (s, position) not in missing:
+                    streams[s].append((position, packets))
+        for s in range(2):
+            heaps = streams[s]
+            if reorder:
+                # The first and last heap stay in place: the output starts at the
+                # first data heap met and ends at the last one received. A packet
+                # of position 0 still comes first, so position 0 is met first.
+                middle = heaps[1:-1]
+                keyed = sorted(middle, key=lambda h: h[0] + rng.uniform(0, 3))
+                heaps = [heaps[0]] + keyed + [heaps[-1]]
+                packets = []
+                pending = []
+                for _, ps in heaps:
+                    pending += ps
+                    # interleave: hold back one packet of each heap for the next one
+                    rng.shuffle(pending)
+                    packets += pending[:-2]
+                    pending = pending[-2:]
+                packets += pending
+            else:
+                packets = [p for _, ps in heaps for p in ps]
+            streams[s] = packets
+        merged = []
+        a, b = streams[0], streams[1]
+        for i in range(max(len(a), len(b))):
+            if i < len(a):
+                merged.append((ports[0], a[i]))
+            if i < len(b):
+                merged.append((ports[1], b[i]))
+        datagrams += merged
+        for s in range(2):
+            stop = s2.Heap(f)
+            stop.add_end()
+            datagrams += [(ports[s], p) for p in stop.packets(cnt, 1472)]
+            cnt += 1
+
+        self.tb.start()
+        sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            for i, (port, payload) in enumerate(datagrams):
+                sender.sendto(payload, ("127.0.0.1", port))
+                if i % 32 == 31:
+                    time.sleep(0.002)  # stay far below any socket buffer
+        finally:
+            sender.close()
+        waiter = threading.Thread(target=self.tb.wait, daemon=True)
+        waiter.start()
+        waiter.join(30)
+        if waiter.is_alive():
+            self.tb.stop()
+            waiter.join(10)
+            raise AssertionError("the source did not end at the stop heaps within 30 s")
+        return rx, outs
+
+    def make_source(self):
+        for attempt in range(20):
+            ports = [qa.free_udp_port(), qa.free_udp_port()]
+            if ports[0] == ports[1]:
+                continue
+            try:
+                rx = spead.source(
+                    endpoints=",".join(f"127.0.0.1:{p}" for p in ports),
+                    item_type="int32", timestamp_item=TIMESTAMP_ITEM,
+                    sample_rate=SAMPLE_RATE, output_mode="continuous",
+                    window_heaps=WINDOW, substreams=2, substream_item=SUBSTREAM_ITEM)
+            except RuntimeError:  # a port was taken in the meantime
+                continue
+            return rx, ports
+        raise AssertionError("no free UDP ports found")
+
+    def check(self, rx, outs, positions, missing):
+        stats = rx.stats()
+        self.assertEqual(stats["packets_dropped_socket_overflow"], 0,
+                         "the kernel dropped datagrams: the comparison below is void")
+        chunk = WINDOW // 4
+        for s in range(2):
+            with self.subTest(output=s):
+                got = np.asarray(outs[s].data(), dtype=np.int32)
+                self.assertEqual(len(got), positions * HEAP_ITEMS)
+                expected = np.concatenate(
+                    [np.zeros(HEAP_ITEMS, np.int32) if (s, p) in missing
+                     else samples(s, p).astype(np.int32) for p in range(positions)])
+                wrong = np.flatnonzero(got != expected)
+                self.assertEqual(wrong.size, 0,
+                                 f"{wrong.size} samples differ, first at {wrong[:1]}")
+                tags = sorted((t.offset, pmt.symbol_to_string(t.key),
+                               pmt.to_python(t.value)) for t in outs[s].tags())
+                secs = START / SAMPLE_RATE
+                want = [(0, "rx_time", (int(secs), secs - int(secs)))]
+                want += [(p * HEAP_ITEMS, "heap_missing", n * HEAP_ITEMS)
+                         for p, n in runs({p for sub, p in missing if sub == s}, chunk)]
+                self.assertEqual(tags, sorted(want))
+        self.assertEqual(stats["heaps"], 2 * positions - len(missing))
+        self.assertEqual(stats["heaps_missing"], len(missing))
+        self.assertEqual(stats["control_heaps"], 2)
+        self.assertEqual(stats["positions_released"], positions)
+        for counter in ("heaps_late", "heaps_misaligned", "heaps_duplicate_position",
+                        "heaps_bad_substream", "heaps_wrong_size",
+                        "incomplete_heaps_evicted", "incomplete_heaps_flushed",
+                        "timestamp_resyncs"):
+            self.assertEqual(stats[counter], 0, counter)
+
+    def test_spead2_default_layout_in_order_with_gaps(self):
+        # spead2's defaults: item pointers only in a heap's first packet.
+        missing = {(0, 5), (0, 6), (1, 9), (1, 30)}
+        rx, outs = self.exchange(40, missing, reorder=False, repeat_pointers=False,
+                                 seed=1)
+        self.check(rx, outs, 40, missing)
+
+    def test_spead2_repeat_pointers_reordered_with_gaps(self):
+        # heap.repeat_pointers = True: every packet can place itself, in any order.
+        missing = {(0, 3), (0, 17), (0, 18), (0, 19), (1, 11), (1, 25)}
+        rx, outs = self.exchange(48, missing, reorder=True, repeat_pointers=True,
+                                 seed=7)
+        self.check(rx, outs, 48, missing)
+
+
+if __name__ == "__main__":
+    gr_unittest.run(qa_interop_spead2_continuous)
