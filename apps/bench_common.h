@@ -50,6 +50,18 @@ struct sender_report {
  * rate × seconds comes to. No descriptors, no stop heap. \throws on setup errors */
 sender_report send_heaps(const sender_options& options);
 
+/*! Immediate item carrying a data heap's timestamp in the continuous benchmarks. */
+constexpr std::uint64_t bench_timestamp_item = 0x1600;
+
+/*!
+ * The in-process sender of the continuous benchmarks: what send_heaps() sends (one item
+ * 0x1000 of heap_size bytes per heap, from one shared zeroed buffer), each data heap
+ * also carrying the immediate bench_timestamp_item = k × heap_size, as a digitiser
+ * counting bytes of int8 samples would; then a stop heap, so that the receiver
+ * outputs what it still holds. \throws on setup errors
+ */
+sender_report send_timestamped_heaps(const sender_options& options);
+
 /*! One trial of a receiver at one rate. */
 struct trial_result {
     double target_gbps = 0.0;

@@ -9,7 +9,10 @@
 //
 //   loopback: spead.source (udp, 127.0.0.1:PORT) → blocks.null_sink, fed by spead_send's
 //             generator in this process at a set rate. Finds the highest rate with no
-//             heap lost in --runs consecutive runs, per packet size.
+//             heap lost in --runs consecutive runs, per packet size. With --continuous,
+//             the same again per packet size with the source in continuous mode, fed
+//             the same heaps with a timestamp each: lossless there means every sample
+//             out and none zero-filled.
 //   sink:     a source → spead.sink (udp to a socket on 127.0.0.1 that never reads),
 //             as fast as it goes; prints Gb/s of SPEAD packets per packet size.
 
@@ -142,6 +145,107 @@ bench::trial_result loopback_trial(const po::variables_map& vm,
     return r;
 }
 
+/*! loopback_trial() with the source in continuous mode: the same heaps, timestamped
+ * (int8 items, so one timestamp per byte), and a stop heap at the end that makes the
+ * source output the last positions and end the flowgraph. A run passes when every
+ * heap sent is a placed heap and every sample is output, none zero-filled. */
+bench::trial_result continuous_loopback_trial(const po::variables_map& vm,
+                                              std::size_t packet,
+                                              double rate,
+                                              bool announce)
+{
+    const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
+    const std::size_t buffer = vm["buffer"].as<std::size_t>();
+    const std::string endpoint = "127.0.0.1:" + std::to_string(bench::free_udp_port());
+
+    auto tb = gr::make_top_block("spead_bench loopback --continuous");
+    source::sptr src;
+    {
+        bench::rmem_max_raise raise(buffer);
+        src = source::make("udp",
+                           endpoint,
+                           "",
+                           buffer,
+                           recv::udp_config::default_max_size,
+                           "int8",
+                           1,
+                           0,
+                           "",
+                           vm["max-heap-size"].as<std::size_t>(),
+                           4,
+                           "drop",
+                           bench::bench_timestamp_item,
+                           0.0,
+                           0.0,
+                           "as-is",
+                           true,
+                           "",
+                           vm["queue-heaps"].as<std::size_t>(),
+                           0.0,
+                           0,
+                           10,
+                           "continuous");
+        if (announce)
+            std::cout << "  "
+                      << bench::describe_receive_buffer(
+                             buffer, raise, std::min(buffer, raise.effective()))
+                      << std::endl;
+    }
+    auto null = gr::blocks::null_sink::make(1);
+    tb->connect(src, 0, null, 0);
+    tb->start();
+
+    bench::sender_options o;
+    o.destination = endpoint;
+    o.rate_gbps = rate;
+    o.seconds = vm["seconds"].as<double>();
+    o.packet = packet;
+    o.heap_size = heap_size;
+    o.burst = vm["burst"].as<std::size_t>();
+    const bench::sender_report sent = bench::send_timestamped_heaps(o);
+
+    // The stop heap ends the flowgraph once the last positions are out; if it was
+    // lost, the count stops moving and the run ends all the same.
+    settle([&src] { return src->stats().at("positions_released"); });
+    tb->stop();
+    tb->wait();
+    const auto s = src->stats();
+    const std::uint64_t items_out = null->nitems_read(0);
+
+    bench::trial_result r;
+    r.target_gbps = rate;
+    r.achieved_gbps = sent.achieved_gbps;
+    r.heaps_sent = sent.result.data_heaps;
+    r.packets_sent = sent.stats[send_stat::packets];
+    r.packets_received = s.at("packets");
+    // Received = heaps placed whole; a run whose output is not exactly the samples
+    // sent (a position short, a resync repeating some) counts as losing one at least.
+    r.heaps_received = s.at("heaps");
+    const bool every_sample_out = items_out == r.heaps_sent * heap_size &&
+                                  s.at("items_zero_filled") == 0 &&
+                                  s.at("timestamp_resyncs") == 0;
+    if (!every_sample_out && r.heaps_sent > 0)
+        r.heaps_received = std::min(r.heaps_received, r.heaps_sent - 1);
+    if (items_out != r.heaps_sent * heap_size)
+        r.drops.emplace_back("samples_short",
+                             r.heaps_sent * heap_size > items_out
+                                 ? r.heaps_sent * heap_size - items_out
+                                 : 0);
+    for (const char* name : { "packets_dropped_socket_overflow",
+                              "heaps_missing",
+                              "items_zero_filled",
+                              "incomplete_heaps_evicted",
+                              "incomplete_heaps_flushed",
+                              "heaps_dropped_queue_full",
+                              "heaps_late",
+                              "timestamp_resyncs",
+                              "packets_late" })
+        r.drops.emplace_back(name, s.at(name));
+    if (sent.result.error)
+        throw std::runtime_error("sending failed: " + sent.result.error.message());
+    return r;
+}
+
 double sink_run(const po::variables_map& vm, std::size_t packet)
 {
     const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
@@ -214,10 +318,59 @@ int bench::run_loopback(const po::variables_map& vm)
               << vm["heap-size"].as<std::size_t>() << "-byte heaps from spead_send's "
               << "generator in this process, " << vm["seconds"].as<double>()
               << " s per run; " << bench::load_average() << "\n";
-    return bench::report_lossless_rates(
-        vm, "loopback", [&](std::size_t packet, double rate, bool first) {
-            return loopback_trial(vm, packet, rate, first);
-        });
+    if (!vm.count("continuous"))
+        return bench::report_lossless_rates(
+            vm, "loopback", [&](std::size_t packet, double rate, bool first) {
+                return loopback_trial(vm, packet, rate, first);
+            });
+
+    // Both modes per packet size, one after the other, so that the two figures of a
+    // size are taken under the same load.
+    std::cout << "loopback --continuous: then the source in continuous mode (int8 "
+                 "items, window 64 heaps), the same heaps each with a timestamp "
+                 "item, and a stop heap\n";
+    bench::search_options search;
+    search.rates = bench::parse_rates(vm["rates"].as<std::string>());
+    search.runs = vm["runs"].as<int>();
+    search.refine = vm["refine"].as<int>();
+    struct figure {
+        std::size_t packet;
+        double heaps_mode;
+        double continuous_mode;
+    };
+    std::vector<figure> figures;
+    for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
+        const std::string size = std::to_string(packet);
+        bool first = true;
+        const double heaps_mode = bench::search_lossless_rate(
+            [&](double rate) {
+                auto r = loopback_trial(vm, packet, rate, first);
+                first = false;
+                return r;
+            },
+            search,
+            "loopback packet " + size);
+        first = true;
+        const double continuous_mode = bench::search_lossless_rate(
+            [&](double rate) {
+                auto r = continuous_loopback_trial(vm, packet, rate, first);
+                first = false;
+                return r;
+            },
+            search,
+            "loopback continuous packet " + size);
+        std::cout << "loopback packet " << size << ": heaps mode " << heaps_mode
+                  << " Gb/s, continuous mode " << continuous_mode
+                  << " Gb/s (highest lossless rates)" << std::endl;
+        figures.push_back({ packet, heaps_mode, continuous_mode });
+    }
+    for (const figure& f : figures) {
+        std::cout << "loopback_lossless_gbps_" << f.packet << ": " << f.heaps_mode
+                  << "\n";
+        std::cout << "loopback_continuous_lossless_gbps_" << f.packet << ": "
+                  << f.continuous_mode << "\n";
+    }
+    return 0;
 }
 
 int bench::run_sink(const po::variables_map& vm)

@@ -47,6 +47,19 @@ class spead_bench_modes(unittest.TestCase):
         self.assertRegex(r.stdout, r"loopback packet 8972: highest lossless rate")
         self.assert_figure(r.stdout, "loopback_lossless_gbps_8972")
 
+    def test_loopback_continuous_runs_both_modes_and_prints_both_figures(self):
+        # one rate, one run per mode: short enough to sit beside the test above
+        r = bench("loopback", "--continuous", *SHORT, "--rates", 0.2, "--runs", 1,
+                  "--refine", 0, "--buffer", 131072, timeout=100)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("then the source in continuous mode", r.stdout)
+        self.assertRegex(r.stdout, r"loopback continuous packet 8972 run 1/1 at 0.2 Gb/s: "
+                                   r"sent \d+ heaps")
+        self.assertRegex(r.stdout, r"(?m)^loopback packet 8972: heaps mode [0-9.e+-]+ Gb/s, "
+                                   r"continuous mode [0-9.e+-]+ Gb/s")
+        self.assert_figure(r.stdout, "loopback_lossless_gbps_8972")
+        self.assert_figure(r.stdout, "loopback_continuous_lossless_gbps_8972")
+
     def test_sink_runs_the_sink_flowgraph(self):
         r = bench("sink", *SHORT, "--runs", 1)
         self.assertEqual(r.returncode, 0, r.stderr)
