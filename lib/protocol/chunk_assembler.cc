@@ -116,12 +116,24 @@ bool chunk_assembler::find_immediate(const packet_header& packet,
 
 chunk_assembler::result chunk_assembler::add_packet(const packet_header& packet)
 {
+    copy_ticket ticket;
+    const result r = reserve(packet, ticket);
+    if (r != result::copy)
+        return r;
+    std::memcpy(ticket.to, ticket.from, ticket.bytes);
+    commit(ticket);
+    return result::placed;
+}
+
+chunk_assembler::result chunk_assembler::reserve(const packet_header& packet,
+                                                 copy_ticket& ticket)
+{
     // Nearly every packet belongs to the heap the one before it went to.
     if (d_last && d_last->live && d_last->cnt == packet.heap_cnt)
-        return copy(*d_last, packet);
+        return stage(*d_last, packet, ticket);
     if (record* r = find_live(packet.heap_cnt)) {
         d_last = r;
-        return copy(*r, packet);
+        return stage(*r, packet, ticket);
     }
 
     std::uint64_t timestamp = 0, substream = 0;
@@ -140,6 +152,9 @@ chunk_assembler::result chunk_assembler::add_packet(const packet_header& packet)
     const std::size_t sub = substream < d_config.timeline.substreams
                                 ? std::size_t(substream)
                                 : d_config.timeline.substreams; // refused by place()
+    if (d_in_flight != 0 && sub < d_config.timeline.substreams &&
+        d_timeline.forces_release(timestamp))
+        return result::drain; // positions it would release may still be filling
     const timeline::placement where = d_timeline.place(timestamp, sub);
     if (where.what != timeline::placement::verdict::placed) {
         // Counted by the timeline (heaps_late, heaps_misaligned, ...).
@@ -162,7 +177,7 @@ chunk_assembler::result chunk_assembler::add_packet(const packet_header& packet)
     r.received.clear();
     index_insert(std::uint32_t(index));
     d_last = &r;
-    return copy(r, packet);
+    return stage(r, packet, ticket);
 }
 
 chunk_assembler::result chunk_assembler::refuse_heap(const packet_header& packet,
@@ -229,7 +244,8 @@ void chunk_assembler::index_erase(std::uint32_t record_index)
     d_index[i] = 0;
 }
 
-chunk_assembler::result chunk_assembler::copy(record& r, const packet_header& packet)
+chunk_assembler::result
+chunk_assembler::stage(record& r, const packet_header& packet, copy_ticket& ticket)
 {
     const std::uint64_t begin = packet.payload_offset;
     const std::uint64_t end = begin + packet.payload_length;
@@ -237,36 +253,51 @@ chunk_assembler::result chunk_assembler::copy(record& r, const packet_header& pa
         d_stats[recv_stat::packets_heap_size_mismatch]++;
         return result::refused;
     }
-    if (begin < end) {
-        switch (r.received.insert(begin, end, d_config.max_fragments)) {
-        case interval_set::insert_result::added:
-            break;
-        case interval_set::insert_result::duplicate:
-            d_stats[recv_stat::packets_duplicate]++;
-            return result::refused;
-        case interval_set::insert_result::overlap:
-            d_stats[recv_stat::packets_overlap]++;
-            return result::refused;
-        case interval_set::insert_result::too_many:
-            d_stats[recv_stat::packets_over_heap_limits]++;
-            return result::refused;
-        }
-        if (!r.data) {
-            // Its chunk is lost (the consumer fell behind): the heap still completes,
-            // so its position is released as soon as it can be.
-            d_stats[recv_stat::packets_dropped_queue_full]++;
-        } else {
-            std::memcpy(
-                r.data + begin, packet.payload, std::size_t(packet.payload_length));
-            d_stats[recv_stat::packets]++;
-        }
-        r.bytes += packet.payload_length;
-    } else {
+    if (begin == end) {
         d_stats[recv_stat::packets]++;
+        return result::placed;
     }
+    switch (r.received.insert(begin, end, d_config.max_fragments)) {
+    case interval_set::insert_result::added:
+        break;
+    case interval_set::insert_result::duplicate:
+        d_stats[recv_stat::packets_duplicate]++;
+        return result::refused;
+    case interval_set::insert_result::overlap:
+        d_stats[recv_stat::packets_overlap]++;
+        return result::refused;
+    case interval_set::insert_result::too_many:
+        d_stats[recv_stat::packets_over_heap_limits]++;
+        return result::refused;
+    }
+    if (!r.data) {
+        // Its chunk is lost (the consumer fell behind): the heap still completes,
+        // so its position is released as soon as it can be.
+        d_stats[recv_stat::packets_dropped_queue_full]++;
+        r.bytes += packet.payload_length;
+        if (r.bytes == d_config.heap_bytes)
+            d_timeline.complete(r.where, r.substream);
+        return result::refused;
+    }
+    ticket.to = r.data + begin;
+    ticket.from = packet.payload;
+    ticket.bytes = std::size_t(packet.payload_length);
+    ticket.record = std::uint32_t(&r - d_records.data());
+    d_in_flight++;
+    return result::copy;
+}
+
+void chunk_assembler::commit(const copy_ticket& ticket)
+{
+    // The record is still this packet's heap: a position is released early only
+    // with no copies in flight (reserve() result drain), and on completion only once
+    // every byte, this one's too, has been committed.
+    record& r = d_records[ticket.record];
+    d_in_flight--;
+    d_stats[recv_stat::packets]++;
+    r.bytes += ticket.bytes;
     if (r.bytes == d_config.heap_bytes)
         d_timeline.complete(r.where, r.substream); // may release it, and more
-    return r.data || begin == end ? result::placed : result::refused;
 }
 
 void chunk_assembler::on_release(const timeline::released& released)

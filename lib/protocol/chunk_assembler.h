@@ -72,7 +72,8 @@ struct SPEAD_API chunk_config {
  * heaps_dropped_queue_full, every heap refused in heaps_late, heaps_misaligned,
  * heaps_duplicate_position, heaps_bad_substream or heaps_wrong_size; every position ×
  * substream released is a complete heap, an incomplete one or in heaps_missing.
- * Nothing is allocated per packet or heap. Not thread-safe: the owner serialises calls.
+ * Nothing is allocated per packet or heap. Not thread-safe: the owner serialises calls,
+ * but may run the payload copies of reserve() outside its lock, in parallel.
  */
 class SPEAD_API chunk_assembler
 {
@@ -85,15 +86,41 @@ public:
     enum class result {
         placed,  //!< copied to its position
         refused, //!< counted in stats() and dropped
-        other    //!< no timestamp item: not a data heap, the caller's to handle
+        other,   //!< no timestamp item: not a data heap, the caller's to handle
+        copy,    //!< reserve() only: do the ticket's copy, then commit() it
+        drain    //!< reserve() only: see reserve(); nothing was counted
+    };
+
+    /*! A payload copy handed out by reserve(): its place is the packet's alone until
+     * commit(), so the copy may run outside the owner's lock. */
+    struct copy_ticket {
+        std::uint8_t* to = nullptr;
+        const std::uint8_t* from = nullptr;
+        std::size_t bytes = 0;
+        std::uint32_t record = 0;
     };
 
     /*! \throws std::invalid_argument as chunk_config::validate() */
     chunk_assembler(const chunk_config& config, acquire_fn acquire, ready_fn ready);
 
+    /*! reserve(), the copy and commit() in one (no copies may be in flight). */
     result add_packet(const packet_header& packet);
+    /*!
+     * The first half of add_packet(), for owners that copy outside their lock (several
+     * receive threads): checks and counts the packet as add_packet() does, but leaves
+     * the payload copy to the caller (result copy), who does it and then commit()s the
+     * ticket. A position is released only once every copy into it has been
+     * committed: a packet that would release positions early (it lies beyond the
+     * window, or starts a new epoch) while copies are in flight is not taken (result
+     * drain); the owner commits those copies and offers it again.
+     */
+    result reserve(const packet_header& packet, copy_ticket& ticket);
+    /*! The copy of \p ticket is done: counts it, and releases what it completes. */
+    void commit(const copy_ticket& ticket);
+    /*! Copies reserved and not yet committed. */
+    std::size_t copies_in_flight() const { return d_in_flight; }
     /*! End of stream: releases every position up to the newest placed one and hands
-     * on the chunk that holds the last of them. */
+     * on the chunk that holds the last of them. No copies may be in flight. */
     void flush();
 
     /*! Counters (packets, heaps, positions), the timeline's included. */
@@ -133,7 +160,8 @@ private:
     result refuse_heap(const packet_header& packet,
                        std::uint64_t timestamp,
                        recv_stat heap_stat);
-    result copy(record& r, const packet_header& packet);
+    /*! Checks and counts a packet of the heap in \p r; result copy fills \p ticket. */
+    result stage(record& r, const packet_header& packet, copy_ticket& ticket);
     void on_release(const timeline::released& r);
     /*! Gives \p c (its first \p positions) to the consumer; its place is free again. */
     void hand_on(live_chunk& c, std::size_t positions);
@@ -170,7 +198,8 @@ private:
     /*! Heaps that left recently: their later packets are counted, not placed again. */
     std::vector<recent> d_recent;
     std::size_t d_recent_next = 0;
-    record* d_last = nullptr; //!< the heap the last packet went to
+    record* d_last = nullptr;     //!< the heap the last packet went to
+    std::size_t d_in_flight = 0; //!< tickets reserved, not committed
     timeline d_timeline;      //!< last: its callback reaches the members above
 };
 

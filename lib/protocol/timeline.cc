@@ -53,6 +53,38 @@ void timeline::start_epoch(std::uint64_t timestamp)
     d_end = 0;
 }
 
+timeline::location timeline::locate(std::uint64_t timestamp) const
+{
+    location loc;
+    const std::uint64_t step = d_config.timestamp_step;
+    const std::uint64_t window = d_config.window_heaps;
+    // Distances in positions, without overflow whichever side of the origin it lies.
+    const bool ahead = timestamp >= d_origin;
+    const std::uint64_t distance = ahead ? timestamp - d_origin : d_origin - timestamp;
+    if (distance % step != 0) {
+        loc.misaligned = true;
+        return loc;
+    }
+    const std::uint64_t k = distance / step;
+    // Positions the heap lies behind the front; 0 when at or ahead of it. Before
+    // position 0 counts as behind: the stream began after it.
+    const std::uint64_t behind = !ahead ? k + d_front : k < d_front ? d_front - k : 0;
+    // A window or more behind, or more than a window beyond the window's end.
+    loc.resync = behind > window || (behind == 0 && k - d_front >= 2 * window);
+    loc.late = behind > 0 && !loc.resync;
+    loc.position = k;
+    return loc;
+}
+
+bool timeline::forces_release(std::uint64_t timestamp) const
+{
+    if (!d_started)
+        return false;
+    const location loc = locate(timestamp);
+    return !loc.misaligned && !loc.late &&
+           (loc.resync || loc.position >= d_front + d_config.window_heaps);
+}
+
 timeline::placement timeline::place(std::uint64_t timestamp, std::size_t substream)
 {
     placement p{ placement::verdict::placed };
@@ -63,29 +95,20 @@ timeline::placement timeline::place(std::uint64_t timestamp, std::size_t substre
     }
     if (!d_started)
         start_epoch(timestamp);
-    const std::uint64_t step = d_config.timestamp_step;
     const std::uint64_t window = d_config.window_heaps;
-    // Distances in positions, without overflow whichever side of the origin it lies.
-    const bool ahead = timestamp >= d_origin;
-    const std::uint64_t distance = ahead ? timestamp - d_origin : d_origin - timestamp;
-    if (distance % step != 0) {
+    const location loc = locate(timestamp);
+    if (loc.misaligned) {
         d_stats.heaps_misaligned++;
         p.what = placement::verdict::misaligned;
         return p;
     }
-    const std::uint64_t k = distance / step;
-    // Positions the heap lies behind the front; 0 when at or ahead of it. Before
-    // position 0 counts as behind: the stream began after it.
-    const std::uint64_t behind = !ahead ? k + d_front : k < d_front ? d_front - k : 0;
-    // A window or more behind, or more than a window beyond the window's end.
-    const bool resync = behind > window || (behind == 0 && k - d_front >= 2 * window);
-    if (behind > 0 && !resync) {
+    if (loc.late) {
         d_stats.heaps_late++;
         p.what = placement::verdict::late;
         return p;
     }
-    std::uint64_t position = k;
-    if (resync) {
+    std::uint64_t position = loc.position;
+    if (loc.resync) {
         d_stats.timestamp_resyncs++;
         flush();
         start_epoch(timestamp);

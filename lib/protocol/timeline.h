@@ -97,11 +97,24 @@ public:
     void complete(const placement& where, std::size_t substream);
     /*! Releases every position up to the newest placed one (the end of the stream). */
     void flush();
+    /*! Whether place(\p timestamp, ...) would release positions that are not complete
+     * (it lies more than a window ahead, or starts a new epoch). Lets an owner whose
+     * copies run outside its lock finish them first (chunk_assembler::reserve()). */
+    bool forces_release(std::uint64_t timestamp) const;
 
     const timeline_stats& stats() const { return d_stats; }
 
 private:
     enum class state : std::uint8_t { empty, filling, complete };
+
+    /*! Where a timestamp lies relative to the window (place()'s arithmetic). */
+    struct location {
+        bool misaligned = false;
+        bool late = false;
+        bool resync = false;
+        std::uint64_t position = 0; //!< within the epoch, when placed without resync
+    };
+    location locate(std::uint64_t timestamp) const;
 
     void release_front();
     void release_until(std::uint64_t position);

@@ -12,6 +12,7 @@
 #include <gnuradio/spead/recv_stream.h>
 #include <condition_variable>
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -304,6 +305,9 @@ struct stream::impl {
     mutable std::mutex mutex;
     std::condition_variable heap_available;
     std::condition_variable space_available; //!< for wait_for_queue_space()
+    /*! Continuous: the last copy in flight was committed, or a drain ended. */
+    std::condition_variable copies_done;
+    std::size_t drain_waiters = 0; //!< threads in drain_copies_locked()
     std::unique_ptr<heap_assembler> assembler;
     heap_ring queue;
     recv_stats queue_stats; //!< queue drops and reader failures
@@ -362,8 +366,12 @@ void stream::enqueue(heap&& h)
     d_impl->heap_available.notify_one();
 }
 
-void stream::end_of_stream_locked()
+void stream::end_of_stream_locked(std::unique_lock<std::mutex>& lock)
 {
+    // Copies other readers are making go in before the positions are flushed.
+    drain_copies_locked(lock);
+    if (d_stopped.load())
+        return; // ended while this thread waited
     heap_assembler& assembler = *d_impl->assembler;
     if (!assembler.is_stopped())
         assembler.stop(); // flushes: live heaps are counted (or delivered) as flushed
@@ -377,65 +385,132 @@ void stream::end_of_stream_locked()
     d_impl->chunks.wake();
 }
 
+void stream::drain_copies_locked(std::unique_lock<std::mutex>& lock)
+{
+    chunk_assembler* placer = d_impl->chunk_placer.get();
+    if (!placer || placer->copies_in_flight() == 0)
+        return;
+    d_impl->drain_waiters++;
+    d_impl->copies_done.wait(lock, [placer] { return placer->copies_in_flight() == 0; });
+    d_impl->drain_waiters--;
+    d_impl->copies_done.notify_all(); // readers held back before reserving
+}
+
 bool stream::add_packets(const packet_view* packets, std::size_t n)
 {
-    std::lock_guard<std::mutex> lock(d_impl->mutex);
+    if (d_config.is_continuous())
+        return add_continuous(packets, n);
+    std::unique_lock<std::mutex> lock(d_impl->mutex);
     heap_assembler& assembler = *d_impl->assembler;
     assembler.note_batch(n);
-    if (d_config.is_continuous()) {
-        const bool reader_goes_on = add_continuous_locked(packets, n);
-        return reader_goes_on && !d_stopped.load();
-    } else
-        // After a stop heap the assembler counts the rest of the batch in
-        // packets_after_stop.
-        for (std::size_t i = 0; i < n; i++)
-            assembler.add_packet(packets[i].data, packets[i].size);
+    // After a stop heap the assembler counts the rest of the batch in
+    // packets_after_stop.
+    for (std::size_t i = 0; i < n; i++)
+        assembler.add_packet(packets[i].data, packets[i].size);
     if (assembler.is_stopped() && !d_stopped.load())
-        end_of_stream_locked();
+        end_of_stream_locked(lock);
     return !d_stopped.load();
 }
 
-bool stream::add_continuous_locked(const packet_view* packets, std::size_t n)
+namespace {
+/*! A reader thread's batch: decoded before the stream's lock is taken, and the copies
+ * to make once it is released. Kept from batch to batch, so nothing is allocated in
+ * the steady state. */
+struct placing_batch {
+    std::vector<packet_header> headers;
+    std::vector<decode_result> results;
+    std::vector<chunk_assembler::copy_ticket> copies;
+};
+} // namespace
+
+bool stream::add_continuous(const packet_view* packets, std::size_t n)
 {
+    thread_local placing_batch batch;
+    batch.headers.resize(n);
+    batch.results.resize(n);
+    for (std::size_t i = 0; i < n; i++)
+        batch.results[i] = decode_packet(packets[i].data, packets[i].size, batch.headers[i]);
+
     heap_assembler& assembler = *d_impl->assembler;
     const bool stop_on_stop_heap = d_config.get_stop_on_stop_heap();
-    for (std::size_t i = 0; i < n; i++) {
-        if (d_stopped.load()) {
-            assembler.add_packet(packets[i].data, packets[i].size); // after stop
-            continue;
-        }
-        if (stop_on_stop_heap &&
-            assembler.stats()[recv_stat::stop_heaps] != d_impl->stop_heaps_seen) {
-            // This reader's sender said stop: the rest of its batch comes after it.
-            d_impl->stop_heaps_seen = assembler.stats()[recv_stat::stop_heaps];
-            d_impl->continuous_stats[recv_stat::packets_after_stop] += n - i;
+    // The stop heaps it counted: a change after this thread's packet is this
+    // reader's sender saying stop (checked under the same hold of the lock).
+    const auto stop_heap_came = [&] {
+        const std::uint64_t seen = assembler.stats()[recv_stat::stop_heaps];
+        if (!stop_on_stop_heap || seen == d_impl->stop_heaps_seen)
             return false;
-        }
-        packet_header packet;
-        const decode_result result =
-            decode_packet(packets[i].data, packets[i].size, packet);
-        if (result != decode_result::ok) {
-            d_impl->continuous_stats[stat_for(result)]++;
-            continue;
-        }
-        if (!d_impl->chunk_placer && !make_chunk_placer_locked(packet)) {
-            assembler.add_decoded(packet); // not a data heap's (or refused, counted)
-            continue;
-        }
-        if (!d_impl->chunk_placer)
-            continue; // the stream failed on this packet
-        if (d_impl->chunk_placer->add_packet(packet) == chunk_assembler::result::other)
+        d_impl->stop_heaps_seen = seen;
+        return true;
+    };
+    std::unique_lock<std::mutex> lock(d_impl->mutex);
+    assembler.note_batch(n);
+    bool reader_goes_on = true;
+    bool offer_again = false; // packet i waited for a drain: place it before others
+    std::size_t i = 0;
+    while (i < n) {
+        if (!offer_again)
+            d_impl->copies_done.wait(lock, [this] { return d_impl->drain_waiters == 0; });
+        offer_again = false;
+        bool drain = false;
+        batch.copies.clear();
+        for (; i < n; i++) {
+            if (d_stopped.load()) {
+                assembler.add_packet(packets[i].data, packets[i].size); // after stop
+                continue;
+            }
+            if (batch.results[i] != decode_result::ok) {
+                d_impl->continuous_stats[stat_for(batch.results[i])]++;
+                continue;
+            }
+            const packet_header& packet = batch.headers[i];
+            chunk_assembler::result placed = chunk_assembler::result::other;
+            if (d_impl->chunk_placer || make_chunk_placer_locked(lock, packet)) {
+                if (!d_impl->chunk_placer)
+                    continue; // refused while learning the heap size, or failed: counted
+                chunk_assembler::copy_ticket copy;
+                placed = d_impl->chunk_placer->reserve(packet, copy);
+                if (placed == chunk_assembler::result::copy)
+                    batch.copies.push_back(copy);
+                if (placed == chunk_assembler::result::drain) {
+                    drain = true;
+                    break; // offered again once no copy is in flight
+                }
+            }
+            if (placed != chunk_assembler::result::other)
+                continue;
             assembler.add_decoded(packet); // descriptors, stream control
+            if (stop_heap_came()) {
+                // This reader's sender said stop: the rest of its batch comes after it.
+                d_impl->continuous_stats[recv_stat::packets_after_stop] += n - i - 1;
+                reader_goes_on = false;
+                i = n;
+                break;
+            }
+        }
+        if (!batch.copies.empty()) {
+            // Each copy's place is its own until committed: other readers place (and
+            // copy) meanwhile.
+            lock.unlock();
+            for (const chunk_assembler::copy_ticket& c : batch.copies)
+                std::memcpy(c.to, c.from, c.bytes);
+            lock.lock();
+            chunk_assembler& placer = *d_impl->chunk_placer;
+            for (const chunk_assembler::copy_ticket& c : batch.copies)
+                placer.commit(c);
+            if (placer.copies_in_flight() == 0)
+                d_impl->copies_done.notify_all();
+        }
+        if (drain) {
+            drain_copies_locked(lock);
+            offer_again = true;
+        }
     }
-    if (stop_on_stop_heap &&
-        assembler.stats()[recv_stat::stop_heaps] != d_impl->stop_heaps_seen) {
-        d_impl->stop_heaps_seen = assembler.stats()[recv_stat::stop_heaps];
-        return false;
-    }
-    return true;
+    return reader_goes_on && !d_stopped.load();
 }
 
-bool stream::make_chunk_placer_locked(const packet_header& packet)
+bool stream::make_chunk_placer_locked(std::unique_lock<std::mutex>& lock,
+                                      const packet_header& packet)
+
 {
     const continuous_config& c = d_config.get_continuous();
     std::uint64_t timestamp = 0;
@@ -463,7 +538,8 @@ bool stream::make_chunk_placer_locked(const packet_header& packet)
     const std::size_t heap_bytes = std::size_t(packet.heap_size);
     if (heap_bytes % c.item_bytes != 0) {
         d_impl->continuous_stats[recv_stat::packets_refused_heap]++;
-        fail_locked("the data heaps hold " + std::to_string(heap_bytes) +
+        fail_locked(lock,
+                    "the data heaps hold " + std::to_string(heap_bytes) +
                     " bytes, not a whole number of " + std::to_string(c.item_bytes) +
                     "-byte output items; set item_type and vlen so that one item "
                     "divides the heap (or send heaps of whole items)");
@@ -475,7 +551,8 @@ bool stream::make_chunk_placer_locked(const packet_header& packet)
         config.validate();
     } catch (const std::invalid_argument& e) {
         d_impl->continuous_stats[recv_stat::packets_refused_heap]++;
-        fail_locked(std::string("the first data heap's size does not fit: ") + e.what());
+        fail_locked(lock,
+                    std::string("the first data heap's size does not fit: ") + e.what());
         return true;
     }
     const std::size_t positions = config.positions_per_chunk();
@@ -493,7 +570,7 @@ bool stream::make_chunk_placer_locked(const packet_header& packet)
     return true;
 }
 
-void stream::fail_locked(const std::string& what)
+void stream::fail_locked(std::unique_lock<std::mutex>& lock, const std::string& what)
 {
     if (!d_impl->failure.empty())
         return; // the stream has already ended, and said why
@@ -501,7 +578,7 @@ void stream::fail_locked(const std::string& what)
     gr::logger logger("spead recv_stream");
     logger.error("the stream ends: {}", what);
     if (!d_stopped.load())
-        end_of_stream_locked();
+        end_of_stream_locked(lock);
 }
 
 stream::pop_result stream::pop_chunk(chunk_entry& out, std::chrono::microseconds timeout)
@@ -528,15 +605,15 @@ void stream::return_chunk(std::unique_ptr<chunk> c)
 
 void stream::reader_finished()
 {
-    std::lock_guard<std::mutex> lock(d_impl->mutex);
+    std::unique_lock<std::mutex> lock(d_impl->mutex);
     d_impl->readers_finished++;
     if (d_impl->readers_finished >= d_impl->readers_added && !d_stopped.load())
-        end_of_stream_locked();
+        end_of_stream_locked(lock);
 }
 
 void stream::reader_failed(const std::string& what)
 {
-    std::lock_guard<std::mutex> lock(d_impl->mutex);
+    std::unique_lock<std::mutex> lock(d_impl->mutex);
     d_impl->queue_stats[recv_stat::reader_errors]++;
     if (!d_impl->failure.empty())
         return; // the stream has already ended, and said why
@@ -546,7 +623,7 @@ void stream::reader_failed(const std::string& what)
                  "failure are still delivered)",
                  what);
     if (!d_stopped.load())
-        end_of_stream_locked();
+        end_of_stream_locked(lock);
 }
 
 bool stream::has_failed() const
@@ -614,9 +691,9 @@ void stream::stop()
     // End the stream first, so a batch a reader is handing over right now is counted
     // in packets_after_stop and the reader leaves its loop at once.
     {
-        std::lock_guard<std::mutex> lock(d_impl->mutex);
+        std::unique_lock<std::mutex> lock(d_impl->mutex);
         if (!d_stopped.load())
-            end_of_stream_locked();
+            end_of_stream_locked(lock);
     }
     std::lock_guard<std::mutex> readers_lock(d_impl->readers_mutex);
     for (auto& r : d_impl->readers)

@@ -261,9 +261,11 @@ TEST(RecvContinuous, AConsumerThatFallsBehindLosesWholeChunksCountedNotTime)
     EXPECT_EQ(st[recv_stat::heaps_dropped_queue_full], out.lost);
     EXPECT_EQ(st[recv_stat::packets_dropped_queue_full], 2 * out.lost);
     EXPECT_EQ(st[recv_stat::heaps] + st[recv_stat::heaps_dropped_queue_full], heaps);
-    for (std::uint64_t k = 0; k < heaps; k++)
-        if (out.timestamps[k] != ~0ull)
+    for (std::uint64_t k = 0; k < heaps; k++) {
+        if (out.timestamps[k] != ~0ull) {
             EXPECT_EQ(out.data[k], payload(k)) << k;
+        }
+    }
 }
 
 TEST(RecvContinuous, AReplayWaitsForChunksInsteadOfLosingThem)

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -245,7 +246,12 @@ private:
     friend class reader;
     struct impl;
     void enqueue(heap&& h);
-    void end_of_stream_locked();
+    /*! Ends the stream: waits for copies in flight (the caller has none), flushes
+     * the assemblers, wakes consumers. Idempotent. */
+    void end_of_stream_locked(std::unique_lock<std::mutex>& lock);
+    /*! Continuous: waits until no reader has a payload copy in flight, holding new
+     * ones back meanwhile; the caller has none of its own. */
+    void drain_copies_locked(std::unique_lock<std::mutex>& lock);
     bool add_packets(const packet_view* packets, std::size_t n);
     std::size_t wait_for_queue_space(std::chrono::microseconds timeout);
     /*! A reader's run() returned: at end of input once every reader has, the stream
@@ -254,13 +260,18 @@ private:
     /*! A reader's run() threw: counted, logged once, and the stream ends. */
     void reader_failed(const std::string& what);
     /*! Ends the stream for \p what (cause and fix), said once (mutex held). */
-    void fail_locked(const std::string& what);
-    /*! Continuous: decodes and places a batch (mutex held); false after a stop heap
-     * (the reader that brought it ends: every reader's sender stops on its own). */
-    bool add_continuous_locked(const packet_view* packets, std::size_t n);
+    void fail_locked(std::unique_lock<std::mutex>& lock, const std::string& what);
+    /*!
+     * Continuous: decodes a batch, then places it under the lock, with the payload
+     * copies made outside it so that several readers place in parallel. False after
+     * a stop heap (the reader that brought it ends: every reader's sender stops on
+     * its own) or once the stream has ended.
+     */
+    bool add_continuous(const packet_view* packets, std::size_t n);
     /*! Continuous: makes the chunk assembler from the first data heap's packet
      * (mutex held); false when \p packet is not a data heap's. */
-    bool make_chunk_placer_locked(const packet_header& packet);
+    bool make_chunk_placer_locked(std::unique_lock<std::mutex>& lock,
+                                  const packet_header& packet);
 
     stream_config d_config;
     std::unique_ptr<impl> d_impl;
