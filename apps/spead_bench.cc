@@ -8,7 +8,7 @@
 // spead_bench: throughput figures for gr-spead.
 //
 //   spead_bench mem [--packet N] [--heap-size N] [--total-bytes N] [--repeat N]
-//                   [--continuous]
+//                   [--continuous [--threads N]]
 //   spead_bench send [--packet N...] [--seconds S] [--runs N] [--dest HOST:PORT]
 //   spead_bench recv [--packet N...] [--rates R,...] [--runs N] [--buffer BYTES]
 //   spead_bench loopback [--packet N...] [--rates R,...] [--max-heap-size N]
@@ -79,29 +79,47 @@ struct packet_set {
 /*! Immediate item carrying a heap's timestamp when the packets are timestamped. */
 constexpr std::uint64_t timestamp_item = 0x1600;
 
-/*! Heap \p cnt of the packet set: the value item, and with \p timestamped the
- * timestamp (cnt - 1) × heap size in its first packet, as a digitiser sends it. */
-send::heap
-bench_heap(const std::vector<std::uint8_t>& value, std::size_t cnt, bool timestamped)
+/*! Immediate item naming a heap's substream (mem --threads). */
+constexpr std::uint64_t substream_item = 0x1601;
+
+/*! Which heaps a packet set holds: heap k (from 0) has cnt k × substreams + substream
+ * + 1 and, when timestamped, timestamp k × heap size, as a digitiser sends it. */
+struct heap_numbering {
+    bool timestamped = false;
+    std::size_t substream = 0;
+    std::size_t substreams = 1;
+};
+
+/*! Heap \p k of the packet set: the value item and the timestamp item (in the first
+ * packet; with several substreams it and the substream item are in every packet, so
+ * that each thread's packets place on their own). */
+send::heap bench_heap(const std::vector<std::uint8_t>& value,
+                      std::size_t k,
+                      const heap_numbering& numbering)
 {
     send::heap h;
     h.add_item(0x1000, value.data(), value.size());
-    if (timestamped)
-        h.add_immediate(timestamp_item, (cnt - 1) * value.size());
+    if (numbering.timestamped) {
+        h.add_immediate(timestamp_item, k * value.size());
+        if (numbering.substreams > 1) {
+            h.add_immediate(substream_item, numbering.substream);
+            h.set_repeat_immediates(true);
+        }
+    }
     return h;
 }
 
 packet_set make_packets(std::size_t heap_size,
                         std::size_t packet_size,
                         std::uint64_t total,
-                        bool timestamped)
+                        const heap_numbering& numbering)
 {
     packet_set set;
     std::vector<std::uint8_t> value(heap_size);
     std::minstd_rand rng;
     for (auto& b : value)
         b = std::uint8_t(rng());
-    const send::heap h = bench_heap(value, 1, timestamped);
+    const send::heap h = bench_heap(value, 0, numbering);
 
     const std::size_t heaps = std::max<std::uint64_t>(1, total / heap_size);
     // size the buffer once: the packetiser's own arithmetic decides the packet count
@@ -119,8 +137,9 @@ packet_set make_packets(std::size_t heap_size,
     set.bytes.resize(heaps * per_heap * packet_size);
     std::vector<std::size_t> offsets;
     std::size_t pos = 0;
-    for (std::size_t cnt = 1; cnt <= heaps; cnt++) {
-        const send::heap hc = bench_heap(value, cnt, timestamped);
+    for (std::size_t k = 0; k < heaps; k++) {
+        const send::heap hc = bench_heap(value, k, numbering);
+        const std::size_t cnt = k * numbering.substreams + numbering.substream + 1;
         send::packet_generator gen(hc, cnt, packet_size);
         while (gen.has_next()) {
             pieces.clear();
@@ -245,15 +264,267 @@ double place_seconds(const packet_set& set, std::size_t heap_size, recv_stats& s
     return elapsed.count();
 }
 
+/*! Heaps each reader of mem --threads has handed over; a reader keeps within
+ * max_lead heaps of the slowest, as a network paces its receive threads. */
+struct reader_pace {
+    explicit reader_pace(std::size_t readers) : done(readers) {}
+    static constexpr std::uint64_t max_lead = 4; //!< inside the window of 8
+    std::vector<std::atomic<std::uint64_t>> done;
+    std::uint64_t slowest() const
+    {
+        std::uint64_t out = ~std::uint64_t(0);
+        for (const auto& d : done)
+            out = std::min(out, d.load());
+        return out;
+    }
+};
+
+/*! mem --threads: hands a prepared list of packets to the stream from its own thread,
+ * in batches as a socket reader would, as fast as the stream takes them. */
+class memory_reader : public recv::reader
+{
+public:
+    memory_reader(recv::stream& s,
+                  std::vector<recv::packet_view> packets,
+                  std::size_t packets_per_heap,
+                  reader_pace& pace,
+                  std::size_t index,
+                  const std::atomic<bool>& go)
+        : reader(s),
+          d_packets(std::move(packets)),
+          d_per_heap(packets_per_heap),
+          d_pace(pace),
+          d_index(index),
+          d_go(go)
+    {
+    }
+
+protected:
+    void run() override
+    {
+        constexpr std::size_t batch = 64; // udp_reader's recvmmsg batch
+        while (!d_go.load() && !stopping())
+            std::this_thread::yield();
+        const std::size_t heaps = d_packets.size() / d_per_heap;
+        for (std::size_t k = 0; k < heaps && !stopping(); k++) {
+            while (k > d_pace.slowest() + reader_pace::max_lead && !stopping())
+                std::this_thread::yield();
+            const std::size_t end = (k + 1) * d_per_heap;
+            for (std::size_t i = k * d_per_heap; i < end; i += batch)
+                if (!add_packets(d_packets.data() + i, std::min(batch, end - i)))
+                    return;
+            d_pace.done[d_index].store(k + 1);
+        }
+    }
+
+private:
+    std::vector<recv::packet_view> d_packets;
+    std::size_t d_per_heap; //!< packets of one position (its substreams' heaps)
+    reader_pace& d_pace;
+    std::size_t d_index;
+    const std::atomic<bool>& d_go;
+};
+
+/*! " name=value" for each counter that is not zero. */
+std::string nonzero_counters(const recv_stats& stats)
+{
+    std::string out;
+    for (const auto& [name, value] : stats.items())
+        if (value != 0)
+            out += " " + name + "=" + std::to_string(value);
+    return out;
+}
+
+/*! What a threaded placement run did. */
+struct threaded_run {
+    double seconds = 0;
+    std::uint64_t complete = 0; //!< (position, substream) complete
+    std::uint64_t lost = 0;     //!< positions lost (the consumer fell behind)
+    recv_stats stats;
+};
+
+/*!
+ * A continuous recv::stream with one substream per set, fed by \p threads readers
+ * (substream s on reader s mod threads, heap by heap, within two heaps of each other),
+ * timed from the readers' start until the consumer (this thread, returning each chunk
+ * at once) has the last chunk. \p threads divides the substreams.
+ */
+threaded_run stream_place(const std::vector<packet_set>& sets,
+                          std::size_t heap_size,
+                          std::size_t threads)
+{
+    const std::size_t substreams = sets.size();
+    recv::continuous_config c;
+    c.timestamp_item = timestamp_item;
+    c.item_bytes = 1; // timestamps count bytes: one heap's step is its size
+    c.window_heaps = 8;
+    c.substreams = substreams;
+    c.substream_item = substream_item;
+    // Slack for a consumer that shares the two cores; small, so that allocating the
+    // chunks (page faults) is a small part of a run.
+    c.queue_positions = 16;
+    recv::stream s(recv::stream_config().set_max_heap_size(heap_size).set_continuous(c));
+    const std::size_t heaps = sets[0].heaps;
+    const std::size_t per_heap = sets[0].packets.size() / heaps;
+    std::vector<std::vector<recv::packet_view>> lists(threads);
+    for (std::size_t k = 0; k < heaps; k++)
+        for (std::size_t sub = 0; sub < substreams; sub++) {
+            const auto first = sets[sub].packets.begin() + std::ptrdiff_t(k * per_heap);
+            lists[sub % threads].insert(lists[sub % threads].end(),
+                                        first,
+                                        first + std::ptrdiff_t(per_heap));
+        }
+    std::atomic<bool> go{ false };
+    reader_pace pace(threads);
+    for (std::size_t t = 0; t < threads; t++)
+        s.emplace_reader<memory_reader>(
+            std::move(lists[t]), per_heap * (substreams / threads), pace, t, go);
+
+    threaded_run out;
+    const auto start = clock_type::now();
+    go.store(true);
+    for (int idle = 0;;) {
+        recv::chunk_entry e;
+        const auto r = s.pop_chunk(e, std::chrono::seconds(1));
+        if (r == recv::stream::pop_result::stopped)
+            break;
+        if (r == recv::stream::pop_result::timeout) {
+            if (++idle == 30)
+                throw std::runtime_error("mem --threads: no chunk for 30 s");
+            continue;
+        }
+        idle = 0;
+        if (!e.data) {
+            out.lost += e.positions;
+            continue;
+        }
+        for (std::size_t p = 0; p < e.positions; p++)
+            for (std::size_t sub = 0; sub < substreams; sub++)
+                out.complete += e.data->fill(p, sub) == recv::position_fill::complete;
+        s.return_chunk(std::move(e.data));
+    }
+    const std::chrono::duration<double> elapsed = clock_type::now() - start;
+    out.seconds = elapsed.count();
+    out.stats = s.get_stats();
+    if (s.has_failed())
+        throw std::runtime_error("mem --threads: the stream failed: " + s.get_failure());
+    return out;
+}
+
+/*! The ceiling of mem --threads: each set's payloads copied as memcpy_seconds() does,
+ * one thread per set, started together; the seconds until the last is done. */
+double parallel_memcpy_seconds(const std::vector<packet_set>& sets, std::size_t heap_size)
+{
+    std::atomic<bool> go{ false };
+    std::atomic<std::size_t> ready{ 0 };
+    std::vector<double> seconds(sets.size());
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < sets.size(); t++)
+        threads.emplace_back([&, t] {
+            ready++;
+            while (!go.load())
+                std::this_thread::yield();
+            seconds[t] = memcpy_seconds(sets[t], heap_size);
+        });
+    while (ready.load() != sets.size())
+        std::this_thread::yield();
+    const auto start = clock_type::now();
+    go.store(true);
+    for (auto& t : threads)
+        t.join();
+    const std::chrono::duration<double> elapsed = clock_type::now() - start;
+    return elapsed.count();
+}
+
+/*! mem --continuous --threads N: N substreams placed into one stream by one reader
+ * thread, then by N, on the same packets; the aggregate figure of each and their
+ * ratio (what the second core adds), beside the same ratio for plain memcpy (what the
+ * machine's memory lets a second core add). */
+int run_mem_threads(const po::variables_map& vm, std::size_t threads)
+{
+    const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
+    const std::uint64_t total = vm["total-bytes"].as<std::uint64_t>();
+    const int repeat = vm["repeat"].as<int>();
+    std::cout << "mem --threads " << threads << ": recv::stream (continuous), "
+              << threads << " substreams, fed by 1 reader thread and by " << threads
+              << " (one substream each); " << bench::load_average() << "\n";
+    std::vector<std::pair<std::size_t, double>> figures, copy_figures;
+    for (std::size_t packet_size : vm["packet"].as<std::vector<std::size_t>>()) {
+        std::vector<packet_set> sets;
+        for (std::size_t sub = 0; sub < threads; sub++) {
+            heap_numbering numbering;
+            numbering.timestamped = true;
+            numbering.substream = sub;
+            numbering.substreams = threads;
+            sets.push_back(make_packets(heap_size, packet_size, total / threads, numbering));
+        }
+        std::uint64_t payload = 0;
+        for (const auto& set : sets)
+            payload += set.payload_bytes;
+        std::cout << "mem: " << sets[0].packets.size() * threads << " packets of "
+                  << packet_size << " bytes, " << sets[0].heaps << " heaps of "
+                  << heap_size << " bytes per substream\n";
+        std::vector<double> one, many, ratios, copy_ratios;
+        for (int r = 0; r < repeat; r++) {
+            // What the machine gives a second thread: memcpy alone, 1 thread and N.
+            double copy_one = 0;
+            for (const auto& set : sets)
+                copy_one += memcpy_seconds(set, heap_size);
+            const double copy_many = parallel_memcpy_seconds(sets, heap_size);
+            copy_ratios.push_back(copy_one / copy_many);
+            const threaded_run a = stream_place(sets, heap_size, 1);
+            const threaded_run b = stream_place(sets, heap_size, threads);
+            for (const threaded_run* run : { &a, &b })
+                if (run->lost != 0 || run->complete != sets[0].heaps * threads)
+                    throw std::runtime_error(
+                        "mem --threads (" + std::string(run == &a ? "1 thread" : "threads") + "): " + std::to_string(run->complete) + " of " +
+                        std::to_string(sets[0].heaps * threads) + " heaps placed whole, " +
+                        std::to_string(run->lost) + " positions lost;" +
+                        nonzero_counters(run->stats));
+            one.push_back(payload * 8 / a.seconds / 1e9);
+            many.push_back(payload * 8 / b.seconds / 1e9);
+            ratios.push_back(many.back() / one.back());
+            std::cout << "  run " << r + 1 << ": 1 thread " << one.back() << " Gb/s, "
+                      << threads << " threads " << many.back() << " Gb/s, ratio "
+                      << ratios.back() << "; memcpy alone: ratio " << copy_ratios.back()
+                      << "\n";
+        }
+        std::cout << "packet " << packet_size << ": 1 thread " << bench::median(one)
+                  << " Gb/s, " << threads << " threads " << bench::median(many)
+                  << " Gb/s, ratio " << bench::median(ratios)
+                  << "; memcpy alone: ratio " << bench::median(copy_ratios)
+                  << " (median of " << repeat << ")\n";
+        figures.push_back({ packet_size, bench::median(ratios) });
+        copy_figures.push_back({ packet_size, bench::median(copy_ratios) });
+    }
+    for (const auto& [packet, ratio] : figures)
+        std::cout << "mem_threads_ratio_" << packet << ": " << ratio << "\n";
+    for (const auto& [packet, ratio] : copy_figures)
+        std::cout << "mem_threads_memcpy_ratio_" << packet << ": " << ratio << "\n";
+    return 0;
+}
+
 int run_mem(const po::variables_map& vm)
 {
+    const std::size_t threads = vm["threads"].as<std::size_t>();
+    if (threads == 0)
+        throw std::invalid_argument("--threads: 0; use 1 or more reader threads");
+    if (threads > 1) {
+        if (!vm.count("continuous"))
+            throw std::invalid_argument("--threads " + std::to_string(threads) +
+                                        ": mem times several threads in continuous mode "
+                                        "only; add --continuous");
+        return run_mem_threads(vm, threads);
+    }
     const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
     const std::uint64_t total = vm["total-bytes"].as<std::uint64_t>();
     const int repeat = vm["repeat"].as<int>();
     const bool continuous = vm.count("continuous") > 0;
     const char* const what = continuous ? "decode+place" : "decode+assemble";
     for (std::size_t packet_size : vm["packet"].as<std::vector<std::size_t>>()) {
-        const packet_set set = make_packets(heap_size, packet_size, total, continuous);
+        heap_numbering numbering;
+        numbering.timestamped = continuous;
+        const packet_set set = make_packets(heap_size, packet_size, total, numbering);
         std::cout << "mem: " << set.packets.size() << " packets of " << packet_size
                   << " bytes, " << set.heaps << " heaps of " << heap_size << " bytes, "
                   << set.packet_bytes / double(1 << 20) << " MiB in memory\n";
@@ -445,6 +716,7 @@ int main(int argc, char** argv)
         ("total-bytes", po::value<std::uint64_t>()->default_value(std::uint64_t(1) << 30),
              "mem: bytes of heaps built in memory")
         ("repeat", po::value<int>()->default_value(11), "mem: runs per packet size (the median is reported)")
+        ("threads", po::value<std::size_t>()->default_value(1), "mem --continuous: reader threads placing into one recv::stream, one substream each, timed beside one thread placing them all")
         ("continuous", "mem: timestamped heaps placed by chunk_assembler into a window of positions (continuous mode) instead of assembled; loopback: also the source in continuous mode, fed timestamped heaps, beside heaps mode")
         ("seconds", po::value<double>()->default_value(3.0), "send, recv, loopback, sink: seconds per run")
         ("runs", po::value<int>()->default_value(3), "send, sink: runs per packet size; recv, loopback: consecutive lossless runs a rate needs")

@@ -71,13 +71,25 @@ class spead_bench_modes(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("memcpy", r.stdout)
 
+    def test_mem_threads_places_with_two_readers_and_prints_the_ratio(self):
+        # The bench fails (exit 1) unless every heap of both runs is placed whole.
+        r = bench("mem", "--continuous", "--threads", 2, "--packet", 8972,
+                  "--total-bytes", 1 << 24, "--repeat", 1)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"run 1: 1 thread [0-9.e+-]+ Gb/s, 2 threads "
+                                   r"[0-9.e+-]+ Gb/s, ratio [0-9.e+-]+; memcpy alone")
+        self.assert_figure(r.stdout, "mem_threads_ratio_8972")
+        self.assert_figure(r.stdout, "mem_threads_memcpy_ratio_8972")
+
 
 class spead_bench_errors(unittest.TestCase):
     def test_unknown_mode_and_bad_values_are_usage_errors(self):
         for args, text in [(["warp"], "unknown mode 'warp'"),
                            (["recv", "--rates", "fast"], "--rates"),
                            (["loopback", "--frobnicate"], "--frobnicate"),
-                           (["sink", "--source", "tap"], "--source")]:
+                           (["sink", "--source", "tap"], "--source"),
+                           (["mem", "--threads", 2], "add --continuous"),
+                           (["mem", "--continuous", "--threads", 0], "--threads: 0")]:
             with self.subTest(args=args):
                 r = bench(*args)
                 self.assertEqual(r.returncode, 2, r.stderr)
