@@ -50,15 +50,19 @@ void continuous_framer::reset()
     d_timestamps_wrapped = 0;
     d_rx_time_ignored = 0;
     const auto period = wrap_period();
+    const int bits = d_config.flavour.heap_address_bits();
     if (period && *period < seconds_per_day && d_logger)
         d_logger->warn("timestamps wrap every {} at sample_rate {} Hz in the {}-bit "
                        "immediates of {}: each wrap is a backwards jump (a resync to a "
-                       "continuous spead.source); use flavour 64-48 for {}",
+                       "continuous spead.source); {}",
                        readable_duration(*period),
                        d_config.sample_rate,
-                       d_config.flavour.heap_address_bits(),
+                       bits,
                        d_config.flavour.name(),
-                       readable_duration(std::ldexp(*period, 8)));
+                       bits < 48 ? "use flavour 64-48 for " +
+                                       readable_duration(std::ldexp(*period, 48 - bits))
+                                 : std::string("no wider flavour is common; receivers "
+                                               "must expect the wraps"));
 }
 
 std::optional<double> continuous_framer::wrap_period() const
@@ -164,9 +168,11 @@ std::uint64_t continuous_framer::build_heap(send::heap& h,
                       ": sent modulo 2^" +
                       std::to_string(d_config.flavour.heap_address_bits()) +
                       " (counted in timestamps_wrapped), so receivers see the "
-                      "timestamps jump backwards (a continuous spead.source resyncs). "
-                      "Use flavour 64-48, or a smaller start_timestamp or sync_time "
-                      "closer to now");
+                      "timestamps jump backwards (a continuous spead.source resyncs). " +
+                      std::string(d_config.flavour.heap_address_bits() < 48
+                                      ? "Use flavour 64-48, or a smaller"
+                                      : "Use a smaller") +
+                      " start_timestamp or a sync_time closer to now");
         timestamp &= mask;
     }
     h.add_immediate(d_config.timestamp_item, timestamp);

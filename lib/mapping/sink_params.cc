@@ -139,7 +139,9 @@ void plan_input_mode(const sink_params& p, sink_plan& plan)
             "start_timestamp: " + std::to_string(p.start_timestamp) +
             " does not fit the " + std::to_string(f.heap_address_bits()) +
             "-bit immediate of " + f.name() + "; use 0 to " +
-            std::to_string(f.max_address()) + " or flavour 64-48");
+            std::to_string(f.max_address()) +
+            (f.heap_address_bits() < 48 ? " or flavour 64-48"
+                                        : " (timestamps counted from a later start)"));
     if (!std::isfinite(p.sample_rate) || p.sample_rate < 0)
         throw std::invalid_argument("sample_rate: " + std::to_string(p.sample_rate) +
                                     " is not a rate; give timestamps per second, > 0 "

@@ -206,8 +206,13 @@ TEST(SinkParams, TimestampsMustFitTheFlavour)
     sink_params p = continuous_params();
     p.start_timestamp = std::uint64_t(1) << 40;
     EXPECT_TRUE(names(error_of(p), "start_timestamp")) << error_of(p);
+    EXPECT_NE(error_of(p).find("or flavour 64-48"), std::string::npos) << error_of(p);
     p.flavour = "64-48";
     EXPECT_EQ(error_of(p), "(no error)");
+    // Already the wide flavour: the advice is not to switch to it.
+    p.start_timestamp = std::uint64_t(1) << 48;
+    EXPECT_TRUE(names(error_of(p), "start_timestamp")) << error_of(p);
+    EXPECT_EQ(error_of(p).find("flavour 64-48"), std::string::npos) << error_of(p);
     p = continuous_params();
     p.timestamp_step = std::uint64_t(1) << 40;
     EXPECT_TRUE(names(error_of(p), "timestamp_step")) << error_of(p);
