@@ -23,6 +23,18 @@ constexpr std::size_t item_pointer_size = 8;
 /* Payload bytes that a packet full of item pointers still carries. One byte would
  * make payload offsets unique; eight keep the payload of later packets aligned. */
 constexpr std::size_t min_payload_per_packet = 8;
+
+/* Appends a piece by storing its fields in place. Pushing a packet_piece temporary
+ * makes GCC store it as two 8-byte words and reload it as one 16-byte word, which
+ * cannot be store-forwarded: a stall on every piece of every packet. */
+inline void append_piece(std::vector<packet_piece>& pieces,
+                         const std::uint8_t* data,
+                         std::size_t length)
+{
+    packet_piece& piece = pieces.emplace_back();
+    piece.data = data;
+    piece.length = length;
+}
 } // namespace
 
 packet_generator::packet_generator(const heap& h,
@@ -161,7 +173,7 @@ std::size_t packet_generator::next(std::uint8_t* header_buf,
     }
     if (n_repeated > 0)
         put_repeated_immediates(pointer);
-    pieces.push_back(packet_piece{ header_buf, header_size });
+    append_piece(pieces, header_buf, header_size);
 
     d_payload_offset += payload_length;
     const std::size_t packet_size = header_size + payload_length;
@@ -170,7 +182,7 @@ std::size_t packet_generator::next(std::uint8_t* header_buf,
             /* Padding: zeros from the header buffer, just past the pointers (the
              * buffer holds max_packet_size bytes, and padding never exceeds 8). */
             std::memset(pointer, 0, payload_length);
-            pieces.push_back(packet_piece{ pointer, payload_length });
+            append_piece(pieces, pointer, payload_length);
             break;
         }
         const heap::item& it = items[d_next_item];
@@ -183,7 +195,7 @@ std::size_t packet_generator::next(std::uint8_t* header_buf,
             std::min(it.length - d_next_item_offset, payload_length);
         // Zero-length items add no piece; they only advance to the next item.
         if (send_bytes > 0)
-            pieces.push_back(packet_piece{ it.data + d_next_item_offset, send_bytes });
+            append_piece(pieces, it.data + d_next_item_offset, send_bytes);
         d_next_item_offset += send_bytes;
         payload_length -= send_bytes;
         if (d_next_item_offset == it.length) {

@@ -22,6 +22,7 @@
 #include <bitset>
 #include <cerrno>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
@@ -48,6 +49,14 @@ constexpr auto stall_limit = std::chrono::seconds(5);
  * message (one IPv4 datagram's worth of UDP payload). */
 constexpr std::size_t max_gso_segments = 64;
 constexpr std::size_t max_gso_bytes = 65535 - ip_udp_header;
+
+// packet pieces double as iovecs (see write_packets)
+static_assert(sizeof(packet_piece) == sizeof(iovec) &&
+                  offsetof(packet_piece, data) == offsetof(iovec, iov_base) &&
+                  offsetof(packet_piece, length) == offsetof(iovec, iov_len) &&
+                  sizeof(packet_piece::data) == sizeof(iovec::iov_base) &&
+                  sizeof(packet_piece::length) == sizeof(iovec::iov_len),
+              "packet_piece must have the layout of struct iovec");
 
 /*! Control space for the UDP_SEGMENT size that goes with a GSO message. */
 union gso_control {
@@ -101,6 +110,7 @@ struct udp_stream::impl : packet_writer {
     // pieces, then keep their capacity)
     std::vector<mmsghdr> messages;
     std::vector<iovec> iovecs;
+    iovec* iov = nullptr; //!< this batch's iovecs: iovecs, or the packets' own pieces
     std::vector<std::size_t> iovec_begin;
     std::vector<std::uint8_t> bounce; //!< packets with more pieces than IOV_MAX
     std::vector<gso_control> controls;
@@ -255,7 +265,7 @@ void udp_stream::impl::build_messages(const packet* packets,
         msghdr& hdr = messages[n_messages].msg_hdr;
         hdr.msg_name = &destinations[packets[i].substream];
         hdr.msg_namelen = sizeof(sockaddr_in);
-        hdr.msg_iov = iovecs.data() + iovec_begin[i];
+        hdr.msg_iov = iov + iovec_begin[i];
         hdr.msg_iovlen = iovec_begin[end] - iovec_begin[i];
         hdr.msg_flags = 0;
         if (end - i > 1) {
@@ -284,28 +294,51 @@ std::size_t udp_stream::impl::write_packets(const packet* packets,
 {
     impl& d = *this;
     n = std::min(n, max_batch);
-    d.iovecs.clear();
+    /* The send stream cuts a batch into one array of pieces, packet after packet, and
+     * a piece is laid out as an iovec: then that array is the messages' iovec array,
+     * and nothing is copied. Otherwise (another caller, or a packet with more pieces
+     * than a message may have) the pieces are copied into iovecs. */
+    bool in_place = true;
+    std::size_t total = 0;
     for (std::size_t i = 0; i < n; i++) {
-        const packet& p = packets[i];
-        d.iovec_begin[i] = d.iovecs.size();
-        if (p.n_pieces <= IOV_MAX) {
-            for (std::size_t j = 0; j < p.n_pieces; j++)
-                d.iovecs.push_back(
-                    { const_cast<std::uint8_t*>(p.pieces[j].data), p.pieces[j].length });
-        } else {
-            // Too many pieces for one sendmsg: gather into one buffer instead.
-            if (d.bounce.size() < max_batch * d.max_packet_size)
-                d.bounce.resize(max_batch * d.max_packet_size);
-            std::uint8_t* out = d.bounce.data() + i * d.max_packet_size;
-            std::size_t offset = 0;
-            for (std::size_t j = 0; j < p.n_pieces; j++) {
-                std::memcpy(out + offset, p.pieces[j].data, p.pieces[j].length);
-                offset += p.pieces[j].length;
-            }
-            d.iovecs.push_back({ out, offset });
-        }
+        d.iovec_begin[i] = total;
+        if (packets[i].n_pieces > IOV_MAX ||
+            packets[i].pieces != packets[0].pieces + total)
+            in_place = false;
+        total += packets[i].n_pieces;
     }
-    d.iovec_begin[n] = d.iovecs.size();
+    d.iovec_begin[n] = total;
+    if (in_place && n > 0) {
+        d.iov = reinterpret_cast<iovec*>(const_cast<packet_piece*>(packets[0].pieces));
+    } else {
+        d.iovecs.clear();
+        for (std::size_t i = 0; i < n; i++) {
+            const packet& p = packets[i];
+            d.iovec_begin[i] = d.iovecs.size();
+            if (p.n_pieces <= IOV_MAX) {
+                for (std::size_t j = 0; j < p.n_pieces; j++) {
+                    iovec& v = d.iovecs.emplace_back();
+                    v.iov_base = const_cast<std::uint8_t*>(p.pieces[j].data);
+                    v.iov_len = p.pieces[j].length;
+                }
+            } else {
+                // Too many pieces for one sendmsg: gather into one buffer instead.
+                if (d.bounce.size() < max_batch * d.max_packet_size)
+                    d.bounce.resize(max_batch * d.max_packet_size);
+                std::uint8_t* out = d.bounce.data() + i * d.max_packet_size;
+                std::size_t offset = 0;
+                for (std::size_t j = 0; j < p.n_pieces; j++) {
+                    std::memcpy(out + offset, p.pieces[j].data, p.pieces[j].length);
+                    offset += p.pieces[j].length;
+                }
+                iovec& v = d.iovecs.emplace_back();
+                v.iov_base = out;
+                v.iov_len = offset;
+            }
+        }
+        d.iovec_begin[n] = d.iovecs.size();
+        d.iov = d.iovecs.data();
+    }
     d.build_messages(packets, 0, n);
 
     std::size_t sent = 0; // messages
