@@ -10,6 +10,7 @@
 #include <gnuradio/io_signature.h>
 #include <gnuradio/spead/recv_pcap.h>
 #include <boost/thread/thread.hpp>
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -132,10 +133,21 @@ source_impl::source_impl(const source_params& params)
     // least min_noutput_items fit: so any heap up to max_heap_size always fits, and
     // work() never has to return empty-handed for lack of space.
     // Continuous mode copies any number of items (a heap may be split), so it needs
-    // neither.
+    // neither for correctness; but with GNU Radio's default 32 KiB buffers every
+    // work() (and the downstream block's) moves a few KiB, and the scheduler's
+    // hand-offs cost more CPU than the data. 2 MiB per output (a chunk or two), less
+    // with many outputs, at least 256 KiB.
     if (!d_plan.continuous) {
         set_min_output_buffer(static_cast<long>(2 * d_plan.max_items));
         set_min_noutput_items(static_cast<int>(d_plan.max_items));
+    } else {
+        constexpr std::size_t per_output = std::size_t(2) << 20;
+        constexpr std::size_t all_outputs = std::size_t(32) << 20;
+        constexpr std::size_t least = std::size_t(256) << 10;
+        const std::size_t bytes = std::max(
+            least, std::min(per_output, all_outputs / std::max<std::size_t>(1, d_plan.outputs)));
+        set_min_output_buffer(
+            static_cast<long>(std::max<std::size_t>(1, bytes / d_mapping.item_size())));
     }
 
     // Bind now: errors show when the block is made, and nothing sent after make() is
