@@ -8,8 +8,11 @@
 #include "heap_generator.h"
 #include "payload_pattern.h"
 #include <gnuradio/spead/descriptor.h>
+#include <condition_variable>
 #include <boost/asio/error.hpp>
 #include <chrono>
+#include <functional>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -89,69 +92,127 @@ generator_result heap_generator::run(send::stream& stream,
                                      const std::atomic<bool>& interrupted)
 {
     using clock = std::chrono::steady_clock;
+    /*
+     * What to send is a sequence: [descriptors to every substream], data heap 0, 1, ...
+     * (descriptors again every descriptor_interval data heaps), then a stop heap to
+     * every substream. pump() queues the next heaps of the sequence while fewer than
+     * max_heaps are in flight; it runs once here and then from every completion
+     * handler. Handlers may run on this thread (inside io.run_one_for) or, when the
+     * stream completes inline, on its writer thread: then the writer refills its own
+     * queue and never waits for this thread to be scheduled.
+     */
     generator_result result;
     const std::size_t substreams = stream.get_num_substreams();
+    std::mutex mutex; // everything below, and queueing
+    std::condition_variable finished;
     std::size_t in_flight = 0;
     std::uint64_t cnt = d_config.first_cnt;
+    std::uint64_t k = 0;              // next data heap
+    std::size_t descriptors_left = 0; // descriptor heaps due before data heap k
+    std::size_t stop_left = 0;        // stop heaps still to queue
+    bool data_done = false;           // no more data heaps
+    bool all_queued = false;          // nothing more will be queued
+    std::uint64_t described_k = 0;    // data heap the last resend came before
+    if (d_config.descriptors)
+        descriptors_left = substreams;
 
-    // Completions are posted to io; running it here keeps everything on one thread.
-    auto guard = boost::asio::make_work_guard(io);
-    io.restart();
-    auto wait_until = [&io](auto ready) {
-        while (!ready())
-            io.run_one_for(std::chrono::milliseconds(100));
+    std::function<void()> pump;
+    auto on_complete = [&](slot* sl, bool data) {
+        return [&, sl, data](const boost::system::error_code& ec, std::size_t bytes) {
+            std::lock_guard<std::mutex> lock(mutex);
+            in_flight--;
+            if (sl)
+                sl->busy = false;
+            result.bytes += bytes;
+            if (ec) {
+                result.heaps_failed++;
+                if (!result.error)
+                    result.error = ec;
+            } else {
+                (data ? result.data_heaps : result.control_heaps)++;
+            }
+            pump();
+            if (all_queued && in_flight == 0)
+                finished.notify_all();
+        };
     };
     auto queue = [&](const send::heap& h, std::size_t substream, slot* sl, bool data) {
-        wait_until([&] { return in_flight < d_config.max_heaps; });
         in_flight++;
         if (sl)
             sl->busy = true;
         stream.async_send_heap(
-            h,
-            [&result, &in_flight, sl, data](const boost::system::error_code& ec,
-                                            std::size_t bytes) {
-                in_flight--;
-                if (sl)
-                    sl->busy = false;
-                result.bytes += bytes;
-                if (ec) {
-                    result.heaps_failed++;
-                    if (!result.error)
-                        result.error = ec;
-                } else {
-                    (data ? result.data_heaps : result.control_heaps)++;
-                }
-            },
-            static_cast<std::int64_t>(cnt++),
-            substream);
+            h, on_complete(sl, data), static_cast<std::int64_t>(cnt++), substream);
     };
-    auto send_descriptors = [&] {
-        for (std::size_t s = 0; s < substreams; s++)
-            queue(d_descriptor_heap, s, nullptr, false);
+    // Called with the mutex held.
+    pump = [&] {
+        while (!all_queued && in_flight < d_config.max_heaps) {
+            if (descriptors_left > 0) {
+                queue(d_descriptor_heap, substreams - descriptors_left, nullptr, false);
+                descriptors_left--;
+                continue;
+            }
+            if (!data_done) {
+                if ((d_config.heaps >= 0 &&
+                     k >= static_cast<std::uint64_t>(d_config.heaps)) ||
+                    interrupted.load(std::memory_order_relaxed) || result.error) {
+                    data_done = true;
+                    stop_left = d_config.stop_heap && !result.error ? substreams : 0;
+                    continue;
+                }
+                if (d_config.descriptors && d_config.descriptor_interval > 0 && k > 0 &&
+                    k % d_config.descriptor_interval == 0 && described_k != k) {
+                    descriptors_left = substreams;
+                    described_k = k;
+                    continue;
+                }
+                slot& sl = *d_slots[k % d_slots.size()];
+                if (sl.busy)
+                    return; // its heap is still in flight: the next completion comes back
+                if (d_config.verify)
+                    for (std::size_t i = 0; i < sl.buffers.size(); i++)
+                        fill_pattern(sl.buffers[i].data(), sl.buffers[i].size(), cnt, i);
+                queue(sl.heap, k % substreams, &sl, true);
+                k++;
+                continue;
+            }
+            if (stop_left > 0) {
+                queue(d_stop_heap, substreams - stop_left, nullptr, false);
+                stop_left--;
+                continue;
+            }
+            all_queued = true;
+        }
     };
 
+    // Completions are posted to io unless the stream completes inline; running it here
+    // keeps every posted handler on this thread.
+    auto guard = boost::asio::make_work_guard(io);
+    io.restart();
     const auto start = clock::now();
-    if (d_config.descriptors)
-        send_descriptors();
-    for (std::uint64_t k = 0;
-         d_config.heaps < 0 || k < static_cast<std::uint64_t>(d_config.heaps);
-         k++) {
-        if (interrupted.load(std::memory_order_relaxed) || result.error)
-            break;
-        if (d_config.descriptors && d_config.descriptor_interval > 0 && k > 0 &&
-            k % d_config.descriptor_interval == 0)
-            send_descriptors();
-        slot& sl = *d_slots[k % d_slots.size()];
-        wait_until([&sl] { return !sl.busy; });
-        if (d_config.verify)
-            for (std::size_t i = 0; i < sl.buffers.size(); i++)
-                fill_pattern(sl.buffers[i].data(), sl.buffers[i].size(), cnt, i);
-        queue(sl.heap, k % substreams, &sl, true);
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        pump();
     }
-    if (d_config.stop_heap && !result.error)
-        for (std::size_t s = 0; s < substreams; s++)
-            queue(d_stop_heap, s, nullptr, false);
-    wait_until([&in_flight] { return in_flight == 0; });
+    const bool inline_completions = stream.get_config().get_inline_completions();
+    for (;;) {
+        {
+            std::unique_lock<std::mutex> lock(mutex);
+            if (!data_done &&
+                (interrupted.load(std::memory_order_relaxed) || result.error))
+                pump();             // stops queueing data even while nothing completes
+            if (inline_completions) // wake now and then to notice an interruption
+                finished.wait_for(lock, std::chrono::milliseconds(20), [&] {
+                    return all_queued && in_flight == 0;
+                });
+            if (all_queued && in_flight == 0)
+                break;
+        }
+        // Refused heaps' handlers are posted even with inline completions.
+        if (inline_completions)
+            io.poll();
+        else
+            io.run_one_for(std::chrono::milliseconds(20));
+    }
     result.seconds = std::chrono::duration<double>(clock::now() - start).count();
     return result;
 }

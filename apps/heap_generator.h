@@ -68,10 +68,12 @@ public:
     std::size_t heap_payload() const { return d_item_size * d_config.items; }
 
     /*!
-     * Sends the configured heaps on \p stream, whose completions run on \p io (run here,
-     * on the calling thread). Stops queueing data heaps early when \p interrupted is
-     * set or a heap fails, then still sends the stop heap (unless a heap failed) and
-     * waits for every heap in flight.
+     * Sends the configured heaps on \p stream. Each completion queues the next heap:
+     * on \p io (run here, on the calling thread), or on the stream's writer thread
+     * when the stream completes inline (stream_config::set_inline_completions), which
+     * keeps the writer fed without a thread switch per heap. Stops queueing data heaps
+     * early when \p interrupted is set or a heap fails, then still sends the stop heap
+     * (unless a heap failed) and waits for every heap in flight.
      */
     generator_result run(send::stream& stream,
                          boost::asio::io_context& io,

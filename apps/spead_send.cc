@@ -124,6 +124,9 @@ int run(const po::variables_map& vm)
     config.set_rate(rate_gbps * 1e9 / 8);
     with_flag("--burst", [&] { config.set_burst_size(vm["burst"].as<std::size_t>()); });
     with_flag("--max-heaps", [&] { config.set_max_heaps(gen.max_heaps); });
+    // The generator refills the queue from its completion handlers: run them on the
+    // writer thread, so that sending never waits for this thread to be scheduled.
+    config.set_inline_completions(true);
 
     const bool ibv = vm.count("ibv");
     if (ibv && !capture.empty())

@@ -16,6 +16,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/system/system_error.hpp>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <mutex>
@@ -81,6 +82,12 @@ stream_config& stream_config::set_max_heaps(std::size_t n)
     return *this;
 }
 
+stream_config& stream_config::set_inline_completions(bool inline_completions)
+{
+    d_inline_completions = inline_completions;
+    return *this;
+}
+
 // ---- stream ----------------------------------------------------------------------
 
 struct stream::impl {
@@ -138,6 +145,7 @@ struct stream::impl {
     {
         pieces.reserve(max_batch_packets * 4);
         spans.reserve(max_batch_packets);
+        to_post.reserve(config.get_max_heaps());
         if (config.get_rate() > 0)
             limiter.emplace(config.get_rate(),
                             static_cast<double>(config.get_burst_size()));
@@ -183,6 +191,24 @@ struct stream::impl {
     entry* current = nullptr; //!< heap being cut
     std::uint64_t packets_accepted = 0;
     std::optional<rate_limiter> limiter;
+    /*! Counters of written batches not yet added to stats: they go in with the next
+     * completion pass, so the writer takes the queue's mutex once per batch. */
+    std::uint64_t pending_packets = 0;
+    std::uint64_t pending_bytes = 0;
+    std::uint64_t pending_failed = 0;
+    std::uint64_t pending_waits = 0;
+    /*! Completed heaps' handlers, posted once the mutex is released: a producer woken
+     * by the post must not find the mutex still held (it would block on it, and the
+     * writer would have to wake it a second time). Capacity: the ring's size. */
+    struct finished {
+        completion_handler handler;
+        boost::system::error_code ec;
+        std::size_t bytes;
+    };
+    std::vector<finished> to_post;
+    /*! Handlers taken off the queue but not yet posted; flush() waits for them too,
+     * so that once it returns every completion handler is on the io_context. */
+    std::atomic<std::size_t> posting{ 0 };
 };
 
 stream::stream(boost::asio::io_context& io,
@@ -327,6 +353,11 @@ void stream::flush()
     impl& d = *d_impl;
     std::unique_lock<std::mutex> lock(d.mutex);
     d.heap_done.wait(lock, [&d] { return d.count == 0; });
+    lock.unlock();
+    // The writer posts the last handlers just after releasing the mutex: a few
+    // microseconds, never blocked.
+    while (d.posting.load(std::memory_order_acquire) > 0)
+        std::this_thread::yield();
 }
 
 // ---- writer thread -----------------------------------------------------------------
@@ -425,12 +456,11 @@ void stream::impl::write_batch(std::size_t n)
         accepted_bytes += d.packets[i].size;
     d.packets_accepted += accepted;
 
-    std::lock_guard<std::mutex> lock(d.mutex);
-    d.stats[send_stat::packets] += accepted;
-    d.stats[send_stat::bytes] += accepted_bytes;
-    d.stats[send_stat::packets_failed] += n - accepted;
+    d.pending_packets += accepted;
+    d.pending_bytes += accepted_bytes;
+    d.pending_failed += n - accepted;
     if (waited)
-        d.stats[send_stat::rate_limit_waits]++;
+        d.pending_waits++;
 }
 
 void stream::impl::complete_heaps(bool wait)
@@ -444,33 +474,57 @@ void stream::impl::complete_heaps(bool wait)
         d.logger.error("transport failed to report completions: {}", e.what());
         ec = boost::system::errc::make_error_code(boost::system::errc::io_error);
     }
-    std::lock_guard<std::mutex> lock(d.mutex);
-    bool any = false;
-    while (d.started > 0) {
-        impl::entry& e = d.at(0);
-        if (!e.all_cut || e.done_after > done)
-            break;
-        if (ec && !e.ec)
-            e.ec = ec; // an error found on completion belongs to the heaps it completes
-        d.stats[e.ec ? send_stat::heaps_failed : send_stat::heaps]++;
-        if (e.waiter) {
-            e.waiter->ec = e.ec;
-            e.waiter->bytes = e.bytes;
-            e.waiter->done = true;
-        } else if (e.handler) {
-            boost::asio::post(owner.d_io,
-                              [handler = std::move(e.handler),
-                               ec = e.ec,
-                               bytes = e.bytes]() { handler(ec, bytes); });
+    {
+        std::lock_guard<std::mutex> lock(d.mutex);
+        d.stats[send_stat::packets] += d.pending_packets;
+        d.stats[send_stat::bytes] += d.pending_bytes;
+        d.stats[send_stat::packets_failed] += d.pending_failed;
+        d.stats[send_stat::rate_limit_waits] += d.pending_waits;
+        d.pending_packets = d.pending_bytes = d.pending_failed = d.pending_waits = 0;
+        bool any = false;
+        while (d.started > 0) {
+            impl::entry& e = d.at(0);
+            if (!e.all_cut || e.done_after > done)
+                break;
+            if (ec && !e.ec)
+                e.ec =
+                    ec; // an error found on completion belongs to the heaps it completes
+            d.stats[e.ec ? send_stat::heaps_failed : send_stat::heaps]++;
+            if (e.waiter) {
+                e.waiter->ec = e.ec;
+                e.waiter->bytes = e.bytes;
+                e.waiter->done = true;
+            } else if (e.handler) {
+                // At most the ring's size: to_post never grows past its capacity.
+                d.to_post.push_back({ std::move(e.handler), e.ec, e.bytes });
+            }
+            e.reset();
+            d.head = (d.head + 1) % d.ring.size();
+            d.count--;
+            d.started--;
+            any = true;
         }
-        e.reset();
-        d.head = (d.head + 1) % d.ring.size();
-        d.count--;
-        d.started--;
-        any = true;
+        d.posting.store(d.to_post.size(), std::memory_order_relaxed);
+        if (any)
+            d.heap_done.notify_all();
     }
-    if (any)
-        d.heap_done.notify_all();
+    if (config.get_inline_completions()) {
+        for (impl::finished& f : d.to_post) {
+            try {
+                f.handler(f.ec, f.bytes);
+            } catch (const std::exception& e) {
+                d.logger.error("completion handler threw: {}", e.what());
+            }
+        }
+    } else {
+        for (impl::finished& f : d.to_post)
+            boost::asio::post(owner.d_io,
+                              [handler = std::move(f.handler),
+                               ec = f.ec,
+                               bytes = f.bytes]() { handler(ec, bytes); });
+    }
+    d.to_post.clear();
+    d.posting.store(0, std::memory_order_release);
 }
 
 void stream::impl::writer_loop()

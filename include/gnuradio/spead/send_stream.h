@@ -51,11 +51,28 @@ public:
     stream_config& set_max_heaps(std::size_t n);
     std::size_t get_max_heaps() const { return d_max_heaps; }
 
+    /*!
+     * Where async_send_heap()'s completion handlers run: false (default) = posted to
+     * the stream's io_context; true = on the writer thread itself, as soon as the heap
+     * completes (the way spead2's handlers run on the thread that sends).
+     *
+     * Inline handlers save a thread wake-up per heap, and a producer that queues its
+     * next heap from the handler never leaves the writer waiting for another thread
+     * to be scheduled: at full rate on a busy machine that wait is what a sender
+     * loses. Inline handlers must be short and must not block: they may call
+     * async_send_heap(), never send_heap() or flush(). A heap refused by
+     * async_send_heap() (queue full, stream stopping) still has its handler posted to
+     * the io_context.
+     */
+    stream_config& set_inline_completions(bool inline_completions);
+    bool get_inline_completions() const { return d_inline_completions; }
+
 private:
     std::size_t d_max_packet_size = 1472;
     double d_rate = 0.0;
     std::size_t d_burst_size = 65536;
     std::size_t d_max_heaps = 4;
+    bool d_inline_completions = false;
 };
 
 /*!
