@@ -116,17 +116,17 @@ bool chunk_assembler::find_immediate(const packet_header& packet,
 
 chunk_assembler::result chunk_assembler::add_packet(const packet_header& packet)
 {
-    copy_ticket ticket;
-    const result r = reserve(packet, ticket);
-    if (r != result::copy)
-        return r;
-    std::memcpy(ticket.to, ticket.from, ticket.bytes);
-    commit(ticket);
-    return result::placed;
+    return place(packet, nullptr);
 }
 
 chunk_assembler::result chunk_assembler::reserve(const packet_header& packet,
                                                  copy_ticket& ticket)
+{
+    return place(packet, &ticket);
+}
+
+chunk_assembler::result chunk_assembler::place(const packet_header& packet,
+                                               copy_ticket* ticket)
 {
     // Nearly every packet belongs to the heap the one before it went to.
     if (d_last && d_last->live && d_last->cnt == packet.heap_cnt)
@@ -245,7 +245,7 @@ void chunk_assembler::index_erase(std::uint32_t record_index)
 }
 
 chunk_assembler::result
-chunk_assembler::stage(record& r, const packet_header& packet, copy_ticket& ticket)
+chunk_assembler::stage(record& r, const packet_header& packet, copy_ticket* ticket)
 {
     const std::uint64_t begin = packet.payload_offset;
     const std::uint64_t end = begin + packet.payload_length;
@@ -279,10 +279,15 @@ chunk_assembler::stage(record& r, const packet_header& packet, copy_ticket& tick
             d_timeline.complete(r.where, r.substream);
         return result::refused;
     }
-    ticket.to = r.data + begin;
-    ticket.from = packet.payload;
-    ticket.bytes = std::size_t(packet.payload_length);
-    ticket.record = std::uint32_t(&r - d_records.data());
+    if (!ticket) { // add_packet(): copied now, with nothing in flight
+        std::memcpy(r.data + begin, packet.payload, std::size_t(packet.payload_length));
+        committed(r, packet.payload_length);
+        return result::placed;
+    }
+    ticket->to = r.data + begin;
+    ticket->from = packet.payload;
+    ticket->bytes = std::size_t(packet.payload_length);
+    ticket->record = std::uint32_t(&r - d_records.data());
     d_in_flight++;
     return result::copy;
 }
@@ -292,10 +297,14 @@ void chunk_assembler::commit(const copy_ticket& ticket)
     // The record is still this packet's heap: a position is released early only
     // with no copies in flight (reserve() result drain), and on completion only once
     // every byte, this one's too, has been committed.
-    record& r = d_records[ticket.record];
     d_in_flight--;
+    committed(d_records[ticket.record], ticket.bytes);
+}
+
+void chunk_assembler::committed(record& r, std::uint64_t bytes)
+{
     d_stats[recv_stat::packets]++;
-    r.bytes += ticket.bytes;
+    r.bytes += bytes;
     if (r.bytes == d_config.heap_bytes)
         d_timeline.complete(r.where, r.substream); // may release it, and more
 }

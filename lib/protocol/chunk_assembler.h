@@ -160,8 +160,13 @@ private:
     result refuse_heap(const packet_header& packet,
                        std::uint64_t timestamp,
                        recv_stat heap_stat);
-    /*! Checks and counts a packet of the heap in \p r; result copy fills \p ticket. */
-    result stage(record& r, const packet_header& packet, copy_ticket& ticket);
+    /*! reserve() with \p ticket; add_packet() without (copies and commits at once). */
+    result place(const packet_header& packet, copy_ticket* ticket);
+    /*! Checks and counts a packet of the heap in \p r; result copy fills \p ticket,
+     * or without one the payload is copied and committed at once (result placed). */
+    result stage(record& r, const packet_header& packet, copy_ticket* ticket);
+    /*! \p bytes of \p r's payload are in place: counts them, completes the heap. */
+    void committed(record& r, std::uint64_t bytes);
     void on_release(const timeline::released& r);
     /*! Gives \p c (its first \p positions) to the consumer; its place is free again. */
     void hand_on(live_chunk& c, std::size_t positions);
