@@ -70,56 +70,77 @@ void settle(F count)
     }
 }
 
-bench::trial_result loopback_trial(const po::variables_map& vm,
-                                   std::size_t packet,
-                                   double rate,
-                                   bool announce)
+/*! The source of a loopback trial, listening on \p endpoint: heaps mode (packet_len
+ * tags) or continuous mode (placed by bench_timestamp_item); with \p announce, says
+ * what receive buffer the kernel granted. */
+source::sptr make_loopback_source(const po::variables_map& vm,
+                                  const std::string& endpoint,
+                                  bool continuous,
+                                  bool announce)
 {
-    const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
     const std::size_t buffer = vm["buffer"].as<std::size_t>();
-    const std::string endpoint = "127.0.0.1:" + std::to_string(bench::free_udp_port());
+    bench::rmem_max_raise raise(buffer);
+    source::sptr src = source::make("udp",
+                                    endpoint,
+                                    "",
+                                    buffer,
+                                    recv::udp_config::default_max_size,
+                                    "int8",
+                                    1,
+                                    0,
+                                    continuous ? "" : "packet_len",
+                                    vm["max-heap-size"].as<std::size_t>(),
+                                    4,
+                                    "drop",
+                                    continuous ? bench::bench_timestamp_item : 0,
+                                    0.0,
+                                    0.0,
+                                    "as-is",
+                                    continuous,
+                                    "",
+                                    vm["queue-heaps"].as<std::size_t>(),
+                                    0.0,
+                                    0,
+                                    10,
+                                    continuous ? "continuous" : "heaps");
+    if (announce) // the kernel grants min(asked, rmem_max) (Linux)
+        std::cout << "  "
+                  << bench::describe_receive_buffer(
+                         buffer, raise, std::min(buffer, raise.effective()))
+                  << std::endl;
+    return src;
+}
 
-    auto tb = gr::make_top_block("spead_bench loopback");
-    source::sptr src;
-    {
-        bench::rmem_max_raise raise(buffer);
-        src = source::make("udp",
-                           endpoint,
-                           "",
-                           buffer,
-                           recv::udp_config::default_max_size,
-                           "int8",
-                           1,
-                           0,
-                           "packet_len",
-                           vm["max-heap-size"].as<std::size_t>(),
-                           4,
-                           "drop",
-                           0,
-                           0.0,
-                           0.0,
-                           "as-is",
-                           false,
-                           "",
-                           vm["queue-heaps"].as<std::size_t>());
-        if (announce) // the kernel grants min(asked, rmem_max) (Linux)
-            std::cout << "  "
-                      << bench::describe_receive_buffer(
-                             buffer, raise, std::min(buffer, raise.effective()))
-                      << std::endl;
-    }
-    auto null = gr::blocks::null_sink::make(1);
-    tb->connect(src, 0, null, 0);
-    tb->start();
-
+/*! The in-process sender of a loopback trial. */
+bench::sender_options loopback_sender(const po::variables_map& vm,
+                                      const std::string& endpoint,
+                                      std::size_t packet,
+                                      double rate)
+{
     bench::sender_options o;
     o.destination = endpoint;
     o.rate_gbps = rate;
     o.seconds = vm["seconds"].as<double>();
     o.packet = packet;
-    o.heap_size = heap_size;
+    o.heap_size = vm["heap-size"].as<std::size_t>();
     o.burst = vm["burst"].as<std::size_t>();
-    const bench::sender_report sent = bench::send_heaps(o);
+    return o;
+}
+
+bench::trial_result loopback_trial(const po::variables_map& vm,
+                                   std::size_t packet,
+                                   double rate,
+                                   bool announce)
+{
+    const std::string endpoint = "127.0.0.1:" + std::to_string(bench::free_udp_port());
+    auto tb = gr::make_top_block("spead_bench loopback");
+    const source::sptr src = make_loopback_source(vm, endpoint, false, announce);
+    auto null = gr::blocks::null_sink::make(1);
+    tb->connect(src, 0, null, 0);
+    tb->start();
+
+    const bench::sender_report sent =
+        bench::send_heaps(loopback_sender(vm, endpoint, packet, rate));
 
     settle([&src] { return src->stats().at("heaps_output"); });
     tb->stop();
@@ -155,54 +176,15 @@ bench::trial_result continuous_loopback_trial(const po::variables_map& vm,
                                               bool announce)
 {
     const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
-    const std::size_t buffer = vm["buffer"].as<std::size_t>();
     const std::string endpoint = "127.0.0.1:" + std::to_string(bench::free_udp_port());
-
     auto tb = gr::make_top_block("spead_bench loopback --continuous");
-    source::sptr src;
-    {
-        bench::rmem_max_raise raise(buffer);
-        src = source::make("udp",
-                           endpoint,
-                           "",
-                           buffer,
-                           recv::udp_config::default_max_size,
-                           "int8",
-                           1,
-                           0,
-                           "",
-                           vm["max-heap-size"].as<std::size_t>(),
-                           4,
-                           "drop",
-                           bench::bench_timestamp_item,
-                           0.0,
-                           0.0,
-                           "as-is",
-                           true,
-                           "",
-                           vm["queue-heaps"].as<std::size_t>(),
-                           0.0,
-                           0,
-                           10,
-                           "continuous");
-        if (announce)
-            std::cout << "  "
-                      << bench::describe_receive_buffer(
-                             buffer, raise, std::min(buffer, raise.effective()))
-                      << std::endl;
-    }
+    const source::sptr src = make_loopback_source(vm, endpoint, true, announce);
     auto null = gr::blocks::null_sink::make(1);
     tb->connect(src, 0, null, 0);
     tb->start();
 
-    bench::sender_options o;
-    o.destination = endpoint;
-    o.rate_gbps = rate;
-    o.seconds = vm["seconds"].as<double>();
-    o.packet = packet;
-    o.heap_size = heap_size;
-    o.burst = vm["burst"].as<std::size_t>();
-    const bench::sender_report sent = bench::send_timestamped_heaps(o);
+    const bench::sender_report sent =
+        bench::send_timestamped_heaps(loopback_sender(vm, endpoint, packet, rate));
 
     // The stop heap ends the flowgraph once the last positions are out; if it was
     // lost, the count stops moving and the run ends all the same.
