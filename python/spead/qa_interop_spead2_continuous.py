@@ -134,6 +134,10 @@ class qa_interop_spead2_continuous(gr_unittest.TestCase):
                     packets += pending[:-2]
                     pending = pending[-2:]
                 packets += pending
+                # the reordering must be real: some packet overtakes an earlier heap's
+                timestamps = [s2.Receiver.timestamp_of(p, TIMESTAMP_ITEM) for p in packets]
+                self.assertTrue(any(a > b for a, b in zip(timestamps, timestamps[1:])),
+                                "no packet was reordered")
             else:
                 packets = [p for _, ps in heaps for p in ps]
             streams[s] = packets

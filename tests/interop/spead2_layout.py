@@ -327,6 +327,18 @@ class Receiver:
         self.stopped = False
         self.rejected = 0
 
+    @staticmethod
+    def timestamp_of(data, item_id):
+        """The value of immediate item_id in one packet, or None."""
+        parsed = parse_packet(data)
+        if parsed is None:
+            return None
+        bits = parsed[0]
+        for p in parsed[5]:
+            if p >> 63 and (p >> bits) & ((1 << (63 - bits)) - 1) == item_id:
+                return p & ((1 << bits) - 1)
+        return None
+
     def add(self, data):
         if self.stopped:
             return
