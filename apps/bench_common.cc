@@ -55,7 +55,8 @@ sender_report send_heaps(const sender_options& options)
     generator_config gen;
     gen.heap_size = options.heap_size;
     gen.items = 1;
-    gen.stop_heap = false;
+    gen.timestamp_item = options.timestamp_item;
+    gen.stop_heap = options.timestamp_item != 0; // a continuous receiver ends on it
     gen.max_heaps = options.max_heaps;
     if (options.rate_gbps > 0)
         gen.heaps = static_cast<std::int64_t>(
@@ -66,7 +67,10 @@ sender_report send_heaps(const sender_options& options)
     config.set_max_packet_size(options.packet)
         .set_rate(options.rate_gbps * 1e9 / 8)
         .set_burst_size(options.burst)
-        .set_max_heaps(options.max_heaps);
+        .set_max_heaps(options.max_heaps)
+        // as spead_send: the writer refills its own queue, never waiting for this
+        // thread to be scheduled (it shares the cores with the receiver)
+        .set_inline_completions(true);
     send::udp_config udp;
     udp.set_endpoints(options.destination).set_buffer_size(options.buffer);
     boost::asio::io_context io;
@@ -100,96 +104,6 @@ sender_report send_heaps(const sender_options& options)
     report.stats = stream.get_stats();
     if (report.result.seconds > 0)
         report.achieved_gbps = report.result.bytes * 8e-9 / report.result.seconds;
-    return report;
-}
-
-sender_report send_timestamped_heaps(const sender_options& options)
-{
-    if (options.heap_size == 0)
-        throw std::invalid_argument("--heap-size: must be at least 1 byte");
-    const std::size_t in_flight_max = std::max<std::size_t>(1, options.max_heaps);
-    send::stream_config config;
-    config.set_max_packet_size(options.packet)
-        .set_rate(options.rate_gbps * 1e9 / 8)
-        .set_burst_size(options.burst)
-        .set_max_heaps(in_flight_max);
-    send::udp_config udp;
-    udp.set_endpoints(options.destination).set_buffer_size(options.buffer);
-    boost::asio::io_context io;
-    send::udp_stream stream(io, config, udp);
-
-    // As send_heaps(): a heap count at a set rate, the run's length otherwise.
-    const std::int64_t heaps =
-        options.rate_gbps > 0
-            ? static_cast<std::int64_t>(std::ceil(options.rate_gbps * 1e9 / 8 *
-                                                  options.seconds / options.heap_size))
-            : -1;
-    const std::vector<std::uint8_t> zeros(options.heap_size, 0);
-    // A heap lives until its completion: one per slot, rebuilt when the slot is free.
-    struct slot {
-        send::heap heap;
-        bool busy = false;
-    };
-    std::vector<slot> slots(in_flight_max);
-    send::heap stop;
-    stop.add_end();
-
-    sender_report report;
-    generator_result& result = report.result;
-    std::size_t in_flight = 0;
-    auto guard = boost::asio::make_work_guard(io);
-    auto wait_until = [&io](auto ready) {
-        while (!ready())
-            io.run_one_for(std::chrono::milliseconds(100));
-    };
-    std::int64_t cnt = 1;
-    auto queue = [&](const send::heap& h, bool* busy, bool data) {
-        wait_until([&] { return in_flight < in_flight_max; });
-        in_flight++;
-        if (busy)
-            *busy = true;
-        stream.async_send_heap(
-            h,
-            [&result, &in_flight, busy, data](const boost::system::error_code& ec,
-                                              std::size_t bytes) {
-                in_flight--;
-                if (busy)
-                    *busy = false;
-                result.bytes += bytes;
-                if (ec) {
-                    result.heaps_failed++;
-                    if (!result.error)
-                        result.error = ec;
-                } else {
-                    (data ? result.data_heaps : result.control_heaps)++;
-                }
-            },
-            cnt++);
-    };
-
-    const auto start = std::chrono::steady_clock::now();
-    const auto deadline =
-        start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                    std::chrono::duration<double>(options.seconds));
-    for (std::int64_t k = 0; heaps < 0 || k < heaps; k++) {
-        if (result.error || (heaps < 0 && std::chrono::steady_clock::now() >= deadline))
-            break;
-        slot& sl = slots[static_cast<std::size_t>(k) % slots.size()];
-        wait_until([&sl] { return !sl.busy; });
-        sl.heap = send::heap();
-        sl.heap.add_item(0x1000, zeros.data(), zeros.size());
-        sl.heap.add_immediate(bench_timestamp_item,
-                              static_cast<std::uint64_t>(k) * options.heap_size);
-        queue(sl.heap, &sl.busy, true);
-    }
-    if (!result.error)
-        queue(stop, nullptr, false);
-    wait_until([&in_flight] { return in_flight == 0; });
-    result.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    report.stats = stream.get_stats();
-    if (result.seconds > 0)
-        report.achieved_gbps = result.bytes * 8e-9 / result.seconds;
     return report;
 }
 

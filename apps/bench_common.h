@@ -38,6 +38,10 @@ struct sender_options {
     std::size_t burst = 65536;
     std::size_t max_heaps = 4;
     std::size_t buffer = 0; //!< socket send buffer, 0 = the default
+    /*! With an id (bench_timestamp_item): each data heap is timestamped (see
+     * generator_config::timestamp_item) and a stop heap ends the run, for the
+     * continuous benchmarks. */
+    std::uint64_t timestamp_item = 0;
 };
 
 struct sender_report {
@@ -46,21 +50,13 @@ struct sender_report {
     double achieved_gbps = 0.0; //!< SPEAD packet bytes over the sending time
 };
 
-/*! Sends on the calling thread; with rate 0 for \p seconds, else the heaps that
- * rate × seconds comes to. No descriptors, no stop heap. \throws on setup errors */
+/*! Sends with spead_send's generator; with rate 0 for \p seconds, else the heaps that
+ * rate × seconds comes to. No descriptors; a stop heap only with a timestamp_item.
+ * \throws on setup errors */
 sender_report send_heaps(const sender_options& options);
 
 /*! Immediate item carrying a data heap's timestamp in the continuous benchmarks. */
 constexpr std::uint64_t bench_timestamp_item = 0x1600;
-
-/*!
- * The in-process sender of the continuous benchmarks: what send_heaps() sends (one item
- * 0x1000 of heap_size bytes per heap, from one shared zeroed buffer), each data heap
- * also carrying the immediate bench_timestamp_item = k × heap_size, as a digitiser
- * counting bytes of int8 samples would; then a stop heap, so that the receiver
- * outputs what it still holds. \throws on setup errors
- */
-sender_report send_timestamped_heaps(const sender_options& options);
 
 /*! One trial of a receiver at one rate. */
 struct trial_result {

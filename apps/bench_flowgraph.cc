@@ -183,8 +183,9 @@ bench::trial_result continuous_loopback_trial(const po::variables_map& vm,
     tb->connect(src, 0, null, 0);
     tb->start();
 
-    const bench::sender_report sent =
-        bench::send_timestamped_heaps(loopback_sender(vm, endpoint, packet, rate));
+    bench::sender_options timestamped = loopback_sender(vm, endpoint, packet, rate);
+    timestamped.timestamp_item = bench::bench_timestamp_item;
+    const bench::sender_report sent = bench::send_heaps(timestamped);
 
     // The stop heap ends the flowgraph once the last positions are out; if it was
     // lost, the count stops moving and the run ends all the same.

@@ -74,17 +74,27 @@ heap_generator::heap_generator(const generator_config& config)
         d_zeros.assign(d_item_size, 0);
     for (std::size_t s = 0; s < config.max_heaps; s++) {
         auto sl = std::make_unique<slot>(d_flavour);
-        sl->buffers.reserve(config.items);
-        for (std::size_t i = 0; i < config.items; i++) {
-            const std::uint8_t* value = d_zeros.data();
-            if (config.verify) {
-                sl->buffers.emplace_back(d_item_size);
-                value = sl->buffers.back().data();
-            }
-            sl->heap.add_item(first_item_id + i, value, d_item_size);
-        }
+        if (config.verify)
+            sl->buffers.assign(config.items, std::vector<std::uint8_t>(d_item_size));
+        build_data_heap(*sl, s);
         d_slots.push_back(std::move(sl));
     }
+}
+
+void heap_generator::build_data_heap(slot& sl, std::uint64_t k) const
+{
+    sl.heap = send::heap(d_flavour);
+    if (d_config.timestamp_item != 0) {
+        // Modulo the immediate's width: a long run wraps (a receiver resyncs) rather
+        // than failing.
+        const std::uint64_t mask = (std::uint64_t(1) << d_flavour.heap_address_bits()) - 1;
+        sl.heap.add_immediate(d_config.timestamp_item, (k * heap_payload()) & mask);
+        sl.heap.set_repeat_immediates(true);
+    }
+    for (std::size_t i = 0; i < d_config.items; i++)
+        sl.heap.add_item(first_item_id + i,
+                         d_config.verify ? sl.buffers[i].data() : d_zeros.data(),
+                         d_item_size);
 }
 
 generator_result heap_generator::run(send::stream& stream,
@@ -171,6 +181,8 @@ generator_result heap_generator::run(send::stream& stream,
                 if (d_config.verify)
                     for (std::size_t i = 0; i < sl.buffers.size(); i++)
                         fill_pattern(sl.buffers[i].data(), sl.buffers[i].size(), cnt, i);
+                if (d_config.timestamp_item != 0)
+                    build_data_heap(sl, k);
                 queue(sl.heap, k % substreams, &sl, true);
                 k++;
                 continue;

@@ -35,6 +35,10 @@ struct generator_config {
     std::int64_t heaps = -1;               //!< data heaps; -1 until interrupted
     std::size_t max_heaps = 4;             //!< heaps in flight (the stream's queue size)
     std::uint64_t first_cnt = 1;           //!< heap cnt of the first heap sent
+    /*! With an id: data heap k also carries this immediate item = k × heap payload
+     * bytes (modulo the immediate's width), in every packet (a digitiser's timestamp,
+     * counting int8 samples), for continuous receivers. 0: none. */
+    std::uint64_t timestamp_item = 0;
 };
 
 /*! How a run went. */
@@ -80,6 +84,10 @@ public:
                          const std::atomic<bool>& interrupted);
 
 private:
+    struct slot;
+    /*! (Re)builds \p sl's heap as data heap \p k. */
+    void build_data_heap(slot& sl, std::uint64_t k) const;
+
     struct slot {
         explicit slot(const flavour& f) : heap(f) {}
         send::heap heap;

@@ -76,6 +76,7 @@ int run(const po::variables_map& vm)
     gen.descriptors = vm.count("descriptors") || gen.descriptor_interval > 0;
     gen.stop_heap = !vm.count("no-stop");
     gen.max_heaps = vm["max-heaps"].as<std::size_t>();
+    gen.timestamp_item = vm["timestamp-item"].as<std::uint64_t>();
     if (gen.heaps < -1)
         throw po::error("--heaps: " + std::to_string(gen.heaps) +
                         " is not a count; give N >= 0, or -1 to send until Ctrl-C");
@@ -230,6 +231,7 @@ int main(int argc, char** argv)
         ("pcap", po::value<std::string>(), "record to this capture file instead of sending")
         ("descriptors", "send a descriptor heap first (to every destination)")
         ("descriptor-interval", po::value<std::uint64_t>()->default_value(0), "and again every N data heaps (implies --descriptors)")
+        ("timestamp-item", po::value<std::uint64_t>()->default_value(0), "each data heap also carries this immediate item, in every packet: k × heap bytes (a timestamp counting int8 samples, for spead.source output_mode=continuous); 0: none")
         ("no-stop", "do not send a stop heap at the end")
         ("verify", "fill items with the verifiable payload pattern (costs CPU per heap)");
     // clang-format on

@@ -175,6 +175,26 @@ class spead_send_to_capture_file(unittest.TestCase):
         self.assertEqual(s["packets"], r["packets"])
         self.assertEqual(len(capture_packets(path)), s["packets"])
 
+    def test_timestamp_item_is_k_times_the_heap_in_every_packet(self):
+        path = os.path.join(self.dir.name, "timestamped.pcap")
+        sent = tool("spead_send", "--heaps", 4, "--heap-size", 65536, "--packet", 1472,
+                    "--timestamp-item", 0x1600, path)
+        self.assertEqual(sent.returncode, 0, sent.stderr)
+        packets = capture_packets(path)
+        seen = {}
+        for _, cnt, spead in packets:
+            n = struct.unpack_from(">H", spead, 6)[0]
+            pointers = struct.unpack_from(">%dQ" % n, spead, 8)
+            stamps = [p & ((1 << 40) - 1) for p in pointers
+                      if p >> 63 and (p >> 40) & 0x7FFFFF == 0x1600]
+            if cnt <= 4:  # data heaps 1..4; the last cnt is the stop heap
+                self.assertEqual(stamps, [(cnt - 1) * 65536], "heap %d" % cnt)
+                seen[cnt] = seen.get(cnt, 0) + 1
+            else:
+                self.assertEqual(stamps, [])
+        self.assertEqual(sorted(seen), [1, 2, 3, 4])
+        self.assertTrue(all(v > 40 for v in seen.values()), seen)
+
     def test_verify_counts_a_corrupted_byte(self):
         path = os.path.join(self.dir.name, "heaps.pcap")
         sent = tool("spead_send", "--heaps", 3, "--heap-size", 8192, "--verify", path)
