@@ -103,7 +103,8 @@ public:
     /*! \throws std::invalid_argument as chunk_config::validate() */
     chunk_assembler(const chunk_config& config, acquire_fn acquire, ready_fn ready);
 
-    /*! reserve(), the copy and commit() in one (no copies may be in flight). */
+    /*! reserve(), the copy and commit() in one, under the owner's lock (result drain
+     * as reserve() when other copies are in flight). */
     result add_packet(const packet_header& packet);
     /*!
      * The first half of add_packet(), for owners that copy outside their lock (several

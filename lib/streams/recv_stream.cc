@@ -444,6 +444,7 @@ bool stream::add_continuous(const packet_view* packets, std::size_t n)
     };
     std::unique_lock<std::mutex> lock(d_impl->mutex);
     assembler.note_batch(n);
+    const bool alone = d_impl->readers_added <= 1;
     bool reader_goes_on = true;
     bool offer_again = false; // packet i waited for a drain: place it before others
     std::size_t i = 0;
@@ -468,7 +469,10 @@ bool stream::add_continuous(const packet_view* packets, std::size_t n)
                 if (!d_impl->chunk_placer)
                     continue; // refused while learning the heap size, or failed: counted
                 chunk_assembler::copy_ticket copy;
-                placed = d_impl->chunk_placer->reserve(packet, copy);
+                // One reader has no one to copy in parallel with: it copies in place,
+                // which is cheaper than a ticket (spead_bench mem --continuous).
+                placed = alone ? d_impl->chunk_placer->add_packet(packet)
+                               : d_impl->chunk_placer->reserve(packet, copy);
                 if (placed == chunk_assembler::result::copy)
                     batch.copies.push_back(copy);
                 if (placed == chunk_assembler::result::drain) {
