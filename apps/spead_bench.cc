@@ -337,7 +337,8 @@ std::string nonzero_counters(const recv_stats& stats)
 
 /*! What a threaded placement run did. */
 struct threaded_run {
-    double seconds = 0;
+    double seconds = 0;            //!< steady state: after the warm-up positions
+    std::uint64_t steady_bytes = 0; //!< payload placed in those seconds
     std::uint64_t complete = 0; //!< (position, substream) complete
     std::uint64_t lost = 0;     //!< positions lost (the consumer fell behind)
     recv_stats stats;
@@ -346,8 +347,9 @@ struct threaded_run {
 /*!
  * A continuous recv::stream with one substream per set, fed by \p threads readers
  * (substream s on reader s mod threads, heap by heap, within two heaps of each other),
- * timed from the readers' start until the consumer (this thread, returning each chunk
- * at once) has the last chunk. \p threads divides the substreams.
+ * timed in the steady state (once the chunks the stream allocates on first need have
+ * gone round) until the consumer (this thread, returning each chunk at once) has the
+ * last chunk. \p threads divides the substreams.
  */
 threaded_run stream_place(const std::vector<packet_set>& sets,
                           std::size_t heap_size,
@@ -360,9 +362,8 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
     c.window_heaps = 8;
     c.substreams = substreams;
     c.substream_item = substream_item;
-    // Slack for a consumer that shares the two cores; small, so that allocating the
-    // chunks (page faults) is a small part of a run.
-    c.queue_positions = 16;
+    // Slack for a consumer that shares the two cores with the readers.
+    c.queue_positions = 64;
     recv::stream s(recv::stream_config().set_max_heap_size(heap_size).set_continuous(c));
     const std::size_t heaps = sets[0].heaps;
     const std::size_t per_heap = sets[0].packets.size() / heaps;
@@ -381,7 +382,15 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
             std::move(lists[t]), per_heap * (substreams / threads), pace, t, go);
 
     threaded_run out;
-    const auto start = clock_type::now();
+    // The stream allocates its chunks on first need (page faults); the figure is the
+    // steady state after the first chunks any run could allocate have gone round.
+    const std::size_t warm_positions = c.window_heaps + 1 + c.queue_positions;
+    if (heaps <= 2 * warm_positions)
+        throw std::invalid_argument("--total-bytes: " + std::to_string(heaps) +
+                                    " heaps per substream; mem --threads needs more "
+                                    "than " + std::to_string(2 * warm_positions));
+    std::uint64_t positions = 0;
+    auto start = clock_type::now();
     go.store(true);
     for (int idle = 0;;) {
         recv::chunk_entry e;
@@ -394,6 +403,9 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
             continue;
         }
         idle = 0;
+        if (positions < warm_positions && positions + e.positions >= warm_positions)
+            start = clock_type::now();
+        positions += e.positions;
         if (!e.data) {
             out.lost += e.positions;
             continue;
@@ -405,6 +417,7 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
     }
     const std::chrono::duration<double> elapsed = clock_type::now() - start;
     out.seconds = elapsed.count();
+    out.steady_bytes = (positions - warm_positions) * substreams * heap_size;
     out.stats = s.get_stats();
     if (s.has_failed())
         throw std::runtime_error("mem --threads: the stream failed: " + s.get_failure());
@@ -458,9 +471,6 @@ int run_mem_threads(const po::variables_map& vm, std::size_t threads)
             numbering.substreams = threads;
             sets.push_back(make_packets(heap_size, packet_size, total / threads, numbering));
         }
-        std::uint64_t payload = 0;
-        for (const auto& set : sets)
-            payload += set.payload_bytes;
         std::cout << "mem: " << sets[0].packets.size() * threads << " packets of "
                   << packet_size << " bytes, " << sets[0].heaps << " heaps of "
                   << heap_size << " bytes per substream\n";
@@ -481,8 +491,8 @@ int run_mem_threads(const po::variables_map& vm, std::size_t threads)
                         std::to_string(sets[0].heaps * threads) + " heaps placed whole, " +
                         std::to_string(run->lost) + " positions lost;" +
                         nonzero_counters(run->stats));
-            one.push_back(payload * 8 / a.seconds / 1e9);
-            many.push_back(payload * 8 / b.seconds / 1e9);
+            one.push_back(a.steady_bytes * 8 / a.seconds / 1e9);
+            many.push_back(b.steady_bytes * 8 / b.seconds / 1e9);
             ratios.push_back(many.back() / one.back());
             std::cout << "  run " << r + 1 << ": 1 thread " << one.back() << " Gb/s, "
                       << threads << " threads " << many.back() << " Gb/s, ratio "
