@@ -74,7 +74,7 @@ class spead_bench_modes(unittest.TestCase):
     def test_mem_threads_places_with_two_readers_and_prints_the_ratio(self):
         # The bench fails (exit 1) unless every heap of both runs is placed whole.
         r = bench("mem", "--continuous", "--threads", 2, "--packet", 8972,
-                  "--total-bytes", 1 << 24, "--repeat", 1)
+                  "--heap-size", 65536, "--total-bytes", 1 << 25, "--repeat", 1)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertRegex(r.stdout, r"run 1: 1 thread [0-9.e+-]+ Gb/s, 2 threads "
                                    r"[0-9.e+-]+ Gb/s, ratio [0-9.e+-]+; memcpy alone")
