@@ -27,7 +27,6 @@ import sys
 import tempfile
 
 import numpy as np
-import pmt
 from gnuradio import blocks, gr, gr_unittest
 
 import spead_qa_support as qa
@@ -42,12 +41,6 @@ HEAP_ITEMS = 512          # int32: 2048-byte heaps, two packets each at 1472 byt
 START = 1_000_000         # timestamp of the first heap
 SAMPLE_RATE = 1e6         # so rx_time of the first item is (1, 0.0)
 REORDER_DATAGRAMS = 16    # 8 heaps: well inside any window below
-
-
-def chunk_positions(window_heaps):
-    """Output leaves in chunks of min(1 MiB / heap size, window / 4) positions; a run
-    of zeros that goes on into the next chunk is tagged heap_missing again there."""
-    return min((1 << 20) // (4 * HEAP_ITEMS), window_heaps // 4)
 
 
 class Relay:
@@ -93,33 +86,6 @@ class Relay:
         self.proc.stdout.close()
 
 
-def make_continuous_source(n_endpoints, **kwargs):
-    """A continuous spead.source on n free ports of 127.0.0.1; returns (block, ports)."""
-    for attempt in range(20):
-        ports = [qa.free_udp_port() for _ in range(n_endpoints)]
-        if len(set(ports)) < n_endpoints:
-            continue
-        try:
-            src = spead.source(
-                endpoints=",".join(f"127.0.0.1:{p}" for p in ports), **kwargs)
-        except RuntimeError:  # taken in the meantime
-            continue
-        return src, ports
-    raise AssertionError("no free UDP ports found")
-
-
-def runs(positions, chunk):
-    """[(first position, length)] of the runs of consecutive positions, cut where a
-    chunk of `chunk` positions ends."""
-    out = []
-    for p in sorted(positions):
-        if out and out[-1][0] + out[-1][1] == p and p % chunk != 0:
-            out[-1] = (out[-1][0], out[-1][1] + 1)
-        else:
-            out.append((p, 1))
-    return out
-
-
 class qa_continuous(gr_unittest.TestCase):
 
     def setUp(self):
@@ -137,7 +103,7 @@ class qa_continuous(gr_unittest.TestCase):
         the tags and the counters against what the relays say they did."""
         n_endpoints = max(substreams, threads)
         deliver = incomplete_heaps == "deliver"
-        rx, rx_ports = make_continuous_source(
+        rx, rx_ports = qa.make_source_on_free_ports(
             n_endpoints, item_type="int32", timestamp_item=TIMESTAMP_ITEM,
             incomplete_heaps=incomplete_heaps,
             sample_rate=SAMPLE_RATE, output_mode="continuous", window_heaps=window_heaps,
@@ -246,11 +212,9 @@ class qa_continuous(gr_unittest.TestCase):
                     f"{wrong.size} samples differ; first at item {wrong[:1]}, heap "
                     f"{wrong[:1] // HEAP_ITEMS}")
 
-                tags = sorted((t.offset, pmt.symbol_to_string(t.key),
-                               pmt.to_python(t.value)) for t in outs[s].tags())
-                missing = [(p * HEAP_ITEMS, "heap_missing", k * HEAP_ITEMS)
-                           for p, k in runs((p for sub, p in zeros if sub == s),
-                                            chunk_positions(window_heaps))]
+                tags = qa.sorted_tags(outs[s])
+                missing = qa.heap_missing_tags((p for sub, p in zeros if sub == s),
+                                               HEAP_ITEMS, heap_bytes, window_heaps)
                 self.assertEqual([t for t in tags if t[1] == "heap_missing"], missing)
                 self.assertEqual([t for t in tags if t[1] == "heap_incomplete"],
                                  incomplete_tags)

@@ -20,7 +20,6 @@ forwards the rest to host 2, where the ibverbs source places them. Its report sa
 which positions must be zeros.
 """
 
-import argparse
 import json
 import os
 import subprocess
@@ -29,7 +28,6 @@ import tempfile
 import threading
 
 import numpy as np
-import pmt
 from gnuradio import blocks, gr, gr_unittest
 
 import spead_qa_support as qa
@@ -50,38 +48,11 @@ WINDOW_HEAPS = 64
 RATE_GBPS = 0.05          # slow enough for the relay (Python) to see every datagram
 
 
-def host(i):
-    return {"ns": os.environ[f"TOPO_NS_{i}"], "ip": os.environ[f"TOPO_IP_{i}"],
-            "netdev": os.environ[f"TOPO_IF_{i}"]}
-
-
-def have_topology():
-    return all(f"TOPO_NS_{i}" in os.environ for i in (1, 2))
-
-
 def samples(heaps, substream):
     """What input `substream` of the sink sends: no sample is zero, and none repeats
     across substreams, so a heap placed on the wrong output or position shows."""
     return (np.arange(1, heaps * HEAP_ITEMS + 1, dtype=np.int32)
             + 10_000_000 * (substream + 1))
-
-
-def chunk_positions():
-    """Output leaves in chunks of min(1 MiB / heap size, window / 4) positions; a run
-    of zeros that goes on into the next chunk is tagged heap_missing again there."""
-    return min((1 << 20) // HEAP_BYTES, WINDOW_HEAPS // 4)
-
-
-def runs(positions, chunk):
-    """[(first position, length)] of the runs of consecutive positions, cut where a
-    chunk of `chunk` positions ends."""
-    out = []
-    for p in sorted(positions):
-        if out and out[-1][0] + out[-1][1] == p and p % chunk != 0:
-            out[-1] = (out[-1][0], out[-1][1] + 1)
-        else:
-            out.append((p, 1))
-    return out
 
 
 # ---- host 1: the sender ------------------------------------------------------------------
@@ -138,13 +109,10 @@ def send(args):
 
 def run_sender_in_host_1(args):
     """Runs this script with --peer send ARGS in host 1; returns its output."""
-    cmd = ["ip", "netns", "exec", host(1)["ns"], sys.executable, "-B", HERE,
-           "--peer", "send"] + [str(a) for a in args]
-    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          timeout=PEER_TIMEOUT, text=True)
-    if done.returncode != 0:
-        raise AssertionError(f"sender failed ({done.returncode}):\n{done.stdout}")
-    return done.stdout
+    code, output = qa.run_peer_in_host(HERE, 1, ["send"] + list(args), PEER_TIMEOUT)
+    if code != 0:
+        raise AssertionError(f"sender failed ({code}):\n{output}")
+    return output
 
 
 # ---- host 2: the tests -------------------------------------------------------------------
@@ -152,9 +120,9 @@ def run_sender_in_host_1(args):
 class qa_continuous_ibverbs(gr_unittest.TestCase):
 
     def setUp(self):
-        if not have_topology():
+        if not qa.have_two_host_topology():
             self.skipTest("needs netns-topology --hosts 2 and the emulated NIC (ctest)")
-        self.me = host(2)
+        self.me = qa.topology_host(2)
 
     def receive(self, ports, threads, sender_args):
         """A continuous ibverbs source on `ports` of host 2 -> vector sinks, while the
@@ -199,11 +167,9 @@ class qa_continuous_ibverbs(gr_unittest.TestCase):
                 self.assertEqual(wrong.size, 0,
                                  f"{wrong.size} samples differ; first at item "
                                  f"{wrong[:1]}, position {wrong[:1] // HEAP_ITEMS}")
-                tags = sorted((t.offset, pmt.symbol_to_string(t.key),
-                               pmt.to_python(t.value)) for t in outs[s].tags())
-                missing = [(p * HEAP_ITEMS, "heap_missing", k * HEAP_ITEMS)
-                           for p, k in runs((p for sub, p in zeros if sub == s),
-                                            chunk_positions())]
+                tags = qa.sorted_tags(outs[s])
+                missing = qa.heap_missing_tags((p for sub, p in zeros if sub == s),
+                                               HEAP_ITEMS, HEAP_BYTES, WINDOW_HEAPS)
                 self.assertEqual([t for t in tags if t[1] != "rx_time"], missing)
                 self.assertEqual([t for t in tags if t[1] == "rx_time"],
                                  [(0, "rx_time", (3, 0.0))])
@@ -234,7 +200,7 @@ class qa_continuous_ibverbs(gr_unittest.TestCase):
         rx, outs, sender = self.receive(
             [7301, 7302], 2,
             ["ibverbs", f"{self.me['ip']}:7301,{self.me['ip']}:7302", heaps,
-             "--interface", host(1)["ip"]])
+             "--interface", qa.topology_host(1)["ip"]])
         self.assertIn("SINK_TRANSPORT ibverbs", sender)
         self.assertIn(f"SENT {heaps * SUBSTREAMS} WRAPPED 0", sender)
         stats = self.check(rx, outs, heaps, set(), endpoints=2)
@@ -249,7 +215,7 @@ class qa_continuous_ibverbs(gr_unittest.TestCase):
         heaps, seed = 250, 5
         rx, outs, sender = self.receive(
             [7303], 1,
-            ["udp", "", heaps, "--relay-host", host(1)["ip"],
+            ["udp", "", heaps, "--relay-host", qa.topology_host(1)["ip"],
              "--relay-to", f"{self.me['ip']}:7303", "--seed", seed])
         self.assertIn(f"SENT {heaps * SUBSTREAMS} WRAPPED 0", sender)
         line = [ln for ln in sender.splitlines() if ln.startswith("RELAY_REPORT ")]
@@ -284,21 +250,13 @@ class qa_continuous_ibverbs(gr_unittest.TestCase):
 
 
 def peer_main(argv):
-    parser = argparse.ArgumentParser()
-    sub = parser.add_subparsers(dest="role", required=True)
-    s = sub.add_parser("send")
-    s.add_argument("transport")
-    s.add_argument("endpoints")
-    s.add_argument("heaps", type=int)
-    s.add_argument("--interface", default="")
-    s.add_argument("--relay-to", default="")
-    s.add_argument("--relay-host", default="")
-    s.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    return send(args)
+    parser, _, send_role = qa.peer_parser()
+    send_role.add_argument("heaps", type=int)
+    send_role.add_argument("--relay-to", default="")
+    send_role.add_argument("--relay-host", default="")
+    send_role.add_argument("--seed", type=int, default=0)
+    return send(parser.parse_args(argv))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "--peer":
-        sys.exit(peer_main(sys.argv[2:]))
-    gr_unittest.run(qa_continuous_ibverbs)
+    qa.run_peer_or_tests(qa_continuous_ibverbs, peer_main)

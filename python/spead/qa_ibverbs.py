@@ -13,10 +13,8 @@ veth pair. Conditions this process cannot have (no CAP_NET_RAW, environment over
 run in a child process in host 2 (--peer receive ...) that prints what happened.
 """
 
-import argparse
 import os
 import subprocess
-import sys
 import threading
 import time
 
@@ -31,15 +29,6 @@ HERE = os.path.abspath(__file__)
 PEER_TIMEOUT = 60
 LENGTHS = [100, 3000, 1, 2048, 777, 1024, 5, 1500, 2000, 64]
 RATE_GBPS = 0.5
-
-
-def host(i):
-    return {"ns": os.environ[f"TOPO_NS_{i}"], "ip": os.environ[f"TOPO_IP_{i}"],
-            "netdev": os.environ[f"TOPO_IF_{i}"]}
-
-
-def have_topology():
-    return all(f"TOPO_NS_{i}" in os.environ for i in (1, 2))
 
 
 def test_samples(seed):
@@ -79,13 +68,7 @@ def send(transport, endpoints, seed, interface=""):
 
 def run_peer_in_host(i, args, extra_env=None, prefix=(), timeout=PEER_TIMEOUT):
     """Runs this script with --peer ARGS in host i; returns (exit code, output)."""
-    env = dict(os.environ)
-    env.update(extra_env or {})
-    cmd = list(prefix) + ["ip", "netns", "exec", host(i)["ns"], sys.executable, "-B", HERE,
-                          "--peer"] + list(args)
-    done = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          timeout=timeout, text=True)
-    return done.returncode, done.stdout
+    return qa.run_peer_in_host(HERE, i, args, timeout, extra_env, prefix)
 
 
 def check_received(test, out, seed, cnts=None):
@@ -131,9 +114,9 @@ def joined_groups(netdev):
 class qa_ibverbs(gr_unittest.TestCase):
 
     def setUp(self):
-        if not have_topology():
+        if not qa.have_two_host_topology():
             self.skipTest("needs netns-topology --hosts 2 and the emulated NIC (ctest)")
-        self.me = host(2)
+        self.me = qa.topology_host(2)
 
     def source(self, transport, port, **kwargs):
         kwargs.setdefault("interface", self.me["netdev"])
@@ -174,7 +157,7 @@ class qa_ibverbs(gr_unittest.TestCase):
         rx = self.source("ibverbs", 7204)
         out, sender = receive(
             self, rx, ["send", "ibverbs", f"{self.me['ip']}:7204", "9", "--interface",
-                       host(1)["ip"]], 9)
+                       qa.topology_host(1)["ip"]], 9)
         self.assertIn("SINK_TRANSPORT ibverbs", sender)
         check_received(self, out, 9)
 
@@ -216,8 +199,8 @@ class qa_ibverbs(gr_unittest.TestCase):
     def test_auto_with_a_device_uses_ibverbs(self):
         rx = self.source("auto", 7208)
         self.assertEqual(rx.active_transport(), "ibverbs")
-        tx = spead.sink(transport="auto", endpoints=f"{host(1)['ip']}:7208", interface="eth0",
-                        max_packet_size=8972)
+        tx = spead.sink(transport="auto", endpoints=f"{qa.topology_host(1)['ip']}:7208",
+                        interface="eth0", max_packet_size=8972)
         self.assertEqual(tx.active_transport(), "ibverbs")
 
     def test_without_cap_net_raw_ibverbs_errors_and_auto_falls_back(self):
@@ -302,14 +285,9 @@ class qa_ibverbs(gr_unittest.TestCase):
 
 
 def peer_main(argv):
-    parser = argparse.ArgumentParser()
-    sub = parser.add_subparsers(dest="role", required=True)
-    s = sub.add_parser("send")
-    s.add_argument("transport")
-    s.add_argument("endpoints")
-    s.add_argument("seed", type=int)
-    s.add_argument("--interface", default="")
-    r = sub.add_parser("receive")
+    parser, roles, send_role = qa.peer_parser()
+    send_role.add_argument("seed", type=int)
+    r = roles.add_parser("receive")
     r.add_argument("transport")
     r.add_argument("interface")
     r.add_argument("port", type=int)
@@ -319,9 +297,9 @@ def peer_main(argv):
         send(args.transport, args.endpoints, args.seed, args.interface)
         return 0
     # receive: a source in this host, a kernel sender in host 1; says what happened.
+    here = qa.topology_host(2)["ip"]
     try:
-        rx = spead.source(transport=args.transport,
-                          endpoints=f"{host(2)['ip']}:{args.port}",
+        rx = spead.source(transport=args.transport, endpoints=f"{here}:{args.port}",
                           interface=args.interface, item_type="complex_float")
     except Exception as e:  # reported to the parent test
         print(f"SOURCE_ERROR {type(e).__name__}: {e}", flush=True)
@@ -333,14 +311,12 @@ def peer_main(argv):
             pass
 
     checker = Checker()
-    out, sender = receive(checker, rx, ["send", "udp", f"{host(2)['ip']}:{args.port}",
-                                        str(args.seed)], args.seed)
+    out, sender = receive(checker, rx, ["send", "udp", f"{here}:{args.port}", str(args.seed)],
+                          args.seed)
     check_received(checker, out, args.seed)
     print("RECEIVED_OK", flush=True)
     return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "--peer":
-        sys.exit(peer_main(sys.argv[2:]))
-    gr_unittest.run(qa_ibverbs)
+    qa.run_peer_or_tests(qa_ibverbs, peer_main)

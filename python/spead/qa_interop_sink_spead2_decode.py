@@ -16,10 +16,9 @@ spead2_recv when one is installed."""
 
 import os
 import sys
-import tempfile
 
 import numpy as np
-from gnuradio import blocks, gr, gr_unittest
+from gnuradio import blocks, gr_unittest
 
 import spead_qa_support as qa
 from spead_qa_support import spead
@@ -51,15 +50,7 @@ def run_sink(tb, inputs, **kwargs):
     return tx
 
 
-class qa_interop_sink_spead2_decode(gr_unittest.TestCase):
-
-    def setUp(self):
-        self.tb = gr.top_block()
-        self.dir = tempfile.TemporaryDirectory()
-
-    def tearDown(self):
-        self.tb = None
-        self.dir.cleanup()
+class qa_interop_sink_spead2_decode(qa.FlowgraphAndTempDirTestCase):
 
     def decode(self, path):
         """Heaps per destination port, as spead2 would deliver them (one stream per

@@ -23,11 +23,9 @@ import threading
 import time
 
 import numpy as np
-import pmt
 from gnuradio import blocks, gr, gr_unittest
 
 import spead_qa_support as qa
-from spead_qa_support import spead
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "interop"))
@@ -69,17 +67,6 @@ def data_heap(f, substream, position, repeat_pointers):
     h.add_item(SUBSTREAM_ITEM, substream.to_bytes(6, "big"))
     h.repeat_pointers = repeat_pointers
     return h
-
-
-def runs(positions, chunk):
-    """[(first position, length)] of consecutive positions, cut where a chunk ends."""
-    out = []
-    for p in sorted(positions):
-        if out and out[-1][0] + out[-1][1] == p and p % chunk != 0:
-            out[-1] = (out[-1][0], out[-1][1] + 1)
-        else:
-            out.append((p, 1))
-    return out
 
 
 class qa_interop_spead2_continuous(gr_unittest.TestCase):
@@ -174,26 +161,15 @@ class qa_interop_spead2_continuous(gr_unittest.TestCase):
         return rx, outs
 
     def make_source(self):
-        for attempt in range(20):
-            ports = [qa.free_udp_port(), qa.free_udp_port()]
-            if ports[0] == ports[1]:
-                continue
-            try:
-                rx = spead.source(
-                    endpoints=",".join(f"127.0.0.1:{p}" for p in ports),
-                    item_type="int32", timestamp_item=TIMESTAMP_ITEM,
-                    sample_rate=SAMPLE_RATE, output_mode="continuous",
-                    window_heaps=WINDOW, substreams=2, substream_item=SUBSTREAM_ITEM)
-            except RuntimeError:  # a port was taken in the meantime
-                continue
-            return rx, ports
-        raise AssertionError("no free UDP ports found")
+        return qa.make_source_on_free_ports(
+            2, item_type="int32", timestamp_item=TIMESTAMP_ITEM, sample_rate=SAMPLE_RATE,
+            output_mode="continuous", window_heaps=WINDOW, substreams=2,
+            substream_item=SUBSTREAM_ITEM)
 
     def check(self, rx, outs, positions, missing):
         stats = rx.stats()
         self.assertEqual(stats["packets_dropped_socket_overflow"], 0,
                          "the kernel dropped datagrams: the comparison below is void")
-        chunk = WINDOW // 4
         for s in range(2):
             with self.subTest(output=s):
                 got = np.asarray(outs[s].data(), dtype=np.int32)
@@ -204,12 +180,11 @@ class qa_interop_spead2_continuous(gr_unittest.TestCase):
                 wrong = np.flatnonzero(got != expected)
                 self.assertEqual(wrong.size, 0,
                                  f"{wrong.size} samples differ, first at {wrong[:1]}")
-                tags = sorted((t.offset, pmt.symbol_to_string(t.key),
-                               pmt.to_python(t.value)) for t in outs[s].tags())
+                tags = qa.sorted_tags(outs[s])
                 secs = START / SAMPLE_RATE
                 want = [(0, "rx_time", (int(secs), secs - int(secs)))]
-                want += [(p * HEAP_ITEMS, "heap_missing", n * HEAP_ITEMS)
-                         for p, n in runs({p for sub, p in missing if sub == s}, chunk)]
+                want += qa.heap_missing_tags({p for sub, p in missing if sub == s},
+                                             HEAP_ITEMS, 4 * HEAP_ITEMS, WINDOW)
                 self.assertEqual(tags, sorted(want))
         self.assertEqual(stats["heaps"], 2 * positions - len(missing))
         self.assertEqual(stats["heaps_missing"], len(missing))

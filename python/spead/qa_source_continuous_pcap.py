@@ -10,11 +10,10 @@ its place, the gaps are zeros tagged heap_missing, and the counters reconcile.""
 
 import os
 import struct
-import tempfile
 
 import numpy as np
 import pmt
-from gnuradio import blocks, gr, gr_unittest
+from gnuradio import blocks, gr_unittest
 
 import spead_qa_support as qa
 from spead_qa_support import spead
@@ -56,15 +55,7 @@ def heap_packets(cnt, timestamp, k, keep=(0, 1)):
     return out
 
 
-class qa_source_continuous_pcap(gr_unittest.TestCase):
-
-    def setUp(self):
-        self.tb = gr.top_block()
-        self.dir = tempfile.TemporaryDirectory()
-
-    def tearDown(self):
-        self.tb = None
-        self.dir.cleanup()
+class qa_source_continuous_pcap(qa.FlowgraphAndTempDirTestCase):
 
     def replay(self, payloads, **kwargs):
         path = os.path.join(self.dir.name, "capture.pcap")

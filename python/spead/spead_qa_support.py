@@ -9,16 +9,19 @@ Everything here is bounded in time: flowgraphs run with a deadline, sockets have
 timeouts, and namespaces are removed again.
 """
 
+import argparse
 import os
 import socket
 import struct
 import subprocess
+import sys
+import tempfile
 import threading
 import time
 import uuid
 
 import pmt
-from gnuradio import gr
+from gnuradio import gr, gr_unittest
 
 try:
     from gnuradio import spead
@@ -47,15 +50,38 @@ def free_udp_port():
 
 def make_source(**kwargs):
     """A udp spead.source on 127.0.0.1 and a free port; returns (block, port)."""
+    src, (port,) = make_source_on_free_ports(1, **kwargs)
+    assert src.bound_endpoints() == [f"127.0.0.1:{port}"]
+    return src, port
+
+
+def make_source_on_free_ports(n_endpoints, **kwargs):
+    """A udp spead.source on n different free ports of 127.0.0.1; returns (block,
+    ports)."""
     for attempt in range(20):
-        port = free_udp_port()
+        ports = [free_udp_port() for _ in range(n_endpoints)]
+        if len(set(ports)) < n_endpoints:
+            continue
         try:
-            src = spead.source(endpoints=f"127.0.0.1:{port}", **kwargs)
+            src = spead.source(
+                endpoints=",".join(f"127.0.0.1:{p}" for p in ports), **kwargs)
         except RuntimeError:  # taken in the meantime
             continue
-        assert src.bound_endpoints() == [f"127.0.0.1:{port}"]
-        return src, port
-    raise AssertionError("no free UDP port found")
+        return src, ports
+    raise AssertionError("no free UDP ports found")
+
+
+class FlowgraphAndTempDirTestCase(gr_unittest.TestCase):
+    """Gives every test a fresh top block (self.tb) and a temporary directory
+    (self.dir, a TemporaryDirectory) that is removed after the test."""
+
+    def setUp(self):
+        self.tb = gr.top_block()
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tb = None
+        self.dir.cleanup()
 
 
 def run_to_completion(tb, timeout=30.0):
@@ -125,6 +151,12 @@ def tags_by_offset(tags, skip=("packet_len",)):
     return out
 
 
+def sorted_tags(sink):
+    """A vector sink's tags as sorted (offset, key, python value) tuples."""
+    return sorted((t.offset, pmt.symbol_to_string(t.key), pmt.to_python(t.value))
+                  for t in sink.tags())
+
+
 def heap_starts(tags, key="packet_len"):
     """[(offset, length)] of the length tags, in order."""
     return sorted((t.offset, pmt.to_long(t.value)) for t in tags
@@ -145,6 +177,35 @@ def descriptor_msg(item_id, name, description="", numpy_header="", shape=None):
 def post(block, port, msg):
     """Queues a message on a block's input port (before or while it runs)."""
     block.to_basic_block()._post(pmt.intern(port), msg)
+
+
+# ---- continuous output (output_mode="continuous") ------------------------------------
+
+def chunk_positions(heap_bytes, window_heaps):
+    """Positions per output chunk of a continuous source: about 1 MiB per substream, at
+    most a quarter of the window (chunk_config::positions_per_chunk)."""
+    return min(max(1, (1 << 20) // heap_bytes), max(1, window_heaps // 4))
+
+
+def position_runs(positions, chunk):
+    """[(first position, length)] of the runs of consecutive positions, cut where a
+    chunk of `chunk` positions ends."""
+    out = []
+    for p in sorted(positions):
+        if out and out[-1][0] + out[-1][1] == p and p % chunk != 0:
+            out[-1] = (out[-1][0], out[-1][1] + 1)
+        else:
+            out.append((p, 1))
+    return out
+
+
+def heap_missing_tags(positions, heap_items, heap_bytes, window_heaps):
+    """The heap_missing tags, as sorted_tags() gives them, of one continuous output
+    whose heaps at `positions` are zeros: one per run of consecutive positions, and
+    again where a run goes on into the next chunk."""
+    chunk = chunk_positions(heap_bytes, window_heaps)
+    return [(p * heap_items, "heap_missing", n * heap_items)
+            for p, n in position_runs(positions, chunk)]
 
 
 # ---- crafting SPEAD packets (for hostile input) -------------------------------------
@@ -209,6 +270,53 @@ def udp_socket_inodes():
         except OSError:
             pass
     return inodes & udp
+
+
+# ---- two-host topology (the emulated-NIC tests) ---------------------------------------
+# ctest runs such a test script in host 2 of tests/netns/netns-topology --hosts 2; the
+# script runs itself as a peer (--peer ROLE ...) in either host for what this process
+# cannot do there.
+
+def topology_host(i):
+    """{"ns", "ip", "netdev"} of host i of the topology ctest started."""
+    return {"ns": os.environ[f"TOPO_NS_{i}"], "ip": os.environ[f"TOPO_IP_{i}"],
+            "netdev": os.environ[f"TOPO_IF_{i}"]}
+
+
+def have_two_host_topology():
+    return all(f"TOPO_NS_{i}" in os.environ for i in (1, 2))
+
+
+def run_peer_in_host(script, i, args, timeout, extra_env=None, prefix=()):
+    """Runs `script` --peer ARGS in host i; returns (exit code, output)."""
+    env = dict(os.environ)
+    env.update(extra_env or {})
+    cmd = list(prefix) + ["ip", "netns", "exec", topology_host(i)["ns"], sys.executable,
+                          "-B", script, "--peer"] + [str(a) for a in args]
+    done = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          timeout=timeout, text=True)
+    return done.returncode, done.stdout
+
+
+def peer_parser():
+    """The command line of a script's peers: one subcommand per role. Returns (parser,
+    roles, send); the `send` role runs a spead.sink and takes its transport, endpoints
+    and --interface, the script adds what else it needs."""
+    parser = argparse.ArgumentParser()
+    roles = parser.add_subparsers(dest="role", required=True)
+    send = roles.add_parser("send")
+    send.add_argument("transport")
+    send.add_argument("endpoints")
+    send.add_argument("--interface", default="")
+    return parser, roles, send
+
+
+def run_peer_or_tests(test_class, peer_main):
+    """The main of a script with peers: `--peer ARGS` runs peer_main(ARGS), anything
+    else the tests."""
+    if len(sys.argv) > 1 and sys.argv[1] == "--peer":
+        sys.exit(peer_main(sys.argv[2:]))
+    gr_unittest.run(test_class)
 
 
 # ---- network namespaces ---------------------------------------------------------------
