@@ -147,23 +147,27 @@ std::uint64_t feed_all(fake_reader& r, const packets& all, std::size_t batch)
 }
 
 /*! Feeds one heap's packets at a time, never more than \p lead heaps ahead of the
- * other thread's \p other_done (bounded wait); returns false if the pace could not be
- * kept (the other thread stalled). */
-bool feed_paced(fake_reader& r,
+ * other thread's \p other_done, as a network paces its receive threads, until done or
+ * the stream ends; counts the packets handed over in \p handed. False if the pace could
+ * not be kept (the other thread stalled for 30 s). */
+bool feed_paced(const recv::stream& s,
+                fake_reader& r,
                 const std::vector<packets>& heaps,
                 std::atomic<std::uint64_t>& done,
                 const std::atomic<std::uint64_t>& other_done,
-                std::uint64_t lead)
+                std::uint64_t lead,
+                std::uint64_t& handed)
 {
     const auto deadline = std::chrono::steady_clock::now() + 30s;
     for (std::uint64_t k = 0; k < heaps.size(); k++) {
-        while (k > other_done.load() + lead)
+        while (k > other_done.load() + lead && !s.is_stopped())
             if (std::chrono::steady_clock::now() > deadline)
                 return false;
             else
                 std::this_thread::yield();
+        handed += heaps[k].size();
         if (!heaps[k].empty() && !r.feed(heaps[k]))
-            return false;
+            break; // the stream ended
         done.store(k + 1);
     }
     return true;
@@ -261,10 +265,11 @@ TEST(RecvConcurrent, LossesInASmallWindowReleasePositionsWhileTheOtherThreadCopi
     to[0][0].erase(to[0][0].begin());
     std::atomic<std::uint64_t> done0{ 0 }, done1{ 0 };
     bool paced0 = false, paced1 = false;
+    std::uint64_t handed0 = 0, handed1 = 0;
     seen out;
     std::thread consumer([&] { out = consume(s); });
-    std::thread t0([&] { paced0 = feed_paced(r0, to[0], done0, done1, 3); });
-    std::thread t1([&] { paced1 = feed_paced(r1, to[1], done1, done0, 3); });
+    std::thread t0([&] { paced0 = feed_paced(s, r0, to[0], done0, done1, 3, handed0); });
+    std::thread t1([&] { paced1 = feed_paced(s, r1, to[1], done1, done0, 3, handed1); });
     t0.join();
     t1.join();
     r0.finish();
@@ -291,34 +296,38 @@ TEST(RecvConcurrent, LossesInASmallWindowReleasePositionsWhileTheOtherThreadCopi
 
 TEST(RecvConcurrent, StopWhileTwoThreadsPlaceEndsBothAndCountsEveryPacket)
 {
+    // Paced as a network paces them (within the window), so every heap is placed
+    // until stop() comes from a third thread, as a flowgraph's stop does.
     constexpr std::uint64_t heaps = 4000;
     recv::stream s(recv::stream_config().set_continuous(config(64, 16)));
     auto& r0 = s.emplace_reader<fake_reader>();
     auto& r1 = s.emplace_reader<fake_reader>();
-    packets to[2];
+    std::vector<packets> to[2];
     for (std::uint64_t k = 0; k < heaps; k++)
-        for (std::uint64_t sub = 0; sub < 2; sub++) {
-            const packets p = heap_packets(k, sub);
-            to[sub].insert(to[sub].end(), p.begin(), p.end());
-        }
-    ASSERT_TRUE(r0.feed(packets(to[0].begin(), to[0].begin() + 1)));
-    const packets rest0(to[0].begin() + 1, to[0].end());
+        for (std::uint64_t sub = 0; sub < 2; sub++)
+            to[sub].push_back(heap_packets(k, sub));
+    ASSERT_TRUE(r0.feed(packets(to[0][0].begin(), to[0][0].begin() + 1)));
+    to[0][0].erase(to[0][0].begin());
+    std::atomic<std::uint64_t> done0{ 0 }, done1{ 0 };
+    bool paced0 = false, paced1 = false;
     std::uint64_t handed0 = 1, handed1 = 0;
     seen out;
     std::thread consumer([&] { out = consume(s); });
-    std::thread t0([&] { handed0 += feed_all(r0, rest0, 16); });
-    std::thread t1([&] { handed1 += feed_all(r1, to[1], 16); });
-    // Stop once placing is under way, from a third thread, as a flowgraph does.
-    for (int i = 0; i < 2000 && s.get_stats()[recv_stat::packets] < 2000; i++)
+    std::thread t0([&] { paced0 = feed_paced(s, r0, to[0], done0, done1, 3, handed0); });
+    std::thread t1([&] { paced1 = feed_paced(s, r1, to[1], done1, done0, 3, handed1); });
+    // Stop once placing is well under way (bounded: 20 s).
+    for (int i = 0; i < 20000 && s.get_stats()[recv_stat::packets] < 2000; i++)
         std::this_thread::sleep_for(1ms);
     s.stop();
     t0.join();
     t1.join();
     consumer.join();
 
+    ASSERT_TRUE(paced0 && paced1);
     const recv_stats st = s.get_stats();
     EXPECT_TRUE(s.is_stopped());
     EXPECT_GE(st[recv_stat::packets], 2000u);
+    EXPECT_EQ(st[recv_stat::timestamp_resyncs], 0u);
     EXPECT_EQ(out.wrong, 0u);
     EXPECT_EQ(out.out_of_order, 0u);
     EXPECT_EQ(out.positions, st[recv_stat::positions_released]);
