@@ -173,6 +173,53 @@ bool feed_paced(const recv::stream& s,
     return true;
 }
 
+/*! Two readers' threads feeding one substream's heaps each (paced within 3 heaps of
+ * each other), and a consumer thread popping what the stream outputs. */
+class paced_feeders
+{
+public:
+    paced_feeders(recv::stream& s,
+                  fake_reader& r0,
+                  fake_reader& r1,
+                  const std::vector<packets>* heaps)
+        : d_consumer([this, &s] { d_seen = consume(s); }),
+          d_t0([&, heaps] {
+              d_paced0 = feed_paced(s, r0, heaps[0], d_done0, d_done1, 3, d_handed0);
+          }),
+          d_t1([&, heaps] {
+              d_paced1 = feed_paced(s, r1, heaps[1], d_done1, d_done0, 3, d_handed1);
+          })
+    {
+    }
+    ~paced_feeders()
+    {
+        for (std::thread* t : { &d_t0, &d_t1, &d_consumer })
+            if (t->joinable())
+                t->join(); // each ends by itself (bounded waits)
+    }
+    /*! Waits for both feeders; whether they kept the pace. */
+    bool join_feeders()
+    {
+        d_t0.join();
+        d_t1.join();
+        return d_paced0 && d_paced1;
+    }
+    /*! Waits for the consumer (the stream must end); what it saw. */
+    seen join_consumer()
+    {
+        d_consumer.join();
+        return d_seen;
+    }
+    std::uint64_t handed() const { return d_handed0 + d_handed1; }
+
+private:
+    std::atomic<std::uint64_t> d_done0{ 0 }, d_done1{ 0 };
+    bool d_paced0 = false, d_paced1 = false;
+    std::uint64_t d_handed0 = 0, d_handed1 = 0;
+    seen d_seen;
+    std::thread d_consumer, d_t0, d_t1; // last: they use the members above
+};
+
 /*! Packets counted by a continuous stream of data heaps only: one counter each. */
 std::uint64_t packets_counted(const recv_stats& st)
 {
@@ -263,20 +310,13 @@ TEST(RecvConcurrent, LossesInASmallWindowReleasePositionsWhileTheOtherThreadCopi
     // Timestamp 0 is the first heap's: its first packet goes first.
     ASSERT_TRUE(r0.feed(packets(to[0][0].begin(), to[0][0].begin() + 1)));
     to[0][0].erase(to[0][0].begin());
-    std::atomic<std::uint64_t> done0{ 0 }, done1{ 0 };
-    bool paced0 = false, paced1 = false;
-    std::uint64_t handed0 = 0, handed1 = 0;
-    seen out;
-    std::thread consumer([&] { out = consume(s); });
-    std::thread t0([&] { paced0 = feed_paced(s, r0, to[0], done0, done1, 3, handed0); });
-    std::thread t1([&] { paced1 = feed_paced(s, r1, to[1], done1, done0, 3, handed1); });
-    t0.join();
-    t1.join();
+    paced_feeders feeders(s, r0, r1, to);
+    const bool paced = feeders.join_feeders();
     r0.finish();
     r1.finish();
-    consumer.join();
+    const seen out = feeders.join_consumer();
 
-    ASSERT_TRUE(paced0 && paced1);
+    ASSERT_TRUE(paced);
     const recv_stats st = s.get_stats();
     EXPECT_EQ(out.wrong, 0u);
     EXPECT_EQ(out.out_of_order, 0u);
@@ -308,22 +348,15 @@ TEST(RecvConcurrent, StopWhileTwoThreadsPlaceEndsBothAndCountsEveryPacket)
             to[sub].push_back(heap_packets(k, sub));
     ASSERT_TRUE(r0.feed(packets(to[0][0].begin(), to[0][0].begin() + 1)));
     to[0][0].erase(to[0][0].begin());
-    std::atomic<std::uint64_t> done0{ 0 }, done1{ 0 };
-    bool paced0 = false, paced1 = false;
-    std::uint64_t handed0 = 1, handed1 = 0;
-    seen out;
-    std::thread consumer([&] { out = consume(s); });
-    std::thread t0([&] { paced0 = feed_paced(s, r0, to[0], done0, done1, 3, handed0); });
-    std::thread t1([&] { paced1 = feed_paced(s, r1, to[1], done1, done0, 3, handed1); });
+    paced_feeders feeders(s, r0, r1, to);
     // Stop once placing is well under way (bounded: 20 s).
     for (int i = 0; i < 20000 && s.get_stats()[recv_stat::packets] < 2000; i++)
         std::this_thread::sleep_for(1ms);
     s.stop();
-    t0.join();
-    t1.join();
-    consumer.join();
+    const bool paced = feeders.join_feeders();
+    const seen out = feeders.join_consumer();
 
-    ASSERT_TRUE(paced0 && paced1);
+    ASSERT_TRUE(paced);
     const recv_stats st = s.get_stats();
     EXPECT_TRUE(s.is_stopped());
     EXPECT_GE(st[recv_stat::packets], 2000u);
@@ -331,7 +364,7 @@ TEST(RecvConcurrent, StopWhileTwoThreadsPlaceEndsBothAndCountsEveryPacket)
     EXPECT_EQ(out.wrong, 0u);
     EXPECT_EQ(out.out_of_order, 0u);
     EXPECT_EQ(out.positions, st[recv_stat::positions_released]);
-    EXPECT_EQ(packets_counted(st), handed0 + handed1);
+    EXPECT_EQ(packets_counted(st), 1 + feeders.handed()); // 1: the first, fed above
     // A slow consumer may lose chunks here (the queue is small): counted, not gone.
     EXPECT_EQ(out.complete + out.missing, 2 * (out.positions - out.lost));
     EXPECT_EQ(2 * out.positions,
