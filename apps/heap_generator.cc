@@ -87,7 +87,8 @@ void heap_generator::build_data_heap(slot& sl, std::uint64_t k) const
     if (d_config.timestamp_item != 0) {
         // Modulo the immediate's width: a long run wraps (a receiver resyncs) rather
         // than failing.
-        const std::uint64_t mask = (std::uint64_t(1) << d_flavour.heap_address_bits()) - 1;
+        const std::uint64_t mask =
+            (std::uint64_t(1) << d_flavour.heap_address_bits()) - 1;
         sl.heap.add_immediate(d_config.timestamp_item, (k * heap_payload()) & mask);
         sl.heap.set_repeat_immediates(true);
     }

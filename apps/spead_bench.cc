@@ -337,10 +337,10 @@ std::string nonzero_counters(const recv_stats& stats)
 
 /*! What a threaded placement run did. */
 struct threaded_run {
-    double seconds = 0;            //!< steady state: after the warm-up positions
+    double seconds = 0;             //!< steady state: after the warm-up positions
     std::uint64_t steady_bytes = 0; //!< payload placed in those seconds
-    std::uint64_t complete = 0; //!< (position, substream) complete
-    std::uint64_t lost = 0;     //!< positions lost (the consumer fell behind)
+    std::uint64_t complete = 0;     //!< (position, substream) complete
+    std::uint64_t lost = 0;         //!< positions lost (the consumer fell behind)
     recv_stats stats;
 };
 
@@ -371,9 +371,8 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
     for (std::size_t k = 0; k < heaps; k++)
         for (std::size_t sub = 0; sub < substreams; sub++) {
             const auto first = sets[sub].packets.begin() + std::ptrdiff_t(k * per_heap);
-            lists[sub % threads].insert(lists[sub % threads].end(),
-                                        first,
-                                        first + std::ptrdiff_t(per_heap));
+            lists[sub % threads].insert(
+                lists[sub % threads].end(), first, first + std::ptrdiff_t(per_heap));
         }
     std::atomic<bool> go{ false };
     reader_pace pace(threads);
@@ -388,7 +387,8 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
     if (heaps <= 2 * warm_positions)
         throw std::invalid_argument("--total-bytes: " + std::to_string(heaps) +
                                     " heaps per substream; mem --threads needs more "
-                                    "than " + std::to_string(2 * warm_positions));
+                                    "than " +
+                                    std::to_string(2 * warm_positions));
     std::uint64_t positions = 0;
     auto start = clock_type::now();
     go.store(true);
@@ -458,8 +458,8 @@ int run_mem_threads(const po::variables_map& vm, std::size_t threads)
     const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
     const std::uint64_t total = vm["total-bytes"].as<std::uint64_t>();
     const int repeat = vm["repeat"].as<int>();
-    std::cout << "mem --threads " << threads << ": recv::stream (continuous), "
-              << threads << " substreams, fed by 1 reader thread and by " << threads
+    std::cout << "mem --threads " << threads << ": recv::stream (continuous), " << threads
+              << " substreams, fed by 1 reader thread and by " << threads
               << " (one substream each); " << bench::load_average() << "\n";
     std::vector<std::pair<std::size_t, double>> figures, copy_figures;
     for (std::size_t packet_size : vm["packet"].as<std::vector<std::size_t>>()) {
@@ -469,7 +469,8 @@ int run_mem_threads(const po::variables_map& vm, std::size_t threads)
             numbering.timestamped = true;
             numbering.substream = sub;
             numbering.substreams = threads;
-            sets.push_back(make_packets(heap_size, packet_size, total / threads, numbering));
+            sets.push_back(
+                make_packets(heap_size, packet_size, total / threads, numbering));
         }
         std::cout << "mem: " << sets[0].packets.size() * threads << " packets of "
                   << packet_size << " bytes, " << sets[0].heaps << " heaps of "
@@ -487,10 +488,12 @@ int run_mem_threads(const po::variables_map& vm, std::size_t threads)
             for (const threaded_run* run : { &a, &b })
                 if (run->lost != 0 || run->complete != sets[0].heaps * threads)
                     throw std::runtime_error(
-                        "mem --threads (" + std::string(run == &a ? "1 thread" : "threads") + "): " + std::to_string(run->complete) + " of " +
-                        std::to_string(sets[0].heaps * threads) + " heaps placed whole, " +
-                        std::to_string(run->lost) + " positions lost;" +
-                        nonzero_counters(run->stats));
+                        "mem --threads (" +
+                        std::string(run == &a ? "1 thread" : "threads") +
+                        "): " + std::to_string(run->complete) + " of " +
+                        std::to_string(sets[0].heaps * threads) +
+                        " heaps placed whole, " + std::to_string(run->lost) +
+                        " positions lost;" + nonzero_counters(run->stats));
             one.push_back(a.steady_bytes * 8 / a.seconds / 1e9);
             many.push_back(b.steady_bytes * 8 / b.seconds / 1e9);
             ratios.push_back(many.back() / one.back());
@@ -501,9 +504,8 @@ int run_mem_threads(const po::variables_map& vm, std::size_t threads)
         }
         std::cout << "packet " << packet_size << ": 1 thread " << bench::median(one)
                   << " Gb/s, " << threads << " threads " << bench::median(many)
-                  << " Gb/s, ratio " << bench::median(ratios)
-                  << "; memcpy alone: ratio " << bench::median(copy_ratios)
-                  << " (median of " << repeat << ")\n";
+                  << " Gb/s, ratio " << bench::median(ratios) << "; memcpy alone: ratio "
+                  << bench::median(copy_ratios) << " (median of " << repeat << ")\n";
         figures.push_back({ packet_size, bench::median(ratios) });
         copy_figures.push_back({ packet_size, bench::median(copy_ratios) });
     }

@@ -145,7 +145,8 @@ source_impl::source_impl(const source_params& params)
         constexpr std::size_t all_outputs = std::size_t(32) << 20;
         constexpr std::size_t least = std::size_t(256) << 10;
         const std::size_t bytes = std::max(
-            least, std::min(per_output, all_outputs / std::max<std::size_t>(1, d_plan.outputs)));
+            least,
+            std::min(per_output, all_outputs / std::max<std::size_t>(1, d_plan.outputs)));
         set_min_output_buffer(
             static_cast<long>(std::max<std::size_t>(1, bytes / d_mapping.item_size())));
     }

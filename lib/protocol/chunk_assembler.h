@@ -204,9 +204,9 @@ private:
     /*! Heaps that left recently: their later packets are counted, not placed again. */
     std::vector<recent> d_recent;
     std::size_t d_recent_next = 0;
-    record* d_last = nullptr;     //!< the heap the last packet went to
+    record* d_last = nullptr;    //!< the heap the last packet went to
     std::size_t d_in_flight = 0; //!< tickets reserved, not committed
-    timeline d_timeline;      //!< last: its callback reaches the members above
+    timeline d_timeline;         //!< last: its callback reaches the members above
 };
 
 } // namespace spead

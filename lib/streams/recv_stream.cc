@@ -429,7 +429,8 @@ bool stream::add_continuous(const packet_view* packets, std::size_t n)
     batch.headers.resize(n);
     batch.results.resize(n);
     for (std::size_t i = 0; i < n; i++)
-        batch.results[i] = decode_packet(packets[i].data, packets[i].size, batch.headers[i]);
+        batch.results[i] =
+            decode_packet(packets[i].data, packets[i].size, batch.headers[i]);
 
     heap_assembler& assembler = *d_impl->assembler;
     const bool stop_on_stop_heap = d_config.get_stop_on_stop_heap();
@@ -514,7 +515,6 @@ bool stream::add_continuous(const packet_view* packets, std::size_t n)
 
 bool stream::make_chunk_placer_locked(std::unique_lock<std::mutex>& lock,
                                       const packet_header& packet)
-
 {
     const continuous_config& c = d_config.get_continuous();
     std::uint64_t timestamp = 0;
@@ -544,9 +544,9 @@ bool stream::make_chunk_placer_locked(std::unique_lock<std::mutex>& lock,
         d_impl->continuous_stats[recv_stat::packets_refused_heap]++;
         fail_locked(lock,
                     "the data heaps hold " + std::to_string(heap_bytes) +
-                    " bytes, not a whole number of " + std::to_string(c.item_bytes) +
-                    "-byte output items; set item_type and vlen so that one item "
-                    "divides the heap (or send heaps of whole items)");
+                        " bytes, not a whole number of " + std::to_string(c.item_bytes) +
+                        "-byte output items; set item_type and vlen so that one item "
+                        "divides the heap (or send heaps of whole items)");
         return true;
     }
     const chunk_config config =

@@ -53,11 +53,8 @@ packets heap_packets(std::uint64_t k, std::uint64_t s)
     packets out;
     for (std::size_t at = 0; at < heap_bytes; at += packet_payload) {
         const auto first = whole.begin() + std::ptrdiff_t(at);
-        out.push_back(spead_test::packet(2 * k + s + 1,
-                                         heap_bytes,
-                                         at,
-                                         bytes(first, first + packet_payload),
-                                         items));
+        out.push_back(spead_test::packet(
+            2 * k + s + 1, heap_bytes, at, bytes(first, first + packet_payload), items));
     }
     return out;
 }
@@ -225,8 +222,9 @@ std::uint64_t packets_counted(const recv_stats& st)
 {
     return st[recv_stat::packets] + st[recv_stat::packets_duplicate] +
            st[recv_stat::packets_overlap] + st[recv_stat::packets_late] +
-           st[recv_stat::packets_refused_heap] + st[recv_stat::packets_dropped_queue_full] +
-           st[recv_stat::packets_after_stop] + st[recv_stat::packets_heap_size_mismatch] +
+           st[recv_stat::packets_refused_heap] +
+           st[recv_stat::packets_dropped_queue_full] + st[recv_stat::packets_after_stop] +
+           st[recv_stat::packets_heap_size_mismatch] +
            st[recv_stat::packets_over_heap_limits];
 }
 

@@ -11,7 +11,8 @@
 // own instrumentation. Nothing of gr-spead is suppressed.
 
 #if defined(__SANITIZE_THREAD__)
-extern "C" __attribute__((visibility("default"))) const char* __tsan_default_suppressions()
+extern "C" __attribute__((visibility("default"))) const char*
+__tsan_default_suppressions()
 {
     return "race:libthrift\n"
            "race:apache::thrift::\n";
