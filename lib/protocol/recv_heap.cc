@@ -28,6 +28,13 @@ std::uint64_t heap::size() const
 }
 std::uint64_t heap::received_bytes() const { return d_storage->received; }
 std::size_t heap::packets() const { return d_storage->packets; }
+std::vector<std::pair<std::uint64_t, std::uint64_t>> heap::received_ranges() const
+{
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+    for (const auto& r : d_storage->received_ranges.ranges())
+        out.emplace_back(r.begin, r.end);
+    return out;
+}
 const std::uint8_t* heap::payload() const { return d_storage->buffer.get(); }
 const std::vector<item>& heap::items() const { return d_storage->items; }
 

@@ -18,6 +18,11 @@ try:
     from .spead_python import *
 except ModuleNotFoundError:
     pass
-
-# import any pure python here
+else:
+    # import any pure python here
+    # The spead2-compatible API (docs/python.md): `import gnuradio.spead as spead2`
+    # gives Flavour, ThreadPool, MemoryPool (bindings), Descriptor, Item, ItemGroup
+    # and the submodules recv and send, as spead2 does.
+    from ._items import Descriptor, Item, ItemGroup, parse_range_list  # noqa: F401
+    from . import recv, send  # noqa: F401
 #

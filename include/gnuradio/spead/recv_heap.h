@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace gr {
@@ -78,6 +79,9 @@ public:
     std::uint64_t received_bytes() const;
     /*! Packets that contributed to this heap. */
     std::size_t packets() const;
+    /*! Payload byte ranges [begin, end) that arrived, sorted and coalesced (one
+     * range [0, size()) for a complete heap). */
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> received_ranges() const;
     const std::uint8_t* payload() const;
     const std::vector<item>& items() const;
     /*! First item with this id, or nullptr. */

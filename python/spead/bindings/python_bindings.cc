@@ -25,6 +25,17 @@ void bind_sink(py::module& m);
 void bind_source(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
+// The spead2-compatible stream API (api_*.cc), outside gr_modtool's lists.
+namespace gr {
+namespace spead {
+namespace python {
+void bind_api_common(py::module& m);
+void bind_api_recv(py::module& m);
+void bind_api_send(py::module& m);
+} // namespace python
+} // namespace spead
+} // namespace gr
+
 
 // We need this hack because import_array() returns NULL
 // for newer Python versions.
@@ -54,4 +65,8 @@ PYBIND11_MODULE(spead_python, m)
     bind_sink(m);
     bind_source(m);
     // ) END BINDING_FUNCTION_CALLS
+
+    gr::spead::python::bind_api_common(m);
+    gr::spead::python::bind_api_recv(m);
+    gr::spead::python::bind_api_send(m);
 }

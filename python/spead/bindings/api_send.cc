@@ -1,0 +1,409 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* The spead2-compatible Python API, send side (gnuradio.spead._send): heaps that
+ * borrow their items' memory through the buffer protocol, and the UDP and ibverbs
+ * streams that gnuradio.spead.send builds spead2's overloads on. */
+
+#include "api_common.h"
+
+#include <pybind11/stl.h>
+
+#include <gnuradio/spead/send_heap.h>
+#include <gnuradio/spead/send_stream.h>
+#include <gnuradio/spead/send_udp.h>
+#include <gnuradio/spead/send_udp_ibv.h>
+#include <condition_variable>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <boost/system/system_error.hpp>
+#include <deque>
+#include <mutex>
+#include <tuple>
+
+namespace gr {
+namespace spead {
+namespace python {
+
+namespace {
+
+/*! A C-contiguous view of a Python object's memory, held (with the object) for as
+ * long as the heap or stream that uses it. Destroy with the GIL held. */
+std::unique_ptr<py::buffer_info> contiguous_buffer(const py::handle& obj,
+                                                   const char* parameter)
+{
+    if (!PyObject_CheckBuffer(obj.ptr()))
+        throw std::invalid_argument(
+            std::string(parameter) + ": a " +
+            py::str(obj.get_type().attr("__name__")).cast<std::string>() +
+            " has no buffer; give a numpy array, bytes or bytearray");
+    auto info = std::make_unique<py::buffer_info>(
+        py::reinterpret_borrow<py::buffer>(obj).request());
+    py::ssize_t expected = info->itemsize;
+    for (py::ssize_t i = info->ndim - 1; i >= 0; i--) {
+        if (info->shape[i] > 1 && info->strides[i] != expected)
+            throw std::invalid_argument(std::string(parameter) +
+                                        ": the array is not C-contiguous; pass "
+                                        "numpy.ascontiguousarray(value)");
+        expected *= info->shape[i];
+    }
+    return info;
+}
+
+/*! spead2.send.Heap: a send::heap and the Python memory its items point into. */
+struct py_send_heap {
+    explicit py_send_heap(const py_flavour& f) : heap(f.value), flavour(f) {}
+
+    send::heap heap;
+    py_flavour flavour;
+    std::vector<std::unique_ptr<py::buffer_info>> buffers;
+    bool repeat_pointers = false;
+
+    void add_item(const py::object& item)
+    {
+        const auto id = item.attr("id").cast<std::uint64_t>();
+        const bool allow_immediate = item.attr("allow_immediate")().cast<bool>();
+        py::object value = item.attr("to_buffer")();
+        auto info = contiguous_buffer(value, "item value");
+        heap.add_item(
+            id, info->ptr, std::size_t(info->size * info->itemsize), allow_immediate);
+        buffers.push_back(std::move(info));
+    }
+
+    void add_descriptor(const py::object& d)
+    {
+        py::object raw = d.attr("to_raw")(py::cast(flavour));
+        heap.add_descriptor(raw.cast<const descriptor&>());
+    }
+};
+
+using heap_ptr = std::shared_ptr<py_send_heap>;
+
+/*! A finished asynchronous send, waiting for the event loop to collect it. */
+struct completion {
+    std::uint64_t token;
+    boost::system::error_code ec;
+    std::size_t bytes;
+    heap_ptr heap; // released with the GIL held, in take_completions()
+};
+
+class py_send_stream
+{
+public:
+    py_send_stream(std::shared_ptr<thread_pool> pool) : d_pool(std::move(pool))
+    {
+        if (!d_pool)
+            throw std::invalid_argument("thread_pool: None; give a spead.ThreadPool()");
+    }
+
+    ~py_send_stream()
+    {
+        {
+            py::gil_scoped_release release; // sends what is queued, joins the writer
+            d_stream.reset();
+        }
+        if (d_event_fd >= 0)
+            ::close(d_event_fd);
+    }
+
+    static send::stream_config make_config(std::size_t max_packet_size,
+                                           double rate,
+                                           std::size_t burst_size,
+                                           std::size_t max_heaps)
+    {
+        send::stream_config config;
+        config.set_max_packet_size(max_packet_size);
+        config.set_rate(rate);
+        config.set_burst_size(burst_size);
+        config.set_max_heaps(max_heaps);
+        // Handlers only record and wake: short enough for the writer thread.
+        config.set_inline_completions(true);
+        return config;
+    }
+
+    void open_udp(const send::stream_config& config, const send::udp_config& udp)
+    {
+        translating_os_errors([&] {
+            d_stream = std::make_unique<send::udp_stream>(d_pool->io(), config, udp);
+            return 0;
+        });
+    }
+
+    void open_udp_ibv(const send::stream_config& config,
+                      send::udp_ibv_config ibv,
+                      const py::list& memory_regions)
+    {
+        for (auto region : memory_regions) {
+            auto info = contiguous_buffer(region, "memory_regions");
+            ibv.add_memory_region(info->ptr, std::size_t(info->size * info->itemsize));
+            d_regions.push_back(std::move(info));
+        }
+        translating_os_errors([&] {
+            py::gil_scoped_release release;
+            d_stream = std::make_unique<send::udp_ibv_stream>(d_pool->io(), config, ibv);
+            return 0;
+        });
+    }
+
+    std::size_t send_heap(const heap_ptr& h, std::int64_t cnt, std::size_t substream)
+    {
+        check_substream(substream);
+        return translating_os_errors([&] {
+            try {
+                py::gil_scoped_release release;
+                return d_stream->send_heap(h->heap, cnt, substream);
+            } catch (const boost::system::system_error& e) {
+                throw std::system_error(
+                    e.code().value(), std::generic_category(), e.what());
+            }
+        });
+    }
+
+    /*! Sends every heap, keeping the queue full, and waits for all of them. */
+    std::size_t
+    send_heaps(const std::vector<std::tuple<heap_ptr, std::int64_t, std::size_t>>& refs)
+    {
+        for (const auto& r : refs)
+            check_substream(std::get<2>(r));
+        struct batch_state {
+            std::mutex mutex;
+            std::condition_variable done;
+            std::size_t in_flight = 0;
+            std::size_t bytes = 0;
+            boost::system::error_code ec;
+        };
+        auto state = std::make_shared<batch_state>();
+        const std::size_t limit = d_stream->get_config().get_max_heaps();
+        {
+            py::gil_scoped_release release;
+            for (const auto& [h, cnt, substream] : refs) {
+                {
+                    std::unique_lock<std::mutex> lock(state->mutex);
+                    state->done.wait(lock, [&] { return state->in_flight < limit; });
+                    state->in_flight++;
+                }
+                d_stream->async_send_heap(
+                    h->heap,
+                    [state](const boost::system::error_code& ec, std::size_t bytes) {
+                        std::lock_guard<std::mutex> lock(state->mutex);
+                        state->in_flight--;
+                        state->bytes += bytes;
+                        if (ec && !state->ec)
+                            state->ec = ec;
+                        state->done.notify_all();
+                    },
+                    cnt,
+                    substream);
+            }
+            std::unique_lock<std::mutex> lock(state->mutex);
+            state->done.wait(lock, [&] { return state->in_flight == 0; });
+        }
+        if (state->ec)
+            raise_os_error(std::system_error(state->ec.value(),
+                                             std::generic_category(),
+                                             "send_heaps: " + state->ec.message()));
+        return state->bytes;
+    }
+
+    /*! Queues a heap; its completion comes back through event_fd()/take_completions(). */
+    std::uint64_t async_send_heap(heap_ptr h, std::int64_t cnt, std::size_t substream)
+    {
+        check_substream(substream);
+        event_fd();
+        const std::uint64_t token = ++d_last_token;
+        send::heap& heap = h->heap;
+        d_stream->async_send_heap(
+            heap,
+            [this, token, h = std::move(h)](const boost::system::error_code& ec,
+                                            std::size_t bytes) mutable {
+                std::lock_guard<std::mutex> lock(d_mutex);
+                d_completions.push_back(completion{ token, ec, bytes, std::move(h) });
+                const std::uint64_t one = 1;
+                [[maybe_unused]] auto n = ::write(d_event_fd, &one, sizeof(one));
+            },
+            cnt,
+            substream);
+        return token;
+    }
+
+    int event_fd()
+    {
+        if (d_event_fd < 0) {
+            d_event_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+            if (d_event_fd < 0)
+                raise_os_error(
+                    std::system_error(errno, std::generic_category(), "eventfd"));
+        }
+        return d_event_fd;
+    }
+
+    /*! [(token, errno or 0, message, bytes)] of the sends finished since the last call.
+     */
+    py::list take_completions()
+    {
+        std::deque<completion> done;
+        {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            std::uint64_t count;
+            while (::read(d_event_fd, &count, sizeof(count)) > 0) {
+            }
+            done.swap(d_completions);
+        }
+        py::list out;
+        for (const auto& c : done)
+            out.append(py::make_tuple(
+                c.token, c.ec.value(), c.ec ? c.ec.message() : std::string(), c.bytes));
+        return out;
+    }
+
+    void flush()
+    {
+        py::gil_scoped_release release;
+        d_stream->flush();
+    }
+
+    void set_cnt_sequence(std::uint64_t next, std::uint64_t step)
+    {
+        if (step == 0)
+            throw std::invalid_argument(
+                "step: 0 would repeat the heap cnt; give 1 or more");
+        d_stream->set_cnt_sequence(next, step);
+    }
+
+    std::size_t num_substreams() const { return d_stream->get_num_substreams(); }
+
+    std::vector<std::pair<std::string, std::uint64_t>> stats() const
+    {
+        return d_stream->get_stats().items();
+    }
+
+private:
+    void check_substream(std::size_t substream) const
+    {
+        if (substream >= d_stream->get_num_substreams())
+            throw std::invalid_argument(
+                "substream_index: " + std::to_string(substream) + " is beyond the " +
+                std::to_string(d_stream->get_num_substreams()) +
+                " endpoints of this stream; give 0 to " +
+                std::to_string(d_stream->get_num_substreams() - 1));
+    }
+
+    std::shared_ptr<thread_pool> d_pool;
+    std::vector<std::unique_ptr<py::buffer_info>> d_regions;
+    std::mutex d_mutex;
+    std::deque<completion> d_completions;
+    int d_event_fd = -1;
+    std::uint64_t d_last_token = 0;
+    std::unique_ptr<send::stream> d_stream; // last: goes first, before what it uses
+};
+
+} // namespace
+
+void bind_api_send(py::module& parent)
+{
+    auto m =
+        parent.def_submodule("_send", "gr-spead's send streams for gnuradio.spead.send");
+
+    const send::stream_config defaults;
+    m.attr("DEFAULT_MAX_PACKET_SIZE") = defaults.get_max_packet_size();
+    m.attr("DEFAULT_MAX_HEAPS") = defaults.get_max_heaps();
+    m.attr("DEFAULT_BURST_SIZE") = defaults.get_burst_size();
+    m.attr("DEFAULT_UDP_BUFFER_SIZE") = send::udp_config::default_buffer_size;
+    m.attr("DEFAULT_UDP_IBV_BUFFER_SIZE") = send::udp_ibv_config::default_buffer_size;
+    m.attr("DEFAULT_UDP_IBV_MAX_POLL") = send::udp_ibv_config::default_max_poll;
+
+    py::class_<py_send_heap, heap_ptr>(m, "Heap", "A heap to send (as spead2.send.Heap).")
+        .def(py::init([](const py::object& flavour) {
+                 if (flavour.is_none())
+                     return std::make_shared<py_send_heap>(
+                         py_flavour{ gr::spead::flavour(), 0 });
+                 if (!py::isinstance<py_flavour>(flavour))
+                     throw std::invalid_argument(
+                         "flavour: " + py::str(py::repr(flavour)).cast<std::string>() +
+                         " is not a spead.Flavour");
+                 return std::make_shared<py_send_heap>(flavour.cast<py_flavour>());
+             }),
+             py::arg("flavour") = py::none())
+        .def_property_readonly("flavour", [](const py_send_heap& h) { return h.flavour; })
+        .def("add_item", &py_send_heap::add_item, py::arg("item"))
+        .def("add_descriptor", &py_send_heap::add_descriptor, py::arg("descriptor"))
+        .def("add_start", [](py_send_heap& h) { h.heap.add_start(); })
+        .def("add_end", [](py_send_heap& h) { h.heap.add_end(); })
+        .def_property(
+            "repeat_pointers",
+            [](const py_send_heap& h) { return h.heap.get_repeat_immediates(); },
+            [](py_send_heap& h, bool repeat) { h.heap.set_repeat_immediates(repeat); });
+
+    py::class_<py_send_stream>(m, "_Stream")
+        .def_static("_udp",
+                    [](std::shared_ptr<thread_pool> pool,
+                       const std::string& endpoints,
+                       std::size_t max_packet_size,
+                       double rate,
+                       std::size_t burst_size,
+                       std::size_t max_heaps,
+                       std::size_t buffer_size,
+                       int ttl,
+                       const std::string& interface) {
+                        auto config = py_send_stream::make_config(
+                            max_packet_size, rate, burst_size, max_heaps);
+                        send::udp_config udp;
+                        udp.set_endpoints(endpoints);
+                        udp.set_buffer_size(buffer_size);
+                        udp.set_ttl(ttl);
+                        udp.set_interface(interface);
+                        auto s = std::make_unique<py_send_stream>(std::move(pool));
+                        s->open_udp(config, udp);
+                        return s;
+                    })
+        .def_static("_udp_ibv",
+                    [](std::shared_ptr<thread_pool> pool,
+                       const std::string& endpoints,
+                       std::size_t max_packet_size,
+                       double rate,
+                       std::size_t burst_size,
+                       std::size_t max_heaps,
+                       const std::string& interface,
+                       std::size_t buffer_size,
+                       int ttl,
+                       int comp_vector,
+                       int max_poll,
+                       const py::list& memory_regions) {
+                        auto config = py_send_stream::make_config(
+                            max_packet_size, rate, burst_size, max_heaps);
+                        send::udp_ibv_config ibv;
+                        ibv.set_endpoints(endpoints);
+                        ibv.set_interface(interface);
+                        ibv.set_buffer_size(buffer_size);
+                        ibv.set_ttl(ttl);
+                        ibv.set_comp_vector(comp_vector);
+                        ibv.set_max_poll(max_poll);
+                        auto s = std::make_unique<py_send_stream>(std::move(pool));
+                        s->open_udp_ibv(config, ibv, memory_regions);
+                        return s;
+                    })
+        .def("send_heap",
+             &py_send_stream::send_heap,
+             py::arg("heap"),
+             py::arg("cnt") = -1,
+             py::arg("substream_index") = 0)
+        .def("_send_heaps", &py_send_stream::send_heaps)
+        .def("_async_send_heap", &py_send_stream::async_send_heap)
+        .def("_event_fd", &py_send_stream::event_fd)
+        .def("_take_completions", &py_send_stream::take_completions)
+        .def("flush", &py_send_stream::flush)
+        .def("set_cnt_sequence",
+             &py_send_stream::set_cnt_sequence,
+             py::arg("next"),
+             py::arg("step"))
+        .def_property_readonly("num_substreams", &py_send_stream::num_substreams)
+        .def("_stats", &py_send_stream::stats);
+}
+
+} // namespace python
+} // namespace spead
+} // namespace gr

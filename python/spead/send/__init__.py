@@ -1,0 +1,373 @@
+#
+# Copyright 2026 gr-spead authors
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""Send SPEAD heaps from a script, as spead2.send does (see docs/python.md).
+
+    import gnuradio.spead as spead2
+    import gnuradio.spead.send
+
+    stream = spead2.send.UdpStream(spead2.ThreadPool(), [("127.0.0.1", 7148)],
+                                   spead2.send.StreamConfig(rate=1e9))
+    ig = spead2.send.ItemGroup()
+    ig.add_item(0x1000, "samples", "", (1024,), dtype=np.int16)
+    ig["samples"].value = data
+    stream.send_heap(ig.get_heap())
+    stream.send_heap(ig.get_end())
+
+Numpy values are sent from their own memory (no copy); over ibverbs, arrays inside
+a registered memory region go out without even the copy into the NIC's ring.
+"""
+
+import enum
+import numbers
+import weakref
+
+from .. import spead_python as _core
+from .._items import ItemGroup as _ItemGroup
+from ..spead_python import _send
+
+Heap = _send.Heap
+
+
+def _check(name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value < minimum:
+        raise ValueError(f"{name}: {value!r} is out of range; give a number >= {minimum}")
+    return value
+
+
+class StreamConfig:
+    """Send settings (as spead2.send.StreamConfig); rate is in bytes per second
+    (0: as fast as possible). burst_rate_ratio, rate_method and allow_hw_rate are
+    spead2's catch-up and hardware pacing, which gr-spead's limiter does not have:
+    only their defaults are accepted."""
+
+    DEFAULT_MAX_PACKET_SIZE = _send.DEFAULT_MAX_PACKET_SIZE
+    DEFAULT_MAX_HEAPS = _send.DEFAULT_MAX_HEAPS
+    DEFAULT_BURST_SIZE = _send.DEFAULT_BURST_SIZE
+    DEFAULT_BURST_RATE_RATIO = 1.05
+
+    def __init__(self, *, max_packet_size=DEFAULT_MAX_PACKET_SIZE, rate=0.0,
+                 burst_size=DEFAULT_BURST_SIZE, max_heaps=DEFAULT_MAX_HEAPS,
+                 burst_rate_ratio=DEFAULT_BURST_RATE_RATIO, rate_method=None,
+                 allow_hw_rate=True):
+        self.max_packet_size = int(_check("max_packet_size", max_packet_size, 64))
+        self.rate = float(_check("rate", rate, 0))
+        self.burst_size = int(_check("burst_size", burst_size, 1))
+        self.max_heaps = int(_check("max_heaps", max_heaps, 1))
+        if burst_rate_ratio != self.DEFAULT_BURST_RATE_RATIO:
+            raise ValueError(f"burst_rate_ratio: {burst_rate_ratio!r} is not supported; "
+                             "gr-spead's rate limiter never sends faster than rate to "
+                             "catch up (leave the default 1.05)")
+        if rate_method not in (None, RateMethod.AUTO, RateMethod.SW):
+            raise ValueError(f"rate_method: {rate_method!r} is not supported; gr-spead "
+                             "paces in software (RateMethod.SW or AUTO)")
+        self.burst_rate_ratio = burst_rate_ratio
+        self.rate_method = RateMethod.AUTO if rate_method is None else rate_method
+        self.allow_hw_rate = bool(allow_hw_rate)
+
+    def _args(self):
+        return (self.max_packet_size, self.rate, self.burst_size, self.max_heaps)
+
+
+class RateMethod(enum.Enum):
+    SW = 0
+    HW = 1
+    AUTO = 2
+
+
+class GroupMode(enum.Enum):
+    ROUND_ROBIN = 0
+    SERIAL = 1
+
+
+class HeapReference:
+    """A heap with its cnt and substream, for send_heaps (as spead2)."""
+
+    def __init__(self, heap, *, cnt=-1, substream_index=0, rate=-1.0):
+        if not isinstance(heap, Heap):
+            raise ValueError(f"heap: {heap!r} is not a spead.send.Heap")
+        if rate != -1.0:
+            raise ValueError(f"rate: {rate!r} per heap is not supported; set the "
+                             "stream's StreamConfig(rate=...) instead")
+        self.heap = heap
+        self.cnt = cnt
+        self.substream_index = substream_index
+        self.rate = rate
+
+
+def _endpoints_text(name, endpoints):
+    out = []
+    for ep in endpoints:
+        if not isinstance(ep, (tuple, list)) or len(ep) != 2:
+            raise ValueError(f"{name}: {ep!r} is not an endpoint; give (host, port)")
+        host, port = ep
+        if not isinstance(port, numbers.Integral) or not 1 <= port <= 65535:
+            raise ValueError(f"{name}: port {port!r} of {host!r} is not a UDP port; give "
+                             "1 to 65535")
+        out.append(f"{host}:{port}")
+    if not out:
+        raise ValueError(f"{name}: empty; give at least one (host, port)")
+    return ",".join(out)
+
+
+def _check_pool(thread_pool):
+    if not isinstance(thread_pool, _core.ThreadPool):
+        raise ValueError(f"thread_pool: {thread_pool!r} is not a spead.ThreadPool; give "
+                         "spead.ThreadPool()")
+
+
+def _check_config(config):
+    config = StreamConfig() if config is None else config
+    if not isinstance(config, StreamConfig):
+        raise ValueError(f"config: {config!r} is not a spead.send.StreamConfig")
+    return config
+
+
+class _StreamMethods:
+    """send_heap / send_heaps / flush / ... over a gr-spead send stream (self._stream)."""
+
+    def send_heap(self, heap, cnt=-1, substream_index=0, rate=-1.0):
+        """Sends a heap and waits until it has left (the GIL released); returns the
+        bytes sent. OSError on a transport error."""
+        if not isinstance(heap, Heap):
+            raise ValueError(f"heap: {heap!r} is not a spead.send.Heap (use "
+                             "ItemGroup.get_heap())")
+        if rate != -1.0:
+            raise ValueError("rate: per-heap rates are not supported; set "
+                             "StreamConfig(rate=...)")
+        return self._stream.send_heap(heap, cnt, substream_index)
+
+    def send_heaps(self, heaps, mode=GroupMode.SERIAL):
+        """Sends HeapReferences one after the other, keeping the queue full, and waits
+        for all of them. GroupMode.ROUND_ROBIN (packets of the heaps interleaved) is
+        not supported."""
+        if mode != GroupMode.SERIAL:
+            raise ValueError(f"mode: {mode} is not supported; gr-spead sends heaps "
+                             "whole, one after the other (GroupMode.SERIAL)")
+        refs = []
+        for ref in heaps:
+            if not isinstance(ref, HeapReference):
+                raise ValueError(f"heaps: {ref!r} is not a spead.send.HeapReference")
+            refs.append((ref.heap, ref.cnt, ref.substream_index))
+        return self._stream._send_heaps(refs)
+
+    def flush(self):
+        """Waits until every queued heap has been sent."""
+        self._stream.flush()
+
+    def set_cnt_sequence(self, next, step):
+        """Heap cnts of heaps sent without one: next, next + step, ..."""
+        self._stream.set_cnt_sequence(next, step)
+
+    @property
+    def num_substreams(self):
+        return self._stream.num_substreams
+
+    @property
+    def stats(self):
+        """Counters of the stream by name (heaps, packets, bytes, ...)."""
+        from ..recv import StreamStats
+        return StreamStats(self._stream._stats())
+
+
+class UdpStream(_StreamMethods):
+    """Sends over kernel UDP sockets (as spead2.send.UdpStream). Forms:
+    UdpStream(thread_pool, endpoints, config=StreamConfig(), buffer_size=...,
+              interface_address='', ttl=1)
+    UdpStream(thread_pool, hostname, port, config=StreamConfig(), buffer_size=...,
+              interface_address='', ttl=1)
+    endpoints is [(host, port), ...], one substream each."""
+
+    DEFAULT_BUFFER_SIZE = _send.DEFAULT_UDP_BUFFER_SIZE
+
+    def __init__(self, thread_pool, *args, **kwargs):
+        _check_pool(thread_pool)
+        if args and isinstance(args[0], str):
+            if len(args) < 2:
+                raise ValueError(f"port: missing after hostname {args[0]!r}")
+            args = ([(args[0], args[1])],) + tuple(args[2:])
+        names = ("endpoints", "config", "buffer_size", "interface_address", "ttl")
+        values = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key == "interface_index":
+                raise ValueError("interface_index: not supported; give "
+                                 "interface_address (IPv4 address or netdev name)")
+            if key not in names or key in values:
+                raise ValueError(f"{key}: not a parameter of UdpStream, or given twice")
+            values[key] = value
+        if "endpoints" not in values:
+            raise ValueError("endpoints: missing; give [(host, port), ...]")
+        config = _check_config(values.get("config"))
+        text = _endpoints_text("endpoints", values["endpoints"])
+        self._stream = _send._Stream._udp(
+            thread_pool, text, *config._args(),
+            int(_check("buffer_size", values.get("buffer_size", self.DEFAULT_BUFFER_SIZE), 0)),
+            int(values.get("ttl", 1)), values.get("interface_address", ""))
+        self._thread_pool = thread_pool
+        self.config = config
+
+
+class UdpIbvConfig:
+    """Settings of an ibverbs sender (as spead2.send.UdpIbvConfig). memory_regions:
+    objects with a buffer (numpy arrays) whose items are sent without a copy."""
+
+    DEFAULT_BUFFER_SIZE = _send.DEFAULT_UDP_IBV_BUFFER_SIZE
+    DEFAULT_MAX_POLL = _send.DEFAULT_UDP_IBV_MAX_POLL
+
+    def __init__(self, *, endpoints=(), interface_address="",
+                 buffer_size=DEFAULT_BUFFER_SIZE, ttl=1, comp_vector=0,
+                 max_poll=DEFAULT_MAX_POLL, memory_regions=()):
+        self.endpoints = list(endpoints)
+        self.interface_address = interface_address
+        self.buffer_size = int(_check("buffer_size", buffer_size, 0))
+        self.ttl = int(_check("ttl", ttl, 0))
+        self.comp_vector = int(comp_vector)
+        self.max_poll = int(_check("max_poll", max_poll, 1))
+        self.memory_regions = list(memory_regions)
+
+
+class UdpIbvStream(_StreamMethods):
+    """Sends over ibverbs (as spead2.send.UdpIbvStream). Forms:
+    UdpIbvStream(thread_pool, config, udp_ibv_config)
+    UdpIbvStream(thread_pool, multicast_group, port, config=StreamConfig(),
+                 interface_address, buffer_size=..., ttl=1, comp_vector=0, max_poll=...)
+    (the second is the ibverbs documentation's positional form)."""
+
+    DEFAULT_BUFFER_SIZE = _send.DEFAULT_UDP_IBV_BUFFER_SIZE
+    DEFAULT_MAX_POLL = _send.DEFAULT_UDP_IBV_MAX_POLL
+
+    def __init__(self, thread_pool, *args, **kwargs):
+        _check_pool(thread_pool)
+        if len(args) == 2 and not kwargs and isinstance(args[1], UdpIbvConfig):
+            config, ibv = _check_config(args[0]), args[1]
+        elif not args and set(kwargs) <= {"config", "udp_ibv_config"} and \
+                "udp_ibv_config" in kwargs:
+            config, ibv = _check_config(kwargs.get("config")), kwargs["udp_ibv_config"]
+        else:
+            names = ("multicast_group", "port", "config", "interface_address",
+                     "buffer_size", "ttl", "comp_vector", "max_poll")
+            values = dict(zip(names, args))
+            for key, value in kwargs.items():
+                if key not in names or key in values:
+                    raise ValueError(f"{key}: not a parameter of UdpIbvStream, or given "
+                                     "twice")
+                values[key] = value
+            missing = [n for n in ("multicast_group", "port", "interface_address")
+                       if n not in values]
+            if missing:
+                raise ValueError(f"{', '.join(missing)}: missing; give "
+                                 "UdpIbvStream(thread_pool, config, UdpIbvConfig(...)) or "
+                                 "UdpIbvStream(thread_pool, multicast_group, port, config, "
+                                 "interface_address, ...)")
+            config = _check_config(values.get("config"))
+            ibv = UdpIbvConfig(
+                endpoints=[(values["multicast_group"], values["port"])],
+                interface_address=values["interface_address"],
+                buffer_size=values.get("buffer_size", self.DEFAULT_BUFFER_SIZE),
+                ttl=values.get("ttl", 1), comp_vector=values.get("comp_vector", 0),
+                max_poll=values.get("max_poll", self.DEFAULT_MAX_POLL))
+        if not isinstance(ibv, UdpIbvConfig):
+            raise ValueError(f"udp_ibv_config: {ibv!r} is not a spead.send.UdpIbvConfig")
+        if not ibv.interface_address:
+            raise ValueError("interface_address: empty; ibverbs sends through the RDMA "
+                             "device that owns an interface: give its IPv4 address or "
+                             "netdev name")
+        self._stream = _send._Stream._udp_ibv(
+            thread_pool, _endpoints_text("endpoints", ibv.endpoints), *config._args(),
+            ibv.interface_address, ibv.buffer_size, ibv.ttl, ibv.comp_vector,
+            ibv.max_poll, list(ibv.memory_regions))
+        self._thread_pool = thread_pool
+        self.config = config
+
+
+def _unsupported(name, why):
+    class Unsupported:
+        def __init__(self, *args, **kwargs):
+            raise NotImplementedError(f"{name}: {why} (see docs/python.md)")
+    Unsupported.__name__ = Unsupported.__qualname__ = name
+    return Unsupported
+
+
+TcpStream = _unsupported("TcpStream", "TCP is not supported by gr-spead; use UdpStream")
+InprocStream = _unsupported("InprocStream", "inproc is not supported by gr-spead; use "
+                            "UdpStream to 127.0.0.1")
+BytesStream = _unsupported("BytesStream", "not supported by gr-spead; record a capture "
+                           "with spead_send or spead.sink(transport='pcap')")
+
+
+class _ItemState:
+    __slots__ = ("item", "version_sent", "descriptor_sent_at")
+
+    def __init__(self, item):
+        self.item = weakref.ref(item)
+        self.version_sent = None
+        self.descriptor_sent_at = None
+
+
+class HeapGenerator:
+    """Makes heaps of what changed in an item group since the last heap (as
+    spead2.send.HeapGenerator): new or replaced descriptors (and every one again each
+    descriptor_frequency heaps), and values whose version moved."""
+
+    def __init__(self, item_group, descriptor_frequency=None, flavour=None):
+        self._group = item_group if item_group is not self else None
+        self._state = {}
+        self._descriptor_frequency = descriptor_frequency
+        self._heaps_made = 0
+        self._flavour = _core.Flavour() if flavour is None else flavour
+        if not isinstance(self._flavour, _core.Flavour):
+            raise ValueError(f"flavour: {flavour!r} is not a spead.Flavour")
+
+    def _descriptor_due(self, item, state):
+        if state.descriptor_sent_at is None or state.item() is not item:
+            state.item = weakref.ref(item)
+            state.version_sent = None
+            return True
+        return (self._descriptor_frequency is not None and
+                self._heaps_made - state.descriptor_sent_at >= self._descriptor_frequency)
+
+    def add_to_heap(self, heap, descriptors="stale", data="stale"):
+        for name, value in (("descriptors", descriptors), ("data", data)):
+            if value not in ("stale", "all", "none"):
+                raise ValueError(f"{name}: {value!r} is not 'stale', 'all' or 'none'")
+        group = self._group if self._group is not None else self
+        for item in group.values():
+            state = self._state.get(item.id)
+            if state is None:
+                state = self._state[item.id] = _ItemState(item)
+            due = self._descriptor_due(item, state)
+            if descriptors == "all" or (descriptors == "stale" and due):
+                heap.add_descriptor(item)
+                state.descriptor_sent_at = self._heaps_made
+            if item.value is not None and (
+                    data == "all" or (data == "stale" and state.version_sent != item.version)):
+                heap.add_item(item)
+                state.version_sent = item.version
+        self._heaps_made += 1
+        return heap
+
+    def get_heap(self, descriptors="stale", data="stale"):
+        """A new heap with the descriptors and values due (see add_to_heap)."""
+        return self.add_to_heap(Heap(self._flavour), descriptors, data)
+
+    def get_start(self):
+        """A heap holding only the start-of-stream control item."""
+        heap = Heap(self._flavour)
+        heap.add_start()
+        return heap
+
+    def get_end(self):
+        """A heap holding only the stop control item: receivers end their stream."""
+        heap = Heap(self._flavour)
+        heap.add_end()
+        return heap
+
+
+class ItemGroup(_ItemGroup, HeapGenerator):
+    """An item group that makes its own heaps (as spead2.send.ItemGroup)."""
+
+    def __init__(self, descriptor_frequency=None, flavour=None):
+        _ItemGroup.__init__(self)
+        HeapGenerator.__init__(self, self, descriptor_frequency, flavour)
