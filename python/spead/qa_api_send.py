@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+#
+# Copyright 2026 gr-spead authors
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""gnuradio.spead.send as spead2.send, and loopback both ways between the Python API
+and the C++ side: spead_send -> recv.Stream, send.UdpStream -> spead_recv, and the
+spead.source / spead.sink blocks."""
+
+import gc
+import os
+import shutil
+import subprocess
+
+import numpy as np
+from gnuradio import blocks, gr, gr_unittest
+
+import spead_qa_support as qa
+from spead_qa_support import spead as spead2
+
+STEP = np.uint64(0x9E3779B97F4A7C15)
+
+
+def app(name):
+    """Path of one of our apps (GR_SPEAD_APPS_DIR from ctest, else PATH)."""
+    directory = os.environ.get("GR_SPEAD_APPS_DIR")
+    path = os.path.join(directory, name) if directory else shutil.which(name)
+    assert path and os.path.exists(path), f"{name} not found (set GR_SPEAD_APPS_DIR)"
+    return path
+
+
+def pattern(cnt, item_index, nbytes):
+    """The bytes spead_send --verify writes (apps/payload_pattern.h)."""
+    with np.errstate(over="ignore"):
+        x = np.uint64((cnt << 16) + item_index) + STEP
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        seed = x ^ (x >> np.uint64(31))
+        words = seed + np.arange((nbytes + 7) // 8, dtype=np.uint64) * STEP
+    return words.astype("<u8").view(np.uint8)[:nbytes]
+
+
+def udp_port_bound(port):
+    """Some socket of this host is bound to UDP port (as /proc/net/udp lists them)."""
+    with open("/proc/net/udp") as f:
+        return any(line.split()[1].endswith(f":{port:04X}")
+                   for line in f.read().splitlines()[1:])
+
+
+def stats_of(output):
+    """name: value lines printed by the apps, as a dict."""
+    out = {}
+    for line in output.splitlines():
+        name, sep, value = line.partition(": ")
+        if sep and value.strip().isdigit():
+            out[name.strip()] = int(value)
+    return out
+
+
+class qa_api_send(gr_unittest.TestCase):
+
+    def setUp(self):
+        self.pool = spead2.ThreadPool()
+
+    def receiver(self, **kwargs):
+        rx = spead2.recv.Stream(self.pool, **kwargs)
+        self.addCleanup(rx.stop)
+        port = qa.free_udp_port()
+        rx.add_udp_reader(port, bind_hostname="127.0.0.1")
+        return rx, port
+
+    def sender(self, port, **config):
+        config.setdefault("rate", 2e8)
+        return spead2.send.UdpStream(self.pool, [("127.0.0.1", port)],
+                                     spead2.send.StreamConfig(**config))
+
+    # ---- loopback with the C++ apps -------------------------------------------------
+    def test_python_sender_to_spead_recv_verify(self):
+        port = qa.free_udp_port()
+        with subprocess.Popen([app("spead_recv"), "-q", "--verify", f"127.0.0.1:{port}"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True) as recv:
+            try:
+                qa.wait_for(lambda: udp_port_bound(port))
+                tx = self.sender(port, max_packet_size=8972)
+                ig = spead2.send.ItemGroup()
+                ig.add_item(0x1000, "a", "", (20000,), dtype=np.uint8)
+                ig.add_item(0x1001, "b", "", (3000,), dtype=np.uint8)
+                heaps = 5
+                for cnt in range(1, heaps + 1):
+                    ig["a"].value = pattern(cnt, 0, 20000)
+                    ig["b"].value = pattern(cnt, 1, 3000)
+                    tx.send_heap(ig.get_heap(descriptors="none"), cnt)
+                # explicit cnts leave the sequence at 1: the stop heap needs its own
+                tx.send_heap(ig.get_end(), heaps + 1)
+                output, _ = recv.communicate(timeout=30)
+            finally:
+                recv.kill()
+        stats = stats_of(output)
+        self.assertEqual(stats["verify_heaps"], heaps, output)
+        self.assertEqual(stats["verify_heaps_mismatched"], 0)
+        self.assertEqual(stats["verify_bytes_mismatched"], 0)
+        self.assertEqual(stats["stop_heaps"], 1)
+
+    def test_spead_send_to_python_receiver(self):
+        rx, port = self.receiver()
+        heaps, heap_size = 4, 16384
+        subprocess.run([app("spead_send"), "--verify", "--descriptors", "--heaps",
+                        str(heaps), "--heap-size", str(heap_size), "--items", "2",
+                        "--rate", "0.2", f"127.0.0.1:{port}"], check=True,
+                       stdout=subprocess.DEVNULL, timeout=30)
+        ig = spead2.ItemGroup()
+        cnts = []
+        for heap in rx:
+            updated = ig.update(heap)
+            if 0x1000 not in [r.id for r in heap.get_items()]:
+                continue
+            cnts.append(heap.cnt)
+            for index, name in enumerate(sorted(updated, key=lambda n: ig[n].id)):
+                value = np.ascontiguousarray(updated[name].value)
+                np.testing.assert_array_equal(value.view(np.uint8),
+                                              pattern(heap.cnt, index, value.nbytes))
+        self.assertEqual(len(cnts), heaps)
+        self.assertEqual(len(ig), 2)
+        self.assertEqual(rx.stats["stop_heaps"], 1)
+
+    # ---- loopback with the blocks ----------------------------------------------------
+    def test_python_sender_to_source_block(self):
+        src, port = qa.make_source(item_type="int32", payload_item=0x1000)
+        out = blocks.vector_sink_i()
+        tb = gr.top_block()
+        tb.connect(src, out)
+        tb.start()
+        try:
+            tx = self.sender(port)
+            ig = spead2.send.ItemGroup()
+            ig.add_item(0x1000, "samples", "", (None,), format=[("i", 32)])
+            sent = []
+            for i in range(4):
+                value = np.arange(100 * i, 100 * i + 50 + i, dtype=">i4")
+                ig["samples"].value = value
+                sent.append(value)
+                tx.send_heap(ig.get_heap())
+            tx.send_heap(ig.get_end())
+            qa.wait_for(lambda: src.stats()["stop_heaps"] == 1)
+            tb.wait()
+        finally:
+            tb.stop()
+            tb.wait()
+        np.testing.assert_array_equal(out.data(), np.concatenate(sent))
+        self.assertEqual([v["heap_cnt"] for _, v in sorted(
+            qa.tags_by_offset(out.tags()).items())], [1, 2, 3, 4])
+
+    def test_sink_block_to_python_receiver(self):
+        rx, port = self.receiver()
+        data = np.arange(4096, dtype=np.int32)
+        tb = gr.top_block()
+        tb.connect(blocks.vector_source_i(data.tolist(), False),
+                   spead2.sink(endpoints=f"127.0.0.1:{port}", item_type="int32",
+                               len_tag_key="", heap_items=1024, payload_item=0x1000,
+                               rate_gbps=1.0))
+        qa.run_to_completion(tb)
+        ig = spead2.ItemGroup()
+        got = [updated["payload"].value.copy() for updated in map(ig.update, rx)
+               if "payload" in updated]
+        np.testing.assert_array_equal(np.concatenate(got).view(np.int32), data)
+
+    # ---- the send API ------------------------------------------------------------------
+    def test_send_heaps_substreams_and_cnt_sequence(self):
+        rx1, port1 = self.receiver()
+        rx2, port2 = self.receiver()
+        tx = spead2.send.UdpStream(self.pool, [("127.0.0.1", port1), ("127.0.0.1", port2)],
+                                   spead2.send.StreamConfig(rate=2e8, max_heaps=2))
+        self.assertEqual(tx.num_substreams, 2)
+        tx.set_cnt_sequence(100, 10)
+        ig = spead2.send.ItemGroup()
+        ig.add_item(0x1000, "x", "", (256,), dtype=np.float32, value=np.ones(256, np.float32))
+        refs = [spead2.send.HeapReference(ig.get_heap(data="all"), substream_index=i % 2)
+                for i in range(6)]
+        sent = tx.send_heaps(refs, spead2.send.GroupMode.SERIAL)
+        self.assertGreater(sent, 6 * 1024)
+        self.assertEqual([rx1.get(timeout=5).cnt for _ in range(3)], [100, 120, 140])
+        self.assertEqual([rx2.get(timeout=5).cnt for _ in range(3)], [110, 130, 150])
+        stats = tx.stats
+        self.assertEqual((stats["heaps"], stats.heaps_failed), (6, 0))
+
+    def test_numpy_values_are_sent_from_their_own_memory(self):
+        item = spead2.Item(0x1000, "x", "", (4, 8), dtype=np.int16,
+                           value=np.zeros((4, 8), np.int16))
+        self.assertIs(item.to_buffer(), item.value)
+        fortran = spead2.Item(0x1001, "f", "", (4, 8), dtype=np.int16, order="F",
+                              value=np.asfortranarray(np.zeros((4, 8), np.int16)))
+        self.assertTrue(np.shares_memory(fortran.to_buffer(), fortran.value))
+
+    def test_heap_keeps_item_memory_alive(self):
+        rx, port = self.receiver()
+        tx = self.sender(port)
+        ig = spead2.send.ItemGroup()
+        ig.add_item(0x1000, "x", "", (1000,), dtype=np.uint8,
+                    value=np.full(1000, 7, np.uint8))
+        heap = ig.get_heap()
+        ig["x"].value = np.zeros(1, np.uint8).repeat(1000)  # the first array may go
+        gc.collect()
+        tx.send_heap(heap)
+        recv_ig = spead2.ItemGroup()
+        self.assertTrue((recv_ig.update(rx.get(timeout=5))["x"].value == 7).all())
+
+    def test_deleting_pool_and_stream_after_sending_is_safe(self):
+        rx, port = self.receiver()
+        tx = spead2.send.UdpStream(spead2.ThreadPool(), "127.0.0.1", port)
+        gc.collect()
+        ig = spead2.send.ItemGroup()
+        ig.add_item(0x1000, "x", "", (), dtype=np.int64, value=5)
+        tx.send_heap(ig.get_heap())
+        del tx
+        gc.collect()
+        self.assertEqual(spead2.ItemGroup().update(rx.get(timeout=5))["x"].value, 5)
+
+    def test_wrong_arguments_are_value_errors_naming_the_parameter(self):
+        _, port = self.receiver()
+        tx = self.sender(port)
+        heap = spead2.send.ItemGroup().get_end()
+        for call, name in (
+                (lambda: tx.send_heap(heap, substream_index=1), "substream_index"),
+                (lambda: tx.send_heap("not a heap"), "heap"),
+                (lambda: tx.send_heaps([spead2.send.HeapReference(heap)],
+                                       spead2.send.GroupMode.ROUND_ROBIN), "mode"),
+                (lambda: spead2.send.StreamConfig(max_packet_size=10), "max_packet_size"),
+                (lambda: spead2.send.StreamConfig(rate=-1), "rate"),
+                (lambda: spead2.send.StreamConfig(burst_rate_ratio=2.0),
+                 "burst_rate_ratio"),
+                (lambda: spead2.send.UdpStream(self.pool, [("127.0.0.1", 0)]), "port"),
+                (lambda: spead2.send.UdpStream(self.pool, []), "endpoints"),
+                (lambda: spead2.send.UdpStream(None, [("127.0.0.1", 1)]), "thread_pool"),
+                (lambda: spead2.send.UdpStream(self.pool, [("127.0.0.1", port)], ttl=300),
+                 "ttl"),
+                (lambda: spead2.send.UdpIbvStream(self.pool, "239.1.2.3", 7148),
+                 "interface_address"),
+                (lambda: spead2.send.ItemGroup().get_heap(descriptors="some"),
+                 "descriptors"),
+                (lambda: tx.set_cnt_sequence(1, 0), "step")):
+            with self.assertRaises(ValueError, msg=name) as cm:
+                call()
+            self.assertIn(name, str(cm.exception))
+
+    def test_unsupported_streams_say_so(self):
+        for cls in (spead2.send.TcpStream, spead2.send.InprocStream,
+                    spead2.send.BytesStream):
+            with self.assertRaises(NotImplementedError) as cm:
+                cls(self.pool, [("127.0.0.1", 7148)])
+            self.assertIn("not supported", str(cm.exception))
+
+    def test_defaults_are_the_cpp_ones(self):
+        self.assertEqual(spead2.send.StreamConfig().max_packet_size, 1472)
+        self.assertEqual(spead2.send.StreamConfig.DEFAULT_MAX_HEAPS, 4)
+        self.assertEqual(spead2.send.UdpStream.DEFAULT_BUFFER_SIZE, 512 * 1024)
+        self.assertEqual(spead2.send.UdpIbvStream.DEFAULT_BUFFER_SIZE, 512 * 1024)
+        self.assertEqual(spead2.send.UdpIbvStream.DEFAULT_MAX_POLL, 10)
+        self.assertEqual(spead2.recv.Stream.DEFAULT_UDP_IBV_MAX_SIZE, 9200)
+        self.assertEqual(spead2.recv.Stream.DEFAULT_UDP_IBV_BUFFER_SIZE, 16 * 1024 * 1024)
+        self.assertEqual(spead2.recv.Stream.DEFAULT_UDP_IBV_MAX_POLL, 10)
+        self.assertEqual(spead2.recv.Stream.DEFAULT_UDP_MAX_SIZE, 9200)
+        self.assertEqual(spead2.recv.Stream.DEFAULT_UDP_BUFFER_SIZE, 8 * 1024 * 1024)
+        self.assertEqual(spead2.recv.UdpIbvConfig.DEFAULT_MAX_SIZE, 9200)
+        self.assertEqual(spead2.recv.StreamConfig.DEFAULT_MAX_HEAPS, 4)
+        self.assertEqual(spead2.recv.RingStreamConfig.DEFAULT_HEAPS, 8)
+
+
+if __name__ == "__main__":
+    gr_unittest.run(qa_api_send)
