@@ -6,6 +6,7 @@
  */
 
 #include "mapping/block_messages.h"
+#include "mapping/shown_stats.h"
 #include "sink_impl.h"
 #include "transport/endpoint.h"
 #include <gnuradio/block_detail.h>
@@ -229,6 +230,9 @@ bool sink_impl::stop()
         d_logger->error("stopping: {}", e.what());
     }
     publish_stats_if_due(true);
+    // What the run did, as the stats message shows it: every flowgraph ends saying so.
+    d_logger->info("stopped: {}",
+                   stats_line(shown_stats(stats(), d_plan.transport.kind, true)));
     return true;
 }
 
@@ -449,7 +453,8 @@ std::string sink_impl::active_transport() const
 void sink_impl::publish_stats_if_due(bool force)
 {
     if (d_stats_timer.due(force))
-        message_port_pub(d_stats_port, stats_to_pmt(stats()));
+        message_port_pub(d_stats_port,
+                         stats_to_pmt(shown_stats(stats(), d_plan.transport.kind, true)));
 }
 
 } // namespace spead

@@ -6,6 +6,7 @@
  */
 
 #include "mapping/block_messages.h"
+#include "mapping/shown_stats.h"
 #include "source_impl.h"
 #include <gnuradio/io_signature.h>
 #include <gnuradio/spead/recv_pcap.h>
@@ -269,6 +270,10 @@ bool source_impl::stop()
         set_max_output_buffer(-1);
     publish_stats_if_due(true);
     close_stream();
+    // What the run did, as the stats message shows it: every flowgraph ends saying so.
+    d_logger->info(
+        "stopped: {}",
+        stats_line(shown_stats(stats(), d_plan.transport.kind, d_plan.continuous)));
     std::uint64_t filtered = 0, heaps_seen = 0;
     {
         std::lock_guard<std::mutex> lock(d_stream_mutex);
@@ -329,7 +334,9 @@ std::string source_impl::active_transport() const
 void source_impl::publish_stats_if_due(bool force)
 {
     if (d_stats_timer.due(force))
-        message_port_pub(d_stats_port, stats_to_pmt(stats()));
+        message_port_pub(
+            d_stats_port,
+            stats_to_pmt(shown_stats(stats(), d_plan.transport.kind, d_plan.continuous)));
 }
 
 void source_impl::take_control_heaps()
