@@ -6,6 +6,8 @@
 #
 """Compiles a GRC example with grcc and, with --run, runs the generated flowgraph
 headless, as a user would: it must end by itself, exit 0 and print what --expect says.
+grcc must not warn about flow control (a SPEAD Source paces the flowgraph). A C++
+example is only generated here (tests/install builds and runs one).
 
     run_example.py EXAMPLE.grc [--run] [--expect REGEX]... [--free-port] -- [ARGS]
 
@@ -46,9 +48,16 @@ def main():
         compiled = subprocess.run(["grcc", "-o", out, opts.grc], capture_output=True,
                                   text=True, timeout=120)
         script = os.path.join(out, name + ".py")
-        if compiled.returncode != 0 or not os.path.exists(script):
+        cpp = os.path.join(out, name, name + ".cpp")  # Output Language C++
+        if compiled.returncode != 0 or not (os.path.exists(script) or os.path.exists(cpp)):
             print(compiled.stdout + compiled.stderr)
             print(f"FAIL: grcc could not compile {opts.grc}")
+            return 1
+        # SPEAD Source is paced by its network or capture: GRC must not ask for a
+        # Throttle block (the source's YAML flag says so).
+        if "may not have flow control" in compiled.stdout + compiled.stderr:
+            print(compiled.stdout + compiled.stderr)
+            print(f"FAIL: grcc warns that {opts.grc} has no flow control")
             return 1
         print(f"compiled {opts.grc}")
         if not opts.run:
