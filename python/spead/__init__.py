@@ -23,6 +23,11 @@ else:
     # The spead2-compatible API (docs/python.md): `import gnuradio.spead as spead2`
     # gives Flavour, ThreadPool, MemoryPool (bindings), Descriptor, Item, ItemGroup
     # and the submodules recv and send, as spead2 does.
+    from ._block_arguments import check_block_arguments as _check_block_arguments
     from ._items import Descriptor, Item, ItemGroup, parse_range_list  # noqa: F401
     from . import recv, send  # noqa: F401
+
+    # vlen=-1 and the like: a ValueError naming the parameter, not pybind11's TypeError
+    _check_block_arguments(source)  # noqa: F405
+    _check_block_arguments(sink)  # noqa: F405
 #
