@@ -101,51 +101,21 @@ inline bool heap_assembler::append_in_order(slot& s,
 
 inline bool heap_assembler::place_repeat(const std::uint8_t* data, std::size_t size)
 {
-    constexpr std::size_t header_bytes = 8 + 4 * 8;
-    const repeat_shape& r = d_repeat;
-    if (!r.target || size <= header_bytes)
+    std::uint64_t begin = 0, length = 0;
+    if (!d_repeat_target || !d_repeat.match(data, size, begin, length))
         return false;
-    std::uint64_t raw[3];
-    std::memcpy(raw, data, sizeof(raw));
-    const std::uint64_t offset_pointer = load_be64(data + 24);
-    const std::uint64_t length_pointer = load_be64(data + 32);
-    if (((raw[0] ^ r.raw[0]) | (raw[1] ^ r.raw[1]) | (raw[2] ^ r.raw[2]) |
-         ((offset_pointer & ~r.address_mask) ^ r.offset_id) |
-         ((length_pointer & ~r.address_mask) ^ r.length_id)) != 0)
-        return false;
-    const std::uint64_t begin = offset_pointer & r.address_mask;
-    const std::uint64_t length = length_pointer & r.address_mask;
-    // What the decoder would reject, or place_in_order decline, goes the general way to
-    // be counted there. length < 2^56, so begin + length cannot overflow.
-    detail::heap_storage& h = *r.target->storage;
+    // The learnt heap size is the heap's (place_in_order checked it). What
+    // place_in_order would decline goes the general way to be counted there.
     const std::uint64_t end = begin + length;
-    if (size - header_bytes != length || end > h.heap_size ||
-        !h.received_ranges.extend_last(begin, end))
+    if (!d_repeat_target->storage->received_ranges.extend_last(begin, end))
         return false;
-    append_in_order(*r.target, begin, end, data + header_bytes);
+    append_in_order(*d_repeat_target, begin, end, data + repeat_header::header_bytes);
     return true;
 }
 
 void heap_assembler::take_repeat_shape(slot& s, const packet_header& packet)
 {
-    if (packet.n_pointers != 4)
-        return;
-    // Only the canonical layout: the four specials in id order, all immediate.
-    const item_pointer_codec codec(packet.heap_address_bits);
-    const std::uint8_t* p = packet.pointers;
-    if (load_be64(p) != codec.encode_immediate(item_id::heap_cnt, packet.heap_cnt) ||
-        load_be64(p + 8) !=
-            codec.encode_immediate(item_id::heap_size, packet.heap_size) ||
-        load_be64(p + 16) !=
-            codec.encode_immediate(item_id::heap_offset, packet.payload_offset) ||
-        load_be64(p + 24) !=
-            codec.encode_immediate(item_id::payload_length, packet.payload_length))
-        return;
-    d_repeat.target = &s;
-    std::memcpy(d_repeat.raw, p - 8, sizeof(d_repeat.raw));
-    d_repeat.offset_id = codec.encode_immediate(item_id::heap_offset, 0);
-    d_repeat.length_id = codec.encode_immediate(item_id::payload_length, 0);
-    d_repeat.address_mask = codec.address_mask();
+    d_repeat_target = d_repeat.learn(packet) ? &s : nullptr;
 }
 
 inline bool heap_assembler::place_in_order(const packet_header& packet)
@@ -165,7 +135,7 @@ inline bool heap_assembler::place_in_order(const packet_header& packet)
         packet.heap_address_bits != h.heap_flavour.heap_address_bits() ||
         !h.received_ranges.extend_last(begin, end))
         return false;
-    if (append_in_order(s, begin, end, packet.payload) && d_repeat.target != &s)
+    if (append_in_order(s, begin, end, packet.payload) && d_repeat_target != &s)
         take_repeat_shape(s, packet);
     return true;
 }
@@ -218,8 +188,8 @@ void heap_assembler::set_last_hit(std::size_t index)
 {
     // The shape belongs to the last-hit heap only, so that the fast path takes no
     // packet that the general path would have had to search for.
-    if (d_repeat.target != &d_slots[index])
-        d_repeat.target = nullptr;
+    if (d_repeat_target != &d_slots[index])
+        d_repeat_target = nullptr;
     d_last_hit = index;
 }
 
@@ -383,8 +353,8 @@ void heap_assembler::place(slot& s, const packet_header& packet)
 
 void heap_assembler::retire(slot& s, recv_stat reason_if_incomplete)
 {
-    if (d_repeat.target == &s)
-        d_repeat.target = nullptr;
+    if (d_repeat_target == &s)
+        d_repeat_target = nullptr;
     const std::uint64_t cnt = s.cnt;
     if (s.too_large) {
         s.too_large = false;

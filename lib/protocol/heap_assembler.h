@@ -10,6 +10,7 @@
 
 #include "heap_pool.h"
 #include "packet_decoder.h"
+#include "repeat_header.h"
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/recv_heap.h>
 #include <gnuradio/spead/stats.h>
@@ -102,28 +103,14 @@ private:
         retired_as how;
     };
 
-    /*!
-     * A packet that repeats the header of the last in-order packet of a live heap byte
-     * for byte (SPEAD header, HEAP_CNT and HEAP_SIZE) with the usual four specials and
-     * nothing else: every packet of a large heap after its second, from spead2 and
-     * most senders. Recognising it needs no decoding: the bytes compared were checked
-     * when the shape was taken.
-     */
-    struct repeat_shape {
-        slot* target = nullptr;      //!< the last-hit live heap; null: no shape
-        std::uint64_t raw[3] = {};   //!< the first 24 bytes, as loaded natively
-        std::uint64_t offset_id = 0; //!< HEAP_OFFSET pointer above its address
-        std::uint64_t length_id = 0; //!< PAYLOAD_LENGTH pointer above its address
-        std::uint64_t address_mask = 0;
-    };
-
     /*! What both in-order paths do once [begin, end) is recorded: copy, count, and
      * retire the heap if that completed it. \return true while the heap stays live. */
     bool append_in_order(slot& s,
                          std::uint64_t begin,
                          std::uint64_t end,
                          const std::uint8_t* payload);
-    /*! The repeated-header fast path; false when the packet needs decoding. */
+    /*! The repeated-header fast path: a packet continuing d_repeat_target in order
+     * with its header (repeat_header); false when the packet needs decoding. */
     bool place_repeat(const std::uint8_t* data, std::size_t size);
     /*! The in-order fast path; false when the packet needs the general path. */
     bool place_in_order(const packet_header& packet);
@@ -151,7 +138,8 @@ private:
     heap_ready d_ready;
     std::vector<slot> d_slots;
     std::size_t d_last_hit = 0;
-    repeat_shape d_repeat;
+    slot* d_repeat_target = nullptr; //!< the last-hit live heap d_repeat is of; or null
+    repeat_header d_repeat;
     std::uint64_t d_next_age = 0;
     std::vector<retired> d_retired; //!< ring buffer
     std::size_t d_retired_next = 0;
