@@ -252,7 +252,8 @@ double place_seconds(const packet_set& set, std::size_t heap_size, recv_stats& s
     const auto start = clock_type::now();
     for (const auto& p : set.packets) {
         packet_header header;
-        if (decode_packet(p.data, p.size, header) == decode_result::ok)
+        if (!chunks.add_repeat(p.data, p.size) &&
+            decode_packet(p.data, p.size, header) == decode_result::ok)
             chunks.add_packet(header);
     }
     chunks.flush();

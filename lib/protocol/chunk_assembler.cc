@@ -119,6 +119,23 @@ chunk_assembler::result chunk_assembler::add_packet(const packet_header& packet)
     return place(packet, nullptr);
 }
 
+bool chunk_assembler::add_repeat(const std::uint8_t* data, std::size_t size)
+{
+    std::uint64_t begin = 0, length = 0;
+    record* r = d_repeat_record;
+    // The layout is learnt only from a packet giving HEAP_SIZE = heap_bytes, so
+    // match() has checked what stage() checks of the sizes; a packet that is not the
+    // heap's next piece, or whose chunk is lost, goes the general way to be counted
+    // there.
+    if (!r || !d_repeat.match(data, size, begin, length) || !r->data ||
+        !r->received.extend_last(begin, begin + length))
+        return false;
+    std::memcpy(r->data + begin, data + repeat_header::header_bytes, std::size_t(length));
+    d_last = r;
+    committed(*r, length);
+    return true;
+}
+
 chunk_assembler::result chunk_assembler::reserve(const packet_header& packet,
                                                  copy_ticket& ticket)
 {
@@ -281,6 +298,13 @@ chunk_assembler::stage(record& r, const packet_header& packet, copy_ticket* tick
     }
     if (!ticket) { // add_packet(): copied now, with nothing in flight
         std::memcpy(r.data + begin, packet.payload, std::size_t(packet.payload_length));
+        // Learnt before committed(), which may release the heap (and forget it). Only
+        // from a packet that gives the heap's own size: match() bounds by it.
+        if (d_repeat_record != &r)
+            d_repeat_record =
+                packet.heap_size == d_config.heap_bytes && d_repeat.learn(packet)
+                    ? &r
+                    : nullptr;
         committed(r, packet.payload_length);
         return result::placed;
     }
@@ -352,6 +376,8 @@ void chunk_assembler::on_release(const timeline::released& released)
             }
             c.data->set_fill(p, s, out, fill == position_fill::missing ? 0 : r.bytes);
         }
+        if (d_repeat_record == &r)
+            d_repeat_record = nullptr;
         if (r.live) {
             remember(r.cnt, released.timestamp, recent::how::released);
             index_erase(std::uint32_t(released.slot * d_config.timeline.substreams + s));

@@ -10,6 +10,7 @@
 
 #include "interval_set.h"
 #include "packet_decoder.h"
+#include "repeat_header.h"
 #include "timeline.h"
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/recv_chunk.h>
@@ -106,6 +107,14 @@ public:
     /*! reserve(), the copy and commit() in one, under the owner's lock (result drain
      * as reserve() when other copies are in flight). */
     result add_packet(const packet_header& packet);
+    /*!
+     * add_packet() for a datagram that continues, in order, a heap whose last packet
+     * went through add_packet(), in that packet's header layout (repeat_header: the
+     * four specials alone): placed without decoding, with the same effect add_packet()
+     * would have. \return false when it is not one; nothing was done, so decode it
+     * and call add_packet().
+     */
+    bool add_repeat(const std::uint8_t* data, std::size_t size);
     /*!
      * The first half of add_packet(), for owners that copy outside their lock (several
      * receive threads): checks and counts the packet as add_packet() does, but leaves
@@ -204,7 +213,10 @@ private:
     /*! Heaps that left recently: their later packets are counted, not placed again. */
     std::vector<recent> d_recent;
     std::size_t d_recent_next = 0;
-    record* d_last = nullptr;    //!< the heap the last packet went to
+    record* d_last = nullptr; //!< the heap the last packet went to
+    /*! The live heap whose packets add_repeat() recognises by d_repeat; or null. */
+    record* d_repeat_record = nullptr;
+    repeat_header d_repeat;
     std::size_t d_in_flight = 0; //!< tickets reserved, not committed
     timeline d_timeline;         //!< last: its callback reaches the members above
 };
