@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+#
+# Copyright 2026 gr-spead authors
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""How fast a Python receive loop keeps up, next to spead_recv, in the same run.
+
+    PYTHONPATH=build/test_modules nice -n 19 /usr/bin/python3 \
+        python/spead/bench_api_recv.py --apps build/apps
+
+spead_send (C++) sends --heaps heaps of --heap-size bytes over loopback at a given rate
+to either receiver:
+  - spead_recv -q (C++), or
+  - this script: `for heap in stream: ig.update(heap)` with gnuradio.spead.recv.
+A rate is lossless when every heap arrives complete. A bisection per receiver (the
+two alternate, so background load hits both alike) finds the highest lossless rate.
+Then it times ItemGroup.update() alone on one received heap (microseconds per heap).
+Not a test: the figures depend on the machine (docs/python.md has ours).
+"""
+
+import argparse
+import os
+import socket
+import subprocess
+import time
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def sender(args, port, gbps):
+    return subprocess.Popen(
+        [os.path.join(args.apps, "spead_send"), "--descriptors", "--heaps", str(args.heaps),
+         "--heap-size", str(args.heap_size), "--packet", str(args.packet), "--rate",
+         str(gbps), f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stats_of(text):
+    out = {}
+    for line in text.splitlines():
+        name, sep, value = line.partition(": ")
+        if sep and value.strip().isdigit():
+            out[name.strip()] = int(value)
+    return out
+
+
+def lossless(stats, args):
+    # the descriptor heap + every data heap, nothing dropped on the way
+    return (stats.get("heaps") == args.heaps + 1 and
+            stats.get("incomplete_heaps_evicted", 0) == 0 and
+            stats.get("incomplete_heaps_flushed", 0) == 0 and
+            stats.get("heaps_dropped_queue_full", 0) == 0)
+
+
+def trial_cpp(args, gbps):
+    port = free_port()
+    with subprocess.Popen([os.path.join(args.apps, "spead_recv"), "-q",
+                           f"127.0.0.1:{port}"], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True) as recv:
+        time.sleep(0.3)  # bound
+        tx = sender(args, port, gbps)
+        tx.wait(120)
+        try:
+            output, _ = recv.communicate(timeout=5)
+        except subprocess.TimeoutExpired:  # the stop heap was lost
+            recv.kill()
+            output, _ = recv.communicate()
+    return lossless(stats_of(output), args)
+
+
+def trial_python(args, gbps, spead2, timings=None):
+    pool = spead2.ThreadPool()
+    stream = spead2.recv.Stream(pool)
+    port = free_port()
+    stream.add_udp_reader(port, bind_hostname="127.0.0.1")
+    tx = sender(args, port, gbps)
+    ig = spead2.ItemGroup()
+    deadline = time.monotonic() + 60
+    clock = time.perf_counter
+    try:
+        while time.monotonic() < deadline:
+            try:
+                heap = stream.get(timeout=2)
+            except (spead2.Stopped, spead2.Empty):
+                break
+            start = clock()
+            ig.update(heap)
+            if timings is not None:
+                timings.append(clock() - start)
+    finally:
+        tx.wait(120)
+        stream.stop()
+    return lossless(dict(stream.stats.items()), args)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--apps", default=os.environ.get("GR_SPEAD_APPS_DIR", "."),
+                        help="directory of spead_send and spead_recv")
+    parser.add_argument("--heaps", type=int, default=300)
+    parser.add_argument("--heap-size", type=int, default=1 << 20)
+    parser.add_argument("--packet", type=int, default=8972)
+    parser.add_argument("--low", type=float, default=0.5, help="Gb/s")
+    parser.add_argument("--high", type=float, default=40.0, help="Gb/s")
+    parser.add_argument("--steps", type=int, default=7)
+    args = parser.parse_args()
+
+    import gnuradio.spead as spead2
+    import gnuradio.spead.recv  # noqa: F401
+
+    # alternate the two bisections step by step
+    state = {"cpp": [args.low, args.high, None], "python": [args.low, args.high, None]}
+    trials = {"cpp": lambda r: trial_cpp(args, r),
+              "python": lambda r: trial_python(args, r, spead2)}
+    for name in state:
+        state[name][2] = args.low if trials[name](args.low) else 0.0
+    for _ in range(args.steps):
+        for name, (low, high, best) in state.items():
+            if not best:
+                continue
+            mid = (best + high) / 2
+            if trials[name](mid):
+                state[name][2] = mid
+            else:
+                state[name][1] = mid
+    cpp, python = state["cpp"][2], state["python"][2]
+
+    # update() per heap inside the loop, at a rate both keep up with
+    timings = []
+    trial_python(args, max(min(cpp, python) / 2, args.low), spead2, timings)
+    in_loop = sorted(timings[1:])  # the first heap is the descriptors
+    # update() alone, on one received heap
+    pool = spead2.ThreadPool()
+    stream = spead2.recv.Stream(pool)
+    port = free_port()
+    stream.add_udp_reader(port, bind_hostname="127.0.0.1")
+    sender(args, port, 1.0).wait(120)
+    ig = spead2.ItemGroup()
+    ig.update(stream.get(timeout=5))
+    heap = stream.get(timeout=5)
+    repeats = 20000
+    start = time.perf_counter()
+    for _ in range(repeats):
+        ig.update(heap)
+    alone = (time.perf_counter() - start) / repeats
+    stream.stop()
+
+    print(f"heaps per trial: {args.heaps} x {args.heap_size} bytes, packets of "
+          f"{args.packet} bytes, loopback")
+    print(f"spead_recv (C++) highest lossless rate: {cpp:.2f} Gb/s")
+    print(f"Python loop (for heap in stream: ig.update(heap)): {python:.2f} Gb/s "
+          f"({python / cpp if cpp else 0:.2f} x spead_recv)")
+    if in_loop:
+        print(f"ItemGroup.update() in the loop: median {in_loop[len(in_loop) // 2] * 1e6:.1f}"
+              f" us per heap, 90th percentile {in_loop[len(in_loop) * 9 // 10] * 1e6:.1f} us")
+    print(f"ItemGroup.update() alone on a received heap: {alone * 1e6:.1f} us per heap")
+
+
+if __name__ == "__main__":
+    main()
