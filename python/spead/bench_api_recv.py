@@ -21,30 +21,16 @@ Not a test: the figures depend on the machine (docs/python.md has ours).
 
 import argparse
 import os
-import socket
 import subprocess
 import time
 
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
+import spead_qa_support as qa
 
 def sender(args, port, gbps):
     return subprocess.Popen(
         [os.path.join(args.apps, "spead_send"), "--descriptors", "--heaps", str(args.heaps),
          "--heap-size", str(args.heap_size), "--packet", str(args.packet), "--rate",
          str(gbps), f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def stats_of(text):
-    out = {}
-    for line in text.splitlines():
-        name, sep, value = line.partition(": ")
-        if sep and value.strip().isdigit():
-            out[name.strip()] = int(value)
-    return out
 
 
 def lossless(stats, args):
@@ -56,7 +42,7 @@ def lossless(stats, args):
 
 
 def trial_cpp(args, gbps):
-    port = free_port()
+    port = qa.free_udp_port()
     with subprocess.Popen([os.path.join(args.apps, "spead_recv"), "-q",
                            f"127.0.0.1:{port}"], stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, text=True) as recv:
@@ -68,13 +54,13 @@ def trial_cpp(args, gbps):
         except subprocess.TimeoutExpired:  # the stop heap was lost
             recv.kill()
             output, _ = recv.communicate()
-    return lossless(stats_of(output), args)
+    return lossless(qa.app_stats(output), args)
 
 
 def trial_python(args, gbps, spead2, timings=None):
     pool = spead2.ThreadPool()
     stream = spead2.recv.Stream(pool)
-    port = free_port()
+    port = qa.free_udp_port()
     stream.add_udp_reader(port, bind_hostname="127.0.0.1")
     tx = sender(args, port, gbps)
     ig = spead2.ItemGroup()
@@ -135,7 +121,7 @@ def main():
     # update() alone, on one received heap
     pool = spead2.ThreadPool()
     stream = spead2.recv.Stream(pool)
-    port = free_port()
+    port = qa.free_udp_port()
     stream.add_udp_reader(port, bind_hostname="127.0.0.1")
     sender(args, port, 1.0).wait(120)
     ig = spead2.ItemGroup()

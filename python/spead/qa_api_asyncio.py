@@ -27,7 +27,10 @@ class qa_api_asyncio(gr_unittest.TestCase):
 
     def pair(self):
         """An asyncio receive stream on a free port and an asyncio sender towards it."""
-        rx = spead2.recv.asyncio.Stream(self.pool)
+        # a ring that holds every heap of a test: the sender may run ahead of the
+        # receiving task (a full ring drops heaps, counted in heaps_dropped_queue_full)
+        rx = spead2.recv.asyncio.Stream(self.pool,
+                                        ring_config=spead2.recv.RingStreamConfig(heaps=16))
         port = qa.free_udp_port()
         rx.add_udp_reader(port, bind_hostname="127.0.0.1")
         tx = spead2.send.asyncio.UdpStream(self.pool, [("127.0.0.1", port)],
@@ -57,7 +60,7 @@ class qa_api_asyncio(gr_unittest.TestCase):
                 return got
 
             sizes, got = await asyncio.wait_for(asyncio.gather(sender(), receiver()), 20)
-            self.assertEqual(got, list(range(10)))
+            self.assertEqual(got, list(range(10)), rx.stats)
             self.assertTrue(all(s > 4000 for s in sizes))
             # no Python thread polls on the stream's behalf
             self.assertEqual(threading.active_count(), threads_before)

@@ -22,15 +22,6 @@ import spead_qa_support as qa
 from spead_qa_support import spead as spead2
 
 
-def minstd(n):
-    out = np.empty(n, dtype=np.uint32)
-    x = 1
-    for i in range(n):
-        x = (x * 48271) % 2147483647
-        out[i] = x
-    return out
-
-
 class qa_api_recv(gr_unittest.TestCase):
 
     def setUp(self):
@@ -62,7 +53,7 @@ class qa_api_recv(gr_unittest.TestCase):
             values.append(np.concatenate([updated["Test item 0"].value,
                                           updated["Test item 1"].value]))
         self.assertEqual(len(values), 3)
-        np.testing.assert_array_equal(np.concatenate(values), minstd(3 * 4096))
+        np.testing.assert_array_equal(np.concatenate(values), qa.minstd(3 * 4096))
         self.assertEqual(ig["Test item 0"].description, "A test item with arbitrary value")
 
     def test_pcap_replay_immediates_in_both_flavours(self):
@@ -116,7 +107,7 @@ class qa_api_recv(gr_unittest.TestCase):
         self.assertTrue(np.shares_memory(value, np.frombuffer(raw, np.uint8)))
         self.assertEqual(value.dtype, np.dtype(">u4"))
         # the heap and the raw item go; the view keeps the storage alive
-        expected = minstd(256)
+        expected = qa.minstd(256)
         del heap, raw
         gc.collect()
         for _ in self.replay("spead64-40_multipacket_1472.pcap"):
@@ -128,7 +119,7 @@ class qa_api_recv(gr_unittest.TestCase):
         raw = [r for r in heap.get_items() if r.id == 0x1000][0]
         self.assertEqual(len(raw), 1024)
         self.assertFalse(raw.is_immediate)
-        np.testing.assert_array_equal(np.frombuffer(raw, ">u4"), minstd(256))
+        np.testing.assert_array_equal(np.frombuffer(raw, ">u4"), qa.minstd(256))
         self.assertEqual(memoryview(raw).nbytes, 1024)
 
     def test_incomplete_heaps_with_their_received_ranges(self):

@@ -48,16 +48,6 @@ def udp_port_bound(port):
                    for line in f.read().splitlines()[1:])
 
 
-def stats_of(output):
-    """name: value lines printed by the apps, as a dict."""
-    out = {}
-    for line in output.splitlines():
-        name, sep, value = line.partition(": ")
-        if sep and value.strip().isdigit():
-            out[name.strip()] = int(value)
-    return out
-
-
 class qa_api_send(gr_unittest.TestCase):
 
     def setUp(self):
@@ -97,7 +87,7 @@ class qa_api_send(gr_unittest.TestCase):
                 output, _ = recv.communicate(timeout=30)
             finally:
                 recv.kill()
-        stats = stats_of(output)
+        stats = qa.app_stats(output)
         self.assertEqual(stats["verify_heaps"], heaps, output)
         self.assertEqual(stats["verify_heaps_mismatched"], 0)
         self.assertEqual(stats["verify_bytes_mismatched"], 0)

@@ -17,16 +17,6 @@ import spead_qa_support as qa
 from spead_qa_support import spead
 
 
-def minstd(n):
-    """The first n outputs of std::minstd_rand (default seed): the vectors' payload."""
-    out = np.empty(n, dtype=np.uint32)
-    x = 1
-    for i in range(n):
-        x = (x * 48271) % 2147483647
-        out[i] = x
-    return out
-
-
 class qa_source_pcap(gr_unittest.TestCase):
 
     def setUp(self):
@@ -52,7 +42,7 @@ class qa_source_pcap(gr_unittest.TestCase):
     def test_small_heaps_with_descriptor_and_stop(self):
         src, sink, descriptors, _ = self.replay("spead64-40_small_desc_stop.pcap")
         words = np.asarray(sink.data(), dtype=np.int32).view(np.uint32)
-        np.testing.assert_array_equal(words, minstd(768))
+        np.testing.assert_array_equal(words, qa.minstd(768))
         self.assertEqual(qa.heap_starts(sink.tags()), [(0, 256), (256, 256), (512, 256)])
         self.assertEqual([v["heap_cnt"] for _, v in sorted(
             qa.tags_by_offset(sink.tags()).items())], [1, 2, 3])
@@ -72,12 +62,12 @@ class qa_source_pcap(gr_unittest.TestCase):
     def test_flavour_64_48_is_read_from_the_packets(self):
         _, sink, _, _ = self.replay("spead64-48_small_desc_stop.pcap")
         np.testing.assert_array_equal(
-            np.asarray(sink.data(), dtype=np.int32).view(np.uint32), minstd(768))
+            np.asarray(sink.data(), dtype=np.int32).view(np.uint32), qa.minstd(768))
 
     def test_multipacket_heaps_concatenate_their_items(self):
         src, sink, descriptors, _ = self.replay("spead64-40_multipacket_1472.pcap")
         np.testing.assert_array_equal(
-            np.asarray(sink.data(), dtype=np.int32).view(np.uint32), minstd(3 * 4096))
+            np.asarray(sink.data(), dtype=np.int32).view(np.uint32), qa.minstd(3 * 4096))
         self.assertEqual(qa.heap_starts(sink.tags()),
                          [(0, 4096), (4096, 4096), (8192, 4096)])
         self.assertEqual(descriptors.num_messages(), 2)
@@ -86,13 +76,13 @@ class qa_source_pcap(gr_unittest.TestCase):
     def test_jumbo_multipacket_heaps(self):
         src, sink, _, _ = self.replay("spead64-48_multipacket_8972.pcap")
         np.testing.assert_array_equal(
-            np.asarray(sink.data(), dtype=np.int32).view(np.uint32), minstd(2 * 16384))
+            np.asarray(sink.data(), dtype=np.int32).view(np.uint32), qa.minstd(2 * 16384))
         self.assertEqual(src.stats()["packets"], 17)
 
     def test_payload_item_selects_one_item(self):
         _, sink, _, _ = self.replay("spead64-40_multipacket_1472.pcap",
                                     payload_item=0x1001)
-        expected = minstd(3 * 4096).reshape(3, 2, 2048)[:, 1, :].ravel()
+        expected = qa.minstd(3 * 4096).reshape(3, 2, 2048)[:, 1, :].ravel()
         np.testing.assert_array_equal(
             np.asarray(sink.data(), dtype=np.int32).view(np.uint32), expected)
         self.assertEqual(qa.heap_starts(sink.tags()), [(0, 2048), (2048, 2048),
@@ -103,7 +93,7 @@ class qa_source_pcap(gr_unittest.TestCase):
                                     byte_order="as-is")
         np.testing.assert_array_equal(
             np.asarray(sink.data(), dtype=np.int32).view(np.uint32),
-            minstd(768).byteswap())
+            qa.minstd(768).byteswap())
 
     def test_immediate_only_heaps_go_to_the_heaps_port(self):
         src, sink, _, heaps = self.replay("spead64-40_immediate.pcap")
@@ -126,7 +116,7 @@ class qa_source_pcap(gr_unittest.TestCase):
         payload = np.concatenate([
             np.asarray(pmt.to_python(pmt.cdr(heaps.get_message(i))), dtype=np.uint8)
             for i in range(3)])
-        np.testing.assert_array_equal(payload.view(">u4"), minstd(768))
+        np.testing.assert_array_equal(payload.view(">u4"), qa.minstd(768))
 
     def test_port_filter_replays_one_substream(self):
         src, sink, _, _ = self.replay("spead64-40_two_substreams.pcap",
@@ -155,7 +145,7 @@ class qa_source_pcap(gr_unittest.TestCase):
         self.assertEqual(stats["stop_heaps"], 0)
         self.assertEqual(stats["heaps_output"], 3)
         words = np.asarray(sink.data(), dtype=np.int32).view(np.uint32)
-        np.testing.assert_array_equal(words, minstd(768))
+        np.testing.assert_array_equal(words, qa.minstd(768))
 
     def test_replay_runs_again_after_restart(self):
         src = spead.source(transport="pcap", endpoints="", item_type="int32",
@@ -166,7 +156,7 @@ class qa_source_pcap(gr_unittest.TestCase):
         qa.run_to_completion(self.tb)
         np.testing.assert_array_equal(
             np.asarray(sink.data(), dtype=np.int32).view(np.uint32),
-            np.concatenate([minstd(768), minstd(768)]))
+            np.concatenate([qa.minstd(768), qa.minstd(768)]))
 
 
 if __name__ == "__main__":

@@ -41,6 +41,29 @@ def vector(name):
     return os.path.join(VECTORS_DIR, name)
 
 
+def minstd(n):
+    """The first n outputs of std::minstd_rand (default seed): the payload of the
+    reference captures in tests/vectors."""
+    import numpy as np
+    out = np.empty(n, dtype=np.uint32)
+    x = 1
+    for i in range(n):
+        x = (x * 48271) % 2147483647
+        out[i] = x
+    return out
+
+
+def app_stats(output):
+    """The `name: value` counter lines an app (spead_recv, spead_send) printed, as a
+    dict."""
+    out = {}
+    for line in output.splitlines():
+        name, sep, value = line.partition(": ")
+        if sep and value.strip().isdigit():
+            out[name.strip()] = int(value)
+    return out
+
+
 def free_udp_port():
     """A UDP port nobody uses right now (the endpoint syntax refuses port 0)."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:

@@ -15,6 +15,8 @@
 #include <gnuradio/spead/item_ids.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <cerrno>
 
 namespace gr {
@@ -68,6 +70,27 @@ void raise_os_error(const std::system_error& e)
         throw py::error_already_set();
     PyErr_SetObject(PyExc_OSError, error.ptr());
     throw py::error_already_set();
+}
+
+int make_event_fd()
+{
+    const int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (fd < 0)
+        raise_os_error(std::system_error(errno, std::generic_category(), "eventfd"));
+    return fd;
+}
+
+void signal_event_fd(int fd)
+{
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto written = ::write(fd, &one, sizeof(one));
+}
+
+void drain_event_fd(int fd)
+{
+    std::uint64_t count;
+    while (::read(fd, &count, sizeof(count)) > 0) {
+    }
 }
 
 py::list shape_to_python(const std::vector<std::int64_t>& shape)

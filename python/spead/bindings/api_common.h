@@ -94,6 +94,13 @@ auto translating_os_errors(F&& f) -> decltype(f())
     }
 }
 
+/*! An eventfd for asyncio's add_reader (non-blocking, close-on-exec); OSError if the
+ * kernel refuses. signal_event_fd() makes it readable (any thread, no GIL needed);
+ * drain_event_fd() empties it again. */
+int make_event_fd();
+void signal_event_fd(int fd);
+void drain_event_fd(int fd);
+
 /*! The Python RawDescriptor <-> descriptor conversion for shapes (None <-> -1). */
 py::list shape_to_python(const std::vector<std::int64_t>& shape);
 std::vector<std::int64_t> shape_from_python(const py::handle& shape);

@@ -20,7 +20,6 @@
 #include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
 #include <condition_variable>
-#include <sys/eventfd.h>
 #include <unistd.h>
 #include <chrono>
 #include <mutex>
@@ -205,10 +204,7 @@ public:
     int event_fd()
     {
         if (d_event_fd < 0) {
-            d_event_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-            if (d_event_fd < 0)
-                raise_os_error(
-                    std::system_error(errno, std::generic_category(), "eventfd"));
+            d_event_fd = make_event_fd();
             d_forwarder = std::thread([this] { forward(); });
         }
         return d_event_fd;
@@ -221,9 +217,7 @@ public:
         bool ended;
         {
             std::lock_guard<std::mutex> lock(d_mutex);
-            std::uint64_t count;
-            while (::read(d_event_fd, &count, sizeof(count)) > 0) {
-            }
+            drain_event_fd(d_event_fd);
             h.swap(d_ready);
             ended = d_ended;
         }
@@ -253,12 +247,6 @@ private:
         throw stopped("the stream has stopped");
     }
 
-    void signal()
-    {
-        const std::uint64_t one = 1;
-        [[maybe_unused]] auto n = ::write(d_event_fd, &one, sizeof(one));
-    }
-
     void forward()
     {
         for (;;) {
@@ -278,7 +266,7 @@ private:
                     d_ready.emplace(std::move(h));
                 else
                     d_ended = true;
-                signal();
+                signal_event_fd(d_event_fd);
             }
             if (result == recv::stream::pop_result::stopped)
                 return;

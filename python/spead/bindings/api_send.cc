@@ -18,7 +18,6 @@
 #include <gnuradio/spead/send_udp.h>
 #include <gnuradio/spead/send_udp_ibv.h>
 #include <condition_variable>
-#include <sys/eventfd.h>
 #include <unistd.h>
 #include <boost/system/system_error.hpp>
 #include <deque>
@@ -83,6 +82,9 @@ struct py_send_heap {
 
 using heap_ptr = std::shared_ptr<py_send_heap>;
 
+/*! send.StreamConfig as (max_packet_size, rate, burst_size, max_heaps). */
+using stream_settings = std::tuple<std::size_t, double, std::size_t, std::size_t>;
+
 /*! A finished asynchronous send, waiting for the event loop to collect it. */
 struct completion {
     std::uint64_t token;
@@ -110,11 +112,9 @@ public:
             ::close(d_event_fd);
     }
 
-    static send::stream_config make_config(std::size_t max_packet_size,
-                                           double rate,
-                                           std::size_t burst_size,
-                                           std::size_t max_heaps)
+    static send::stream_config make_config(const stream_settings& settings)
     {
+        const auto& [max_packet_size, rate, burst_size, max_heaps] = settings;
         send::stream_config config;
         config.set_max_packet_size(max_packet_size);
         config.set_rate(rate);
@@ -222,8 +222,7 @@ public:
                                             std::size_t bytes) mutable {
                 std::lock_guard<std::mutex> lock(d_mutex);
                 d_completions.push_back(completion{ token, ec, bytes, std::move(h) });
-                const std::uint64_t one = 1;
-                [[maybe_unused]] auto n = ::write(d_event_fd, &one, sizeof(one));
+                signal_event_fd(d_event_fd);
             },
             cnt,
             substream);
@@ -233,10 +232,7 @@ public:
     int event_fd()
     {
         if (d_event_fd < 0) {
-            d_event_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-            if (d_event_fd < 0)
-                raise_os_error(
-                    std::system_error(errno, std::generic_category(), "eventfd"));
+            d_event_fd = make_event_fd();
         }
         return d_event_fd;
     }
@@ -248,9 +244,7 @@ public:
         std::deque<completion> done;
         {
             std::lock_guard<std::mutex> lock(d_mutex);
-            std::uint64_t count;
-            while (::read(d_event_fd, &count, sizeof(count)) > 0) {
-            }
+            drain_event_fd(d_event_fd);
             done.swap(d_completions);
         }
         py::list out;
@@ -342,39 +336,29 @@ void bind_api_send(py::module& parent)
         .def_static("_udp",
                     [](std::shared_ptr<thread_pool> pool,
                        const std::string& endpoints,
-                       std::size_t max_packet_size,
-                       double rate,
-                       std::size_t burst_size,
-                       std::size_t max_heaps,
+                       const stream_settings& settings,
                        std::size_t buffer_size,
                        int ttl,
                        const std::string& interface) {
-                        auto config = py_send_stream::make_config(
-                            max_packet_size, rate, burst_size, max_heaps);
                         send::udp_config udp;
                         udp.set_endpoints(endpoints);
                         udp.set_buffer_size(buffer_size);
                         udp.set_ttl(ttl);
                         udp.set_interface(interface);
                         auto s = std::make_unique<py_send_stream>(std::move(pool));
-                        s->open_udp(config, udp);
+                        s->open_udp(py_send_stream::make_config(settings), udp);
                         return s;
                     })
         .def_static("_udp_ibv",
                     [](std::shared_ptr<thread_pool> pool,
                        const std::string& endpoints,
-                       std::size_t max_packet_size,
-                       double rate,
-                       std::size_t burst_size,
-                       std::size_t max_heaps,
+                       const stream_settings& settings,
                        const std::string& interface,
                        std::size_t buffer_size,
                        int ttl,
                        int comp_vector,
                        int max_poll,
                        const py::list& memory_regions) {
-                        auto config = py_send_stream::make_config(
-                            max_packet_size, rate, burst_size, max_heaps);
                         send::udp_ibv_config ibv;
                         ibv.set_endpoints(endpoints);
                         ibv.set_interface(interface);
@@ -383,7 +367,8 @@ void bind_api_send(py::module& parent)
                         ibv.set_comp_vector(comp_vector);
                         ibv.set_max_poll(max_poll);
                         auto s = std::make_unique<py_send_stream>(std::move(pool));
-                        s->open_udp_ibv(config, ibv, memory_regions);
+                        s->open_udp_ibv(
+                            py_send_stream::make_config(settings), ibv, memory_regions);
                         return s;
                     })
         .def("send_heap",

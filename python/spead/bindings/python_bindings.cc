@@ -26,15 +26,7 @@ void bind_source(py::module& m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 // The spead2-compatible stream API (api_*.cc), outside gr_modtool's lists.
-namespace gr {
-namespace spead {
-namespace python {
-void bind_api_common(py::module& m);
-void bind_api_recv(py::module& m);
-void bind_api_send(py::module& m);
-} // namespace python
-} // namespace spead
-} // namespace gr
+#include "api_common.h"
 
 
 // We need this hack because import_array() returns NULL

@@ -23,6 +23,7 @@ import numbers
 import os
 
 from .. import spead_python as _core
+from .._arguments import bind_arguments, endpoints_text
 from ..spead_python import _recv
 
 RawItem = _recv.RawItem
@@ -349,15 +350,7 @@ class Stream(_recv._Stream):
                 args = ([(args[0], args[1])],) + tuple(args[2:])
             names = ("endpoints", "interface_address", "max_size", "buffer_size",
                      "comp_vector", "max_poll")
-            if len(args) > len(names):
-                raise ValueError(f"add_udp_ibv_reader: {len(args)} arguments, at most "
-                                 f"{len(names)}")
-            values = dict(zip(names, args))
-            for key, value in kwargs.items():
-                if key not in names or key in values:
-                    raise ValueError(f"{key}: not a parameter of add_udp_ibv_reader, or "
-                                     "given twice")
-                values[key] = value
+            values = bind_arguments("add_udp_ibv_reader", names, args, kwargs)
             if "endpoints" not in values or "interface_address" not in values:
                 raise ValueError("endpoints and interface_address: both needed; give "
                                  "add_udp_ibv_reader(UdpIbvConfig(...)) or "
@@ -374,7 +367,7 @@ class Stream(_recv._Stream):
             raise ValueError("interface_address: empty; ibverbs receives through the "
                              "RDMA device that owns an interface: give its IPv4 address "
                              "or netdev name (or set SPEAD2_IBV_INTERFACE)")
-        text = _endpoints_text(endpoints)
+        text = endpoints_text(endpoints)
         self._add_udp_ibv_reader(text, interface, max_size, buffer_size, comp_vector,
                                  max_poll)
 
@@ -418,22 +411,6 @@ class Stream(_recv._Stream):
     def __exit__(self, *exc):
         self.stop()
         return False
-
-
-def _endpoints_text(endpoints):
-    out = []
-    for ep in endpoints:
-        if not isinstance(ep, (tuple, list)) or len(ep) != 2:
-            raise ValueError(f"endpoints: {ep!r} is not an endpoint; give (host, port), "
-                             "e.g. ('239.1.2.3', 7148)")
-        host, port = ep
-        if not isinstance(port, numbers.Integral) or not 1 <= port <= 65535:
-            raise ValueError(f"endpoints: port {port!r} of {host!r} is not a UDP port; "
-                             "give 1 to 65535")
-        out.append(f"{host or '0.0.0.0'}:{port}")
-    if not out:
-        raise ValueError("endpoints: empty; give at least one (host, port)")
-    return ",".join(out)
 
 
 def _pcap_port(filter):

@@ -25,6 +25,7 @@ import numbers
 import weakref
 
 from .. import spead_python as _core
+from .._arguments import bind_arguments, endpoints_text
 from .._items import ItemGroup as _ItemGroup
 from ..spead_python import _send
 
@@ -97,19 +98,17 @@ class HeapReference:
         self.rate = rate
 
 
-def _endpoints_text(name, endpoints):
-    out = []
-    for ep in endpoints:
-        if not isinstance(ep, (tuple, list)) or len(ep) != 2:
-            raise ValueError(f"{name}: {ep!r} is not an endpoint; give (host, port)")
-        host, port = ep
-        if not isinstance(port, numbers.Integral) or not 1 <= port <= 65535:
-            raise ValueError(f"{name}: port {port!r} of {host!r} is not a UDP port; give "
-                             "1 to 65535")
-        out.append(f"{host}:{port}")
-    if not out:
-        raise ValueError(f"{name}: empty; give at least one (host, port)")
-    return ",".join(out)
+def _heap_references(heaps, mode):
+    """[(heap, cnt, substream_index)] of send_heaps' HeapReferences, in order."""
+    if mode != GroupMode.SERIAL:
+        raise ValueError(f"mode: {mode} is not supported; gr-spead sends heaps whole, "
+                         "one after the other (GroupMode.SERIAL)")
+    refs = []
+    for ref in heaps:
+        if not isinstance(ref, HeapReference):
+            raise ValueError(f"heaps: {ref!r} is not a spead.send.HeapReference")
+        refs.append((ref.heap, ref.cnt, ref.substream_index))
+    return refs
 
 
 def _check_pool(thread_pool):
@@ -143,15 +142,7 @@ class _StreamMethods:
         """Sends HeapReferences one after the other, keeping the queue full, and waits
         for all of them. GroupMode.ROUND_ROBIN (packets of the heaps interleaved) is
         not supported."""
-        if mode != GroupMode.SERIAL:
-            raise ValueError(f"mode: {mode} is not supported; gr-spead sends heaps "
-                             "whole, one after the other (GroupMode.SERIAL)")
-        refs = []
-        for ref in heaps:
-            if not isinstance(ref, HeapReference):
-                raise ValueError(f"heaps: {ref!r} is not a spead.send.HeapReference")
-            refs.append((ref.heap, ref.cnt, ref.substream_index))
-        return self._stream._send_heaps(refs)
+        return self._stream._send_heaps(_heap_references(heaps, mode))
 
     def flush(self):
         """Waits until every queued heap has been sent."""
@@ -188,21 +179,17 @@ class UdpStream(_StreamMethods):
             if len(args) < 2:
                 raise ValueError(f"port: missing after hostname {args[0]!r}")
             args = ([(args[0], args[1])],) + tuple(args[2:])
+        if "interface_index" in kwargs:
+            raise ValueError("interface_index: not supported; give interface_address "
+                             "(IPv4 address or netdev name)")
         names = ("endpoints", "config", "buffer_size", "interface_address", "ttl")
-        values = dict(zip(names, args))
-        for key, value in kwargs.items():
-            if key == "interface_index":
-                raise ValueError("interface_index: not supported; give "
-                                 "interface_address (IPv4 address or netdev name)")
-            if key not in names or key in values:
-                raise ValueError(f"{key}: not a parameter of UdpStream, or given twice")
-            values[key] = value
+        values = bind_arguments("UdpStream", names, args, kwargs)
         if "endpoints" not in values:
             raise ValueError("endpoints: missing; give [(host, port), ...]")
         config = _check_config(values.get("config"))
-        text = _endpoints_text("endpoints", values["endpoints"])
+        text = endpoints_text(values["endpoints"])
         self._stream = _send._Stream._udp(
-            thread_pool, text, *config._args(),
+            thread_pool, text, config._args(),
             int(_check("buffer_size", values.get("buffer_size", self.DEFAULT_BUFFER_SIZE), 0)),
             int(values.get("ttl", 1)), values.get("interface_address", ""))
         self._thread_pool = thread_pool
@@ -248,12 +235,7 @@ class UdpIbvStream(_StreamMethods):
         else:
             names = ("multicast_group", "port", "config", "interface_address",
                      "buffer_size", "ttl", "comp_vector", "max_poll")
-            values = dict(zip(names, args))
-            for key, value in kwargs.items():
-                if key not in names or key in values:
-                    raise ValueError(f"{key}: not a parameter of UdpIbvStream, or given "
-                                     "twice")
-                values[key] = value
+            values = bind_arguments("UdpIbvStream", names, args, kwargs)
             missing = [n for n in ("multicast_group", "port", "interface_address")
                        if n not in values]
             if missing:
@@ -275,7 +257,7 @@ class UdpIbvStream(_StreamMethods):
                              "device that owns an interface: give its IPv4 address or "
                              "netdev name")
         self._stream = _send._Stream._udp_ibv(
-            thread_pool, _endpoints_text("endpoints", ibv.endpoints), *config._args(),
+            thread_pool, endpoints_text(ibv.endpoints), config._args(),
             ibv.interface_address, ibv.buffer_size, ibv.ttl, ibv.comp_vector,
             ibv.max_poll, list(ibv.memory_regions))
         self._thread_pool = thread_pool

@@ -14,7 +14,7 @@ import asyncio
 
 from . import UdpIbvStream as _SyncUdpIbvStream
 from . import UdpStream as _SyncUdpStream
-from . import GroupMode, HeapReference
+from . import GroupMode, _heap_references
 
 
 class _AsyncMethods:
@@ -56,17 +56,12 @@ class _AsyncMethods:
 
     async def async_send_heaps(self, heaps, mode=GroupMode.SERIAL):
         """Queues every HeapReference (waiting for room) and returns the bytes sent."""
-        if mode != GroupMode.SERIAL:
-            raise ValueError(f"mode: {mode} is not supported; gr-spead sends heaps "
-                             "whole, one after the other (GroupMode.SERIAL)")
         pending = []
-        for ref in heaps:
-            if not isinstance(ref, HeapReference):
-                raise ValueError(f"heaps: {ref!r} is not a spead.send.HeapReference")
+        for heap, cnt, substream_index in _heap_references(heaps, mode):
             while len([f for f in pending if not f.done()]) >= self.config.max_heaps:
                 await asyncio.wait([f for f in pending if not f.done()],
                                    return_when=asyncio.FIRST_COMPLETED)
-            pending.append(self.async_send_heap(ref.heap, ref.cnt, ref.substream_index))
+            pending.append(self.async_send_heap(heap, cnt, substream_index))
         return sum(await asyncio.gather(*pending))
 
     async def async_flush(self):
