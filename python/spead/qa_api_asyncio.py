@@ -9,6 +9,7 @@ with `await async_send_heap` and received with `async for`, on one event loop, w
 no Python thread."""
 
 import asyncio
+import gc
 import threading
 
 import numpy as np
@@ -103,6 +104,21 @@ class qa_api_asyncio(gr_unittest.TestCase):
             heap = await asyncio.wait_for(waiting, 5)
             self.assertEqual(heap.cnt, 1)
             task.cancel()
+            rx.stop()
+        asyncio.run(main())
+
+    def test_heap_and_item_group_may_go_before_the_send_completes(self):
+        async def main():
+            rx, tx = self.pair()
+            ig = spead2.send.ItemGroup()
+            ig.add_item(0x1000, "x", "", (50000,), dtype=np.uint8,
+                        value=np.full(50000, 9, np.uint8))
+            future = tx.async_send_heap(ig.get_heap())
+            del ig  # the heap, its item and the array: only the stream holds them now
+            gc.collect()
+            await future
+            values = spead2.ItemGroup().update(await asyncio.wait_for(rx.get(), 5))
+            self.assertTrue((values["x"].value == 9).all())
             rx.stop()
         asyncio.run(main())
 

@@ -273,6 +273,14 @@ class qa_api_recv(gr_unittest.TestCase):
                 self.stream().add_udp_reader(port, bind_hostname="127.0.0.1")
             self.assertEqual(cm.exception.errno, errno.EADDRINUSE)
 
+    def test_thread_pool_threads_and_affinity(self):
+        pool = spead2.ThreadPool(2, [0])
+        self.assertEqual(pool.num_threads, 2)
+        stream = spead2.recv.Stream(pool)
+        stream.stop()
+        pool.stop()
+        self.assertEqual(spead2.parse_range_list("0,2-4"), [0, 2, 3, 4])
+
     def test_memory_pool_is_accepted_as_allocator(self):
         pool = spead2.MemoryPool(16384, 32 * 1024 * 1024, 12, 8)
         stream = self.stream(config=spead2.recv.StreamConfig(memory_allocator=pool))

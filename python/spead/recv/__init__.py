@@ -231,7 +231,7 @@ class Stream(_recv._Stream):
     DEFAULT_UDP_IBV_BUFFER_SIZE = _recv.DEFAULT_UDP_IBV_BUFFER_SIZE
     DEFAULT_UDP_IBV_MAX_POLL = _recv.DEFAULT_UDP_IBV_MAX_POLL
 
-    def __init__(self, thread_pool, config=None, ring_config=None, **kwargs):
+    def __init__(self, thread_pool, config=None, ring_config=None):
         if not isinstance(thread_pool, _core.ThreadPool):
             raise ValueError(f"thread_pool: {thread_pool!r} is not a spead.ThreadPool; "
                              "give spead.ThreadPool()")
