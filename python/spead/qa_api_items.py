@@ -15,6 +15,38 @@ import spead_qa_support as qa
 from spead_qa_support import spead as spead2
 
 
+SPEAD2_SCRIPT = """
+import spead2
+import spead2.recv
+import spead2.send
+import numpy as np
+
+thread_pool = spead2.ThreadPool()
+rx = spead2.recv.Stream(thread_pool, spead2.recv.StreamConfig(max_heaps=2),
+                        spead2.recv.RingStreamConfig(heaps=16))
+rx.add_udp_reader(PORT, bind_hostname="127.0.0.1")
+tx = spead2.send.UdpStream(thread_pool, "localhost", PORT,
+                           spead2.send.StreamConfig(rate=1e8))
+ig = spead2.send.ItemGroup(flavour=spead2.Flavour(4, 64, 48, 0))
+item = ig.add_item(0x1000, "timestamp", "", shape=(), format=[("u", 48)])
+ig.add_item(0x1001, "data", "", shape=(2, 3), dtype=np.float32)
+tx.send_heap(ig.get_start())
+for i in range(3):
+    item.value = 1000 * i
+    ig["data"].value = np.full((2, 3), i, np.float32)
+    tx.send_heap(ig.get_heap())
+tx.send_heap(ig.get_end())
+
+received = []
+recv_ig = spead2.ItemGroup()
+for heap in rx:
+    if heap.is_start_of_stream():
+        continue
+    for name, item in recv_ig.update(heap).items():
+        received.append((name, item.value.tolist() if name == "data" else item.value))
+"""
+
+
 class Loopback:
     """A Python receive stream on a free port and a send stream towards it."""
 
@@ -253,6 +285,18 @@ class qa_api_items(gr_unittest.TestCase):
         self.assertEqual(raw.format, [("u", 16)])
         self.assertEqual(raw.shape, [None, 2])
         self.assertEqual(raw.numpy_header, b"")
+
+    def test_a_spead2_script_runs_with_its_import_line_changed(self):
+        script = SPEAD2_SCRIPT.replace(
+            "import spead2\nimport spead2.recv\nimport spead2.send\n",
+            "import gnuradio.spead as spead2\nimport gnuradio.spead.recv\n"
+            "import gnuradio.spead.send\n").replace("PORT", str(qa.free_udp_port()))
+        self.assertNotIn("import spead2", script)
+        namespace = {}
+        exec(compile(script, "spead2_script", "exec"), namespace)
+        self.assertEqual(sorted(namespace["received"]), sorted(
+            [("timestamp", 1000 * i) for i in range(3)] +
+            [("data", [[float(i)] * 3] * 2) for i in range(3)]))
 
 
 if __name__ == "__main__":
