@@ -35,7 +35,7 @@ class qa_messages(gr_unittest.TestCase):
         self.tb.connect(rx, blocks.null_sink(gr.sizeof_float))
         return rx, tx
 
-    def test_stats_messages_carry_every_counter(self):
+    def test_stats_messages_carry_the_non_zero_counters_of_the_transport(self):
         rx, port = qa.make_source(item_type="float", stats_interval=0.05)
         self.tb.connect(rx, blocks.null_sink(gr.sizeof_float))
         debug = blocks.message_debug()
@@ -45,7 +45,14 @@ class qa_messages(gr_unittest.TestCase):
         self.assertTrue(qa.wait_for(lambda: debug.num_messages() >= 4, timeout=5))
         qa.stop_and_wait(self.tb)
         last = pmt.to_python(debug.get_message(debug.num_messages() - 1))
-        self.assertEqual(set(last), set(rx.stats()))
+        # stats() has every counter; the message the udp source's non-zero ones
+        # (tests/flowgraph/test_stats_message.py covers the other transports)
+        everything = rx.stats()
+        self.assertLessEqual(set(last), set(everything))
+        self.assertNotIn(0, last.values())
+        for other_transports in ("frames_dropped_no_buffer", "frames_filtered"):
+            self.assertIn(other_transports, everything)
+            self.assertNotIn(other_transports, last)
         self.assertEqual(last["packets_truncated"], 3)
 
     def test_sink_stats_messages_while_data_flows(self):
@@ -58,7 +65,8 @@ class qa_messages(gr_unittest.TestCase):
         self.assertGreaterEqual(debug.num_messages(), 2)
         progress = [pmt.to_python(debug.get_message(i))
                     for i in range(debug.num_messages())]
-        self.assertEqual(set(progress[-1]), set(tx.stats()))
+        self.assertLessEqual(set(progress[-1]), set(tx.stats()))
+        self.assertNotIn(0, progress[-1].values())
         heaps = [m["data_heaps"] for m in progress]
         self.assertEqual(heaps, sorted(heaps))
         self.assertLess(heaps[0], heaps[-1])
