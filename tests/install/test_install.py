@@ -55,16 +55,18 @@ def run(cmd, env=None, cwd=None, timeout=600, expect=()):
     return output
 
 
-def one(pattern, what):
-    found = sorted(set(glob.glob(pattern, recursive=True)))
+def one(patterns, what):
+    """The one file the patterns match (no recursive globbing: the prefix may be /usr)."""
+    found = sorted(set(f for p in patterns for f in glob.glob(p)))
     if len(found) != 1:
-        raise Failed(f"expected one {what} ({pattern}), found {found}")
+        raise Failed(f"expected one {what} ({patterns}), found {found}")
     return found[0]
 
 
 def check_files(prefix):
     """The installed files; returns (library directory, pkg-config directory)."""
-    config = one(f"{prefix}/lib/**/cmake/gnuradio-spead/gnuradio-speadConfig.cmake",
+    config = one([f"{prefix}/lib/cmake/gnuradio-spead/gnuradio-speadConfig.cmake",
+                  f"{prefix}/lib/*/cmake/gnuradio-spead/gnuradio-speadConfig.cmake"],
                  "CMake package config")
     with open(config) as f:
         text = f.read()
@@ -72,8 +74,10 @@ def check_files(prefix):
     if "gnuradio-speadTargets.cmake" not in text or not os.path.exists(targets):
         raise Failed(f"{config} does not include an installed "
                      f"gnuradio-speadTargets.cmake:\n{text}")
-    library = one(f"{prefix}/lib/**/libgnuradio-spead.so", "library (.so link)")
-    pc = one(f"{prefix}/lib/**/pkgconfig/gnuradio-spead.pc", "pkg-config file")
+    library = one([f"{prefix}/lib/libgnuradio-spead.so",
+                   f"{prefix}/lib/*/libgnuradio-spead.so"], "library (.so link)")
+    pc = one([f"{prefix}/lib/pkgconfig/gnuradio-spead.pc",
+              f"{prefix}/lib/*/pkgconfig/gnuradio-spead.pc"], "pkg-config file")
     for path in ["share/doc/gr-spead/README.md", "share/doc/gr-spead/docs/usage.md",
                  "share/gr-spead/examples/pcap_replay.grc",
                  "share/gr-spead/examples/loopback.grc", CAPTURE,
@@ -117,8 +121,13 @@ def main():
             if "pkgconfig" in steps:
                 pkgconfig_project(prefix, env, tmp, capture, elsewhere, pkgconfig_dir)
             if "python" in steps or "example" in steps:
-                pydir = one(f"{prefix}/lib/**/gnuradio/spead/__init__.py", "Python package")
-                env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.dirname(pydir)))
+                pydir = one([f"{prefix}/lib/python3*/*-packages/gnuradio/spead/__init__.py"],
+                            "Python package")
+                pydir = os.path.dirname(os.path.dirname(os.path.dirname(pydir)))
+                if prefix == "/usr":  # a package: python3 must find it by itself
+                    env["EXPECTED_PYTHON_DIR"] = pydir
+                else:
+                    env["PYTHONPATH"] = pydir
             if "python" in steps:
                 python_replay(env, capture, elsewhere)
             if "example" in steps:
@@ -168,7 +177,8 @@ def python_replay(env, capture, elsewhere):
         "print('python: {} from {}: replayed {} heaps, {} items'.format(\n"
         "    spead.__name__, os.path.dirname(spead.__file__),\n"
         "    src.stats()['heaps_output'], len(snk.data())))\n")
-    run(["/usr/bin/python3", "-c", script, env["PYTHONPATH"], capture], env=env,
+    where = env.get("PYTHONPATH") or env["EXPECTED_PYTHON_DIR"]
+    run(["/usr/bin/python3", "-c", script, where, capture], env=env,
         cwd=elsewhere, expect=[REPLAY_LINE])
     print("ok: python3 imports gnuradio.spead from the prefix, pcap replay")
 
