@@ -85,8 +85,8 @@ public:
     ~py_stream()
     {
         py::gil_scoped_release release;
+        d_stream->stop(); // first: the forwarder's wait in pop() ends at once
         stop_forwarder();
-        d_stream->stop();
         if (d_event_fd >= 0)
             ::close(d_event_fd);
     }
@@ -256,8 +256,9 @@ private:
                 if (d_quit)
                     return;
             }
+            // A long wait: stop() (and the destructor, which stops first) ends it.
             recv::heap h;
-            const auto result = d_stream->pop(h, 100ms);
+            const auto result = d_stream->pop(h, 1s);
             if (result == recv::stream::pop_result::timeout)
                 continue;
             {
