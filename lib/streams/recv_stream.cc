@@ -66,11 +66,22 @@ stream_config& stream_config::set_queue_heaps(std::size_t n)
         throw std::invalid_argument(
             "queue_heaps: must be at least 1 (completed heaps waiting for the "
             "consumer; default 8)");
+    if (n > max_queue_heaps)
+        throw std::invalid_argument(
+            "queue_heaps: " + std::to_string(n) + " is more than " +
+            std::to_string(max_queue_heaps) +
+            " heaps waiting for the consumer; a queue that long only hides a consumer "
+            "that does not keep up. Use at most " +
+            std::to_string(max_queue_heaps) + " (0 in the block: chosen by heap size)");
     d_queue_heaps = n;
     return *this;
 }
 
 namespace {
+
+/*! Bounds the memory a continuous stream's queue may take as the consumer falls
+ * behind (chunks are allocated as first needed, up to this). */
+constexpr std::size_t max_queue_memory = std::size_t(16) << 30;
 
 /*! The chunk assembler of a continuous stream whose data heaps hold \p heap_bytes. */
 chunk_config chunk_config_for(const continuous_config& c,
@@ -100,6 +111,12 @@ void continuous_config::validate() const
             "immediate item holding their timestamp: give its id (e.g. 0x1600)");
     if (item_bytes == 0)
         throw std::invalid_argument("item_bytes: 0; give the bytes of one output item");
+    if (queue_positions > stream_config::max_queue_heaps)
+        throw std::invalid_argument(
+            "queue_positions: " + std::to_string(queue_positions) + " is more than " +
+            std::to_string(stream_config::max_queue_heaps) +
+            " positions waiting for the consumer (queue_heaps in the block); use at "
+            "most that, or 0 to size the queue by memory (queue_bytes)");
     if (queue_positions == 0 && queue_bytes == 0)
         throw std::invalid_argument(
             "queue_bytes: 0 with queue_positions 0 leaves no room for the consumer; "
@@ -144,15 +161,19 @@ assembler_config make_assembler_config(const stream_config& config)
 class heap_ring
 {
 public:
-    explicit heap_ring(std::size_t capacity) : d_slots(capacity) {}
+    /*! Holds up to \p capacity heaps; its slots are allocated as the queue first
+     * grows, so a long queue that is never used costs nothing. */
+    explicit heap_ring(std::size_t capacity) : d_capacity(capacity) {}
 
     bool empty() const { return d_count == 0; }
-    bool full() const { return d_count == d_slots.size(); }
+    bool full() const { return d_count == d_capacity; }
     std::size_t size() const { return d_count; }
-    std::size_t capacity() const { return d_slots.size(); }
+    std::size_t capacity() const { return d_capacity; }
 
     void push(heap&& h)
     {
+        if (d_count == d_slots.size())
+            grow();
         d_slots[(d_head + d_count) % d_slots.size()] = std::move(h);
         d_count++;
     }
@@ -165,6 +186,18 @@ public:
     }
 
 private:
+    /*! Doubles the slots (up to the capacity), the waiting heaps first in order. */
+    void grow()
+    {
+        std::vector<heap> slots(
+            std::min(d_capacity, std::max<std::size_t>(8, 2 * d_count)));
+        for (std::size_t i = 0; i < d_count; i++)
+            slots[i] = std::move(d_slots[(d_head + i) % d_slots.size()]);
+        d_slots = std::move(slots);
+        d_head = 0;
+    }
+
+    std::size_t d_capacity;
     std::vector<heap> d_slots;
     std::size_t d_head = 0;
     std::size_t d_count = 0;
@@ -579,6 +612,17 @@ bool stream::make_chunk_placer_locked(std::unique_lock<std::mutex>& lock,
     const std::size_t queued =
         c.queue_positions != 0 ? (c.queue_positions + positions - 1) / positions
                                : std::max<std::size_t>(2, c.queue_bytes / chunk_bytes);
+    if (queued > max_queue_memory / chunk_bytes) {
+        d_impl->continuous_stats[recv_stat::packets_refused_heap]++;
+        fail_locked(lock,
+                    "queue_positions (queue_heaps in the block): " +
+                        std::to_string(c.queue_positions) + " positions of " +
+                        std::to_string(c.substreams * heap_bytes) +
+                        " bytes are more than " + std::to_string(max_queue_memory >> 30) +
+                        " GiB waiting for the consumer; give fewer, or 0 to size the "
+                        "queue by memory");
+        return true;
+    }
     d_impl->chunks.configure(
         positions, c.substreams, heap_bytes, config.live_chunks() + queued);
     d_impl->chunk_placer = std::make_unique<chunk_assembler>(

@@ -131,6 +131,11 @@ TEST(RecvContinuousConfig, BadValuesNameTheFieldAndTheFix)
     c = continuous();
     c.item_bytes = 0;
     EXPECT_EQ(error_of(c).rfind("item_bytes: 0", 0), 0u);
+    c = continuous();
+    c.queue_positions = 1000000000;
+    EXPECT_EQ(error_of(c).rfind("queue_positions: 1000000000 is more than 1048576", 0),
+              0u)
+        << error_of(c);
     recv::stream_config config;
     EXPECT_THROW(config.set_continuous(recv::continuous_config()), std::invalid_argument);
     EXPECT_FALSE(config.is_continuous());
@@ -242,6 +247,23 @@ TEST(RecvContinuous, AHeapSizeThatIsNoWholeNumberOfItemsEndsTheStreamSayingWhy)
         << s.get_failure();
     recv::chunk_entry e;
     EXPECT_EQ(s.pop_chunk(e, 10ms), recv::stream::pop_result::stopped);
+}
+
+TEST(RecvContinuous, AQueueOfMoreThan16GiBEndsTheStreamAtTheFirstHeapSayingWhy)
+{
+    // Chunks are allocated as the queue fills, so its bound in memory is checked
+    // once the heap size is known: here 2^20 positions of 1 MiB.
+    recv::continuous_config c = continuous();
+    c.queue_positions = recv::stream_config::max_queue_heaps;
+    recv::stream s(recv::stream_config().set_max_heap_size(1 << 20).set_continuous(c));
+    auto& r = s.emplace_reader<fake_reader>();
+    r.feed({ spead_test::packet(
+        1, 1 << 20, 0, bytes(32, 7), { { true, timestamp_id, 0 } }) });
+    EXPECT_TRUE(s.has_failed());
+    EXPECT_NE(s.get_failure().find("queue_positions (queue_heaps in the block): 1048576 "
+                                   "positions of 1048576 bytes are more than 16 GiB"),
+              std::string::npos)
+        << s.get_failure();
 }
 
 TEST(RecvContinuous, AConsumerThatFallsBehindLosesWholeChunksCountedNotTime)

@@ -13,6 +13,7 @@
 #include <gnuradio/spead/recv_stream.h>
 #include <condition_variable>
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -169,6 +170,51 @@ TEST(RecvStream, FullQueueDropsTheNewestHeapAndCountsIt)
     EXPECT_EQ(stats[recv_stat::heaps], 5u);
     EXPECT_EQ(stats[recv_stat::heaps_dropped_queue_full], 3u);
     EXPECT_EQ(drain_cnts(s), (std::vector<std::uint64_t>{ 1, 2 }));
+}
+
+TEST(RecvStreamConfig, QueueHeapsIsBoundedNamingTheValueAndTheLimit)
+{
+    recv::stream_config c;
+    const std::size_t too_many = recv::stream_config::max_queue_heaps + 1;
+    try {
+        c.set_queue_heaps(too_many);
+        FAIL() << "no exception";
+    } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.rfind("queue_heaps: " + std::to_string(too_many), 0), 0u) << what;
+        EXPECT_NE(what.find("at most 1048576"), std::string::npos) << what;
+    }
+    EXPECT_EQ(c.set_queue_heaps(recv::stream_config::max_queue_heaps).get_queue_heaps(),
+              recv::stream_config::max_queue_heaps);
+}
+
+TEST(RecvStream, TheLongestQueueCostsNothingUntilItFills)
+{
+    // The queue's slots grow as heaps wait: the longest queue allowed is made with
+    // less than a megabyte (it was 1048576 slots allocated up front).
+    const std::size_t before = mallinfo2().uordblks;
+    recv::stream s(
+        recv::stream_config().set_queue_heaps(recv::stream_config::max_queue_heaps));
+    EXPECT_LT(mallinfo2().uordblks - before, std::size_t(1) << 20);
+    // Growing keeps the heaps in order, across pops that wrap the ring.
+    auto& r = s.emplace_reader<fake_reader>();
+    std::vector<std::uint64_t> expected, got;
+    std::uint64_t cnt = 1;
+    for (int round = 0; round < 4; round++) {
+        std::vector<std::vector<std::uint8_t>> packets;
+        for (int i = 0; i < 7 + 20 * round; i++, cnt++) {
+            packets.push_back(make_packet(cnt));
+            expected.push_back(cnt);
+        }
+        ASSERT_TRUE(r.feed(packets));
+        recv::heap h;
+        for (int i = 0; i < 5 && s.try_pop(h); i++)
+            got.push_back(h.cnt());
+    }
+    const std::vector<std::uint64_t> rest = drain_cnts(s);
+    got.insert(got.end(), rest.begin(), rest.end());
+    EXPECT_EQ(got, expected);
+    EXPECT_EQ(s.get_stats()[recv_stat::heaps_dropped_queue_full], 0u);
 }
 
 TEST(RecvStream, QueueAcceptsAgainOncePopped)

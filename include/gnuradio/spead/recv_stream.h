@@ -88,8 +88,10 @@ public:
     bool get_stop_on_stop_heap() const { return d_stop_on_stop_heap; }
 
     /*! Completed heaps queued for the consumer (default 8). When full, the newest heap
-     * is dropped and counted (heaps_dropped_queue_full): the NIC is never blocked. */
+     * is dropped and counted (heaps_dropped_queue_full): the NIC is never blocked.
+     * At most max_queue_heaps; the queue's memory grows as it fills. */
     stream_config& set_queue_heaps(std::size_t n);
+    static constexpr std::size_t max_queue_heaps = std::size_t(1) << 20;
     std::size_t get_queue_heaps() const { return d_queue_heaps; }
 
     /*! Heap storages kept for reuse (default: max_heaps + queue_heaps + 4). */
