@@ -128,6 +128,32 @@ std::string list_interfaces(const ifaddrs* list)
     return out.empty() ? "none with an IPv4 address" : out;
 }
 
+/*! Why addresses \p first to \p last (a range, or one address) cannot be used; empty
+ * if they can. Multicast is 224.0.0.0/4; 240.0.0.0/4 is reserved and its last address,
+ * 255.255.255.255, the limited broadcast, which sockets refuse without SO_BROADCAST. */
+std::string address_problem(std::uint32_t first, std::uint32_t last)
+{
+    const auto text = [](std::uint32_t a) {
+        return boost::asio::ip::address_v4(a).to_string();
+    };
+    const auto multicast = [](std::uint32_t a) { return (a >> 28) == 0xe; };
+    const auto reserved = [](std::uint32_t a) { return (a >> 28) == 0xf; };
+    if (last == 0xffffffffu)
+        return "includes 255.255.255.255, the broadcast address, which is not "
+               "supported: give unicast or multicast (224.0.0.0 to 239.255.255.255) "
+               "addresses";
+    if (multicast(first) != multicast(last))
+        return "is a range from " + text(first) + " to " + text(last) +
+               " that crosses the edge of the multicast range (224.0.0.0 to "
+               "239.255.255.255): give unicast and multicast addresses as separate "
+               "entries";
+    if (reserved(first) || reserved(last))
+        return "includes " + text(reserved(first) ? first : last) +
+               ", a reserved address (240.0.0.0/4): give unicast or multicast "
+               "(224.0.0.0 to 239.255.255.255) addresses";
+    return "";
+}
+
 } // namespace
 
 void check_endpoint(const boost::asio::ip::udp::endpoint& ep,
@@ -144,6 +170,10 @@ void check_endpoint(const boost::asio::ip::udp::endpoint& ep,
              value,
              "has no destination address (0.0.0.0 only makes sense to receive)",
              use);
+    const std::uint32_t address = ep.address().to_v4().to_uint();
+    const std::string problem = address_problem(address, address);
+    if (!problem.empty())
+        fail(parameter, value, problem, use);
 }
 
 std::vector<boost::asio::ip::udp::endpoint>
@@ -228,6 +258,10 @@ parse_endpoints(const std::string& text, const std::string& parameter, endpoint_
         const std::uint64_t first = address.to_uint();
         if (first + count > 0xffffffffULL)
             fail(parameter, entry, "has a range that runs past 255.255.255.255", use);
+        const std::string problem =
+            address_problem(std::uint32_t(first), std::uint32_t(first + count));
+        if (!problem.empty())
+            fail(parameter, entry, problem, use);
         for (std::uint64_t a = first; a <= first + count; a++)
             out.emplace_back(address_v4(static_cast<address_v4::uint_type>(a)),
                              static_cast<unsigned short>(port));

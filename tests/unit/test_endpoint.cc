@@ -179,6 +179,42 @@ TEST(ParseEndpointsErrors, RangePastTheLastAddress)
                  endpoint_use::send);
 }
 
+TEST(ParseEndpointsErrors, RangesStayOnOneSideOfTheMulticastEdge)
+{
+    expect_error("239.255.255.255+5:7148",
+                 "239.255.255.255+5:7148",
+                 "from 239.255.255.255 to 240.0.0.4 that crosses the edge of the "
+                 "multicast range",
+                 endpoint_use::send);
+    expect_error("223.255.255.254+3:7148",
+                 "223.255.255.254+3:7148",
+                 "crosses the edge of the multicast range",
+                 endpoint_use::receive);
+    // Up to the edge is fine on both sides.
+    EXPECT_EQ(
+        parse_endpoints("239.255.255.250+5:7148", "endpoints", endpoint_use::send).size(),
+        6u);
+    EXPECT_EQ(
+        parse_endpoints("223.255.255.250+5:7148", "endpoints", endpoint_use::send).size(),
+        6u);
+}
+
+TEST(ParseEndpointsErrors, BroadcastAndReservedAddresses)
+{
+    for (endpoint_use use : { endpoint_use::send, endpoint_use::receive }) {
+        expect_error("255.255.255.255:7148",
+                     "255.255.255.255:7148",
+                     "includes 255.255.255.255, the broadcast address",
+                     use);
+        expect_error("255.255.255.250+5:7148",
+                     "255.255.255.250+5:7148",
+                     "the broadcast address",
+                     use);
+        expect_error(
+            "240.0.0.1:7148", "240.0.0.1:7148", "240.0.0.1, a reserved address", use);
+    }
+}
+
 TEST(ParseEndpointsErrors, RangeOnAHostname)
 {
     expect_error("localhost+1:7148", "localhost+1:7148", "range on a hostname");
@@ -222,6 +258,12 @@ TEST(CheckEndpoint, RejectsWhatTextWouldNotGive)
                  std::invalid_argument);
     EXPECT_THROW(check_endpoint(ep("0.0.0.0", 7148), "endpoints", endpoint_use::send),
                  std::invalid_argument);
+    EXPECT_THROW(
+        check_endpoint(ep("255.255.255.255", 7148), "endpoints", endpoint_use::send),
+        std::invalid_argument);
+    EXPECT_THROW(
+        check_endpoint(ep("250.1.2.3", 7148), "endpoints", endpoint_use::receive),
+        std::invalid_argument);
     EXPECT_THROW(check_endpoint(udp::endpoint(boost::asio::ip::make_address("::1"), 7148),
                                 "endpoints",
                                 endpoint_use::receive),

@@ -759,3 +759,80 @@ TEST(UdpMulticast, GroupsNotJoinedStayOut)
 }
 
 } // namespace
+
+namespace {
+
+TEST(UdpMulticast, TtlZeroKeepsMulticastOnThisHost)
+{
+    std::unique_ptr<recv::stream> rs;
+    std::unique_ptr<send::udp_stream> ss;
+    boost::asio::io_context io;
+    const bool made = in_private_network([&] {
+        rs = std::make_unique<recv::stream>(recv::stream_config().set_queue_heaps(8));
+        rs->emplace_reader<recv::udp_reader>(
+            recv::udp_config().set_endpoints("239.1.2.3:7148").set_interface("lo"));
+        ss = std::make_unique<send::udp_stream>(io,
+                                                send::stream_config(),
+                                                send::udp_config()
+                                                    .set_endpoints("239.1.2.3:7148")
+                                                    .set_interface("127.0.0.1")
+                                                    .set_ttl(0));
+    });
+    if (!made)
+        GTEST_SKIP() << "cannot create a network namespace here";
+    test_heap heap(1, 3000);
+    ss->send_heap(heap.h, 1);
+    recv::heap h;
+    ASSERT_EQ(rs->pop(h, 2s), recv::stream::pop_result::heap);
+    expect_payload(h, 3000);
+    ss.reset();
+    rs.reset();
+}
+
+TEST(UdpTransport, TtlZeroToAUnicastDestinationIsRefusedNamingTtl)
+{
+    boost::asio::io_context io;
+    try {
+        send::udp_stream(
+            io,
+            send::stream_config(),
+            send::udp_config().set_endpoints("127.0.0.1:7148,239.1.2.3:7148").set_ttl(0));
+        ADD_FAILURE() << "ttl 0 accepted for a unicast destination";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("ttl: 0 keeps multicast on this host, but "
+                                              "127.0.0.1 is a unicast destination",
+                                              0),
+                  0u)
+            << e.what();
+    }
+}
+
+TEST(UdpMulticast, MoreGroupsThanASocketMayJoinNamesTheSysctlAndItsValue)
+{
+    std::string error, limit;
+    const bool made = in_private_network([&] {
+        std::ifstream("/proc/sys/net/ipv4/igmp_max_memberships") >> limit;
+        recv::stream s;
+        try {
+            s.emplace_reader<recv::udp_reader>(recv::udp_config()
+                                                   .set_endpoints("239.1.2.3+300:7148")
+                                                   .set_interface("lo"));
+        } catch (const std::system_error& e) {
+            error = e.what();
+        }
+    });
+    if (!made)
+        GTEST_SKIP() << "cannot create a network namespace here";
+    ASSERT_FALSE(limit.empty());
+    ASSERT_LT(std::stoul(limit), 301u) << "the limit here allows all 301 groups";
+    EXPECT_NE(error.find("this socket has joined " + limit +
+                         " groups; net.ipv4.igmp_max_memberships, the most one "
+                         "socket may join, is " +
+                         limit),
+              std::string::npos)
+        << error;
+    EXPECT_NE(error.find("sysctl -w net.ipv4.igmp_max_memberships="), std::string::npos)
+        << error;
+}
+
+} // namespace

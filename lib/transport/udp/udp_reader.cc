@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -55,6 +56,22 @@ union control_buffer {
 std::string describe(const udp::endpoint& ep)
 {
     return ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+
+/*! Why a join failed with ENOBUFS after \p joined groups on one socket: Linux allows
+ * each socket net.ipv4.igmp_max_memberships groups. */
+std::string igmp_limit_hint(std::size_t joined)
+{
+    std::ifstream file("/proc/sys/net/ipv4/igmp_max_memberships");
+    long limit = -1;
+    file >> limit;
+    const std::string value =
+        file ? "is " + std::to_string(limit) : std::string("could not be read");
+    return " (this socket has joined " + std::to_string(joined) +
+           " groups; net.ipv4.igmp_max_memberships, the most one socket may join, " +
+           value +
+           ": raise it, e.g. sysctl -w net.ipv4.igmp_max_memberships=1024, or give "
+           "fewer groups per port)";
 }
 
 } // namespace
@@ -205,6 +222,7 @@ void udp_reader::impl::open_sockets()
                 err, std::generic_category(), "bind " + describe(bind_to) + hint);
         }
 
+        std::size_t joined = 0; // by this socket
         for (const auto& ep : endpoints) {
             if (!ep.address().is_multicast())
                 continue;
@@ -219,12 +237,15 @@ void udp_reader::impl::open_sockets()
                 std::string hint;
                 if (err == ENODEV)
                     hint = " (no route for multicast: give the interface, e.g. eth0)";
+                else if (err == ENOBUFS)
+                    hint = igmp_limit_hint(joined);
                 throw std::system_error(err,
                                         std::generic_category(),
                                         "join multicast group " +
                                             ep.address().to_string() +
                                             (iface ? " on " + iface->name : "") + hint);
             }
+            joined++;
         }
         s.bound = bind_to;
         sockets.push_back(std::move(s));

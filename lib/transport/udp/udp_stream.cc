@@ -141,8 +141,14 @@ udp_stream::impl::impl(const stream_config& config, const udp_config& udp)
         throw std::invalid_argument(
             "endpoints: none given; set at least one destination, e.g. 239.1.2.3:7148");
     iovecs.reserve(max_batch * 8);
-    for (const auto& ep : endpoints)
+    for (const auto& ep : endpoints) {
+        if (udp.get_ttl() == 0 && !ep.address().is_multicast())
+            throw std::invalid_argument(
+                "ttl: 0 keeps multicast on this host, but " + ep.address().to_string() +
+                " is a unicast destination, which needs a TTL of 1 to 255; give ttl=1 "
+                "(the local network) or more");
         destinations.push_back(transport::to_sockaddr(ep));
+    }
 
     std::optional<transport::network_interface> iface;
     if (!udp.get_interface().empty())
@@ -156,7 +162,10 @@ udp_stream::impl::impl(const stream_config& config, const udp_config& udp)
         fd.get(), IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO, "IP_MTU_DISCOVER");
     set_int_option(
         fd.get(), IPPROTO_IP, IP_MULTICAST_TTL, udp.get_ttl(), "IP_MULTICAST_TTL");
-    set_int_option(fd.get(), IPPROTO_IP, IP_TTL, udp.get_ttl(), "IP_TTL");
+    // TTL 0 keeps multicast on this host; unicast has no such meaning (Linux takes
+    // IP_TTL 1..255).
+    if (udp.get_ttl() > 0)
+        set_int_option(fd.get(), IPPROTO_IP, IP_TTL, udp.get_ttl(), "IP_TTL");
     if (iface) {
         set_multicast_interface(fd.get(), *iface);
         // Unicast then leaves with the interface's address as its source.
