@@ -7,6 +7,7 @@
 
 #include "mapping/block_messages.h"
 #include "mapping/source_params.h"
+#include "transport/pcap/pcap_file.h"
 #include <gnuradio/spead/item_ids.h>
 #include <algorithm>
 #include <climits>
@@ -249,10 +250,14 @@ void plan_capture(const source_params& p, source_plan& plan)
         throw std::invalid_argument(
             "capture_file: empty; the pcap transport replays a capture file (pcap "
             "or pcapng), give its path");
-    std::ifstream probe(p.capture_file, std::ios::binary);
-    if (!probe)
-        throw std::invalid_argument("capture_file: cannot read '" + p.capture_file +
-                                    "'; give the path of a pcap or pcapng file");
+    try {
+        // Opening reads the file header: a file that is not a capture, or of a link
+        // type that cannot be replayed, is refused now rather than when it starts.
+        pcap_file_reader probe(p.capture_file);
+    } catch (const std::runtime_error& e) {
+        throw std::invalid_argument("capture_file: " + std::string(e.what()) +
+                                    "; give the path of a pcap or pcapng file");
+    }
     if (p.threads != 1)
         throw std::invalid_argument(
             "threads: " + std::to_string(p.threads) +

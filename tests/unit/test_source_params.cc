@@ -91,6 +91,26 @@ TEST(SourceParams, EachBadParameterIsNamed)
     EXPECT_TRUE(named(error_of(p), "capture_file")) << error_of(p);
 }
 
+TEST(SourceParams, ACaptureFileIsCheckedWhenTheBlockIsMade)
+{
+    // A file that is not a capture used to be accepted, and the flowgraph then ended
+    // at start with status 0.
+    source_params p;
+    p.transport = "pcap";
+    p.endpoints = "";
+    p.capture_file = "/etc/passwd";
+    EXPECT_EQ(error_of(p).rfind("capture_file: cannot read capture '/etc/passwd': ", 0),
+              0u)
+        << error_of(p);
+    EXPECT_NE(error_of(p).find("give the path of a pcap or pcapng file"),
+              std::string::npos);
+    p.capture_file = "/nonexistent/capture.pcap";
+    EXPECT_EQ(error_of(p).rfind(
+                  "capture_file: cannot read capture '/nonexistent/capture.pcap'", 0),
+              0u)
+        << error_of(p);
+}
+
 TEST(SourceParams, ACaptureReplaysOnePortAndGetsALongerQueue)
 {
     source_params p;
