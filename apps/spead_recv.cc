@@ -20,11 +20,13 @@
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
+#include <arpa/inet.h>
 #include <boost/program_options.hpp>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -53,6 +55,17 @@ bool is_endpoint(const std::string& source)
         if (c < '0' || c > '9')
             return false;
     return true;
+}
+
+/*! An IPv4 address or range (ADDRESS+N) without a port, which is no file here: a
+ * source whose port was forgotten. */
+bool is_address_without_port(const std::string& source)
+{
+    if (std::filesystem::exists(source))
+        return false;
+    const std::string address = source.substr(0, source.find('+'));
+    in_addr parsed{};
+    return inet_pton(AF_INET, address.c_str(), &parsed) == 1;
 }
 
 std::string hex(std::uint64_t v)
@@ -166,8 +179,14 @@ int run(const po::variables_map& vm)
         throw po::error("--incomplete must be drop or deliver, not '" + incomplete + "'");
 
     std::vector<std::string> files, endpoints;
-    for (const std::string& source : vm["source"].as<std::vector<std::string>>())
+    for (const std::string& source : vm["source"].as<std::vector<std::string>>()) {
+        if (is_address_without_port(source))
+            throw po::error("'" + source +
+                            "' is neither a UDP endpoint nor a capture file: an address "
+                            "needs its port, e.g. " +
+                            source + ":7148");
         (is_endpoint(source) ? endpoints : files).push_back(source);
+    }
 
     const bool ibv = vm.count("ibv");
     if (ibv && !vm.count("bind"))

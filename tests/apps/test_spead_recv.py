@@ -125,6 +125,14 @@ class spead_recv_errors(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("README.md", r.stderr)
 
+    def test_an_address_without_its_port_says_so_and_exits_2(self):
+        for source in ("239.1.2.3", "239.1.2.3+3"):
+            r = run(source)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("'%s' is neither a UDP endpoint nor a capture file: an address "
+                          "needs its port, e.g. %s:7148" % (source, source), r.stderr)
+            self.assertNotIn("cannot read capture", r.stderr)
+
     def test_no_source_is_a_usage_error_and_exit_2(self):
         r = run()
         self.assertEqual(r.returncode, 2)
