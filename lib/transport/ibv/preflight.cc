@@ -13,6 +13,8 @@
 #include <sys/syscall.h>
 #include <system_error>
 #include <unistd.h>
+#include <algorithm>
+#include <cerrno>
 #include <stdexcept>
 #include <tuple>
 
@@ -43,6 +45,24 @@ void diagnose(preflight_report& r)
                                        "address; give the netdev name (e.g. eth0) or "
                                        "IPv4 address of the NIC's interface"
                                  : r.device_error);
+    } else if (!r.device_found && r.rdma_devices == 0) {
+        // Not this interface's problem: there is nothing RDMA here at all.
+        std::string why = "this machine has no RDMA device at all (ibverbs lists none)";
+        if (!r.kernel_rdma)
+            why += ", and the kernel has no RDMA support loaded (no "
+                   "/sys/class/infiniband): load the NIC's RDMA driver (`modprobe "
+                   "mlx5_ib` for ConnectX-4 and later, which also loads ib_uverbs), or "
+                   "run a kernel built with InfiniBand support";
+        else if (!r.kernel_uverbs)
+            why += ": the kernel's RDMA core is loaded but not ib_uverbs, which gives "
+                   "programs their verbs: `modprobe ib_uverbs`";
+        else
+            why += ": the kernel supports RDMA but no NIC driver offers it; ibverbs "
+                   "needs a NIC whose driver provides verbs (ConnectX with mlx5_ib), "
+                   "check `rdma link show`";
+        r.problems.push_back(why + "; or use transport udp (auto falls back to it)");
+        if (!r.device_error.empty())
+            r.notes.push_back("finding the device said: " + r.device_error);
     } else if (!r.device_found) {
         r.problems.push_back(r.device_error);
     } else {
@@ -69,7 +89,8 @@ void diagnose(preflight_report& r)
     }
     if (r.mtu > 0)
         r.notes.push_back("MTU " + std::to_string(r.mtu) + ": UDP payloads up to " +
-                          std::to_string(r.mtu - 28) + " bytes" +
+                          // IPv4 and UDP headers; at most 65535 bytes in all
+                          std::to_string(std::min(r.mtu - 28, 65507)) + " bytes" +
                           (r.mtu < 9000
                                ? " (SPEAD over ibverbs usually runs on 9000-byte "
                                  "jumbo frames)"
@@ -118,6 +139,18 @@ preflight_report preflight(const std::string& interface, std::size_t buffer_byte
     } catch (const std::invalid_argument& e) {
         r.device_error = e.what();
     }
+    // rdma-core gives no list at all (ENOSYS) when the kernel has no verbs to offer.
+    int devices = 0;
+    errno = 0;
+    if (ibv_device** list = ibv_get_device_list(&devices)) {
+        ibv_free_device_list(list);
+        r.rdma_devices = devices;
+    } else if (errno == ENOSYS) {
+        r.rdma_devices = 0;
+    }
+    r.kernel_rdma = access("/sys/class/infiniband", F_OK) == 0;
+    r.kernel_uverbs = access("/sys/module/ib_uverbs", F_OK) == 0 ||
+                      access("/dev/infiniband/uverbs0", F_OK) == 0;
     if (!r.interface_name.empty()) {
         try {
             r.mtu = transport::interface_mtu(r.interface_name);

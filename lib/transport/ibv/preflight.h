@@ -40,6 +40,9 @@ struct SPEAD_API preflight_report {
     bool flow_steering = false;   //!< IBV_DEVICE_MANAGED_FLOW_STEERING
     bool ip_csum_offload = false; //!< IBV_RAW_PACKET_CAP_IP_CSUM
     std::string device_error;     //!< why no device was found (the binding's message)
+    int rdma_devices = -1;        //!< devices ibverbs lists on the machine (-1: unknown)
+    bool kernel_rdma = true; //!< the kernel's RDMA core is loaded (/sys/class/infiniband)
+    bool kernel_uverbs = true; //!< ib_uverbs, verbs for user space, is loaded
 
     // ---- this process ----
     bool cap_net_raw = false;  //!< raw-packet QPs need it
