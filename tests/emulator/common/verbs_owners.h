@@ -3,7 +3,8 @@
  */
 // unique_ptr owners for verbs objects, shared by the fidelity tests and the traffic
 // programs. Declare them in creation order: they are destroyed in reverse, which is the
-// order rdma-core requires (flows, QP, CQs, channel, MRs, PD, context).
+// order rdma-core requires (flows, QP, indirection table, WQ, CQs, channel, MRs, PD,
+// context).
 #ifndef SPEAD_EMU_VERBS_OWNERS_H
 #define SPEAD_EMU_VERBS_OWNERS_H
 
@@ -41,6 +42,12 @@ struct qp_destroyer {
 struct flow_destroyer {
     void operator()(ibv_flow* flow) const { ibv_destroy_flow(flow); }
 };
+struct wq_destroyer {
+    void operator()(ibv_wq* wq) const { ibv_destroy_wq(wq); }
+};
+struct rwq_ind_table_destroyer {
+    void operator()(ibv_rwq_ind_table* table) const { ibv_destroy_rwq_ind_table(table); }
+};
 struct counters_destroyer {
     void operator()(ibv_counters* counters) const { ibv_destroy_counters(counters); }
 };
@@ -53,6 +60,9 @@ using channel_ptr = std::unique_ptr<ibv_comp_channel, channel_destroyer>;
 using cq_ptr = std::unique_ptr<ibv_cq, cq_destroyer>;
 using qp_ptr = std::unique_ptr<ibv_qp, qp_destroyer>;
 using flow_ptr = std::unique_ptr<ibv_flow, flow_destroyer>;
+// An RX-hash QP's receive side: the WQ, then the table over it, then the QP.
+using wq_ptr = std::unique_ptr<ibv_wq, wq_destroyer>;
+using rwq_ind_table_ptr = std::unique_ptr<ibv_rwq_ind_table, rwq_ind_table_destroyer>;
 // Before the flows that count into them: a bound counters object cannot be destroyed.
 using counters_ptr = std::unique_ptr<ibv_counters, counters_destroyer>;
 

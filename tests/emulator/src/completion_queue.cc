@@ -8,6 +8,7 @@
 #include "device_context.h"
 #include "log.h"
 #include "queue_pair.h"
+#include "work_queue.h"
 
 #include <cerrno>
 
@@ -33,7 +34,7 @@ completion_queue::completion_queue(device_context& context,
     : m_context(context), m_channel(channel), m_ring(static_cast<size_t>(capacity))
 {
     m_shell.owner = this;
-    ibv_cq& cq = m_shell.verbs;
+    ibv_cq_ex& cq = m_shell.verbs;
     cq.context = context.verbs();
     cq.channel = channel == nullptr ? nullptr : channel->verbs();
     cq.cq_context = cq_context;
@@ -51,7 +52,8 @@ completion_queue::~completion_queue()
 
 completion_queue* completion_queue::from(ibv_cq* cq)
 {
-    return object_shell<ibv_cq, completion_queue>::owner_of(cq);
+    return object_shell<ibv_cq_ex, completion_queue>::owner_of(
+        reinterpret_cast<ibv_cq_ex*>(cq));
 }
 
 bool completion_queue::push(const completion_entry& entry)
@@ -90,22 +92,39 @@ int completion_queue::poll(int max_entries, ibv_wc* completions)
 {
     std::lock_guard<std::mutex> lock(m_mutex);
     int taken = 0;
-    while (taken < max_entries && m_count > 0) {
-        const completion_entry& entry = m_ring[m_head];
-        completions[taken++] = entry.wc;
-        // Polling is what frees the work queue slots (the NIC's consumer index moves).
-        if (entry.is_send)
-            entry.qp->release_send_slots_through(entry.work_queue_index);
-        else
-            entry.qp->release_receive_slots_through(entry.work_queue_index);
-        m_head = (m_head + 1) % m_ring.size();
-        m_count--;
-    }
+    while (taken < max_entries && m_count > 0)
+        take_locked(completions[taken++]);
     if (taken == 0 && m_overrun) {
         errno = EOVERFLOW;
         return -1;
     }
     return taken;
+}
+
+void completion_queue::take_locked(ibv_wc& completion)
+{
+    const completion_entry& entry = m_ring[m_head];
+    completion = entry.wc;
+    // Polling is what frees the work queue slots (the NIC's consumer index moves).
+    if (entry.wq != nullptr)
+        completion.wr_id = entry.wq->wr_id_of_next_completion();
+    else if (entry.is_send)
+        entry.qp->release_send_slots_through(entry.work_queue_index);
+    else
+        entry.qp->release_receive_slots_through(entry.work_queue_index);
+    m_head = (m_head + 1) % m_ring.size();
+    m_count--;
+}
+
+int completion_queue::poll_one()
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_count == 0)
+        return m_overrun ? EOVERFLOW : ENOENT;
+    take_locked(m_current);
+    m_shell.verbs.wr_id = m_current.wr_id;
+    m_shell.verbs.status = m_current.status;
+    return 0;
 }
 
 int completion_queue::arm(bool solicited_only)
@@ -148,6 +167,33 @@ uint32_t completion_queue::unacknowledged_async_events()
     return m_async_events_read - acknowledged;
 }
 
+completion_queue* completion_queue::create(ibv_context* context,
+                                           int cqe,
+                                           void* cq_context,
+                                           ibv_comp_channel* channel,
+                                           int comp_vector)
+{
+    device_context* emulated = device_context::from(context);
+    completion_channel* events = completion_channel::from(channel);
+    if (emulated == nullptr || cqe < 1 || cqe > device_limits::max_cqe ||
+        comp_vector < 0 || comp_vector >= context->num_comp_vectors ||
+        (events != nullptr && &events->context() != emulated)) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    std::lock_guard<std::mutex> lock(emulated->control_mutex());
+    auto* cq = new completion_queue(*emulated, ring_size_for(cqe), cq_context, events);
+    if (channel != nullptr)
+        channel->refcnt++;
+    emulated->live_completion_queues++;
+    trace("CQ %u: %d entries, comp_vector %d%s",
+          cq->verbs()->handle,
+          cq->verbs()->cqe,
+          comp_vector,
+          channel ? ", with a completion channel" : "");
+    return cq;
+}
+
 namespace operations {
 
 int poll_cq(ibv_cq* cq, int entries, ibv_wc* completions)
@@ -175,26 +221,9 @@ ibv_cq* ibv_create_cq(ibv_context* context,
                       ibv_comp_channel* channel,
                       int comp_vector)
 {
-    device_context* emulated = device_context::from(context);
-    completion_channel* events = completion_channel::from(channel);
-    if (emulated == nullptr || cqe < 1 || cqe > spead_emu::device_limits::max_cqe ||
-        comp_vector < 0 || comp_vector >= context->num_comp_vectors ||
-        (events != nullptr && &events->context() != emulated)) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    std::lock_guard<std::mutex> lock(emulated->control_mutex());
-    auto* cq = new completion_queue(
-        *emulated, spead_emu::ring_size_for(cqe), cq_context, events);
-    if (channel != nullptr)
-        channel->refcnt++;
-    emulated->live_completion_queues++;
-    spead_emu::trace("CQ %u: %d entries, comp_vector %d%s",
-                     cq->verbs()->handle,
-                     cq->verbs()->cqe,
-                     comp_vector,
-                     channel ? ", with a completion channel" : "");
-    return cq->verbs();
+    completion_queue* cq =
+        completion_queue::create(context, cqe, cq_context, channel, comp_vector);
+    return cq == nullptr ? nullptr : cq->verbs();
 }
 
 int ibv_destroy_cq(ibv_cq* cq)

@@ -20,14 +20,18 @@ namespace spead_emu {
 class completion_channel;
 class device_context;
 class queue_pair;
+class work_queue;
 
 // A completion and the work-queue slot it frees when the application polls it (a send
 // queue slot is reusable only once a completion at or after it has been polled).
+// Completions of a receive WQ (`wq` set) free nothing: the application tells that NIC
+// through the WQ's doorbell record which WQEs it may use.
 struct completion_entry {
     ibv_wc wc;
     queue_pair* qp;
     bool is_send;
     uint64_t work_queue_index;
+    work_queue* wq = nullptr;
 };
 
 class completion_queue
@@ -39,8 +43,19 @@ public:
                      completion_channel* channel);
     ~completion_queue();
 
+    // ibv_create_cq's checks and accounting: nullptr with errno set.
+    static completion_queue* create(ibv_context* context,
+                                    int cqe,
+                                    void* cq_context,
+                                    ibv_comp_channel* channel,
+                                    int comp_vector);
     static completion_queue* from(ibv_cq* cq);
-    ibv_cq* verbs() { return &m_shell.verbs; }
+    // Every CQ is an ibv_cq_ex (whose first members are an ibv_cq's); its poll
+    // functions are filled only for CQs made with ibv_create_cq_ex.
+    ibv_cq* verbs() { return ibv_cq_ex_to_cq(&m_shell.verbs); }
+    ibv_cq_ex* verbs_ex() { return &m_shell.verbs; }
+    // ibv_create_cq_ex's wc_flags: 0, or EOPNOTSUPP/EINVAL for what it cannot give.
+    int enable_extended_polling(uint64_t wc_flags);
     device_context& context() { return m_context; }
     completion_channel* channel() { return m_channel; }
 
@@ -49,6 +64,10 @@ public:
     bool push(const completion_entry& entry);
     // ibv_poll_cq: completions taken, or -1 once an overrun CQ has been drained.
     int poll(int max_entries, ibv_wc* completions);
+    // ibv_start_poll / ibv_next_poll: 0 with the completion in current(), ENOENT when
+    // there is none, EOVERFLOW once an overrun CQ has been drained.
+    int poll_one();
+    const ibv_wc& current() const { return m_current; }
     int arm(bool solicited_only);
     // Forget the completions of a QP being reset or destroyed.
     void remove_entries_of(const queue_pair* qp);
@@ -65,7 +84,10 @@ public:
     int attached_queue_pairs = 0;
 
 private:
-    object_shell<ibv_cq, completion_queue> m_shell;
+    void take_locked(ibv_wc& completion);
+
+    object_shell<ibv_cq_ex, completion_queue> m_shell;
+    ibv_wc m_current{}; // of the extended poll in progress
     device_context& m_context;
     completion_channel* m_channel;
 

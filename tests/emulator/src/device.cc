@@ -59,6 +59,14 @@ device_features read_features()
     found.flow_counters = enabled_unless_zero("SPEAD_EMU_FLOW_COUNTERS");
     found.hw_counters = enabled_unless_zero("SPEAD_EMU_HW_COUNTERS");
     found.ip_checksum_offload = enabled_unless_zero("SPEAD_EMU_IP_CSUM");
+    if (const char* value = getenv("SPEAD_EMU_MODEL")) {
+        if (strcmp(value, "cx5") == 0)
+            found.model = device_model::cx5;
+        else if (value[0] != '\0' && strcmp(value, "plain") != 0)
+            warn("SPEAD_EMU_MODEL=%s is not a model the emulator knows (plain, cx5); "
+                 "the plain raw-packet device is used",
+                 value);
+    }
     if (const char* value = getenv("SPEAD_EMU_COMP_VECTORS")) {
         char* end = nullptr;
         const long vectors = strtol(value, &end, 10);

@@ -38,11 +38,18 @@ struct device_limits {
 //   SPEAD_EMU_HW_COUNTERS=0    no port counters behind ibdev_path (as on kernels
 //                              without hw_counters)
 //   SPEAD_EMU_COMP_VECTORS=N   N completion vectors (1..64) instead of one per CPU
+//   SPEAD_EMU_MODEL=cx5        a ConnectX-5-like mlx5 device: mlx5dv (the stand-in
+//                              libmlx5.so.1) with striding RQs, extended CQs, WQs,
+//                              indirection tables and RX-hash QPs (mlx5_model.h);
+//                              unset or "plain": the plain raw-packet device
+enum class device_model { plain, cx5 };
+
 struct device_features {
     bool flow_counters = true;
     bool hw_counters = true;
     bool ip_checksum_offload = true; // IBV_RAW_PACKET_CAP_IP_CSUM and IBV_SEND_IP_CSUM
     int comp_vectors = 0;            // 0: one per online CPU
+    device_model model = device_model::plain;
 };
 const device_features& features();
 

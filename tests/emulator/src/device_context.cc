@@ -99,6 +99,17 @@ void install_extended_operations(verbs_context& context)
     context.ibv_create_flow = operations::create_flow;
     SPEAD_EMU_UNEMULATED_OP(context, open_qp);
     SPEAD_EMU_UNEMULATED_OP(context, create_qp_ex);
+    // The cx5 model (an mlx5 device) has extended CQs, WQs, indirection tables and
+    // RX-hash QPs; the plain device does not model them.
+    if (features().model == device_model::cx5) {
+        context.create_cq_ex = operations::create_cq_ex;
+        context.create_wq = operations::create_wq;
+        context.modify_wq = operations::modify_wq;
+        context.destroy_wq = operations::destroy_wq;
+        context.create_rwq_ind_table = operations::create_rwq_ind_table;
+        context.destroy_rwq_ind_table = operations::destroy_rwq_ind_table;
+        context.create_qp_ex = operations::create_qp_ex;
+    }
     SPEAD_EMU_UNEMULATED_OP(context, get_srq_num);
     SPEAD_EMU_UNEMULATED_OP(context, create_srq_ex);
     SPEAD_EMU_UNEMULATED_OP(context, open_xrcd);

@@ -80,6 +80,15 @@ int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr);
 ibv_flow* create_flow(ibv_qp* qp, ibv_flow_attr* attr);
 int destroy_flow(ibv_flow* flow);
 int modify_qp_rate_limit(ibv_qp* qp, ibv_qp_rate_limit_attr* attr);
+// The cx5 model's extended verbs (device.h: SPEAD_EMU_MODEL=cx5).
+ibv_cq_ex* create_cq_ex(ibv_context* context, ibv_cq_init_attr_ex* attr);
+ibv_wq* create_wq(ibv_context* context, ibv_wq_init_attr* attr);
+int modify_wq(ibv_wq* wq, ibv_wq_attr* attr);
+int destroy_wq(ibv_wq* wq);
+ibv_rwq_ind_table* create_rwq_ind_table(ibv_context* context,
+                                        ibv_rwq_ind_table_init_attr* attr);
+int destroy_rwq_ind_table(ibv_rwq_ind_table* table);
+ibv_qp* create_qp_ex(ibv_context* context, ibv_qp_init_attr_ex* attr);
 int query_port(ibv_context* context, uint8_t port, ibv_port_attr* attr, size_t size);
 int query_device_ex(ibv_context* context,
                     const ibv_query_device_ex_input* input,

@@ -13,6 +13,7 @@
 #include "nic_thread.h"
 #include "protection_domain.h"
 #include "steering_flow.h"
+#include "work_queue.h"
 
 #include <linux/capability.h>
 
@@ -149,13 +150,8 @@ ibv_qp* queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
         errno = EPERM;
         return nullptr;
     }
-    const auto netdev = query_netdev(context.device().netdev());
-    if (!netdev) {
-        errno = ENODEV;
-        return nullptr;
-    }
     std::unique_ptr<nic_thread> nic;
-    if (const int error = nic_thread::open(netdev->ifindex, netdev->mtu, nic)) {
+    if (const int error = open_nic(context, nic)) {
         errno = error;
         return nullptr;
     }
@@ -168,12 +164,76 @@ ibv_qp* queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
     qp->m_nic->start(*qp);
     trace("QP 0x%x on %s: send %u x %u SGE, receive %u x %u SGE",
           qp->verbs()->qp_num,
-          netdev->name.c_str(),
+          context.device().netdev().c_str(),
           cap.max_send_wr,
           cap.max_send_sge,
           cap.max_recv_wr,
           cap.max_recv_sge);
     // attr.cap already holds what was granted: exactly what was asked for.
+    return qp->verbs();
+}
+
+int queue_pair::open_nic(device_context& context, std::unique_ptr<nic_thread>& nic)
+{
+    const auto netdev = query_netdev(context.device().netdev());
+    return netdev ? nic_thread::open(netdev->ifindex, netdev->mtu, nic) : ENODEV;
+}
+
+ibv_qp* queue_pair::create_with_rx_hash(device_context& context,
+                                        ibv_qp_init_attr_ex& attr)
+{
+    constexpr uint32_t rss =
+        IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH;
+    if ((attr.comp_mask & ~uint32_t{ IBV_QP_INIT_ATTR_CREATE_FLAGS }) != rss ||
+        ((attr.comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr.create_flags != 0))
+        fail_unemulated("ibv_create_qp_ex with comp_mask 0x%x (only a RAW_PACKET QP with "
+                        "PD, IND_TABLE and RX_HASH, and no create flags, is emulated)",
+                        attr.comp_mask);
+    if (attr.qp_type != IBV_QPT_RAW_PACKET)
+        fail_unemulated("ibv_create_qp_ex with qp_type %d (only IBV_QPT_RAW_PACKET QPs "
+                        "are emulated)",
+                        attr.qp_type);
+    protection_domain* pd = protection_domain::from(attr.pd);
+    indirection_table* table = indirection_table::from(attr.rwq_ind_tbl);
+    // mlx5: an RSS QP receives only (no send queue, no CQs of its own) and hashes
+    // with Toeplitz over a 40-byte key.
+    if (pd == nullptr || table == nullptr || &pd->context() != &context ||
+        attr.send_cq != nullptr || attr.recv_cq != nullptr || attr.srq != nullptr ||
+        attr.cap.max_send_wr != 0 || attr.cap.max_recv_wr != 0 ||
+        attr.rx_hash_conf.rx_hash_key_len != 40 ||
+        attr.rx_hash_conf.rx_hash_key == nullptr) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    if (attr.rx_hash_conf.rx_hash_function != IBV_RX_HASH_FUNC_TOEPLITZ) {
+        errno = EOPNOTSUPP;
+        return nullptr;
+    }
+    if (!has_effective_capability(CAP_NET_RAW)) {
+        errno = EPERM;
+        return nullptr;
+    }
+    std::unique_ptr<nic_thread> nic;
+    if (const int error = open_nic(context, nic)) {
+        errno = error;
+        return nullptr;
+    }
+    ibv_qp_init_attr plain{};
+    plain.qp_context = attr.qp_context;
+    plain.qp_type = IBV_QPT_RAW_PACKET;
+    completion_queue& cq = table->only_queue().cq(); // holds its completions
+    std::lock_guard<std::mutex> lock(context.control_mutex());
+    auto* qp = new queue_pair(*pd, cq, cq, plain, std::move(nic));
+    qp->m_rx_hash_table = table;
+    table->attached_queue_pairs++;
+    pd->live_queue_pairs++;
+    context.live_queue_pairs++;
+    cq.attached_queue_pairs += 2;
+    qp->m_nic->start(*qp);
+    trace("QP 0x%x on %s: RX hash over WQ 0x%x",
+          qp->verbs()->qp_num,
+          context.device().netdev().c_str(),
+          table->only_queue().verbs()->wq_num);
     return qp->verbs();
 }
 
@@ -246,6 +306,8 @@ int queue_pair::destroy()
         }
     }
     m_nic->stop();
+    if (m_rx_hash_table != nullptr)
+        m_rx_hash_table->attached_queue_pairs--;
     m_send_cq.remove_entries_of(this);
     m_receive_cq.remove_entries_of(this);
     m_send_cq.attached_queue_pairs--;
@@ -419,6 +481,17 @@ void queue_pair::deliver_frame(const uint8_t* frame,
     // what the NIC dropped). Overlapping rules: the first created wins.
     if (flow_counters* counters = (*steered)->counters())
         counters->count_frame(length);
+    if (m_rx_hash_table != nullptr) {
+        m_rx_hash_table->only_queue().deliver_frame(
+            frame,
+            length,
+            offloaded_checksums_valid(frame, length, l4_checksum_left_to_hardware)
+                ? IBV_WC_IP_CSUM_OK
+                : 0,
+            this,
+            m_counters);
+        return;
+    }
     if (!receives_allowed()) {
         count(&frame_counters::rx_frames_dropped_qp_not_ready, m_counters, port);
         trace("QP 0x%x in %s: frame of %zu bytes dropped",
@@ -604,6 +677,16 @@ int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr)
 int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
 {
     return queue_pair::from(qp)->post_receive(wr, bad_wr);
+}
+
+ibv_qp* create_qp_ex(ibv_context* context, ibv_qp_init_attr_ex* attr)
+{
+    device_context* emulated = device_context::from(context);
+    if (emulated == nullptr || attr == nullptr) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    return queue_pair::create_with_rx_hash(*emulated, *attr);
 }
 
 int modify_qp_rate_limit(ibv_qp*, ibv_qp_rate_limit_attr*)

@@ -22,6 +22,7 @@ namespace spead_emu {
 
 class completion_queue;
 class device_context;
+class indirection_table;
 class nic_thread;
 class protection_domain;
 class steering_flow;
@@ -43,6 +44,11 @@ class queue_pair
 public:
     // ibv_create_qp: nullptr with errno set.
     static ibv_qp* create(protection_domain& pd, ibv_qp_init_attr& attr);
+    // ibv_create_qp_ex of the cx5 model: a receive-only RAW_PACKET QP hashing into an
+    // indirection table (RSS). It has no send queue and no state of its own: frames
+    // its flows steer go to the table's WQ, which decides by its own state.
+    static ibv_qp* create_with_rx_hash(device_context& context,
+                                       ibv_qp_init_attr_ex& attr);
     static queue_pair* from(ibv_qp* qp);
     ~queue_pair();
 
@@ -86,6 +92,8 @@ private:
                completion_queue& receive_cq,
                const ibv_qp_init_attr& attr,
                std::unique_ptr<nic_thread> nic);
+    // Opens the packet socket for the QP's netdev (errno on failure).
+    static int open_nic(device_context& context, std::unique_ptr<nic_thread>& nic);
 
     bool receives_allowed() const;
     void enter_error_state_locked(const char* reason);
@@ -121,6 +129,7 @@ private:
     std::atomic<uint64_t> m_receive_released{ 0 };
 
     std::vector<steering_flow*> m_flows;
+    indirection_table* m_rx_hash_table = nullptr; // RX-hash QPs receive through it
     frame_counters m_counters;
     std::unique_ptr<nic_thread> m_nic; // stopped first in destroy()
 };
