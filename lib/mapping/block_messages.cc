@@ -73,6 +73,39 @@ pmt::pmt_t descriptor_to_pmt(const descriptor& d)
     return dict;
 }
 
+namespace {
+
+/*! The elements of \p msg's field \p key, given as a PMT vector, list or tuple (none
+ * when absent); anything else is refused, naming what the elements should be. */
+std::vector<pmt::pmt_t>
+sequence_field(const pmt::pmt_t& msg, const char* key, const char* elements)
+{
+    const pmt::pmt_t value = pmt::dict_ref(msg, pmt::mp(key), pmt::PMT_NIL);
+    std::vector<pmt::pmt_t> out;
+    if (pmt::is_vector(value)) {
+        for (std::size_t i = 0; i < pmt::length(value); i++)
+            out.push_back(pmt::vector_ref(value, i));
+    } else if (pmt::is_tuple(value)) {
+        for (std::size_t i = 0; i < pmt::length(value); i++)
+            out.push_back(pmt::tuple_ref(value, i));
+    } else if (pmt::is_null(value)) {
+        // absent, or the empty list
+    } else if (pmt::is_pair(value)) {
+        pmt::pmt_t rest = value;
+        for (; pmt::is_pair(rest); rest = pmt::cdr(rest))
+            out.push_back(pmt::car(rest));
+        if (!pmt::is_null(rest)) // (code . bits) alone: one pair, not a list of them
+            out = { value };
+    } else {
+        throw std::invalid_argument(std::string("descriptor message: '") + key +
+                                    "' must be a vector or list of " + elements +
+                                    ", not " + pmt::write_string(value));
+    }
+    return out;
+}
+
+} // namespace
+
 descriptor descriptor_from_pmt(const pmt::pmt_t& msg)
 {
     if (!pmt::is_dict(msg) || pmt::is_null(msg))
@@ -87,30 +120,25 @@ descriptor descriptor_from_pmt(const pmt::pmt_t& msg)
     d.name = dict_string(msg, "name");
     d.description = dict_string(msg, "description");
     d.numpy_header = dict_string(msg, "numpy_header");
-    const pmt::pmt_t format = pmt::dict_ref(msg, pmt::mp("format"), pmt::PMT_NIL);
-    if (pmt::is_vector(format)) {
-        for (std::size_t i = 0; i < pmt::length(format); i++) {
-            const pmt::pmt_t field = pmt::vector_ref(format, i);
-            if (!pmt::is_pair(field) || !pmt::is_symbol(pmt::car(field)) ||
-                !pmt::is_integer(pmt::cdr(field)))
-                throw std::invalid_argument("descriptor message: 'format' must be a "
-                                            "vector of (code, bits) pairs");
-            const std::string code = pmt::symbol_to_string(pmt::car(field));
-            if (code.size() != 1)
-                throw std::invalid_argument(
-                    "descriptor message: a format code is one character");
-            d.format.emplace_back(code[0], pmt::to_long(pmt::cdr(field)));
-        }
+    for (const pmt::pmt_t& field : sequence_field(msg, "format", "(code, bits) pairs")) {
+        if (!pmt::is_pair(field) || !pmt::is_symbol(pmt::car(field)) ||
+            !pmt::is_integer(pmt::cdr(field)))
+            throw std::invalid_argument("descriptor message: 'format' must be a "
+                                        "vector or list of (code, bits) pairs");
+        const std::string code = pmt::symbol_to_string(pmt::car(field));
+        if (code.size() != 1)
+            throw std::invalid_argument(
+                "descriptor message: a format code is one character");
+        d.format.emplace_back(code[0], pmt::to_long(pmt::cdr(field)));
     }
     const pmt::pmt_t shape = pmt::dict_ref(msg, pmt::mp("shape"), pmt::PMT_NIL);
     if (pmt::is_s64vector(shape)) {
         d.shape = pmt::s64vector_elements(shape);
-    } else if (pmt::is_vector(shape)) {
-        for (std::size_t i = 0; i < pmt::length(shape); i++) {
-            const pmt::pmt_t dim = pmt::vector_ref(shape, i);
+    } else {
+        for (const pmt::pmt_t& dim : sequence_field(msg, "shape", "integers")) {
             if (!pmt::is_integer(dim))
                 throw std::invalid_argument(
-                    "descriptor message: 'shape' must be a vector of integers");
+                    "descriptor message: 'shape' must be a vector or list of integers");
             d.shape.push_back(pmt::to_long(dim));
         }
     }

@@ -383,3 +383,62 @@ TEST(HeapToStream, ThePduCarriesMetadataAndThePayloadAsReceived)
 }
 
 } // namespace
+
+namespace {
+
+/*! A descriptor message as a user builds it by hand: format and shape as given. */
+pmt::pmt_t descriptor_message(const pmt::pmt_t& format, const pmt::pmt_t& shape)
+{
+    pmt::pmt_t dict = pmt::make_dict();
+    dict = pmt::dict_add(dict, pmt::mp("id"), pmt::from_long(0x1600));
+    dict = pmt::dict_add(dict, pmt::mp("name"), pmt::mp("timestamp"));
+    dict = pmt::dict_add(dict, pmt::mp("format"), format);
+    return pmt::dict_add(dict, pmt::mp("shape"), shape);
+}
+
+} // namespace
+
+TEST(DescriptorMessages, FormatAndShapeMayBeVectorsListsOrTuples)
+{
+    // A list used to give an empty format, silently.
+    const pmt::pmt_t u48 = pmt::cons(pmt::mp("u"), pmt::from_long(48));
+    const pmt::pmt_t f8 = pmt::cons(pmt::mp("f"), pmt::from_long(8));
+    const std::vector<std::pair<char, std::int64_t>> format = { { 'u', 48 }, { 'f', 8 } };
+    const std::vector<std::int64_t> shape = { 2, 3 };
+    const pmt::pmt_t two = pmt::from_long(2), three = pmt::from_long(3);
+    const pmt::pmt_t vector_format = pmt::make_vector(2, u48);
+    pmt::vector_set(vector_format, 1, f8);
+    const pmt::pmt_t vector_shape = pmt::make_vector(2, two);
+    pmt::vector_set(vector_shape, 1, three);
+    for (const auto& [f, s] : std::vector<std::pair<pmt::pmt_t, pmt::pmt_t>>{
+             { vector_format, vector_shape },
+             { pmt::list2(u48, f8), pmt::list2(two, three) },
+             { pmt::make_tuple(u48, f8), pmt::make_tuple(two, three) },
+             { pmt::list2(u48, f8), pmt::init_s64vector(2, shape) } }) {
+        const descriptor d = descriptor_from_pmt(descriptor_message(f, s));
+        EXPECT_EQ(d.format, format) << pmt::write_string(f);
+        EXPECT_EQ(d.shape, shape) << pmt::write_string(s);
+    }
+    // One (code, bits) pair alone is a format of one field; an empty list none.
+    EXPECT_EQ(descriptor_from_pmt(descriptor_message(u48, pmt::PMT_NIL)).format,
+              (std::vector<std::pair<char, std::int64_t>>{ { 'u', 48 } }));
+    EXPECT_TRUE(descriptor_from_pmt(descriptor_message(pmt::PMT_NIL, pmt::PMT_NIL))
+                    .format.empty());
+}
+
+TEST(DescriptorMessages, AFormatOfAnotherKindIsRefusedSayingWhatItShouldBe)
+{
+    for (const pmt::pmt_t& bad : { pmt::mp("u48"), pmt::from_long(48) }) {
+        try {
+            descriptor_from_pmt(descriptor_message(bad, pmt::PMT_NIL));
+            ADD_FAILURE() << pmt::write_string(bad) << " accepted";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_EQ(std::string(e.what()).rfind(
+                          "descriptor message: 'format' must be a vector or list of "
+                          "(code, bits) pairs",
+                          0),
+                      0u)
+                << e.what();
+        }
+    }
+}
