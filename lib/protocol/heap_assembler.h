@@ -78,6 +78,11 @@ public:
     /*! Notes that the transport handed over a batch of \p n packets. */
     void note_batch(std::size_t n);
 
+    /*! Forgets the heaps retired so far, as a stop heap does: their cnts may start new
+     * heaps again. For a sender that restarted without a stop heap, which its owner
+     * detects (the assembler has no clock). */
+    void forget_history() { forget_retired(); }
+
     /*! Retires every live heap as flushed (complete ones are still delivered). */
     void flush();
 

@@ -83,6 +83,16 @@ namespace {
  * behind (chunks are allocated as first needed, up to this). */
 constexpr std::size_t max_queue_memory = std::size_t(16) << 30;
 
+/*!
+ * A pause in the traffic this long ends the heap assembler's memory of retired heap
+ * cnts. A sender that restarts without a stop heap (killed, crashed, or run again with
+ * no stop) numbers its heaps from the start again, and the cnts still remembered
+ * would make its first heaps duplicates. Restarting takes far longer than this; a
+ * network's duplicates come within it. After a pause a late duplicate of an earlier
+ * heap starts a new heap, which leaves incomplete and is counted so.
+ */
+constexpr std::chrono::milliseconds sender_restart_gap(50);
+
 /*! The chunk assembler of a continuous stream whose data heaps hold \p heap_bytes. */
 chunk_config chunk_config_for(const continuous_config& c,
                               std::size_t heap_bytes,
@@ -344,6 +354,8 @@ struct stream::impl {
     std::unique_ptr<heap_assembler> assembler;
     heap_ring queue;
     recv_stats queue_stats; //!< queue drops and reader failures
+    /*! When the last batch arrived, for noticing a sender that restarted. */
+    std::chrono::steady_clock::time_point last_batch{};
     std::size_t readers_added = 0;
     /*! readers_added > 1, readable without the lock: whether a reader decodes its
      * batch before taking it. */
@@ -433,13 +445,22 @@ void stream::drain_copies_locked(std::unique_lock<std::mutex>& lock)
     d_impl->copies_done.notify_all(); // readers held back before reserving
 }
 
+void stream::note_batch_locked(std::size_t n)
+{
+    const auto now = std::chrono::steady_clock::now();
+    if (now - d_impl->last_batch > sender_restart_gap)
+        d_impl->assembler->forget_history();
+    d_impl->last_batch = now;
+    d_impl->assembler->note_batch(n);
+}
+
 bool stream::add_packets(const packet_view* packets, std::size_t n)
 {
     if (d_config.is_continuous())
         return add_continuous(packets, n);
     std::unique_lock<std::mutex> lock(d_impl->mutex);
     heap_assembler& assembler = *d_impl->assembler;
-    assembler.note_batch(n);
+    note_batch_locked(n);
     // After a stop heap the assembler counts the rest of the batch in
     // packets_after_stop.
     for (std::size_t i = 0; i < n; i++)
@@ -485,7 +506,7 @@ bool stream::add_continuous(const packet_view* packets, std::size_t n)
         return true;
     };
     std::unique_lock<std::mutex> lock(d_impl->mutex);
-    assembler.note_batch(n);
+    note_batch_locked(n);
     const bool alone = d_impl->readers_added <= 1;
     bool reader_goes_on = true;
     bool offer_again = false; // packet i waited for a drain: place it before others

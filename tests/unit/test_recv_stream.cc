@@ -217,6 +217,52 @@ TEST(RecvStream, TheLongestQueueCostsNothingUntilItFills)
     EXPECT_EQ(s.get_stats()[recv_stat::heaps_dropped_queue_full], 0u);
 }
 
+TEST(RecvStream, ASenderRestartedWithoutAStopHeapIsHeardAfterAPause)
+{
+    // A sender run again numbers its heaps from 1: once its traffic has paused, the
+    // cnts of its earlier run are forgotten, as spead2_recv (which keeps none) would
+    // deliver them. With a stop heap they were already forgotten.
+    for (const std::uint64_t first_run : { 1u, 30u, 10000u }) {
+        for (const bool stop_heap : { false, true }) {
+            recv::stream s(
+                recv::stream_config().set_queue_heaps(20000).set_stop_on_stop_heap(
+                    false));
+            auto& r = s.emplace_reader<fake_reader>();
+            std::vector<std::vector<std::uint8_t>> run;
+            for (std::uint64_t cnt = 1; cnt <= first_run; cnt++)
+                run.push_back(make_packet(cnt));
+            if (stop_heap)
+                run.push_back(make_packet(first_run + 1, 16, 0, 1, true));
+            ASSERT_TRUE(r.feed(run));
+            std::this_thread::sleep_for(80ms); // the restart: longer than the gap
+            run.clear();
+            for (std::uint64_t cnt = 1; cnt <= 50; cnt++)
+                run.push_back(make_packet(cnt));
+            ASSERT_TRUE(r.feed(run));
+            const recv_stats stats = s.get_stats();
+            EXPECT_EQ(stats[recv_stat::heaps], first_run + 50)
+                << "after " << first_run << " heaps, stop heap " << stop_heap;
+            EXPECT_EQ(stats[recv_stat::packets_duplicate], 0u);
+            EXPECT_EQ(drain_cnts(s).size(), first_run + 50);
+        }
+    }
+}
+
+TEST(RecvStream, WithoutAPauseRepeatedCntsAreStillDuplicates)
+{
+    recv::stream s(recv::stream_config().set_queue_heaps(64));
+    auto& r = s.emplace_reader<fake_reader>();
+    std::vector<std::vector<std::uint8_t>> batch;
+    for (std::uint64_t cnt = 1; cnt <= 30; cnt++)
+        batch.push_back(make_packet(cnt));
+    for (std::uint64_t cnt = 1; cnt <= 5; cnt++)
+        batch.push_back(make_packet(cnt)); // in the same batch: no pause
+    ASSERT_TRUE(r.feed(batch));
+    const recv_stats stats = s.get_stats();
+    EXPECT_EQ(stats[recv_stat::heaps], 30u);
+    EXPECT_EQ(stats[recv_stat::packets_duplicate], 5u);
+}
+
 TEST(RecvStream, QueueAcceptsAgainOncePopped)
 {
     recv::stream s(recv::stream_config().set_queue_heaps(1));

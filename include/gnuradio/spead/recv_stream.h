@@ -270,6 +270,9 @@ private:
      * its own) or once the stream has ended.
      */
     bool add_continuous(const packet_view* packets, std::size_t n);
+    /*! Counts a batch; after a pause (a sender may have restarted) the heap
+     * assembler forgets the cnts it retired. Called with the lock held. */
+    void note_batch_locked(std::size_t n);
     /*! Continuous: makes the chunk assembler from the first data heap's packet
      * (mutex held); false when \p packet is not a data heap's. */
     bool make_chunk_placer_locked(std::unique_lock<std::mutex>& lock,
