@@ -108,10 +108,16 @@ public:
 
     recv_stats transport_stats() const override;
 
-    /*! Receive ring actually used, bytes (whole slots, within device limits). */
+    /*! Receive ring actually used, bytes (whole slots, or whole WQEs of a multi-packet
+     * receive queue, within device limits). */
     std::size_t get_buffer_size() const;
     /*! Completion vector actually used (after the modulo), or -1 when busy polling. */
     int get_comp_vector() const;
+    /*! True when the ring is a multi-packet receive queue (mlx5 striding RQ: each
+     * packet takes only the 64-byte strides it needs), false for fixed slots of
+     * max_size + 42 bytes. Chosen automatically (the log says why);
+     * GR_SPEAD_IBV_MPRQ=0 in the environment forces slots. */
+    bool uses_multi_packet_receive_queue() const;
 
 protected:
     void run() override;

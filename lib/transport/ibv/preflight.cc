@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "mlx5_direct.h"
 #include "preflight.h"
 #include "transport/endpoint.h"
 #include "verbs.h"
@@ -84,6 +85,14 @@ void diagnose(preflight_report& r)
                 ? "IPv4 header checksums: computed by the NIC"
                 : "IPv4 header checksums: computed in software (the device does "
                   "not advertise IBV_RAW_PACKET_CAP_IP_CSUM)");
+        r.notes.push_back(
+            r.striding_rq
+                ? "receive queue: multi-packet (mlx5 striding RQ, " +
+                      r.striding_rq_detail +
+                      "): each packet takes only the 64-byte strides it needs"
+                : "receive queue: fixed slots of max_size + 42 bytes (no multi-packet "
+                  "receive queue: " +
+                      r.striding_rq_detail + ")");
         r.notes.push_back("completion vectors: " + std::to_string(r.comp_vectors) +
                           " (comp_vector is taken modulo this; negative busy-polls)");
     }
@@ -165,6 +174,21 @@ preflight_report preflight(const std::string& interface, std::size_t buffer_byte
             r.comp_vectors = binding.num_comp_vectors();
             r.flow_steering = binding.has_flow_steering();
             r.ip_csum_offload = binding.has_ip_checksum_offload();
+            const striding_rq_support striding = query_striding_rq(binding.context());
+            r.striding_rq = striding.usable;
+            const auto& caps = striding.caps;
+            r.striding_rq_detail =
+                striding.usable
+                    ? "strides of " +
+                          std::to_string(1u << caps.min_single_stride_log_num_of_bytes) +
+                          " to " +
+                          std::to_string(1u << caps.max_single_stride_log_num_of_bytes) +
+                          " bytes, " +
+                          std::to_string(1u << caps.min_single_wqe_log_num_of_strides) +
+                          " to " +
+                          std::to_string(1u << caps.max_single_wqe_log_num_of_strides) +
+                          " per WQE"
+                    : striding.reason;
             r.port_active = binding.query_port().state == IBV_PORT_ACTIVE;
         } catch (const std::system_error& e) {
             if (!r.device_found)

@@ -39,8 +39,11 @@ struct SPEAD_API preflight_report {
     int comp_vectors = 0;         //!< completion vectors (interrupt queues)
     bool flow_steering = false;   //!< IBV_DEVICE_MANAGED_FLOW_STEERING
     bool ip_csum_offload = false; //!< IBV_RAW_PACKET_CAP_IP_CSUM
-    std::string device_error;     //!< why no device was found (the binding's message)
-    int rdma_devices = -1;        //!< devices ibverbs lists on the machine (-1: unknown)
+    /*! The receiver will use a multi-packet receive queue (mlx5 striding RQ). */
+    bool striding_rq = false;
+    std::string striding_rq_detail; //!< its stride range, or why there is none
+    std::string device_error;       //!< why no device was found (the binding's message)
+    int rdma_devices = -1;   //!< devices ibverbs lists on the machine (-1: unknown)
     bool kernel_rdma = true; //!< the kernel's RDMA core is loaded (/sys/class/infiniband)
     bool kernel_uverbs = true; //!< ib_uverbs, verbs for user space, is loaded
 

@@ -11,11 +11,17 @@
 // receive CQ, hands the UDP payloads of each poll to the stream in one batch and
 // reposts their slots in one chained ibv_post_recv.
 //
+// Where the device offers a striding RQ (mlx5 direct verbs: ConnectX-4 Lx and later
+// with an upstream kernel, or MLNX OFED), the ring is a multi-packet receive queue
+// instead (striding_receive_queue.h): each frame takes only the 64-byte strides it
+// needs, and frames are parsed in place there. GR_SPEAD_IBV_MPRQ=0 forces the slots.
+//
 // Frames the NIC drops for want of a posted slot never reach the CQ. They are counted
 // from per-flow packet counters (frames matched − frames completed), or else from the
 // port's out_of_buffer counter, or, when the device offers neither, not at all, as the
 // log then says once.
 
+#include "striding_receive_queue.h"
 #include "transport/endpoint.h"
 #include "transport/file_descriptor.h"
 #include "transport/raw_packet.h"
@@ -37,6 +43,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
@@ -95,6 +102,14 @@ struct udp_ibv_reader::impl {
 
     // ---- setup (constructor) --------------------------------------------------------
     static const udp_ibv_config& checked(const udp_ibv_config& config);
+    /*! Whether to use a striding RQ; \p why says why not. */
+    bool want_striding_rq(ibv::striding_rq_support& support, std::string& why) const;
+    /*! The striding RQ, or nothing (with a warning) when it cannot be set up. */
+    void create_striding_queue(const ibv::striding_rq_support& support);
+    void create_channel();
+    void check_buffer_size() const;
+    ibv_qp* receive_qp() const { return striding ? striding->qp() : qp.get(); }
+    ibv_cq* receive_cq() const { return striding ? striding->cq() : recv_cq.get(); }
     void size_ring();
     void create_queues();
     /*! One flow per endpoint, each with a packet counter when \p with_counters.
@@ -114,6 +129,8 @@ struct udp_ibv_reader::impl {
     /*! One ibv_poll_cq: frames to the stream, slots reposted.
      * \return completions taken, or -1 once the stream has ended or the CQ failed */
     int poll_once();
+    /*! poll_once() for the striding RQ. */
+    int poll_striding_once();
     /*! The per-packet work: parses each frame, hands the payloads to the stream in one
      * batch, chains the slots for reposting. \return false once the stream has ended */
     bool handle_completions(int n, int& reposts);
@@ -153,6 +170,7 @@ struct udp_ibv_reader::impl {
     ibv::cq_ptr send_cq;
     ibv::pd_ptr pd;
     ibv::qp_ptr qp;
+    std::unique_ptr<ibv::striding_receive_queue> striding; //!< instead of qp and ring
     ibv::mapping_ptr ring;
     ibv::mr_ptr mr;
     std::vector<ibv::counters_ptr> flow_counters;
@@ -166,6 +184,8 @@ struct udp_ibv_reader::impl {
     std::array<ibv_wc, poll_batch> completions{};
     std::array<packet_view, poll_batch> views{};
     std::array<std::uint32_t, poll_batch> repost_slots{};
+    std::array<ibv::striding_receive_queue::completion, poll_batch>
+        striding_completions{};
 
     // Thread state.
     bool qp_failed = false;
@@ -173,6 +193,7 @@ struct udp_ibv_reader::impl {
     bool warned_oversize = false;
     std::uint64_t frames_completed = 0; //!< frames the NIC put in a slot (any status)
     drop_source drops_from = drop_source::none;
+    std::string striding_failure; //!< why a striding RQ the device offers was not used
     bool drop_read_pending = false;
     std::uint64_t pending_matched = 0;
     steady_clock::time_point pending_since{};
@@ -233,43 +254,121 @@ udp_ibv_reader::impl::impl(udp_ibv_reader& self, const udp_ibv_config& config)
                          "log_num_mgm_entry_size=-1` and reload mlx4_core; see "
                          "docs/ibverbs.md");
 
-    size_ring();
-    create_queues();
-    ibv::modify_qp(qp.get(), IBV_QPS_INIT, device.port_num());
+    check_buffer_size();
+    ibv::striding_rq_support support;
+    std::string no_striding_why;
+    create_channel();
+    if (want_striding_rq(support, no_striding_why))
+        create_striding_queue(support);
+    if (!striding) {
+        size_ring();
+        create_queues();
+        ibv::modify_qp(qp.get(), IBV_QPS_INIT, device.port_num());
+    }
     int counters_error = 0;
     if (!create_flows(true, counters_error))
         create_flows(false, counters_error);
     choose_drop_source(counters_error);
-    create_ring();
-    post_all_slots();
-    ibv::modify_qp(qp.get(), IBV_QPS_RTR);
+    if (striding) {
+        striding->start();
+    } else {
+        create_ring();
+        post_all_slots();
+        ibv::modify_qp(qp.get(), IBV_QPS_RTR);
+    }
     join_groups();
 
     std::ostringstream list;
     for (std::size_t i = 0; i < endpoints.size(); i++)
         list << (i ? "," : "") << describe(endpoints[i]);
-    logger.info("receiving {} on {} port {} ({}, {}): {} slots of {} bytes, {}",
+    std::ostringstream queue;
+    if (striding)
+        queue << "multi-packet receive queue (striding RQ) of " << striding->wqe_count()
+              << " WQEs x " << striding->strides_per_wqe() << " strides of "
+              << striding->stride_size() << " bytes = " << striding->buffer_size()
+              << " bytes";
+    else
+        queue << slots << " slots of " << slot_size << " bytes (no multi-packet receive "
+              << "queue: "
+              << (striding_failure.empty() ? no_striding_why : striding_failure) << ")";
+    logger.info("receiving {} on {} port {} ({}, {}): {}, {}",
                 list.str(),
                 device.device_name(),
                 int(device.port_num()),
                 device.interface_address().to_string(),
                 device.interface_name(),
-                slots,
-                slot_size,
+                queue.str(),
                 comp_vector < 0 ? std::string("busy polling")
                                 : "completion vector " + std::to_string(comp_vector));
+}
+
+bool udp_ibv_reader::impl::want_striding_rq(ibv::striding_rq_support& support,
+                                            std::string& why) const
+{
+    support = ibv::query_striding_rq(device.context());
+    why = support.reason;
+    return support.usable;
+}
+
+void udp_ibv_reader::impl::create_striding_queue(const ibv::striding_rq_support& support)
+{
+    pd = ibv::alloc_pd(device.context());
+    std::string clamped;
+    try {
+        striding = std::make_unique<ibv::striding_receive_queue>(device,
+                                                                 support,
+                                                                 pd.get(),
+                                                                 channel.get(),
+                                                                 comp_vector,
+                                                                 config.get_buffer_size(),
+                                                                 slot_size,
+                                                                 clamped);
+    } catch (const std::system_error& e) {
+        // The device said it could; fixed slots still work.
+        striding_failure = e.what();
+        logger.warn("the device offers a multi-packet receive queue, but setting one up "
+                    "failed ({}); using fixed slots of max_size + 42 bytes",
+                    e.what());
+        return;
+    }
+    if (!clamped.empty())
+        logger.warn("buffer_size: {} bytes is more than device {} allows ({}); using {} "
+                    "bytes",
+                    config.get_buffer_size(),
+                    device.device_name(),
+                    clamped,
+                    striding->buffer_size());
+}
+
+void udp_ibv_reader::impl::create_channel()
+{
+    if (config.get_comp_vector() < 0)
+        return;
+    comp_vector = config.get_comp_vector() % device.num_comp_vectors();
+    channel = ibv::create_comp_channel(device.context());
+    // Drained until EAGAIN after each wake-up, so it must not block.
+    const int flags = fcntl(channel->fd, F_GETFL);
+    if (flags < 0 || fcntl(channel->fd, F_SETFL, flags | O_NONBLOCK) != 0)
+        ibv::throw_error("fcntl(O_NONBLOCK) on the completion channel", errno);
+}
+
+void udp_ibv_reader::impl::check_buffer_size() const
+{
+    // The same rule whichever queue the device gives, so a configuration does not
+    // work on one NIC and fail on another.
+    const std::size_t requested = config.get_buffer_size();
+    if (requested < slot_size)
+        throw std::invalid_argument("buffer_size: " + std::to_string(requested) +
+                                    " bytes holds no packet slot of max_size + 42 = " +
+                                    std::to_string(slot_size) + " bytes; give at least " +
+                                    std::to_string(slot_size) +
+                                    " (0 = the default 16 MiB)");
 }
 
 void udp_ibv_reader::impl::size_ring()
 {
     const std::size_t requested = config.get_buffer_size();
     slots = requested / slot_size;
-    if (slots == 0)
-        throw std::invalid_argument("buffer_size: " + std::to_string(requested) +
-                                    " bytes holds no packet slot of max_size + 42 = " +
-                                    std::to_string(slot_size) + " bytes; give at least " +
-                                    std::to_string(slot_size) +
-                                    " (0 = the default 16 MiB)");
 
     // One receive WR and one CQ entry per slot, one MR for the ring.
     const ibv_device_attr attr = device.query_device();
@@ -302,19 +401,12 @@ void udp_ibv_reader::impl::size_ring()
 void udp_ibv_reader::impl::create_queues()
 {
     ibv_context* context = device.context();
-    if (config.get_comp_vector() >= 0) {
-        comp_vector = config.get_comp_vector() % device.num_comp_vectors();
-        channel = ibv::create_comp_channel(context);
-        // Drained until EAGAIN after each wake-up, so it must not block.
-        const int flags = fcntl(channel->fd, F_GETFL);
-        if (flags < 0 || fcntl(channel->fd, F_SETFL, flags | O_NONBLOCK) != 0)
-            ibv::throw_error("fcntl(O_NONBLOCK) on the completion channel", errno);
-    }
     recv_cq = ibv::create_cq(
         context, int(slots), channel.get(), comp_vector < 0 ? 0 : comp_vector);
     // A RAW_PACKET QP needs a send queue; this one never sends.
     send_cq = ibv::create_cq(context, 1, nullptr, 0);
-    pd = ibv::alloc_pd(context);
+    if (!pd)
+        pd = ibv::alloc_pd(context);
     ibv_qp_cap cap{};
     cap.max_send_wr = 1;
     cap.max_send_sge = 1;
@@ -333,8 +425,11 @@ bool udp_ibv_reader::impl::create_flows(bool with_counters, int& counters_error)
                 break;
         }
         try {
-            flows.push_back(ibv::create_udp_flow(
-                qp.get(), ep, device.interface_mac(), device.port_num(), counter.get()));
+            flows.push_back(ibv::create_udp_flow(receive_qp(),
+                                                 ep,
+                                                 device.interface_mac(),
+                                                 device.port_num(),
+                                                 counter.get()));
         } catch (const std::system_error& e) {
             if (!with_counters)
                 throw;
@@ -487,7 +582,7 @@ void udp_ibv_reader::impl::interrupt_loop()
             if (i == max_poll - 1) {
                 // Arm before the last poll: notification is edge-triggered, so a
                 // completion between a poll and the arming would never wake us.
-                const int status = ibv_req_notify_cq(recv_cq.get(), 0);
+                const int status = ibv_req_notify_cq(receive_cq(), 0);
                 if (status != 0)
                     throw std::system_error(
                         status,
@@ -534,11 +629,13 @@ void udp_ibv_reader::impl::wait_for_completion_event()
     while (ibv_get_cq_event(channel.get(), &cq, &cq_context) == 0)
         events++;
     if (events > 0)
-        ibv_ack_cq_events(recv_cq.get(), events);
+        ibv_ack_cq_events(receive_cq(), events);
 }
 
 int udp_ibv_reader::impl::poll_once()
 {
+    if (striding)
+        return poll_striding_once();
     const int n = ibv_poll_cq(recv_cq.get(), poll_batch, completions.data());
     if (n < 0)
         throw std::runtime_error(
@@ -560,6 +657,58 @@ int udp_ibv_reader::impl::poll_once()
                                     "refilled; check the device with spead_ibv_check "
                                     "and make the source again)");
     }
+    return open ? n : -1;
+}
+
+int udp_ibv_reader::impl::poll_striding_once()
+{
+    const int n = striding->poll(striding_completions.data(), poll_batch);
+    if (n == 0)
+        return 0;
+    std::size_t n_views = 0;
+    for (int i = 0; i < n; i++) {
+        const auto& c = striding_completions[i];
+        if (c.status != IBV_WC_SUCCESS) {
+            ibv_wc wc{};
+            wc.status = c.status;
+            handle_error_completion(wc);
+            continue;
+        }
+        if (c.filler)
+            continue; // the rest of a WQE, skipped by the NIC
+        frames_completed++;
+        // The NIC takes any frame a WQE holds; max_size still rejects larger ones.
+        if (c.length > slot_size) {
+            count(recv_stat::datagrams_oversize);
+            if (!warned_oversize) {
+                warned_oversize = true;
+                logger.warn("a frame longer than max_size {} + 42 = {} bytes arrived and "
+                            "was dropped (datagrams_oversize); raise max_size to the "
+                            "senders' packet size",
+                            config.get_max_size(),
+                            slot_size);
+            }
+            continue;
+        }
+        udp_datagram datagram;
+        const frame_result r =
+            parse_udp_frame(c.frame, c.length, link_type::ethernet, datagram);
+        if (r != frame_result::ok) {
+            count(stat_for(r));
+            continue;
+        }
+        views[n_views].data = datagram.payload;
+        views[n_views].size = datagram.payload_size;
+        n_views++;
+    }
+    // Parsed in place in the strides; the stream copies the payloads, after which the
+    // used-up WQEs go back to the NIC.
+    const bool open = n_views > 0 ? self.add_packets(views.data(), n_views)
+                                  : !self.get_stream().is_stopped();
+    if (qp_failed)
+        recover_queue_pair();
+    else
+        striding->repost_finished();
     return open ? n : -1;
 }
 
@@ -631,6 +780,22 @@ void udp_ibv_reader::impl::handle_error_completion(const ibv_wc& wc)
 void udp_ibv_reader::impl::recover_queue_pair()
 {
     qp_failed = false;
+    if (striding) {
+        logger.warn("the multi-packet receive queue went to the error state; resetting "
+                    "it and posting every WQE again (frames arriving meanwhile are "
+                    "dropped and counted)");
+        try {
+            striding->reset();
+        } catch (const std::exception& e) {
+            throw std::runtime_error(
+                std::string("the multi-packet receive queue went to the error state and "
+                            "could not be reset: ") +
+                e.what() +
+                "; check the device with spead_ibv_check and make the source "
+                "again");
+        }
+        return;
+    }
     logger.warn("the receive queue pair went to the error state; resetting it and "
                 "posting every slot again (frames arriving meanwhile are dropped and "
                 "counted)");
@@ -655,7 +820,13 @@ void udp_ibv_reader::impl::drain_on_exit()
     // packets_after_stop if it has ended). Bounded: a sender that keeps going must not
     // keep the reader from stopping.
     const auto drain = [this] {
-        for (int i = 0; i < max_exit_polls; i++) {
+        for (int i = 0; i < max_exit_polls && striding; i++) {
+            // -1: the stream has ended and counts what it is still handed.
+            const int n = poll_striding_once();
+            if (n >= 0 && n < poll_batch)
+                return;
+        }
+        for (int i = 0; i < max_exit_polls && !striding; i++) {
             const int n = ibv_poll_cq(recv_cq.get(), poll_batch, completions.data());
             if (n <= 0)
                 return;
@@ -798,7 +969,13 @@ recv_stats udp_ibv_reader::transport_stats() const
 
 std::size_t udp_ibv_reader::get_buffer_size() const
 {
-    return d_impl->slots * d_impl->slot_size;
+    return d_impl->striding ? d_impl->striding->buffer_size()
+                            : d_impl->slots * d_impl->slot_size;
+}
+
+bool udp_ibv_reader::uses_multi_packet_receive_queue() const
+{
+    return d_impl->striding != nullptr;
 }
 
 int udp_ibv_reader::get_comp_vector() const { return d_impl->comp_vector; }

@@ -57,6 +57,15 @@ struct SPEAD_API mr_deleter {
 struct SPEAD_API flow_deleter {
     void operator()(ibv_flow* flow) const { ibv_destroy_flow(flow); }
 };
+struct SPEAD_API cq_ex_deleter {
+    void operator()(ibv_cq_ex* cq) const { ibv_destroy_cq(ibv_cq_ex_to_cq(cq)); }
+};
+struct SPEAD_API wq_deleter {
+    void operator()(ibv_wq* wq) const { ibv_destroy_wq(wq); }
+};
+struct SPEAD_API rwq_ind_table_deleter {
+    void operator()(ibv_rwq_ind_table* table) const { ibv_destroy_rwq_ind_table(table); }
+};
 struct SPEAD_API counters_deleter {
     void operator()(ibv_counters* counters) const { ibv_destroy_counters(counters); }
 };
@@ -70,6 +79,9 @@ using mr_ptr = std::unique_ptr<ibv_mr, mr_deleter>;
 using flow_ptr = std::unique_ptr<ibv_flow, flow_deleter>;
 /*! Declare before the flows that count into it: a flow must go first. */
 using counters_ptr = std::unique_ptr<ibv_counters, counters_deleter>;
+using cq_ex_ptr = std::unique_ptr<ibv_cq_ex, cq_ex_deleter>;
+using wq_ptr = std::unique_ptr<ibv_wq, wq_deleter>;
+using rwq_ind_table_ptr = std::unique_ptr<ibv_rwq_ind_table, rwq_ind_table_deleter>;
 
 /*! Memory for rings: page-aligned, zeroed, freed with munmap. */
 struct SPEAD_API mapping_deleter {

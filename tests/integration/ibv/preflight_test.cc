@@ -252,6 +252,32 @@ TEST(Preflight, WithoutChecksumOffloadItIsUsableAndSaysSoftwareChecksums)
         << child.output;
 }
 
+TEST(Preflight, SaysWhichReceiveQueueTheReaderWillUse)
+{
+    REQUIRE_TOPOLOGY();
+    const auto plain =
+        run_child({}, "PreflightChild.Report", { "SPEAD_EMU_MODEL=plain" });
+    ASSERT_EQ(plain.exit_code, 0) << plain.output;
+    EXPECT_TRUE(contains(plain.output,
+                         "NOTE: receive queue: fixed slots of max_size + 42 bytes (no "
+                         "multi-packet receive queue: device emu_eth0 is not an mlx5 "
+                         "device"))
+        << plain.output;
+
+    const auto cx5 = run_child({}, "PreflightChild.Report", { "SPEAD_EMU_MODEL=cx5" });
+    ASSERT_EQ(cx5.exit_code, 0) << cx5.output;
+    EXPECT_TRUE(contains(cx5.output,
+                         "NOTE: receive queue: multi-packet (mlx5 striding RQ, strides "
+                         "of 64 to 8192 bytes, 512 to 65536 per WQE)"))
+        << cx5.output;
+
+    const auto forced = run_child(
+        {}, "PreflightChild.Report", { "SPEAD_EMU_MODEL=cx5", "GR_SPEAD_IBV_MPRQ=0" });
+    ASSERT_EQ(forced.exit_code, 0) << forced.output;
+    EXPECT_TRUE(contains(forced.output, "GR_SPEAD_IBV_MPRQ=0 forces fixed slots"))
+        << forced.output;
+}
+
 TEST(Preflight, RealRdmaCoreWithoutHardwareFindsNoDevice)
 {
     REQUIRE_TOPOLOGY();

@@ -15,7 +15,26 @@ add_dependencies(spead_ibv_reader_tests spead_emu_libraries)
 spead_discover_ibv_gtests(spead_ibv_reader_tests ibv.reader
     EXCLUDE ReceiveDrops.WithoutFlowCountersThePortsOutOfBufferCounts
             ReceiveDrops.WithNeitherCounterTheLogSaysDropsGoUncounted
-            ReaderCompVector.TakenModuloTheDevicesVectors)
+            ReaderCompVector.TakenModuloTheDevicesVectors
+            ReceiveQueue.TheEnvironmentForcesSlots
+            MultiPacketQueue.FramesBeyondTheQueueAreCountedExactly
+            MultiPacketQueue.MaxSizeStillRejectsLargerDatagrams)
+
+# The same reader on the emulator's ConnectX-5 model, where it takes a multi-packet
+# receive queue (striding RQ) by itself: every test but those about fixed slots, which
+# the MultiPacketQueue.* tests mirror.
+spead_discover_ibv_gtests(spead_ibv_reader_tests ibv.reader.cx5
+    ENVIRONMENT SPEAD_EMU_MODEL=cx5
+    EXCLUDE ReceiveDrops.FramesBeyondTheRingAreCountedByTheFlowCounters
+            ReceiveDrops.WithoutFlowCountersThePortsOutOfBufferCounts
+            ReceiveDrops.WithNeitherCounterTheLogSaysDropsGoUncounted
+            ReaderErrors.BufferLargerThanTheDeviceAllowsIsClampedWithAWarning
+            ReaderCompVector.TakenModuloTheDevicesVectors
+            ReceiveQueue.TheEnvironmentForcesSlots)
+spead_add_ibv_gtest(spead_ibv_reader_tests
+    ibv.reader.cx5.ReceiveQueue.TheEnvironmentForcesSlots
+    ReceiveQueue.TheEnvironmentForcesSlots
+    ENVIRONMENT SPEAD_EMU_MODEL=cx5 GR_SPEAD_IBV_MPRQ=0)
 
 # The fallbacks for counting NIC drops, on devices without flow counters (mlx4) and
 # without port counters either; comp_vector modulo a device with 4 vectors.

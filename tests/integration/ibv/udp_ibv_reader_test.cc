@@ -14,6 +14,7 @@
 #include "ibv_test_support.h"
 #include "log_capture.h"
 #include "protocol/packetiser.h"
+#include "transport/file_descriptor.h"
 #include "transport/raw_packet.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
@@ -250,7 +251,11 @@ TEST_P(ReceiveFromKernel, HeapsArriveBitExact)
     auto& reader = rs.emplace_reader<recv::udp_ibv_reader>(
         reader_config(endpoint_of_host2(7148), comp_vector));
     EXPECT_EQ(reader.get_comp_vector(), comp_vector);
-    EXPECT_EQ(reader.get_buffer_size(), (16u << 20) / default_slot * default_slot);
+    // Whole slots, or a striding RQ's WQEs of 1 MiB.
+    EXPECT_EQ(reader.get_buffer_size(),
+              reader.uses_multi_packet_receive_queue()
+                  ? (16u << 20)
+                  : (16u << 20) / default_slot * default_slot);
 
     kernel_sender tx(endpoint_of_host2(7148),
                      send::stream_config().set_max_packet_size(jumbo_packet));
@@ -1020,6 +1025,248 @@ TEST(ReaderFailure, ABrokenCompletionChannelEndsTheStreamAndIsCounted)
     const auto start = steady::now();
     rs.stop();
     EXPECT_LT(steady::now() - start, 1s);
+}
+
+// ---- the receive queue: fixed slots or a multi-packet receive queue ---------------
+
+/*! What the device under test should give: a striding RQ on the emulator's cx5 model
+ * (unless GR_SPEAD_IBV_MPRQ=0), fixed slots on the plain device. */
+bool expect_multi_packet_queue()
+{
+    const char* model = std::getenv("SPEAD_EMU_MODEL");
+    const char* forced = std::getenv("GR_SPEAD_IBV_MPRQ");
+    return model != nullptr && std::string(model) == "cx5" &&
+           !(forced != nullptr && std::string(forced) == "0");
+}
+
+constexpr std::size_t stride = 64;
+constexpr std::size_t frame_overhead = 42; // Ethernet, IPv4 and UDP headers
+
+/*! Frames a ring holds: whole slots, or on a striding RQ whole strides per frame,
+ * never spanning two WQEs. */
+std::size_t frames_held(bool multi_packet,
+                        std::size_t ring_bytes,
+                        std::size_t wqe_bytes,
+                        std::size_t frame_bytes)
+{
+    if (!multi_packet)
+        return ring_bytes / default_slot;
+    const std::size_t strides = (frame_bytes + stride - 1) / stride;
+    return ring_bytes / wqe_bytes * (wqe_bytes / stride / strides);
+}
+
+TEST(ReceiveQueue, TheDeviceDecidesAndTheLogSaysWhich)
+{
+    REQUIRE_TOPOLOGY();
+    auto log = capture_sink::instance();
+    recv::stream rs;
+    recv::udp_ibv_reader reader(rs, reader_config(endpoint_of_host2(7170)));
+    EXPECT_EQ(reader.uses_multi_packet_receive_queue(), expect_multi_packet_queue());
+    if (expect_multi_packet_queue()) {
+        EXPECT_TRUE(
+            contains(log->text(),
+                     "multi-packet receive queue (striding RQ) of 16 WQEs x 16384 "
+                     "strides of 64 bytes = 16777216 bytes"))
+            << log->text();
+        EXPECT_EQ(reader.get_buffer_size(), 16u << 20);
+    } else {
+        EXPECT_TRUE(contains(log->text(),
+                             "slots of 9242 bytes (no multi-packet receive "
+                             "queue: "))
+            << log->text();
+    }
+}
+
+TEST(ReceiveQueue, TheEnvironmentForcesSlots)
+{
+    REQUIRE_TOPOLOGY();
+    REQUIRE_ENVIRONMENT("SPEAD_EMU_MODEL", "cx5");
+    REQUIRE_ENVIRONMENT("GR_SPEAD_IBV_MPRQ", "0");
+    auto log = capture_sink::instance();
+    recv::stream rs;
+    recv::udp_ibv_reader reader(rs, reader_config(endpoint_of_host2(7171)));
+    EXPECT_FALSE(reader.uses_multi_packet_receive_queue());
+    EXPECT_TRUE(contains(log->text(), "GR_SPEAD_IBV_MPRQ=0 forces fixed slots"))
+        << log->text();
+}
+
+/*! Heaps of many sizes, in 1472- and 8972-byte packets, arrive whole in either queue. */
+TEST(ReceiveQueue, MixedPacketSizesArriveLossless)
+{
+    REQUIRE_TOPOLOGY();
+    recv::stream rs(roomy_stream());
+    rs.emplace_reader<recv::udp_ibv_reader>(reader_config(endpoint_of_host2(7172)));
+    send::stream_config jumbo;
+    jumbo.set_max_packet_size(jumbo_packet);
+    kernel_sender small(endpoint_of_host2(7172));
+    kernel_sender large(endpoint_of_host2(7172), jumbo);
+    const std::size_t sizes[] = { 1, 100, 1400, 3000, 20000, 70000 };
+    std::uint64_t cnt = 1;
+    for (int round = 0; round < 5; round++)
+        for (const std::size_t size : sizes) {
+            (cnt % 2 ? small : large).send_heaps(cnt, 1, size);
+            cnt++;
+        }
+    const auto got = take(rs, cnt - 1);
+    ASSERT_EQ(got.size(), cnt - 1);
+    for (std::size_t i = 0; i < got.size(); i++)
+        expect_test_heap(got[i], i + 1, sizes[i % std::size(sizes)]);
+    rs.stop();
+    const recv_stats stats = rs.get_stats();
+    EXPECT_EQ(stats[recv_stat::packets],
+              small.stats()[send_stat::packets] + large.stats()[send_stat::packets]);
+    EXPECT_EQ(stats[recv_stat::frames_dropped_no_buffer], 0u);
+    EXPECT_EQ(stats[recv_stat::incomplete_heaps_evicted], 0u);
+}
+
+/*!
+ * The figure users size rings by: how many packets of one size a 16 MiB ring that
+ * nobody polls yet takes before the NIC drops. Slots hold 16 MiB / 9242; a striding
+ * RQ holds as many as whole 64-byte strides allow.
+ */
+class RingCapacity : public ::testing::TestWithParam<std::size_t>
+{
+};
+
+TEST_P(RingCapacity, A16MiBRingHoldsWhatItsLayoutAllows)
+{
+    REQUIRE_TOPOLOGY();
+    const std::size_t payload = GetParam();
+    const bool multi_packet = expect_multi_packet_queue();
+    const std::size_t expected =
+        frames_held(multi_packet, 16u << 20, 1u << 20, payload + frame_overhead);
+    const std::size_t burst = expected + 200;
+    emulated_port truth;
+    const auto before = truth.counters();
+    recv::stream rs(roomy_stream());
+    auto reader = std::make_unique<recv::udp_ibv_reader>(
+        rs, reader_config(endpoint_of_host2(7173)));
+    ASSERT_EQ(reader->uses_multi_packet_receive_queue(), multi_packet);
+
+    // Raw UDP datagrams of exactly `payload` bytes from host 1, paced so the emulator
+    // keeps up.
+    transport::file_descriptor fd;
+    {
+        in_host there(1);
+        fd = transport::file_descriptor(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    }
+    ASSERT_TRUE(fd);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(7173);
+    inet_pton(AF_INET, host(2).ip.c_str(), &to.sin_addr);
+    std::vector<std::uint8_t> datagram(payload, 0x5a);
+    for (std::size_t i = 0; i < burst; i++) {
+        ASSERT_EQ(sendto(fd.get(),
+                         datagram.data(),
+                         datagram.size(),
+                         0,
+                         reinterpret_cast<sockaddr*>(&to),
+                         sizeof(to)),
+                  ssize_t(payload));
+        if (i % 64 == 63)
+            std::this_thread::sleep_for(1ms);
+    }
+    ASSERT_TRUE(wait_for(
+        [&] {
+            return truth.frames_seen() - (before.rx_frames_delivered +
+                                          before.rx_frames_dropped_no_receive) >=
+                   burst;
+        },
+        20s));
+    const auto after = truth.counters();
+    EXPECT_EQ(after.rx_frames_dropped_socket_overflow,
+              before.rx_frames_dropped_socket_overflow);
+    EXPECT_EQ(after.rx_frames_delivered - before.rx_frames_delivered, expected);
+    EXPECT_EQ(after.rx_frames_dropped_no_receive - before.rx_frames_dropped_no_receive,
+              burst - expected);
+    std::cout << "ring of " << reader->get_buffer_size() << " bytes ("
+              << (multi_packet ? "multi-packet receive queue" : "slots") << ") held "
+              << after.rx_frames_delivered - before.rx_frames_delivered << " packets of "
+              << payload << " bytes\n";
+
+    // Once started, the reader takes them all (not SPEAD: counted as bad headers)
+    // and counts the rest as dropped.
+    rs.add_reader(std::move(reader));
+    ASSERT_TRUE(wait_for(
+        [&] {
+            const recv_stats s = rs.get_stats();
+            return s[recv_stat::frames_dropped_no_buffer] == burst - expected;
+        },
+        10s));
+    rs.stop();
+}
+
+INSTANTIATE_TEST_SUITE_P(Payloads,
+                         RingCapacity,
+                         ::testing::Values(std::size_t(1472), jumbo_packet),
+                         [](const ::testing::TestParamInfo<std::size_t>& info) {
+                             return std::to_string(info.param) + "bytes";
+                         });
+
+/*! The ring_overflow_case of a striding RQ: two 32 KiB WQEs, a burst the NIC partly
+ * drops; delivered and dropped add up to what was sent. */
+TEST(MultiPacketQueue, FramesBeyondTheQueueAreCountedExactly)
+{
+    REQUIRE_TOPOLOGY();
+    REQUIRE_ENVIRONMENT("SPEAD_EMU_MODEL", "cx5");
+    constexpr std::size_t burst = 100;
+    emulated_port truth;
+    const auto before = truth.counters();
+    recv::stream rs(roomy_stream());
+    auto reader = std::make_unique<recv::udp_ibv_reader>(
+        rs, reader_config(endpoint_of_host2(7174)).set_buffer_size(64 * 1024));
+    ASSERT_TRUE(reader->uses_multi_packet_receive_queue());
+    EXPECT_EQ(reader->get_buffer_size(), 64u * 1024);
+
+    kernel_sender tx(endpoint_of_host2(7174));
+    tx.send_heaps(1, burst, 1000);
+    ASSERT_EQ(tx.stats()[send_stat::packets], burst);
+    const std::size_t packet = tx.stats()[send_stat::bytes] / burst;
+    const std::size_t held =
+        frames_held(true, 64 * 1024, 32 * 1024, packet + frame_overhead);
+    ASSERT_TRUE(wait_for(
+        [&] {
+            return truth.frames_seen() - (before.rx_frames_delivered +
+                                          before.rx_frames_dropped_no_receive) >=
+                   burst;
+        },
+        10s));
+    const auto after = truth.counters();
+    ASSERT_EQ(after.rx_frames_delivered - before.rx_frames_delivered, held);
+
+    rs.add_reader(std::move(reader));
+    const auto got = take(rs, held);
+    ASSERT_EQ(got.size(), held);
+    for (std::size_t i = 0; i < held; i++)
+        expect_test_heap(got[i], i + 1, 1000);
+    rs.stop();
+    const recv_stats stats = rs.get_stats();
+    EXPECT_EQ(stats[recv_stat::packets], held);
+    EXPECT_EQ(stats[recv_stat::frames_dropped_no_buffer], burst - held);
+    EXPECT_EQ(tx.stats()[send_stat::packets],
+              stats[recv_stat::packets] + stats[recv_stat::frames_dropped_no_buffer]);
+}
+
+/*! On a striding RQ the NIC takes any frame a WQE holds: max_size alone rejects. */
+TEST(MultiPacketQueue, MaxSizeStillRejectsLargerDatagrams)
+{
+    REQUIRE_TOPOLOGY();
+    REQUIRE_ENVIRONMENT("SPEAD_EMU_MODEL", "cx5");
+    auto log = capture_sink::instance();
+    recv::stream rs(roomy_stream());
+    rs.emplace_reader<recv::udp_ibv_reader>(
+        reader_config(endpoint_of_host2(7175)).set_max_size(1000));
+    kernel_sender tx(endpoint_of_host2(7175));
+    tx.send_heaps(1, 1, 1300); // one packet of about 1350 bytes
+    tx.send_heaps(2, 5, 500);
+    const auto got = take(rs, 5);
+    ASSERT_EQ(got.size(), 5u);
+    for (std::size_t i = 0; i < got.size(); i++)
+        expect_test_heap(got[i], i + 2, 500);
+    rs.stop();
+    EXPECT_EQ(rs.get_stats()[recv_stat::datagrams_oversize], 1u);
+    EXPECT_TRUE(contains(log->text(), "raise max_size")) << log->text();
 }
 
 int main(int argc, char** argv)
