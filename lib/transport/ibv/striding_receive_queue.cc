@@ -173,6 +173,9 @@ void striding_receive_queue::post(std::size_t wqe)
 
 void striding_receive_queue::start()
 {
+    // Ready first: leaving RESET, mlx5's provider zeroes the doorbell record (and
+    // drops the WQ's completions), so WQEs posted before would be lost.
+    modify_wq(IBV_WQS_RDY);
     d_posted = 0;
     d_tail = 0;
     d_tail_strides = 0;
@@ -182,7 +185,6 @@ void striding_receive_queue::start()
     // The release store orders the WQE writes before the NIC can see the count.
     reinterpret_cast<std::atomic<std::uint32_t>*>(d_ring.dbrec)
         ->store(htobe32(d_posted & 0xffff), std::memory_order_release);
-    modify_wq(IBV_WQS_RDY);
 }
 
 void striding_receive_queue::reset()

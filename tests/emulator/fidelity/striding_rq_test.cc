@@ -119,6 +119,7 @@ struct striding_receiver {
         attr.attr_mask = IBV_WQ_ATTR_STATE;
         attr.wq_state = IBV_WQS_RDY;
         ASSERT_EQ(ibv_modify_wq(wq.get(), &attr), 0);
+        posted = 0; // the provider started the ring over
     }
 
     // Writes WQE `index` of the buffer into the ring and rings the doorbell record.
@@ -360,6 +361,17 @@ TEST(StridingRq, FramesWhileTheWqIsNotReadyAreDroppedAndCounted)
     spead_emu_counters counters{};
     ASSERT_EQ(emulator().query_qp_counters(receiver.qp.get(), &counters), 0);
     EXPECT_EQ(counters.rx_frames_dropped_qp_not_ready, 1u);
+}
+
+TEST(StridingRq, WqesPostedBeforeTheWqIsReadyAreLostAsOnMlx5)
+{
+    striding_receiver receiver(7010);
+    receiver.post(0); // in RESET: leaving it zeroes the doorbell record
+    receiver.ready();
+    EXPECT_EQ(be32toh(*receiver.ring.dbrec), 0u);
+    send_frame_of(100, 7010, 'a');
+    EXPECT_TRUE(receiver.poll(1, std::chrono::milliseconds(300)).empty());
+    EXPECT_EQ(dropped_no_receive(receiver.qp.get()), 1u);
 }
 
 TEST(StridingRq, PostWqRecvFillsTheRingAsTheProviderDoes)

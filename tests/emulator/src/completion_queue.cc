@@ -11,6 +11,7 @@
 #include "work_queue.h"
 
 #include <cerrno>
+#include <functional>
 
 namespace spead_emu {
 namespace {
@@ -137,12 +138,23 @@ int completion_queue::arm(bool solicited_only)
 
 void completion_queue::remove_entries_of(const queue_pair* qp)
 {
+    remove_entries_if([qp](const completion_entry& entry) { return entry.qp == qp; });
+}
+
+void completion_queue::remove_entries_of(const work_queue* wq)
+{
+    remove_entries_if([wq](const completion_entry& entry) { return entry.wq == wq; });
+}
+
+void completion_queue::remove_entries_if(
+    const std::function<bool(const completion_entry&)>& unwanted)
+{
     std::lock_guard<std::mutex> lock(m_mutex);
     std::vector<completion_entry> kept;
     kept.reserve(m_count);
     for (size_t i = 0; i < m_count; i++) {
         const completion_entry& entry = m_ring[(m_head + i) % m_ring.size()];
-        if (entry.qp != qp)
+        if (!unwanted(entry))
             kept.push_back(entry);
     }
     for (size_t i = 0; i < kept.size(); i++)

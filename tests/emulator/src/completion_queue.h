@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -71,6 +72,8 @@ public:
     int arm(bool solicited_only);
     // Forget the completions of a QP being reset or destroyed.
     void remove_entries_of(const queue_pair* qp);
+    // Forget the completions of a WQ leaving RESET (what mlx5's provider does).
+    void remove_entries_of(const work_queue* wq);
 
     void count_completion_event_read() { m_completion_events_read++; }
     void count_async_event_read() { m_async_events_read++; }
@@ -85,6 +88,7 @@ public:
 
 private:
     void take_locked(ibv_wc& completion);
+    void remove_entries_if(const std::function<bool(const completion_entry&)>& unwanted);
 
     object_shell<ibv_cq_ex, completion_queue> m_shell;
     ibv_wc m_current{}; // of the extended poll in progress

@@ -194,13 +194,18 @@ int work_queue::modify(const ibv_wq_attr& attr)
           wq_state_name(m_state),
           wq_state_name(target));
     if (target == IBV_WQS_RESET) {
-        // As the mlx5 provider: the ring starts over and the doorbell record is zeroed.
-        std::lock_guard<std::mutex> provider(m_provider_mutex);
-        m_provider_head = m_provider_tail = 0;
-        doorbell_word(m_doorbell_record.get()).store(0, std::memory_order_release);
+        // The hardware forgets the WQEs it had.
         m_nic_consumed = 0;
         m_have_current = false;
         m_current_strides_used = 0;
+    } else if (target == IBV_WQS_RDY && m_state == IBV_WQS_RESET) {
+        // As mlx5_modify_wq: leaving RESET, the provider drops the WQ's completions
+        // from its CQ, starts its indices over and zeroes the doorbell record, so
+        // WQEs posted while in RESET are lost: post after the WQ is ready.
+        std::lock_guard<std::mutex> provider(m_provider_mutex);
+        m_provider_head = m_provider_tail = 0;
+        doorbell_word(m_doorbell_record.get()).store(0, std::memory_order_release);
+        m_cq.remove_entries_of(this);
     }
     m_state = target;
     m_shell.verbs.state = target;
