@@ -131,6 +131,9 @@ struct udp_ibv_reader::impl {
     int poll_once();
     /*! poll_once() for the striding RQ. */
     int poll_striding_once();
+    /*! handle_completions() for the striding RQ: frames parsed in place in the strides
+     * and handed over. \return false once the stream has ended */
+    bool handle_striding_completions(int n);
     /*! The per-packet work: parses each frame, hands the payloads to the stream in one
      * batch, chains the slots for reposting. \return false once the stream has ended */
     bool handle_completions(int n, int& reposts);
@@ -665,6 +668,16 @@ int udp_ibv_reader::impl::poll_striding_once()
     const int n = striding->poll(striding_completions.data(), poll_batch);
     if (n == 0)
         return 0;
+    const bool open = handle_striding_completions(n);
+    if (qp_failed)
+        recover_queue_pair();
+    else
+        striding->repost_finished();
+    return open ? n : -1;
+}
+
+bool udp_ibv_reader::impl::handle_striding_completions(int n)
+{
     std::size_t n_views = 0;
     for (int i = 0; i < n; i++) {
         const auto& c = striding_completions[i];
@@ -702,14 +715,9 @@ int udp_ibv_reader::impl::poll_striding_once()
         n_views++;
     }
     // Parsed in place in the strides; the stream copies the payloads, after which the
-    // used-up WQEs go back to the NIC.
-    const bool open = n_views > 0 ? self.add_packets(views.data(), n_views)
-                                  : !self.get_stream().is_stopped();
-    if (qp_failed)
-        recover_queue_pair();
-    else
-        striding->repost_finished();
-    return open ? n : -1;
+    // used-up WQEs can go back to the NIC.
+    return n_views > 0 ? self.add_packets(views.data(), n_views)
+                       : !self.get_stream().is_stopped();
 }
 
 bool udp_ibv_reader::impl::handle_completions(int n, int& reposts)

@@ -14,10 +14,12 @@
 //       LD_LIBRARY_PATH=<build>/tests/emulator/lib SPEAD_EMU_NETDEVS=eth0
 //       valgrind --tool=callgrind
 //       --toggle-collect='gr::spead::recv::udp_ibv_reader::impl::handle_completions*'
+//       --toggle-collect='gr::spead::recv::udp_ibv_reader::impl::handle_striding_completions*'
 //       <build>/tests/integration/ibv/spead_ibv_reader_bench [heaps] [packets per heap]
 //       [comp_vector]
 //
-// (one command line).
+// (one command line). With SPEAD_EMU_MODEL=cx5 the reader uses a multi-packet receive
+// queue (the second function); without, fixed slots (the first).
 //
 // Not a test: it prints what arrived (and what was dropped) and exits 0 if every heap
 // arrived whole.
@@ -57,7 +59,8 @@ int main(int argc, char** argv)
     config.set_endpoints(ibv_test::host(2).ip + ":7170")
         .set_interface(ibv_test::host(2).ip)
         .set_comp_vector(comp_vector);
-    rs.emplace_reader<recv::udp_ibv_reader>(config);
+    const bool multi_packet =
+        rs.emplace_reader<recv::udp_ibv_reader>(config).uses_multi_packet_receive_queue();
 
     std::thread sender([&] {
         ibv_test::in_host there(1);
@@ -87,7 +90,8 @@ int main(int argc, char** argv)
     sender.join();
     rs.stop();
     const recv_stats stats = rs.get_stats();
-    std::cout << "heaps whole: " << whole << " of " << heaps << "\n"
+    std::cout << "receive queue: " << (multi_packet ? "multi-packet" : "slots") << "\n"
+              << "heaps whole: " << whole << " of " << heaps << "\n"
               << "packets: " << stats[recv_stat::packets] << "\n"
               << "frames_dropped_no_buffer: "
               << stats[recv_stat::frames_dropped_no_buffer] << "\n"
