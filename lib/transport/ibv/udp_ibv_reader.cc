@@ -137,7 +137,14 @@ struct udp_ibv_reader::impl {
     /*! The per-packet work: parses each frame, hands the payloads to the stream in one
      * batch, chains the slots for reposting. \return false once the stream has ended */
     bool handle_completions(int n, int& reposts);
+    /*! Parses a frame; its payload becomes views[n_views++], or it is counted. */
+    void
+    take_frame(const std::uint8_t* frame, std::uint32_t length, std::size_t& n_views);
+    /*! The batch's payloads to the stream. \return false once the stream has ended */
+    bool hand_over(std::size_t n_views);
     void handle_error_completion(const ibv_wc& wc);
+    /*! A frame over max_size + 42 bytes: counted, and the log says so once. */
+    void count_oversize();
     /*! After an error completion the QP is in ERR: back to RTR with every slot posted. */
     void recover_queue_pair();
     /*! On the way out: frames still in the ring go to the stream, and the drop counters
@@ -692,30 +699,33 @@ bool udp_ibv_reader::impl::handle_striding_completions(int n)
         frames_completed++;
         // The NIC takes any frame a WQE holds; max_size still rejects larger ones.
         if (c.length > slot_size) {
-            count(recv_stat::datagrams_oversize);
-            if (!warned_oversize) {
-                warned_oversize = true;
-                logger.warn("a frame longer than max_size {} + 42 = {} bytes arrived and "
-                            "was dropped (datagrams_oversize); raise max_size to the "
-                            "senders' packet size",
-                            config.get_max_size(),
-                            slot_size);
-            }
+            count_oversize();
             continue;
         }
-        udp_datagram datagram;
-        const frame_result r =
-            parse_udp_frame(c.frame, c.length, link_type::ethernet, datagram);
-        if (r != frame_result::ok) {
-            count(stat_for(r));
-            continue;
-        }
-        views[n_views].data = datagram.payload;
-        views[n_views].size = datagram.payload_size;
-        n_views++;
+        take_frame(c.frame, c.length, n_views);
     }
     // Parsed in place in the strides; the stream copies the payloads, after which the
     // used-up WQEs can go back to the NIC.
+    return hand_over(n_views);
+}
+
+void udp_ibv_reader::impl::take_frame(const std::uint8_t* frame,
+                                      std::uint32_t length,
+                                      std::size_t& n_views)
+{
+    udp_datagram datagram;
+    const frame_result r = parse_udp_frame(frame, length, link_type::ethernet, datagram);
+    if (r != frame_result::ok) {
+        count(stat_for(r));
+        return;
+    }
+    views[n_views].data = datagram.payload;
+    views[n_views].size = datagram.payload_size;
+    n_views++;
+}
+
+bool udp_ibv_reader::impl::hand_over(std::size_t n_views)
+{
     return n_views > 0 ? self.add_packets(views.data(), n_views)
                        : !self.get_stream().is_stopped();
 }
@@ -734,27 +744,29 @@ bool udp_ibv_reader::impl::handle_completions(int n, int& reposts)
         }
         frames_completed++;
         repost_slots[reposts++] = slot;
-        udp_datagram datagram;
-        const frame_result r = parse_udp_frame(base + std::size_t(slot) * slot_size,
-                                               wc.byte_len,
-                                               link_type::ethernet,
-                                               datagram);
-        if (r != frame_result::ok) {
-            count(stat_for(r));
-            continue;
-        }
-        views[n_views].data = datagram.payload;
-        views[n_views].size = datagram.payload_size;
-        n_views++;
+        take_frame(base + std::size_t(slot) * slot_size, wc.byte_len, n_views);
     }
     // The stream copies the payloads, so the slots can be reposted afterwards.
-    const bool open = n_views > 0 ? self.add_packets(views.data(), n_views)
-                                  : !self.get_stream().is_stopped();
+    const bool open = hand_over(n_views);
     for (int i = 0; i + 1 < reposts; i++)
         wrs[repost_slots[i]].next = &wrs[repost_slots[i + 1]];
     if (reposts > 0)
         wrs[repost_slots[reposts - 1]].next = nullptr;
     return open;
+}
+
+void udp_ibv_reader::impl::count_oversize()
+{
+    count(recv_stat::datagrams_oversize);
+    if (warned_oversize)
+        return;
+    warned_oversize = true;
+    logger.warn(
+        "a frame longer than max_size {} + 42 = {} bytes{} arrived and was "
+        "dropped (datagrams_oversize); raise max_size to the senders' packet size",
+        config.get_max_size(),
+        slot_size,
+        striding ? "" : " (a slot)");
 }
 
 void udp_ibv_reader::impl::handle_error_completion(const ibv_wc& wc)
@@ -765,15 +777,7 @@ void udp_ibv_reader::impl::handle_error_completion(const ibv_wc& wc)
         return;         // a slot returned unused
     frames_completed++; // a frame took the slot
     if (wc.status == IBV_WC_LOC_LEN_ERR) {
-        count(recv_stat::datagrams_oversize);
-        if (!warned_oversize) {
-            warned_oversize = true;
-            logger.warn("a frame longer than a slot (max_size {} + 42 = {} bytes) "
-                        "arrived and was dropped (datagrams_oversize); raise max_size "
-                        "to the senders' packet size",
-                        config.get_max_size(),
-                        slot_size);
-        }
+        count_oversize();
         return;
     }
     error_completions++;

@@ -17,8 +17,7 @@ spead_discover_ibv_gtests(spead_ibv_reader_tests ibv.reader
             ReceiveDrops.WithNeitherCounterTheLogSaysDropsGoUncounted
             ReaderCompVector.TakenModuloTheDevicesVectors
             ReceiveQueue.TheEnvironmentForcesSlots
-            MultiPacketQueue.FramesBeyondTheQueueAreCountedExactly
-            MultiPacketQueue.MaxSizeStillRejectsLargerDatagrams)
+            MultiPacketQueue.FramesBeyondTheQueueAreCountedExactly)
 
 # The same reader on the emulator's ConnectX-5 model, where it takes a multi-packet
 # receive queue (striding RQ) by itself: every test but those about fixed slots, which
