@@ -27,7 +27,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <fstream>
+#include <functional>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -69,27 +72,86 @@ public:
         d_stream = std::make_unique<recv::stream>(config);
         recv::udp_config udp;
         udp.set_endpoints(endpoints).set_interface(host(2).netdev);
-        d_stream->emplace_reader<recv::udp_reader>(udp);
+        d_reader = &d_stream->emplace_reader<recv::udp_reader>(udp);
     }
     ~kernel_receiver() { d_stream->stop(); }
 
-    /*! Up to \p n heaps, waiting at most \p limit for each. */
-    std::vector<recv::heap> take(std::size_t n, std::chrono::milliseconds limit = 5000ms)
+    /*! Waits until \p n heaps have arrived in all, at most \p limit for each; false
+     * if one did not. */
+    bool wait_until_received(std::size_t n, std::chrono::milliseconds limit = 5000ms)
     {
-        std::vector<recv::heap> heaps;
-        while (heaps.size() < n) {
+        while (d_arrived.size() < n) {
             recv::heap h;
             if (d_stream->pop(h, limit) != recv::stream::pop_result::heap)
-                break;
-            heaps.push_back(std::move(h));
+                return false;
+            d_arrived.push_back(std::move(h));
         }
+        return true;
+    }
+
+    /*! The first \p n heaps not taken yet, fewer if they do not arrive in time. */
+    std::vector<recv::heap> take(std::size_t n, std::chrono::milliseconds limit = 5000ms)
+    {
+        wait_until_received(n, limit);
+        const std::size_t count = std::min(n, d_arrived.size());
+        std::vector<recv::heap> heaps(std::make_move_iterator(d_arrived.begin()),
+                                      std::make_move_iterator(d_arrived.begin() + count));
+        d_arrived.erase(d_arrived.begin(), d_arrived.begin() + count);
         return heaps;
     }
     recv_stats stats() const { return d_stream->get_stats(); }
 
+    /*! Heaps of \p heap_size bytes that may be on their way at once without
+     * overflowing the socket: the kernel charges a datagram the true size of its
+     * buffer (close to twice the payload for a jumbo frame) against twice the granted
+     * buffer, so half of that is kept free for the reader's delays. With Debian's
+     * default net.core.rmem_max (212992) that is one 100 kB heap. */
+    std::size_t heaps_that_fit(std::size_t heap_size) const
+    {
+        return std::max<std::size_t>(
+            1, d_reader->get_granted_buffer_size() / (2 * heap_size));
+    }
+    std::size_t socket_buffer() const { return d_reader->get_granted_buffer_size(); }
+
 private:
     std::unique_ptr<recv::stream> d_stream;
+    recv::udp_reader* d_reader;
+    std::vector<recv::heap> d_arrived;
 };
+
+/*! net.core.rmem_max, bytes (0 if unreadable). */
+std::size_t rmem_max()
+{
+    std::ifstream in("/proc/sys/net/core/rmem_max");
+    std::size_t value = 0;
+    in >> value;
+    return value;
+}
+
+/*!
+ * Sends \p heaps heaps of \p heap_size bytes with send(i), i = 0, 1, ..., never more
+ * of them ahead of \p receiver than its socket buffer holds: the test asserts lossless
+ * UDP, and on a loaded machine the kernel receiver's thread may not run for a while.
+ * The limit net.core.rmem_max is left as it is (it is global, and tests and other
+ * programs run in parallel); the test output says how far ahead the sender may go.
+ * Stops early if a heap does not arrive (the caller's assertions then say so).
+ */
+void send_paced_by_receiver(kernel_receiver& receiver,
+                            std::size_t heaps,
+                            std::size_t heap_size,
+                            const std::function<void(std::size_t)>& send)
+{
+    const std::size_t ahead = receiver.heaps_that_fit(heap_size);
+    std::cout << "net.core.rmem_max is " << rmem_max() << " (not changed): the kernel "
+              << "receiver's socket buffer is " << receiver.socket_buffer()
+              << " bytes, so the sender stays at most " << ahead << " heap(s) of "
+              << heap_size << " bytes ahead of it\n";
+    for (std::size_t i = 0; i < heaps; i++) {
+        if (i >= ahead && !receiver.wait_until_received(i + 1 - ahead))
+            return;
+        send(i);
+    }
+}
 
 /*! Raw frames arriving at host 2's eth0, as the wire carries them. */
 class frame_sniffer
@@ -241,9 +303,10 @@ TEST_P(SendToKernel, HeapsArriveBitExact)
     boost::asio::io_context io;
     send::udp_ibv_stream sender(
         io, jumbo_stream(), sender_config(destination, c.comp_vector));
-    for (std::size_t i = 0; i < heaps; i++)
+    send_paced_by_receiver(receiver, heaps, heap_size, [&](std::size_t i) {
         sender.send_heap(payload_heap(payloads[i].data(), heap_size),
                          std::int64_t(i + 1));
+    });
 
     const auto received = receiver.take(heaps);
     ASSERT_EQ(received.size(), heaps)
@@ -405,9 +468,10 @@ TEST(SendZeroCopy, ItemsInARegisteredRegionGoOutZeroCopy)
     auto config = sender_config(host(2).ip, 0);
     config.add_memory_region(region.data(), region.size());
     send::udp_ibv_stream sender(io, jumbo_stream(), config);
-    for (std::size_t i = 0; i < heaps; i++)
+    send_paced_by_receiver(receiver, heaps, heap_size, [&](std::size_t i) {
         sender.send_heap(payload_heap(region.data() + i * heap_size, heap_size),
                          std::int64_t(i + 1));
+    });
 
     const auto got = receiver.take(heaps);
     ASSERT_EQ(got.size(), heaps);
@@ -706,8 +770,12 @@ TEST(SendLifecycle, StartStopCyclesLeakNoFdsThreadsOrVerbsObjects)
     const std::size_t fds = count_open_fds(), threads = count_threads();
     EXPECT_EQ(live_verbs_objects(host(1).ip), 0);
     const int cycles = cycles_wanted(40);
-    for (int i = 1; i <= cycles; i++)
+    // Each heap is waited for before the next cycle: 40 of them at once would not
+    // fit a socket buffer capped by Debian's default net.core.rmem_max.
+    for (int i = 1; i <= cycles; i++) {
         cycle(i);
+        ASSERT_TRUE(receiver.wait_until_received(std::size_t(i))) << "cycle " << i;
+    }
     EXPECT_EQ(count_open_fds(), fds);
     EXPECT_EQ(count_threads(), threads);
     EXPECT_EQ(live_verbs_objects(host(1).ip), 0) << "PDs, channels, CQs, QPs or MRs";
@@ -723,7 +791,9 @@ TEST(SendLifecycle, DestroyingWithHeapsQueuedSendsThemFirst)
 {
     REQUIRE_TOPOLOGY();
     kernel_receiver receiver(host(2).ip + ":" + std::to_string(port));
-    constexpr std::size_t heaps = 8, heap_size = 64 * 1024;
+    // 8 heaps of 2 packets, all queued at once: what Debian's default
+    // net.core.rmem_max (212992) lets the kernel receiver hold without loss.
+    constexpr std::size_t heaps = 8, heap_size = 16 * 1024;
     std::vector<std::uint8_t> memory(heaps * heap_size);
     std::vector<send::heap> hs;
     for (std::size_t i = 0; i < heaps; i++) {
