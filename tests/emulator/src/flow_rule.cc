@@ -110,9 +110,14 @@ int flow_rule::parse(const ibv_flow_attr& attr, flow_rule& rule, std::string& re
     }
     const auto* cursor = reinterpret_cast<const uint8_t*>(&attr + 1);
     for (unsigned i = 0; i < attr.num_of_specs; i++) {
-        const auto* spec = reinterpret_cast<const ibv_flow_spec*>(cursor);
-        const unsigned type = spec->hdr.type;
-        const unsigned size = spec->hdr.size;
+        // The specs follow the 20-byte ibv_flow_attr back to back, so they are not
+        // aligned for their type (UB to read in place): copy each one out first.
+        ibv_flow_spec copy{};
+        memcpy(&copy.hdr, cursor, sizeof(copy.hdr));
+        const unsigned type = copy.hdr.type;
+        const unsigned size = copy.hdr.size;
+        memcpy(&copy, cursor, size < sizeof(copy) ? size : sizeof(copy));
+        const ibv_flow_spec* spec = &copy;
         if (const char* name = known_unsupported_spec(type)) {
             reason = std::string(name) + " is not emulated";
             return EOPNOTSUPP;
