@@ -13,6 +13,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace gr {
 namespace spead {
@@ -69,18 +70,22 @@ bool heap_assembler::add_packet(const std::uint8_t* data, std::size_t size)
         d_stats[recv_stat::packets_after_stop]++;
         return false;
     }
-    if (place_repeat(data, size))
+    // The first packet after a pause goes the general way, which looks at its cnt.
+    if (!d_after_pause && place_repeat(data, size))
         return !d_stopped;
     packet_header packet;
     const decode_result result = decode_packet(data, size, packet);
     if (result != decode_result::ok) {
+        d_after_pause = false;
         d_stats[stat_for(result)]++;
         return true;
     }
-    if (place_in_order(packet))
+    if (!d_after_pause && place_in_order(packet))
         return !d_stopped;
     return add_decoded(packet);
 }
+
+void heap_assembler::note_pause() { d_after_pause = true; }
 
 inline bool heap_assembler::append_in_order(slot& s,
                                             std::uint64_t begin,
@@ -150,6 +155,8 @@ bool heap_assembler::add_decoded(const packet_header& packet)
     slot& last = d_slots[d_last_hit];
     slot* s =
         last.storage && last.cnt == packet.heap_cnt ? &last : find_slot(packet.heap_cnt);
+    if (std::exchange(d_after_pause, false) && !s && find_retired(packet.heap_cnt))
+        forget_retired(); // traffic resumes with a cnt already retired: a restart
     if (!s) {
         if (const retired* r = find_retired(packet.heap_cnt)) {
             d_stats[recv_stat::packets]++;

@@ -78,10 +78,15 @@ public:
     /*! Notes that the transport handed over a batch of \p n packets. */
     void note_batch(std::size_t n);
 
-    /*! Forgets the heaps retired so far, as a stop heap does: their cnts may start new
-     * heaps again. For a sender that restarted without a stop heap, which its owner
-     * detects (the assembler has no clock). */
-    void forget_history() { forget_retired(); }
+    /*!
+     * The traffic has paused (its owner has the clock). If the next packet starts a
+     * heap whose cnt was already retired, the sender has restarted without a stop
+     * heap (killed, crashed, or run again with no stop) and numbers its heaps from
+     * the start again: the retired cnts are forgotten, as a stop heap makes them, so
+     * that its heaps are not taken for duplicates. Traffic that resumes with new cnts
+     * keeps them.
+     */
+    void note_pause();
 
     /*! Retires every live heap as flushed (complete ones are still delivered). */
     void flush();
@@ -143,6 +148,7 @@ private:
     heap_ready d_ready;
     std::vector<slot> d_slots;
     std::size_t d_last_hit = 0;
+    bool d_after_pause = false;      //!< note_pause(): the next packet may be a restart
     slot* d_repeat_target = nullptr; //!< the last-hit live heap d_repeat is of; or null
     repeat_header d_repeat;
     std::uint64_t d_next_age = 0;

@@ -84,14 +84,13 @@ namespace {
 constexpr std::size_t max_queue_memory = std::size_t(16) << 30;
 
 /*!
- * A pause in the traffic this long ends the heap assembler's memory of retired heap
- * cnts. A sender that restarts without a stop heap (killed, crashed, or run again with
- * no stop) numbers its heaps from the start again, and the cnts still remembered
- * would make its first heaps duplicates. Restarting takes far longer than this; a
- * network's duplicates come within it. After a pause a late duplicate of an earlier
- * heap starts a new heap, which leaves incomplete and is counted so.
+ * A pause in the traffic at least this long may be a sender restarting (see
+ * heap_assembler::note_pause()). Restarting a process takes longer; packets of one
+ * run, a network's duplicates included, come closer together unless the sender
+ * itself pauses, and then a duplicate must also be the first packet after it to be
+ * taken for a restart.
  */
-constexpr std::chrono::milliseconds sender_restart_gap(50);
+constexpr std::chrono::milliseconds sender_restart_gap(10);
 
 /*! The chunk assembler of a continuous stream whose data heaps hold \p heap_bytes. */
 chunk_config chunk_config_for(const continuous_config& c,
@@ -448,8 +447,8 @@ void stream::drain_copies_locked(std::unique_lock<std::mutex>& lock)
 void stream::note_batch_locked(std::size_t n)
 {
     const auto now = std::chrono::steady_clock::now();
-    if (now - d_impl->last_batch > sender_restart_gap)
-        d_impl->assembler->forget_history();
+    if (now - d_impl->last_batch >= sender_restart_gap)
+        d_impl->assembler->note_pause();
     d_impl->last_batch = now;
     d_impl->assembler->note_batch(n);
 }

@@ -248,6 +248,21 @@ TEST(RecvStream, ASenderRestartedWithoutAStopHeapIsHeardAfterAPause)
     }
 }
 
+TEST(RecvStream, TrafficThatResumesWithNewCntsKeepsItsHistory)
+{
+    recv::stream s(recv::stream_config().set_queue_heaps(64));
+    auto& r = s.emplace_reader<fake_reader>();
+    std::vector<std::vector<std::uint8_t>> batch;
+    for (std::uint64_t cnt = 1; cnt <= 30; cnt++)
+        batch.push_back(make_packet(cnt));
+    ASSERT_TRUE(r.feed(batch));
+    std::this_thread::sleep_for(80ms); // a pause, but the sender goes on
+    ASSERT_TRUE(r.feed({ make_packet(31), make_packet(5), make_packet(32) }));
+    const recv_stats stats = s.get_stats();
+    EXPECT_EQ(stats[recv_stat::heaps], 32u);
+    EXPECT_EQ(stats[recv_stat::packets_duplicate], 1u); // heap 5 was still remembered
+}
+
 TEST(RecvStream, WithoutAPauseRepeatedCntsAreStillDuplicates)
 {
     recv::stream s(recv::stream_config().set_queue_heaps(64));

@@ -270,8 +270,8 @@ private:
      * its own) or once the stream has ended.
      */
     bool add_continuous(const packet_view* packets, std::size_t n);
-    /*! Counts a batch; after a pause (a sender may have restarted) the heap
-     * assembler forgets the cnts it retired. Called with the lock held. */
+    /*! Counts a batch, and tells the heap assembler when it comes after a pause (a
+     * sender may have restarted). Called with the lock held. */
     void note_batch_locked(std::size_t n);
     /*! Continuous: makes the chunk assembler from the first data heap's packet
      * (mutex held); false when \p packet is not a data heap's. */
