@@ -15,6 +15,7 @@
 
 #include "flag_error.h"
 #include "payload_pattern.h"
+#include "transport/split_endpoints.h"
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/recv_pcap.h>
 #include <gnuradio/spead/recv_stream.h>
@@ -31,6 +32,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace po = boost::program_options;
@@ -86,7 +88,7 @@ std::string shape_text(const std::vector<std::int64_t>& shape)
     return out.str();
 }
 
-void print_heap(const recv::heap& h, bool pyspead)
+void print_heap(const recv::heap& h, bool descriptors, bool pyspead)
 {
     std::cout << "heap " << h.cnt() << ": " << h.size() << " bytes in " << h.packets()
               << (h.packets() == 1 ? " packet" : " packets") << ", "
@@ -104,7 +106,8 @@ void print_heap(const recv::heap& h, bool pyspead)
             std::cout << " stream control";
         std::cout << "\n";
     }
-    for (const descriptor& d : h.descriptors(pyspead)) {
+    for (const descriptor& d :
+         descriptors ? h.descriptors(pyspead) : std::vector<descriptor>()) {
         std::cout << "  descriptor " << hex(d.id) << " '" << d.name << "'\n"
                   << "    description: " << d.description << "\n"
                   << "    format:      [";
@@ -165,109 +168,209 @@ void print_stats_help()
     }
 }
 
+/*! How the receiver is set up from the command line, for each stream it makes. */
+struct receiver_setup {
+    recv::stream_config config;
+    bool ibv = false;
+    std::size_t threads = 1;
+    const po::variables_map* vm = nullptr;
+
+    /*! A stream receiving \p sources (files and endpoints), each endpoint list split
+     * among the threads. */
+    std::unique_ptr<recv::stream> make(const std::vector<std::string>& sources) const
+    {
+        std::vector<std::string> files;
+        std::string joined;
+        for (const std::string& source : sources) {
+            if (!is_endpoint(source))
+                files.push_back(source);
+            else
+                joined += (joined.empty() ? "" : ",") +
+                          (source.find(':') == std::string::npos ? ":" + source : source);
+        }
+        auto stream = std::make_unique<recv::stream>(config);
+        for (const std::string& file : files)
+            stream->emplace_reader<recv::pcap_reader>(file);
+        if (joined.empty())
+            return stream;
+        if (ibv) {
+            for (const recv::udp_ibv_config& share : split(ibv_config(joined), false))
+                stream->emplace_reader<recv::udp_ibv_reader>(share);
+        } else {
+            for (const recv::udp_config& share : split(udp_config(joined), true))
+                stream->emplace_reader<recv::udp_reader>(share);
+        }
+        return stream;
+    }
+
+private:
+    template <typename Config>
+    std::vector<Config> split(const Config& whole, bool by_port) const
+    {
+        std::vector<Config> out;
+        with_flag("--threads",
+                  [&] { out = transport::split_endpoints(whole, threads, by_port); });
+        return out;
+    }
+
+    recv::udp_ibv_config ibv_config(const std::string& endpoints) const
+    {
+        const po::variables_map& v = *vm;
+        recv::udp_ibv_config c;
+        with_flag("--bind", [&] { c.set_interface(v["bind"].as<std::string>()); });
+        if (v.count("buffer"))
+            with_flag("--buffer",
+                      [&] { c.set_buffer_size(v["buffer"].as<std::size_t>()); });
+        if (v.count("packet"))
+            with_flag("--packet", [&] { c.set_max_size(v["packet"].as<std::size_t>()); });
+        if (v.count("ibv-vector"))
+            c.set_comp_vector(v["ibv-vector"].as<int>());
+        if (v.count("ibv-max-poll"))
+            with_flag("--ibv-max-poll",
+                      [&] { c.set_max_poll(v["ibv-max-poll"].as<int>()); });
+        c.set_endpoints(endpoints);
+        return c;
+    }
+
+    recv::udp_config udp_config(const std::string& endpoints) const
+    {
+        const po::variables_map& v = *vm;
+        recv::udp_config c;
+        c.set_endpoints(endpoints);
+        if (v.count("bind"))
+            c.set_interface(v["bind"].as<std::string>());
+        if (v.count("buffer"))
+            c.set_buffer_size(v["buffer"].as<std::size_t>());
+        if (v.count("packet"))
+            c.set_max_size(v["packet"].as<std::size_t>());
+        return c;
+    }
+};
+
+/*! --max-heaps, or its spead2_recv name --concurrent-heaps (the same if both). */
+std::size_t max_heaps_flag(const po::variables_map& vm)
+{
+    const std::size_t max_heaps = vm["max-heaps"].as<std::size_t>();
+    if (!vm.count("concurrent-heaps"))
+        return max_heaps;
+    const std::size_t concurrent = vm["concurrent-heaps"].as<std::size_t>();
+    if (!vm["max-heaps"].defaulted() && concurrent != max_heaps)
+        throw po::error("--concurrent-heaps " + std::to_string(concurrent) +
+                        " and --max-heaps " + std::to_string(max_heaps) +
+                        " are the same setting; give one");
+    return concurrent;
+}
+
 int run(const po::variables_map& vm)
 {
-    recv::stream_config config;
-    config.set_max_heaps(vm["max-heaps"].as<std::size_t>())
-        .set_queue_heaps(vm["ring-heaps"].as<std::size_t>())
-        .set_max_heap_size(vm["max-heap-size"].as<std::size_t>())
+    if (vm.count("tcp"))
+        throw po::error("--tcp: SPEAD over TCP is not supported; spead_recv receives "
+                        "UDP (kernel sockets or --ibv) and capture files");
+    receiver_setup setup;
+    setup.vm = &vm;
+    with_flag("--max-heaps", [&] { setup.config.set_max_heaps(max_heaps_flag(vm)); });
+    with_flag("--ring-heaps",
+              [&] { setup.config.set_queue_heaps(vm["ring-heaps"].as<std::size_t>()); });
+    setup.config.set_max_heap_size(vm["max-heap-size"].as<std::size_t>())
         .set_stop_on_stop_heap(!vm.count("ignore-stop"));
     const std::string incomplete = vm["incomplete"].as<std::string>();
     if (incomplete == "deliver")
-        config.set_incomplete_heaps(recv::incomplete_heaps::deliver);
+        setup.config.set_incomplete_heaps(recv::incomplete_heaps::deliver);
     else if (incomplete != "drop")
         throw po::error("--incomplete must be drop or deliver, not '" + incomplete + "'");
+    setup.threads = vm["threads"].as<std::size_t>();
+    if (setup.threads == 0)
+        throw po::error("--threads: 0; give the number of receive threads, at least 1");
 
-    std::vector<std::string> files, endpoints;
-    for (const std::string& source : vm["source"].as<std::vector<std::string>>()) {
+    const auto sources = vm["source"].as<std::vector<std::string>>();
+    bool any_endpoint = false;
+    for (const std::string& source : sources) {
         if (is_address_without_port(source))
             throw po::error("'" + source +
                             "' is neither a UDP endpoint nor a capture file: an address "
                             "needs its port, e.g. " +
                             source + ":7148");
-        (is_endpoint(source) ? endpoints : files).push_back(source);
+        any_endpoint = any_endpoint || is_endpoint(source);
     }
 
-    const bool ibv = vm.count("ibv");
-    if (ibv && !vm.count("bind"))
+    setup.ibv = vm.count("ibv");
+    if (setup.ibv && !vm.count("bind"))
         throw po::error("--ibv needs --bind: the IPv4 address or netdev name of the "
                         "interface whose RDMA device receives (e.g. --bind 10.0.0.2)");
-    if (ibv && endpoints.empty())
+    if (setup.ibv && !any_endpoint)
         throw po::error("--ibv receives UDP endpoints; give at least one (PORT, "
                         "HOST:PORT or GROUP:PORT)");
-    if (!ibv && (vm.count("ibv-vector") || vm.count("ibv-max-poll")))
+    if (!setup.ibv && (vm.count("ibv-vector") || vm.count("ibv-max-poll")))
         throw po::error("--ibv-vector and --ibv-max-poll apply only with --ibv");
-    std::string joined;
-    for (const std::string& e : endpoints)
-        joined += (joined.empty() ? "" : ",") +
-                  (e.find(':') == std::string::npos ? ":" + e : e);
 
-    recv::stream stream(config);
-    for (const std::string& file : files)
-        stream.emplace_reader<recv::pcap_reader>(file);
-    if (ibv) {
-        recv::udp_ibv_config ibv_config;
-        with_flag("--bind",
-                  [&] { ibv_config.set_interface(vm["bind"].as<std::string>()); });
-        if (vm.count("buffer"))
-            with_flag("--buffer", [&] {
-                ibv_config.set_buffer_size(vm["buffer"].as<std::size_t>());
-            });
-        if (vm.count("packet"))
-            with_flag("--packet",
-                      [&] { ibv_config.set_max_size(vm["packet"].as<std::size_t>()); });
-        if (vm.count("ibv-vector"))
-            ibv_config.set_comp_vector(vm["ibv-vector"].as<int>());
-        if (vm.count("ibv-max-poll"))
-            with_flag("--ibv-max-poll",
-                      [&] { ibv_config.set_max_poll(vm["ibv-max-poll"].as<int>()); });
-        ibv_config.set_endpoints(joined);
-        stream.emplace_reader<recv::udp_ibv_reader>(ibv_config);
-    } else if (!endpoints.empty()) {
-        recv::udp_config udp;
-        udp.set_endpoints(joined);
-        if (vm.count("bind"))
-            udp.set_interface(vm["bind"].as<std::string>());
-        if (vm.count("buffer"))
-            udp.set_buffer_size(vm["buffer"].as<std::size_t>());
-        if (vm.count("packet"))
-            udp.set_max_size(vm["packet"].as<std::size_t>());
-        stream.emplace_reader<recv::udp_reader>(udp);
-    }
+    // As spead2_recv: each SOURCE is a stream of its own, which its own stop heap
+    // ends, unless --joint makes them one.
+    std::vector<std::unique_ptr<recv::stream>> streams;
+    if (vm.count("joint"))
+        streams.push_back(setup.make(sources));
+    else
+        for (const std::string& source : sources)
+            streams.push_back(setup.make({ source }));
 
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
     const bool quiet = vm.count("quiet");
+    const bool descriptors = vm.count("descriptors");
     const bool pyspead = vm.count("pyspead");
     const bool verify = vm.count("verify");
     verifier checked;
     const std::uint64_t max_heaps = vm["heaps"].as<std::uint64_t>();
     std::uint64_t received = 0;
-    while (!interrupted && (max_heaps == 0 || received < max_heaps)) {
-        recv::heap h;
-        const auto result = stream.pop(h, std::chrono::milliseconds(100));
-        if (result == recv::stream::pop_result::stopped)
-            break;
-        if (result == recv::stream::pop_result::heap) {
-            received++;
-            if (!quiet)
-                print_heap(h, pyspead);
-            if (verify)
-                checked.check(h);
+    const auto take = [&](const recv::heap& h) {
+        received++;
+        if (!quiet)
+            print_heap(h, descriptors, pyspead);
+        if (verify)
+            checked.check(h);
+    };
+    // Each stream's heaps in their order; the streams take turns.
+    std::vector<recv::stream*> live;
+    for (const auto& s : streams)
+        live.push_back(s.get());
+    while (!interrupted && !live.empty() && (max_heaps == 0 || received < max_heaps)) {
+        bool any = false;
+        for (std::size_t i = 0;
+             i < live.size() && (max_heaps == 0 || received < max_heaps);) {
+            recv::heap h;
+            const auto result =
+                live[i]->pop(h,
+                             live.size() == 1 ? std::chrono::milliseconds(100)
+                                              : std::chrono::milliseconds(0));
+            if (result == recv::stream::pop_result::stopped) {
+                live.erase(live.begin() + std::ptrdiff_t(i));
+                continue;
+            }
+            if (result == recv::stream::pop_result::heap) {
+                take(h);
+                any = true;
+            }
+            i++;
+        }
+        if (!any && live.size() > 1)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    recv_stats total;
+    bool failed = false;
+    for (const auto& s : streams) {
+        s->stop();
+        total += s->get_stats();
+        if (s->has_failed()) {
+            // The counters are still right: say why the stream ended early.
+            std::cerr << "spead_recv: the receiver failed: " << s->get_failure() << "\n";
+            failed = true;
         }
     }
-    stream.stop();
     std::cout << "Received " << received << " heaps\n";
-    for (const auto& [name, value] : stream.get_stats().items())
+    for (const auto& [name, value] : total.items())
         std::cout << name << ": " << value << "\n";
     if (verify)
         checked.print();
-    if (stream.has_failed()) {
-        // The counters above are still right: say why the stream ended early.
-        std::cerr << "spead_recv: the receiver failed: " << stream.get_failure() << "\n";
-        return 1;
-    }
-    return 0;
+    return failed ? 1 : 0;
 }
 
 } // namespace
@@ -278,7 +381,9 @@ int main(int argc, char** argv)
         "spead_recv [options] SOURCE...\n\n"
         "SOURCE is a UDP endpoint (PORT, HOST:PORT, a multicast "
         "GROUP:PORT, or a range GROUP+N:PORT)\nor a capture "
-        "file (pcap: Ethernet or Linux cooked).\n\nOptions");
+        "file (pcap: Ethernet or Linux cooked).\n\nspead2_recv's flags work the same "
+        "way where they exist here; not supported: --tcp, and its memory tuning\n"
+        "(--mem-pool, --mem-*, --memcpy-nt, --ring, --substreams).\n\nOptions");
     // clang-format off
     options.add_options()
         ("help,h", "show this help")
@@ -292,12 +397,17 @@ int main(int argc, char** argv)
         ("ibv-vector", po::value<int>(), "with --ibv: completion vector for interrupts (modulo the device's vectors; negative: busy polling; default 0)")
         ("ibv-max-poll", po::value<int>(), "with --ibv: completion-queue polls per wake-up, or before yielding when busy polling (default 10)")
         ("max-heaps", po::value<std::size_t>()->default_value(4), "heaps assembled at once")
+        ("concurrent-heaps", po::value<std::size_t>(), "spead2_recv's name for --max-heaps")
+        ("threads", po::value<std::size_t>()->default_value(1), "receive threads per stream: the endpoints are shared among them (udp: by port; --ibv: one by one)")
+        ("joint", "receive every SOURCE as one stream (default: a stream per SOURCE, each ended by its own stop heap, as spead2_recv)")
+        ("descriptors", "print the descriptors each heap carries")
         ("ring-heaps", po::value<std::size_t>()->default_value(8), "completed heaps queued")
         ("max-heap-size", po::value<std::size_t>()->default_value(64 << 20), "largest heap accepted (bytes)")
         ("incomplete", po::value<std::string>()->default_value("drop"), "incomplete heaps: drop or deliver (zero-filled)")
         ("ignore-stop", "keep receiving after a stream-stop heap")
         ("pyspead", "decode descriptors with PySPEAD's field widths")
         ("verify", "check items 0x1000... against spead_send --verify's pattern and count mismatches");
+    options.add_options()("tcp", "not supported: SPEAD over TCP (spead2_recv's --tcp)");
     // clang-format on
     po::options_description hidden;
     hidden.add_options()("source", po::value<std::vector<std::string>>(), "sources");

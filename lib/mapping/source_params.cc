@@ -8,6 +8,7 @@
 #include "mapping/block_messages.h"
 #include "mapping/source_params.h"
 #include "transport/pcap/pcap_file.h"
+#include "transport/split_endpoints.h"
 #include <gnuradio/spead/item_ids.h>
 #include <algorithm>
 #include <climits>
@@ -177,44 +178,6 @@ void plan_stream(const source_params& p, source_plan& plan)
     plan.stream.set_continuous(c); // window_heaps' range is checked there
 }
 
-/*! The endpoints shared among \p threads readers: by port for udp (a socket serves a
- * port), one by one for ibverbs (a flow each). */
-template <typename Config>
-std::vector<Config>
-split_endpoints(const Config& whole, std::size_t threads, bool by_port)
-{
-    if (threads == 1)
-        return { whole };
-    std::vector<std::vector<boost::asio::ip::udp::endpoint>> shares(threads);
-    std::vector<std::uint16_t> ports;
-    std::size_t index = 0;
-    for (const auto& ep : whole.get_endpoints()) {
-        // Round robin over the units: ports for udp, endpoints for ibverbs.
-        std::size_t unit = index++;
-        if (by_port) {
-            const auto found = std::find(ports.begin(), ports.end(), ep.port());
-            unit = std::size_t(found - ports.begin());
-            if (found == ports.end())
-                ports.push_back(ep.port());
-        }
-        shares[unit % threads].push_back(ep);
-    }
-    const std::size_t units = by_port ? ports.size() : whole.get_endpoints().size();
-    if (units < threads)
-        throw std::invalid_argument(
-            "threads: " + std::to_string(threads) + " receiver threads but only " +
-            std::to_string(units) +
-            (by_port ? " distinct UDP port(s) in endpoints (a udp socket, and its "
-                       "thread, serves one port); use at most that many threads"
-                     : " endpoint(s); use at most that many threads"));
-    std::vector<Config> out;
-    for (const auto& share : shares) {
-        Config c = whole;
-        c.set_endpoints(share);
-        out.push_back(c);
-    }
-    return out;
-}
 
 void plan_network(const source_params& p, source_plan& plan)
 {
@@ -239,9 +202,9 @@ void plan_network(const source_params& p, source_plan& plan)
             .set_interface(plan.transport.interface)
             .set_buffer_size(p.buffer_size);
     if (plan.transport.kind == transport_kind::udp || plan.transport.automatic)
-        plan.udp_readers = split_endpoints(plan.udp, p.threads, true);
+        plan.udp_readers = transport::split_endpoints(plan.udp, p.threads, true);
     if (plan.transport.kind == transport_kind::ibverbs)
-        plan.ibv_readers = split_endpoints(plan.ibv, p.threads, false);
+        plan.ibv_readers = transport::split_endpoints(plan.ibv, p.threads, false);
 }
 
 void plan_capture(const source_params& p, source_plan& plan)

@@ -31,7 +31,7 @@ def stats(stdout):
 
 class spead_recv_on_captures(unittest.TestCase):
     def test_prints_heaps_items_descriptors_and_stats(self):
-        r = run(os.path.join(VECTORS, "spead64-40_immediate.pcap"))
+        r = run("--descriptors", os.path.join(VECTORS, "spead64-40_immediate.pcap"))
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = r.stdout.splitlines()
         self.assertIn("heap 1: 372 bytes in 1 packet, SPEAD-64-40", lines)
@@ -46,6 +46,42 @@ class spead_recv_on_captures(unittest.TestCase):
                       lines)
         s = stats(r.stdout)
         self.assertEqual((s["heaps"], s["packets"], s["stop_heaps"]), (3, 4, 1))
+
+    def test_descriptors_are_printed_only_when_asked_for_as_spead2_recv_does(self):
+        r = run(os.path.join(VECTORS, "spead64-40_immediate.pcap"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("heap 1: 372 bytes in 1 packet, SPEAD-64-40", r.stdout)
+        self.assertNotIn("  descriptor 0x1001", r.stdout)
+
+    def test_each_source_is_a_stream_of_its_own_unless_joint(self):
+        capture = os.path.join(VECTORS, "spead64-40_immediate.pcap")
+        # Two streams, each ended by its own stop heap: every heap of both.
+        r = run("--quiet", capture, capture)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        s = stats(r.stdout)
+        self.assertEqual((s["heaps"], s["stop_heaps"]), (6, 2), r.stdout)
+        # One stream: the first stop heap ends it, whichever capture it came from.
+        r = run("--quiet", "--joint", capture, capture)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(stats(r.stdout)["stop_heaps"], 1, r.stdout)
+
+    def test_concurrent_heaps_is_max_heaps_by_spead2_recv_name(self):
+        capture = os.path.join(VECTORS, "spead64-40_multipacket_1472.pcap")
+        r = run("--quiet", "--concurrent-heaps", "2", capture)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(stats(r.stdout)["heaps"], 3)
+        r = run("--quiet", "--concurrent-heaps", "2", "--max-heaps", "3", capture)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--concurrent-heaps 2 and --max-heaps 3 are the same setting", r.stderr)
+        r = run("--quiet", "--concurrent-heaps", "0", capture)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--max-heaps", r.stderr.splitlines()[0])
+
+    def test_tcp_is_refused_saying_it_is_not_supported(self):
+        r = run("--tcp", "7148")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--tcp: SPEAD over TCP is not supported", r.stderr)
+        self.assertIn("not supported: --tcp", run("--help").stdout.replace("\n", " "))
 
     def test_every_capture_gives_the_heap_count_spead2_printed(self):
         for name, heaps, packets in [("spead64-48_multipacket_8972", 2, 17),
@@ -132,6 +168,12 @@ class spead_recv_errors(unittest.TestCase):
             self.assertIn("'%s' is neither a UDP endpoint nor a capture file: an address "
                           "needs its port, e.g. %s:7148" % (source, source), r.stderr)
             self.assertNotIn("cannot read capture", r.stderr)
+
+    def test_more_threads_than_ports_is_a_usage_error_naming_the_flag(self):
+        r = run("--threads", "2", "127.0.0.1:7148")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--threads: 2 receiver threads but only 1 distinct UDP port",
+                      r.stderr.splitlines()[0])
 
     def test_no_source_is_a_usage_error_and_exit_2(self):
         r = run()

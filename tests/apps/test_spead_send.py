@@ -136,9 +136,34 @@ class spead_send_over_udp(unittest.TestCase):
         self.assertEqual(r["packets_duplicate"], 0, out)
         self.assertEqual(r["heaps"], 80, out)
 
+    def test_two_receive_threads_share_a_joint_streams_ports(self):
+        ports = [free_udp_port(), free_udp_port()]
+        proc = subprocess.Popen(
+            [os.path.join(APPS, "spead_recv"), "--quiet", "--joint", "--threads", "2",
+             "--ignore-stop", "--heaps", "20"] + ["127.0.0.1:%d" % p for p in ports],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 10
+            while not all(udp_port_bound(p) for p in ports):
+                self.assertIsNone(proc.poll(), "spead_recv ended before listening")
+                self.assertLess(time.monotonic(), deadline, "spead_recv did not listen")
+                time.sleep(0.02)
+            sent = tool("spead_send", "--heaps", 20, "--heap-size", 65536, "--rate", 0.5,
+                        *["127.0.0.1:%d" % p for p in ports])
+            self.assertEqual(sent.returncode, 0, sent.stderr)
+            out, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        self.assertEqual(proc.returncode, 0, err)
+        r = stats(out)
+        self.assertEqual(r["heaps"], 20, out)
+        self.assertIn("Received 20 heaps", out)
+
     def test_items_and_descriptors_are_those_of_spead2_send(self):
         port = free_udp_port()
-        recv = receiver(port)
+        recv = receiver(port, "--descriptors")
         try:
             sent = tool("spead_send", "--heaps", 2, "--heap-size", 4096, "--items", 2,
                         "--descriptors", "--rate", 0.1, "127.0.0.1:%d" % port)
