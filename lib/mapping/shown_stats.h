@@ -34,8 +34,8 @@ inline bool counts_with_transport(const std::string& name, transport_kind t)
         return udp;
     if (name == "datagrams_oversize")
         return udp || ibv;
-    if (name == "frames_dropped_no_buffer" || name == "packets_zero_copy" ||
-        name == "packets_copied")
+    if (name == "frames_dropped_no_buffer" || name == "ibv_multi_packet_queues" ||
+        name == "packets_zero_copy" || name == "packets_copied")
         return ibv;
     if (name == "frames_filtered")
         return pcap;

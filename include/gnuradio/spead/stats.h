@@ -64,6 +64,8 @@ namespace spead {
     X(reader_errors, "readers that failed for good (each ends the stream)")              \
     X(packets_dropped_socket_overflow, "dropped by the kernel: socket buffer full")      \
     X(frames_dropped_no_buffer, "dropped by the NIC: no receive buffer posted")          \
+    X(ibv_multi_packet_queues,                                                           \
+      "ibverbs readers receiving through a multi-packet (striding) queue; 0: slots")     \
     X(frames_not_ipv4_udp, "rejected frames: not IPv4 UDP")                              \
     X(frames_vlan, "rejected frames: VLAN tagged")                                       \
     X(frames_ip_options, "rejected frames: IPv4 header with options")                    \

@@ -976,6 +976,8 @@ recv_stats udp_ibv_reader::transport_stats() const
     for (std::size_t i = 0; i < recv_stats::size; i++)
         out[static_cast<recv_stat>(i)] =
             d_impl->counts[i].load(std::memory_order_relaxed);
+    // Which receive queue this reader chose, for anyone reading the stats.
+    out[recv_stat::ibv_multi_packet_queues] = uses_multi_packet_receive_queue() ? 1 : 0;
     return out;
 }
 

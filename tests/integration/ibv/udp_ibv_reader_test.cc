@@ -1067,6 +1067,9 @@ TEST(ReceiveQueue, TheDeviceDecidesAndTheLogSaysWhich)
     recv::stream rs;
     recv::udp_ibv_reader reader(rs, reader_config(endpoint_of_host2(7170)));
     EXPECT_EQ(reader.uses_multi_packet_receive_queue(), expect_multi_packet_queue());
+    // ... and the stats say it too (stats().at("ibv_multi_packet_queues") in a block).
+    EXPECT_EQ(reader.transport_stats()[recv_stat::ibv_multi_packet_queues],
+              expect_multi_packet_queue() ? 1u : 0u);
     if (expect_multi_packet_queue()) {
         EXPECT_TRUE(
             contains(log->text(),
@@ -1091,6 +1094,7 @@ TEST(ReceiveQueue, TheEnvironmentForcesSlots)
     recv::stream rs;
     recv::udp_ibv_reader reader(rs, reader_config(endpoint_of_host2(7171)));
     EXPECT_FALSE(reader.uses_multi_packet_receive_queue());
+    EXPECT_EQ(reader.transport_stats()[recv_stat::ibv_multi_packet_queues], 0u);
     EXPECT_TRUE(contains(log->text(), "GR_SPEAD_IBV_MPRQ=0 forces fixed slots"))
         << log->text();
 }
