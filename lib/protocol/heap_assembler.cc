@@ -400,10 +400,13 @@ void heap_assembler::retire(slot& s, recv_stat reason_if_incomplete)
             // The sender has ended the stream: nothing that is still live will complete.
             flush_except(nullptr);
             d_stopped = true;
+            return;
         }
         // Otherwise the stop may be one of several senders' (or destinations') and the
-        // live heaps can be others' still arriving: they stay, as spead2 keeps them.
-        return;
+        // live heaps can be others' still arriving: they stay, as spead2 keeps them,
+        // and the stop heap itself goes on to the consumer if it wants it.
+        if (!d_config.deliver_stop_heaps)
+            return;
     }
     if (delivered.has_stream_ctrl(stream_ctrl::start))
         forget_retired(); // a new session may reuse heap cnts

@@ -32,6 +32,10 @@ struct SPEAD_API assembler_config {
     /*! A STREAM_CTRL stop heap flushes the live heaps and ends the stream; when false it
      * is only counted, and live heaps (perhaps another sender's) go on assembling. */
     bool stop_on_stop_heap = true;
+    /*! With stop_on_stop_heap false, the stop heap is also delivered, as an ordinary
+     * heap (spead2 does so: its consumer sees is_end_of_stream()); otherwise it is only
+     * counted. */
+    bool deliver_stop_heaps = false;
     /*! Recently retired heap cnts remembered to catch duplicates and late packets of
      * heaps already delivered (single-packet heaps included). */
     std::size_t retired_history = 64;

@@ -161,6 +161,8 @@ assembler_config make_assembler_config(const stream_config& config)
     // A continuous stream's stop heap ends only the reader it came in by (one sender
     // of several, on its own thread); the stream ends once every reader has.
     out.stop_on_stop_heap = config.get_stop_on_stop_heap() && !config.is_continuous();
+    // As spead2: a stop heap that does not stop the stream is a heap like any other.
+    out.deliver_stop_heaps = !config.is_continuous();
     out.validate();
     return out;
 }

@@ -87,10 +87,13 @@ class qa_api_recv(gr_unittest.TestCase):
         stream = self.replay("spead64-40_small_desc_stop.pcap",
                              config=spead2.recv.StreamConfig(stop_on_stop_item=False))
         heaps = list(stream)
-        # the stop heap is consumed by the stream and counted, never handed on
-        self.assertEqual([h.cnt for h in heaps], [1, 2, 3])
+        # the stop heap does not stop the stream: it is handed on, as spead2 does
+        self.assertEqual([h.cnt for h in heaps], [1, 2, 3, 4])
         self.assertEqual(stream.stats["stop_heaps"], 1)
-        self.assertEqual([h.is_end_of_stream() for h in heaps], [False] * 3)
+        self.assertEqual([h.is_end_of_stream() for h in heaps], [False] * 3 + [True])
+        # with stop_on_stop_item (the default) it ends the stream and is not handed on
+        stopped = list(self.replay("spead64-40_small_desc_stop.pcap"))
+        self.assertEqual([h.cnt for h in stopped], [1, 2, 3])
         self.assertFalse(heaps[0].is_start_of_stream())
         self.assertEqual(len(heaps[0].get_descriptors()), 1)
         self.assertEqual(heaps[1].get_descriptors(), [])

@@ -240,10 +240,11 @@ TEST(RecvStream, ASenderRestartedWithoutAStopHeapIsHeardAfterAPause)
                 run.push_back(make_packet(cnt));
             ASSERT_TRUE(r.feed(run));
             const recv_stats stats = s.get_stats();
-            EXPECT_EQ(stats[recv_stat::heaps], first_run + 50)
+            // The stop heap, not stopping the stream, is delivered too.
+            EXPECT_EQ(stats[recv_stat::heaps], first_run + 50 + stop_heap)
                 << "after " << first_run << " heaps, stop heap " << stop_heap;
             EXPECT_EQ(stats[recv_stat::packets_duplicate], 0u);
-            EXPECT_EQ(drain_cnts(s).size(), first_run + 50);
+            EXPECT_EQ(drain_cnts(s).size(), first_run + 50 + stop_heap);
         }
     }
 }
@@ -399,6 +400,14 @@ TEST(RecvStream, StopHeapIsAnOrdinaryHeapWhenStopOnStopHeapIsOff)
     EXPECT_TRUE(r.feed({ make_packet(1, 16, 0, 1, true), make_packet(2) }));
     EXPECT_FALSE(s.is_stopped());
     EXPECT_EQ(s.get_stats()[recv_stat::packets_after_stop], 0u);
+    // Delivered like any heap, as spead2 does when it does not stop.
+    recv::heap h;
+    ASSERT_TRUE(s.try_pop(h));
+    EXPECT_TRUE(h.is_stop());
+    ASSERT_TRUE(s.try_pop(h));
+    EXPECT_EQ(h.cnt(), 2u);
+    EXPECT_EQ(s.get_stats()[recv_stat::heaps], 2u);
+    EXPECT_EQ(s.get_stats()[recv_stat::stop_heaps], 1u);
 }
 
 TEST(RecvStream, EndsWhenEveryReaderHasFinished)

@@ -81,9 +81,11 @@ public:
     stream_config& set_incomplete_heaps(incomplete_heaps policy);
     incomplete_heaps get_incomplete_heaps() const { return d_incomplete; }
 
-    /*! End the stream at a STREAM_CTRL stop heap (default true, as spead2). In a
-     * continuous stream a stop heap ends the reader (thread) it came by, and the
-     * stream ends once every reader has: each reader's senders stop on their own. */
+    /*! End the stream at a STREAM_CTRL stop heap (default true, as spead2). When
+     * false, the stop heap is counted and delivered as an ordinary heap, as spead2
+     * does (heap::is_stop()). In a continuous stream a stop heap ends the reader
+     * (thread) it came by, and the stream ends once every reader has: each reader's
+     * senders stop on their own. */
     stream_config& set_stop_on_stop_heap(bool stop);
     bool get_stop_on_stop_heap() const { return d_stop_on_stop_heap; }
 
