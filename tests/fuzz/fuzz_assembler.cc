@@ -21,8 +21,10 @@
 
 #include "general_path.h"
 #include "protocol/heap_assembler.h"
+#include <sanitizer/asan_interface.h>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 using namespace gr::spead;
@@ -57,8 +59,16 @@ struct heap_summary {
 
 heap_summary summarise(const heap& h)
 {
-    std::uint64_t hash = 14695981039346656037ull; // FNV-1a
-    for (std::uint64_t i = 0; i < h.size(); i++)
+    // FNV-1a over 8-byte words: heaps reach 1 MiB, and a byte-wise hash of every
+    // delivered heap (twice) was most of an execution's time.
+    std::uint64_t hash = 14695981039346656037ull;
+    std::uint64_t i = 0;
+    for (; i + 8 <= h.size(); i += 8) {
+        std::uint64_t word;
+        std::memcpy(&word, h.payload() + i, 8);
+        hash = (hash ^ word) * 1099511628211ull;
+    }
+    for (; i < h.size(); i++)
         hash = (hash ^ h.payload()[i]) * 1099511628211ull;
     heap_summary out{ h.cnt(), h.size(), h.received_bytes(), hash, h.is_complete(), {} };
     for (const item& it : h.items()) {
@@ -77,7 +87,6 @@ void inspect(const heap& h)
     const std::uint8_t* end = begin + h.size();
     check(h.size() <= max_heap_size, "heap above max_heap_size delivered");
     check(h.received_bytes() <= h.size(), "more bytes received than the heap holds");
-    volatile std::uint8_t sum = 0;
     for (const item& it : h.items()) {
         if (it.is_immediate) {
             check(it.length == std::size_t(h.get_flavour().heap_address_bytes()),
@@ -86,8 +95,9 @@ void inspect(const heap& h)
             check(it.data >= begin && it.data + it.length <= end,
                   "item outside its heap");
         }
-        for (std::size_t i = 0; i < it.length; i++) // let ASan see every byte
-            sum = sum + it.data[i];
+        // every byte must be addressable (ASan's shadow, not a read of each byte)
+        check(!__asan_region_is_poisoned(const_cast<std::uint8_t*>(it.data), it.length),
+              "item bytes not addressable");
     }
     (void)h.descriptors(false);
     (void)h.descriptors(true);
