@@ -201,11 +201,14 @@ int work_queue::modify(const ibv_wq_attr& attr)
     } else if (target == IBV_WQS_RDY && m_state == IBV_WQS_RESET) {
         // As mlx5_modify_wq: leaving RESET, the provider drops the WQ's completions
         // from its CQ, starts its indices over and zeroes the doorbell record, so
-        // WQEs posted while in RESET are lost: post after the WQ is ready.
+        // WQEs posted while in RESET are lost: post after the WQ is ready. The CQ's
+        // lock is taken first and alone: polling holds it while it asks this WQ for
+        // a wr_id (under the provider lock), so the two are never nested this way.
+        // Nothing completes on a WQ in RESET meanwhile.
+        m_cq.remove_entries_of(this);
         std::lock_guard<std::mutex> provider(m_provider_mutex);
         m_provider_head = m_provider_tail = 0;
         doorbell_word(m_doorbell_record.get()).store(0, std::memory_order_release);
-        m_cq.remove_entries_of(this);
     }
     m_state = target;
     m_shell.verbs.state = target;
