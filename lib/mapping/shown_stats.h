@@ -30,7 +30,8 @@ inline bool counts_with_transport(const std::string& name, transport_kind t)
     const bool udp = t == transport_kind::udp;
     const bool ibv = t == transport_kind::ibverbs;
     const bool pcap = t == transport_kind::pcap;
-    if (name == "packets_dropped_socket_overflow")
+    if (name == "packets_dropped_socket_overflow" ||
+        name == "runs_dropped_socket_overflow")
         return udp;
     if (name == "datagrams_oversize")
         return udp || ibv;

@@ -64,6 +64,18 @@ def app_stats(output):
     return out
 
 
+def assert_packets_reconcile(test, sent, rx, other=0):
+    """Every packet sent was received (rx["packets"], or `other` counted elsewhere) or
+    dropped by the kernel: exactly, unless a coalescing socket dropped runs of datagrams
+    (runs_dropped_socket_overflow, 1 to 64 datagrams each), then within those bounds."""
+    singles = rx["packets"] + other + rx["packets_dropped_socket_overflow"]
+    runs = rx["runs_dropped_socket_overflow"]
+    test.assertTrue(singles + runs <= sent <= singles + 64 * runs,
+                    f"{sent} packets sent do not reconcile: {rx['packets']} received, "
+                    f"{other} otherwise counted, {rx['packets_dropped_socket_overflow']} "
+                    f"dropped, {runs} runs dropped")
+
+
 def free_udp_port():
     """A UDP port nobody uses right now (the endpoint syntax refuses port 0)."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:

@@ -147,7 +147,11 @@ class ibv_transfers(unittest.TestCase):
         # The stream's ibverbs counters: every packet was built in a transmit slot.
         self.assertEqual((sent["packets_copied"], sent["packets_zero_copy"]),
                          (sent["packets"], 0))
-        self.assertEqual(sent["packets"], got["packets"] + got["packets_dropped_socket_overflow"])
+        # exact, unless the receiving socket dropped coalesced runs (1-64 datagrams each)
+        singles = got["packets"] + got["packets_dropped_socket_overflow"]
+        runs = got["runs_dropped_socket_overflow"]
+        self.assertTrue(singles + runs <= sent["packets"] <= singles + 64 * runs,
+                        (sent["packets"], singles, runs))
 
     def test_ibv_send_without_cap_net_raw_says_how_to_grant_it(self):
         r = subprocess.run(host(1) + ["setpriv", "--inh-caps=-net_raw", "--bounding-set=-net_raw",

@@ -13,6 +13,7 @@
 #include "free_port.h"
 #include "log_capture.h"
 #include "protocol/packetiser.h"
+#include "reconcile.h"
 #include "transport/endpoint.h"
 #include "transport/file_descriptor.h"
 #include <gnuradio/logger.h>
@@ -22,6 +23,7 @@
 #include <gtest/gtest.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/ioctl.h>
@@ -30,12 +32,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 using spead_test::capture_sink;
@@ -113,6 +118,30 @@ private:
     sockaddr_in d_dest{};
 };
 
+/*! Sets an environment variable for a scope (the reader reads GR_SPEAD_UDP_GRO when
+ * it opens its sockets). */
+class scoped_env
+{
+public:
+    scoped_env(const char* name, const char* value) : d_name(name)
+    {
+        if (const char* old = std::getenv(name))
+            d_old = old;
+        setenv(name, value, 1);
+    }
+    ~scoped_env()
+    {
+        if (d_old)
+            setenv(d_name, d_old->c_str(), 1);
+        else
+            unsetenv(d_name);
+    }
+
+private:
+    const char* d_name;
+    std::optional<std::string> d_old;
+};
+
 /*! Polls \p done every millisecond for at most \p limit. */
 bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds limit = 10s)
 {
@@ -125,11 +154,12 @@ bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds limit
     return true;
 }
 
-/*! Every packet sent is either decoded or reported dropped by the kernel. */
+/*! Packets decoded or reported dropped by the kernel; each dropped run counts as one
+ * here (see spead_test::packets_reconcile()). */
 std::uint64_t accounted_packets(const recv_stats& s)
 {
     return s[recv_stat::packets] + s[recv_stat::packets_dropped_socket_overflow] +
-           s[recv_stat::datagrams_oversize];
+           s[recv_stat::runs_dropped_socket_overflow] + s[recv_stat::datagrams_oversize];
 }
 
 /*! Checks a received heap against what test_heap(cnt, size) sent. */
@@ -313,7 +343,7 @@ void loopback_round_trip(const std::string& endpoints,
             sender_done = true;
             packets_sent = ss.get_stats()[send_stat::packets];
         }
-        if (sender_done && accounted_packets(rs.get_stats()) >= packets_sent)
+        if (sender_done && spead_test::packets_reconcile(packets_sent, rs.get_stats()))
             break;
     }
     if (!sender_done)
@@ -329,7 +359,7 @@ void loopback_round_trip(const std::string& endpoints,
     const recv_stats got = rs.get_stats();
     EXPECT_EQ(sent[send_stat::heaps], heaps_sent);
     // sent = delivered + counted drops, packet by packet
-    EXPECT_EQ(sent[send_stat::packets], accounted_packets(got));
+    EXPECT_TRUE(spead_test::packets_reconcile(sent[send_stat::packets], got));
     EXPECT_EQ(got[recv_stat::datagrams_oversize], 0u);
     EXPECT_EQ(got[recv_stat::heaps_dropped_queue_full], 0u);
     for (const auto& [cnt, times] : delivered)
@@ -337,7 +367,8 @@ void loopback_round_trip(const std::string& endpoints,
     // A heap that did not arrive lost at least one packet, which the kernel counted:
     // with no drop, every heap arrived.
     EXPECT_LE(heaps_sent - delivered.size(),
-              got[recv_stat::packets_dropped_socket_overflow]);
+              got[recv_stat::packets_dropped_socket_overflow] +
+                  got[recv_stat::runs_dropped_socket_overflow]);
     EXPECT_EQ(got[recv_stat::heaps], delivered.size());
     if (delivered_out)
         *delivered_out = delivered.size();
@@ -505,6 +536,112 @@ TEST(UdpReader, OversizeDatagramsAreCounted)
     EXPECT_EQ(h.cnt(), 7u);
 }
 
+/*! Sends \p datagrams to 127.0.0.1:port as one segmentation-offload message
+ * (UDP_SEGMENT): all but the last of \p segment bytes, the last at most that. */
+void send_as_one_run(unsigned short port,
+                     const std::vector<std::vector<std::uint8_t>>& datagrams,
+                     int segment)
+{
+    file_descriptor fd(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    ASSERT_EQ(setsockopt(fd.get(), SOL_UDP, UDP_SEGMENT, &segment, sizeof(segment)), 0)
+        << std::strerror(errno);
+    std::vector<std::uint8_t> message;
+    for (const auto& d : datagrams)
+        message.insert(message.end(), d.begin(), d.end());
+    sockaddr_in dest{};
+    dest.sin_family = AF_INET;
+    dest.sin_port = htons(port);
+    dest.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(sendto(fd.get(),
+                     message.data(),
+                     message.size(),
+                     0,
+                     reinterpret_cast<sockaddr*>(&dest),
+                     sizeof(dest)),
+              ssize_t(message.size()))
+        << std::strerror(errno);
+}
+
+/*! A run of three 1000-byte datagrams and a one-packet heap, into a reader whose
+ * max_size is 800; returns its stats once all four are accounted for. */
+recv_stats oversize_run_and_a_heap()
+{
+    const unsigned short port = free_udp_port();
+    recv::stream rs;
+    rs.emplace_reader<recv::udp_reader>(
+        recv::udp_config()
+            .set_endpoints("127.0.0.1:" + std::to_string(port))
+            .set_max_size(800));
+    const auto heap = single_packet_heap(7, 100);
+    send_as_one_run(port,
+                    { std::vector<std::uint8_t>(1000, 0x53),
+                      std::vector<std::uint8_t>(1000, 0x54),
+                      std::vector<std::uint8_t>(1000, 0x55),
+                      heap },
+                    1000);
+    EXPECT_TRUE(wait_for([&] { return accounted_packets(rs.get_stats()) == 4; }));
+    recv::heap h;
+    EXPECT_EQ(rs.pop(h, 1s), recv::stream::pop_result::heap);
+    EXPECT_EQ(h.cnt(), 7u);
+    expect_payload(h, 100);
+    return rs.get_stats();
+}
+
+TEST(UdpReader, ACoalescedRunIsSplitIntoItsDatagramsEachCheckedForSize)
+{
+    const recv_stats stats = oversize_run_and_a_heap();
+    EXPECT_EQ(stats[recv_stat::datagrams_oversize], 3u);
+    EXPECT_EQ(stats[recv_stat::packets], 1u);
+    EXPECT_EQ(stats[recv_stat::heaps], 1u);
+    EXPECT_EQ(stats[recv_stat::max_batch], 1u) << "the oversize ones reached the stream";
+}
+
+TEST(UdpReader, WithoutCoalescingTheSameRunCountsTheSame)
+{
+    scoped_env no_gro("GR_SPEAD_UDP_GRO", "0");
+    const recv_stats stats = oversize_run_and_a_heap();
+    EXPECT_EQ(stats[recv_stat::datagrams_oversize], 3u);
+    EXPECT_EQ(stats[recv_stat::packets], 1u);
+}
+
+TEST(UdpReader, RunsOfDatagramsArriveCoalescedUnlessTurnedOff)
+{
+    // A heap of 42 packets leaves as one message; a coalescing socket takes it in one
+    // piece and hands the stream all 42 at once, more than a batch of 64 messages could
+    // hold were each one datagram. Without coalescing the same heap comes one by one.
+    for (const bool coalescing : { true, false }) {
+        std::optional<scoped_env> no_gro;
+        if (!coalescing)
+            no_gro.emplace("GR_SPEAD_UDP_GRO", "0");
+        const unsigned short port = free_udp_port();
+        const std::string endpoint = "127.0.0.1:" + std::to_string(port);
+        recv::stream rs(recv::stream_config().set_max_heaps(8));
+        auto reader = std::make_unique<recv::udp_reader>(
+            rs, recv::udp_config().set_endpoints(endpoint));
+        boost::asio::io_context io;
+        send::udp_stream ss(io,
+                            send::stream_config().set_max_packet_size(1472),
+                            send::udp_config().set_endpoints(endpoint));
+        std::vector<test_heap> heaps;
+        for (int i = 0; i < 3; i++)
+            heaps.emplace_back(i + 1, 60000);
+        for (auto& th : heaps)
+            ss.send_heap(th.h);
+        rs.add_reader(std::move(reader)); // all three are queued: one batch
+        recv::heap h;
+        for (int i = 0; i < 3; i++) {
+            ASSERT_EQ(rs.pop(h, 5s), recv::stream::pop_result::heap);
+            expect_payload(h, 60000);
+        }
+        const recv_stats stats = rs.get_stats();
+        EXPECT_EQ(stats[recv_stat::packets], ss.get_stats()[send_stat::packets]);
+        if (coalescing)
+            EXPECT_EQ(stats[recv_stat::max_batch], stats[recv_stat::packets]);
+        else
+            EXPECT_LE(stats[recv_stat::max_batch], 64u);
+    }
+}
+
 TEST(UdpReader, JunkIsCountedAndSurvived)
 {
     const unsigned short port = free_udp_port();
@@ -526,11 +663,12 @@ TEST(UdpReader, JunkIsCountedAndSurvived)
               3u);
 }
 
-TEST(UdpReader, KernelDropsAreCountedInSocketOverflow)
+/*! Fills a 4 KiB socket buffer with 200 one-datagram heaps before the reader starts, then
+ * sends 5 more, which carry the drop counter (SO_RXQ_OVFL) with them. */
+recv_stats drops_of_single_datagrams()
 {
     const unsigned short port = free_udp_port();
     recv::stream rs(recv::stream_config().set_queue_heaps(512));
-    // A tiny buffer, filled before the reader starts: the kernel must drop.
     auto reader = std::make_unique<recv::udp_reader>(
         rs,
         recv::udp_config()
@@ -541,18 +679,74 @@ TEST(UdpReader, KernelDropsAreCountedInSocketOverflow)
     for (int i = 0; i < before; i++)
         tx.send(single_packet_heap(i + 1, 1000));
     rs.add_reader(std::move(reader));
-    // Later datagrams carry the drop counter (SO_RXQ_OVFL) with them.
     for (int i = 0; i < 5; i++)
         tx.send(single_packet_heap(before + i + 1, 1000));
 
-    EXPECT_TRUE(
-        wait_for([&] { return accounted_packets(rs.get_stats()) == before + 5; }));
+    const auto accounted = [](const recv_stats& st) {
+        return st[recv_stat::packets] + st[recv_stat::packets_dropped_socket_overflow] +
+               st[recv_stat::runs_dropped_socket_overflow];
+    };
+    EXPECT_TRUE(wait_for([&] { return accounted(rs.get_stats()) == before + 5; }));
     const recv_stats stats = rs.get_stats();
-    EXPECT_GT(stats[recv_stat::packets_dropped_socket_overflow], 0u);
-    EXPECT_EQ(stats[recv_stat::packets] +
-                  stats[recv_stat::packets_dropped_socket_overflow],
-              std::uint64_t(before + 5));
+    EXPECT_EQ(accounted(stats), std::uint64_t(before + 5));
     EXPECT_EQ(stats[recv_stat::heaps], stats[recv_stat::packets]);
+    return stats;
+}
+
+TEST(UdpReader, KernelDropsAreCountedInSocketOverflow)
+{
+    // Without coalescing the kernel counts each datagram it drops.
+    scoped_env no_gro("GR_SPEAD_UDP_GRO", "0");
+    const recv_stats stats = drops_of_single_datagrams();
+    EXPECT_GT(stats[recv_stat::packets_dropped_socket_overflow], 0u);
+    EXPECT_EQ(stats[recv_stat::runs_dropped_socket_overflow], 0u);
+}
+
+TEST(UdpReader, KernelDropsOfSingleDatagramsOnACoalescingSocketAreRunsOfOne)
+{
+    const recv_stats stats = drops_of_single_datagrams();
+    EXPECT_GT(stats[recv_stat::runs_dropped_socket_overflow], 0u);
+    EXPECT_EQ(stats[recv_stat::packets_dropped_socket_overflow], 0u);
+}
+
+TEST(UdpReader, ACoalescedRunTheKernelDropsIsCountedOnceAndWhole)
+{
+    // A sender's segmentation-offload message reaches a coalescing (UDP_GRO) socket
+    // whole: when the buffer is full the kernel drops the run at once. Each datagram
+    // in it must still be counted, so that sent = received + dropped.
+    const unsigned short port = free_udp_port();
+    const std::string endpoint = "127.0.0.1:" + std::to_string(port);
+    recv::stream rs(recv::stream_config().set_queue_heaps(512).set_max_heaps(64));
+    auto reader = std::make_unique<recv::udp_reader>(
+        rs, recv::udp_config().set_endpoints(endpoint).set_buffer_size(4096));
+    boost::asio::io_context io;
+    send::udp_stream ss(io,
+                        send::stream_config().set_max_packet_size(1472),
+                        send::udp_config().set_endpoints(endpoint));
+    std::vector<test_heap> heaps;
+    for (int i = 0; i < 40; i++)
+        heaps.emplace_back(i + 1, 60000); // 42 packets each: one run per heap
+    for (auto& th : heaps)
+        ss.send_heap(th.h);
+    rs.add_reader(std::move(reader));
+    const std::uint64_t sent = ss.get_stats()[send_stat::packets];
+    ASSERT_EQ(sent % heaps.size(), 0u);
+    const std::uint64_t run = sent / heaps.size();
+    ASSERT_LE(run, 64u) << "a heap must leave as one message";
+
+    // Each heap left as one message; the kernel drops it whole and counts it once.
+    const auto accounted = [&](const recv_stats& st) {
+        return st[recv_stat::packets] + st[recv_stat::packets_dropped_socket_overflow] +
+               run * st[recv_stat::runs_dropped_socket_overflow];
+    };
+    EXPECT_TRUE(wait_for([&] { return accounted(rs.get_stats()) >= sent; }));
+    const recv_stats stats = rs.get_stats();
+    EXPECT_GT(stats[recv_stat::runs_dropped_socket_overflow], 0u);
+    EXPECT_EQ(stats[recv_stat::packets_dropped_socket_overflow], 0u);
+    EXPECT_EQ(accounted(stats), sent)
+        << stats[recv_stat::packets] << " packets, "
+        << stats[recv_stat::runs_dropped_socket_overflow] << " runs dropped";
+    EXPECT_EQ(stats[recv_stat::packets] % run, 0u) << "runs arrive whole or not at all";
 }
 
 TEST(UdpReader, DatagramsQueuedAtStopAreCountedNotLost)
@@ -710,10 +904,12 @@ TEST(UdpMulticast, GroupsAndARangeJoinedOnANamedInterface)
         }
     rs->stop();
     const recv_stats got = rs->get_stats();
-    EXPECT_EQ(ss->get_stats()[send_stat::packets], accounted_packets(got));
+    EXPECT_TRUE(spead_test::packets_reconcile(ss->get_stats()[send_stat::packets], got));
     EXPECT_EQ(got[recv_stat::packets_duplicate], 0u);
     // A heap that did not arrive lost at least one packet, which the kernel counted.
-    EXPECT_LE(heaps.size() - delivered, got[recv_stat::packets_dropped_socket_overflow]);
+    EXPECT_LE(heaps.size() - delivered,
+              got[recv_stat::packets_dropped_socket_overflow] +
+                  got[recv_stat::runs_dropped_socket_overflow]);
     ss.reset();
     rs.reset();
 }

@@ -63,6 +63,8 @@ namespace spead {
     X(datagrams_oversize, "dropped: datagram larger than the reader's max_size")         \
     X(reader_errors, "readers that failed for good (each ends the stream)")              \
     X(packets_dropped_socket_overflow, "dropped by the kernel: socket buffer full")      \
+    X(runs_dropped_socket_overflow,                                                      \
+      "dropped by the kernel, socket buffer full: coalesced runs of 1-64 datagrams")     \
     X(frames_dropped_no_buffer, "dropped by the NIC: no receive buffer posted")          \
     X(ibv_multi_packet_queues,                                                           \
       "ibverbs readers receiving through a multi-packet (striding) queue; 0: slots")     \

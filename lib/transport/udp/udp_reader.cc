@@ -12,6 +12,7 @@
 #include <gnuradio/spead/recv_udp.h>
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -42,11 +44,24 @@ constexpr int rounds_per_poll = 16;
 /*! Upper bound on a poll() wait; stop() also wakes it through an eventfd. */
 constexpr int poll_timeout_ms = 100;
 
-/*! Control space for the SO_RXQ_OVFL counter that comes with each datagram. */
+/*! Largest UDP payload a message can carry: a coalesced (GRO) run of datagrams fills
+ * at most one IP packet's worth. */
+constexpr std::size_t max_coalesced_bytes = 65536;
+
+/*! Control space for what comes with each message: the SO_RXQ_OVFL drop counter and,
+ * for a coalesced run of datagrams, UDP_GRO's segment size. */
 union control_buffer {
-    char data[CMSG_SPACE(sizeof(std::uint32_t))];
+    char data[CMSG_SPACE(sizeof(std::uint32_t)) + CMSG_SPACE(sizeof(int))];
     cmsghdr align;
 };
+
+/*! Whether sockets ask for coalesced datagrams: yes, unless GR_SPEAD_UDP_GRO=0 (to
+ * compare the two, or on a kernel whose GRO misbehaves). */
+bool gro_wanted()
+{
+    const char* setting = std::getenv("GR_SPEAD_UDP_GRO");
+    return !(setting && std::string(setting) == "0");
+}
 
 [[noreturn]] void throw_errno(const std::string& what)
 {
@@ -82,10 +97,16 @@ struct udp_reader::impl {
         file_descriptor fd;
         udp::endpoint bound;
         mutable std::uint32_t last_drops = 0; //!< kernel's 32-bit cumulative drop counter
+        bool coalescing = false; //!< UDP_GRO: a message may be a run of datagrams
     };
 
     impl(udp_reader& self, const udp_config& config);
     void open_sockets();
+    /*! Lays out the receive batch once the sockets say whether they coalesce. */
+    void allocate_batch();
+    /*! Splits message \p i of a batch into its datagrams, onto views; \p drops
+     * takes the kernel's drop count if the message carries it. */
+    void take_message(unsigned int i, std::optional<std::uint32_t>& drops);
     /*! The reader's loop: receive_loop(), then drain_on_exit(). */
     void run();
     /*! Waits for datagrams until stop() or the end of the stream. */
@@ -115,6 +136,7 @@ struct udp_reader::impl {
     std::size_t granted_buffer = 0;
 
     // receive batch, allocated once
+    std::size_t slot_bytes = 0; //!< room for one message
     std::vector<std::uint8_t> buffers;
     std::vector<iovec> iovecs;
     std::vector<control_buffer> controls;
@@ -122,8 +144,9 @@ struct udp_reader::impl {
     std::vector<packet_view> views;
 
     // counters: written by the thread, read by transport_stats()
-    mutable std::mutex drops_mutex; //!< guards last_drops and packets_dropped
-    mutable std::uint64_t packets_dropped = 0;
+    mutable std::mutex drops_mutex;            //!< guards last_drops and the two below
+    mutable std::uint64_t packets_dropped = 0; //!< by sockets that do not coalesce
+    mutable std::uint64_t runs_dropped = 0;    //!< by coalescing sockets
     bool drops_final = false; //!< the thread has ended: counters no longer move
     std::atomic<std::uint64_t> datagrams_oversize{ 0 };
 
@@ -131,30 +154,41 @@ struct udp_reader::impl {
 };
 
 udp_reader::impl::impl(udp_reader& self, const udp_config& config)
-    : self(self),
-      config(config),
-      logger("spead udp_reader"),
-      buffers(std::size_t(batch_size) * config.get_max_size()),
-      iovecs(batch_size),
-      controls(batch_size),
-      messages(batch_size),
-      views(batch_size)
+    : self(self), config(config), logger("spead udp_reader")
 {
     if (config.get_endpoints().empty())
         throw std::invalid_argument(
             "endpoints: none given; set at least one, e.g. 239.1.2.3:7148 or :7148");
+    wake = file_descriptor(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    if (!wake)
+        throw_errno("eventfd");
+    open_sockets();
+    allocate_batch();
+}
+
+void udp_reader::impl::allocate_batch()
+{
+    // A coalescing socket hands over up to 64 KiB per message. Datagrams that come
+    // one per message then lie 64 KiB apart, all in the same cache sets: each slot
+    // starts a further 1536 bytes (a 1472-byte datagram's cache lines) along.
+    bool coalescing = false;
+    for (const auto& s : sockets)
+        coalescing |= s.coalescing;
+    slot_bytes = coalescing ? max_coalesced_bytes : config.get_max_size();
+    const std::size_t stride = coalescing ? max_coalesced_bytes + 1536 : slot_bytes;
+    buffers.resize(std::size_t(batch_size) * stride);
+    iovecs.resize(batch_size);
+    controls.resize(batch_size);
+    messages.resize(batch_size);
+    views.reserve(coalescing ? std::size_t(batch_size) * 64 : batch_size);
     for (unsigned int i = 0; i < batch_size; i++) {
-        iovecs[i].iov_base = buffers.data() + std::size_t(i) * config.get_max_size();
-        iovecs[i].iov_len = config.get_max_size();
+        iovecs[i].iov_base = buffers.data() + std::size_t(i) * stride;
+        iovecs[i].iov_len = slot_bytes;
         std::memset(&messages[i], 0, sizeof(mmsghdr));
         messages[i].msg_hdr.msg_iov = &iovecs[i];
         messages[i].msg_hdr.msg_iovlen = 1;
         messages[i].msg_hdr.msg_control = controls[i].data;
     }
-    wake = file_descriptor(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-    if (!wake)
-        throw_errno("eventfd");
-    open_sockets();
 }
 
 void udp_reader::impl::open_sockets()
@@ -201,6 +235,12 @@ void udp_reader::impl::open_sockets()
         }
         if (setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)) != 0)
             throw_errno("setsockopt SO_RXQ_OVFL");
+        // Runs of datagrams of one flow come as one message (Linux 5.0): a sender's
+        // segmentation offload is never undone on loopback, and a NIC's GRO merges
+        // them too. Each message costs the kernel as much as a datagram did.
+        // Refused by older kernels: then datagrams come one by one.
+        s.coalescing =
+            gro_wanted() && setsockopt(fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)) == 0;
 
         const std::size_t granted = transport::request_socket_buffer(
             fd, transport::buffer_direction::receive, config.get_buffer_size());
@@ -275,7 +315,9 @@ void udp_reader::impl::advance_drops_locked(socket_state& s,
     const auto delta = static_cast<std::int32_t>(cumulative - s.last_drops);
     if (delta <= 0)
         return;
-    packets_dropped += static_cast<std::uint32_t>(delta);
+    // The kernel counts a message it drops once: on a coalescing socket that may be
+    // a run of datagrams, how many it does not say.
+    (s.coalescing ? runs_dropped : packets_dropped) += static_cast<std::uint32_t>(delta);
     s.last_drops = cumulative;
 }
 
@@ -304,30 +346,52 @@ unsigned int udp_reader::impl::receive_batch(socket_state& s, bool& stream_open)
                                     "or restart the flowgraph)");
     }
 
-    std::size_t n_views = 0;
+    views.clear();
     std::optional<std::uint32_t> drops;
-    for (int i = 0; i < got; i++) {
-        msghdr& hdr = messages[i].msg_hdr;
-        for (cmsghdr* c = CMSG_FIRSTHDR(&hdr); c; c = CMSG_NXTHDR(&hdr, c)) {
-            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
-                std::uint32_t value;
-                std::memcpy(&value, CMSG_DATA(c), sizeof(value));
-                drops = value; // cumulative: the latest one is all we need
-            }
-        }
-        if (hdr.msg_flags & MSG_TRUNC) {
-            datagrams_oversize.fetch_add(1, std::memory_order_relaxed);
-            continue;
-        }
-        views[n_views].data = static_cast<const std::uint8_t*>(iovecs[i].iov_base);
-        views[n_views].size = messages[i].msg_len;
-        n_views++;
-    }
+    for (int i = 0; i < got; i++)
+        take_message(static_cast<unsigned int>(i), drops);
     if (drops)
         note_drops(s, *drops);
-    if (n_views > 0)
-        stream_open = self.add_packets(views.data(), n_views);
+    if (!views.empty())
+        stream_open = self.add_packets(views.data(), views.size());
     return static_cast<unsigned int>(got);
+}
+
+void udp_reader::impl::take_message(unsigned int i, std::optional<std::uint32_t>& drops)
+{
+    msghdr& hdr = messages[i].msg_hdr;
+    const std::size_t length = messages[i].msg_len;
+    std::size_t segment = length; // one datagram, unless UDP_GRO says otherwise
+    for (cmsghdr* c = CMSG_FIRSTHDR(&hdr); c; c = CMSG_NXTHDR(&hdr, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+            std::uint32_t value;
+            std::memcpy(&value, CMSG_DATA(c), sizeof(value));
+            drops = value; // cumulative: the latest one is all we need
+        } else if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+            int size;
+            std::memcpy(&size, CMSG_DATA(c), sizeof(size));
+            if (size > 0)
+                segment = std::size_t(size);
+        }
+    }
+    if (hdr.msg_flags & MSG_TRUNC) {
+        // Only without coalescing: the slot is then max_size bytes.
+        datagrams_oversize.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    // A run of datagrams of `segment` bytes, the last one possibly shorter; an empty
+    // datagram is one too (the stream counts it as truncated).
+    const auto* data = static_cast<const std::uint8_t*>(iovecs[i].iov_base);
+    const std::size_t max_size = config.get_max_size();
+    std::size_t offset = 0;
+    do {
+        const std::size_t size = std::min(segment, length - offset);
+        if (size > max_size)
+            datagrams_oversize.fetch_add(1, std::memory_order_relaxed);
+        else
+            views.push_back(packet_view{ data + offset, size });
+        offset += segment;
+    } while (offset < length);
 }
 
 bool udp_reader::impl::drain_ready(std::vector<pollfd>& fds)
@@ -451,6 +515,7 @@ recv_stats udp_reader::transport_stats() const
         for (auto& s : d_impl->sockets)
             d_impl->refresh_drops_locked(s);
     out[recv_stat::packets_dropped_socket_overflow] = d_impl->packets_dropped;
+    out[recv_stat::runs_dropped_socket_overflow] = d_impl->runs_dropped;
     return out;
 }
 
