@@ -16,6 +16,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace gr {
 namespace spead {
@@ -354,6 +355,11 @@ struct stream::impl {
     std::size_t drain_waiters = 0; //!< threads in drain_copies_locked()
     std::unique_ptr<heap_assembler> assembler;
     heap_ring queue;
+    /*! A batch is being assembled: enqueue() leaves waking the consumer to the end of
+     * the batch, after the lock is released, so that the consumer does not wake only
+     * to wait for the lock (two futex calls per heap instead of four or five). */
+    bool batch_in_progress = false;
+    bool consumer_to_wake = false;
     recv_stats queue_stats; //!< queue drops and reader failures
     /*! When the last batch arrived, for noticing a sender that restarted. */
     std::chrono::steady_clock::time_point last_batch{};
@@ -413,7 +419,10 @@ void stream::enqueue(heap&& h)
         return;
     }
     d_impl->queue.push(std::move(h));
-    d_impl->heap_available.notify_one();
+    if (d_impl->batch_in_progress)
+        d_impl->consumer_to_wake = true;
+    else
+        d_impl->heap_available.notify_one();
 }
 
 void stream::end_of_stream_locked(std::unique_lock<std::mutex>& lock)
@@ -462,13 +471,25 @@ bool stream::add_packets(const packet_view* packets, std::size_t n)
     std::unique_lock<std::mutex> lock(d_impl->mutex);
     heap_assembler& assembler = *d_impl->assembler;
     note_batch_locked(n);
-    // After a stop heap the assembler counts the rest of the batch in
-    // packets_after_stop.
-    for (std::size_t i = 0; i < n; i++)
-        assembler.add_packet(packets[i].data, packets[i].size);
+    {
+        // Cleared however the batch ends (an allocation may throw).
+        struct batch_scope {
+            bool& flag;
+            ~batch_scope() { flag = false; }
+        } scope{ d_impl->batch_in_progress = true };
+        // After a stop heap the assembler counts the rest of the batch in
+        // packets_after_stop.
+        for (std::size_t i = 0; i < n; i++)
+            assembler.add_packet(packets[i].data, packets[i].size);
+    }
     if (assembler.is_stopped() && !d_stopped.load())
         end_of_stream_locked(lock);
-    return !d_stopped.load();
+    const bool wake = std::exchange(d_impl->consumer_to_wake, false);
+    const bool open = !d_stopped.load();
+    lock.unlock();
+    if (wake)
+        d_impl->heap_available.notify_one();
+    return open;
 }
 
 namespace {
