@@ -8,11 +8,12 @@
 // spead_bench loopback and spead_bench sink: the modes that run GNU Radio flowgraphs.
 //
 //   loopback: spead.source (udp, 127.0.0.1:PORT) → blocks.null_sink, fed by spead_send's
-//             generator in this process at a set rate. Finds the highest rate with no
-//             heap lost in --runs consecutive runs, per packet size. With --continuous,
-//             the same again per packet size with the source in continuous mode, fed
-//             the same heaps with a timestamp each: lossless there means every sample
-//             out and none zero-filled.
+//             generator in a child process at a set rate. Finds the highest rate with no
+//             heap lost in --runs consecutive runs, per packet size, and says the
+//             receive side's CPU time (this process's) per GiB received. With
+//             --continuous, the same again per packet size with the source in continuous
+//             mode, fed the same heaps with a timestamp each: lossless there means every
+//             sample out and none zero-filled.
 //   sink:     a source → spead.sink (udp to a socket on 127.0.0.1 that never reads),
 //             as fast as it goes; prints Gb/s of SPEAD packets per packet size.
 
@@ -70,6 +71,35 @@ void settle(F count)
     }
 }
 
+/*! What a loopback run measured: the sender's report, and this process's CPU time
+ * from the sender's start until the flowgraph had drained. */
+struct loopback_run {
+    bench::sender_report sent;
+    bench::cpu_times receive_cpu;
+};
+
+/*! Starts \p tb, has \p sender send, waits until \p count stops moving, stops \p tb. */
+template <typename F>
+loopback_run run_while_sending(gr::top_block& tb, bench::forked_sender& sender, F count)
+{
+    tb.start();
+    loopback_run run;
+    const bench::cpu_times before = bench::cpu_times::of_process();
+    try {
+        sender.start();
+        run.sent = sender.wait();
+    } catch (...) {
+        tb.stop();
+        tb.wait();
+        throw;
+    }
+    settle(count);
+    run.receive_cpu = bench::cpu_times::of_process() - before;
+    tb.stop();
+    tb.wait();
+    return run;
+}
+
 /*! The source of a loopback trial, listening on \p endpoint: heaps mode (packet_len
  * tags) or continuous mode (placed by bench_timestamp_item); with \p announce, says
  * what receive buffer the kernel granted. */
@@ -111,7 +141,7 @@ source::sptr make_loopback_source(const po::variables_map& vm,
     return src;
 }
 
-/*! The in-process sender of a loopback trial. */
+/*! The sender of a loopback trial. */
 bench::sender_options loopback_sender(const po::variables_map& vm,
                                       const std::string& endpoint,
                                       std::size_t packet,
@@ -133,18 +163,14 @@ bench::trial_result loopback_trial(const po::variables_map& vm,
                                    bool announce)
 {
     const std::string endpoint = "127.0.0.1:" + std::to_string(bench::free_udp_port());
+    // Forked before the source exists: the source starts its reader on make().
+    bench::forked_sender sender(loopback_sender(vm, endpoint, packet, rate));
     auto tb = gr::make_top_block("spead_bench loopback");
     const source::sptr src = make_loopback_source(vm, endpoint, false, announce);
     auto null = gr::blocks::null_sink::make(1);
     tb->connect(src, 0, null, 0);
-    tb->start();
-
-    const bench::sender_report sent =
-        bench::send_heaps(loopback_sender(vm, endpoint, packet, rate));
-
-    settle([&src] { return src->stats().at("heaps_output"); });
-    tb->stop();
-    tb->wait();
+    const auto [sent, used] = run_while_sending(
+        *tb, sender, [&src] { return src->stats().at("heaps_output"); });
     const auto s = src->stats();
 
     bench::trial_result r;
@@ -154,6 +180,8 @@ bench::trial_result loopback_trial(const po::variables_map& vm,
     r.heaps_received = s.at("heaps_output");
     r.packets_sent = sent.stats[send_stat::packets];
     r.packets_received = s.at("packets");
+    r.receiver_cpu = bench::cpu_per_gib::of(
+        used, r.heaps_received * vm["heap-size"].as<std::size_t>());
     for (const char* name : { "packets_dropped_socket_overflow",
                               "incomplete_heaps_evicted",
                               "incomplete_heaps_flushed",
@@ -161,8 +189,6 @@ bench::trial_result loopback_trial(const po::variables_map& vm,
                               "heaps_dropped_too_large_for_output",
                               "packets_late" })
         r.drops.emplace_back(name, s.at(name));
-    if (sent.result.error)
-        throw std::runtime_error("sending failed: " + sent.result.error.message());
     return r;
 }
 
@@ -177,21 +203,17 @@ bench::trial_result continuous_loopback_trial(const po::variables_map& vm,
 {
     const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
     const std::string endpoint = "127.0.0.1:" + std::to_string(bench::free_udp_port());
+    bench::sender_options timestamped = loopback_sender(vm, endpoint, packet, rate);
+    timestamped.timestamp_item = bench::bench_timestamp_item;
+    bench::forked_sender sender(timestamped);
     auto tb = gr::make_top_block("spead_bench loopback --continuous");
     const source::sptr src = make_loopback_source(vm, endpoint, true, announce);
     auto null = gr::blocks::null_sink::make(1);
     tb->connect(src, 0, null, 0);
-    tb->start();
-
-    bench::sender_options timestamped = loopback_sender(vm, endpoint, packet, rate);
-    timestamped.timestamp_item = bench::bench_timestamp_item;
-    const bench::sender_report sent = bench::send_heaps(timestamped);
-
     // The stop heap ends the flowgraph once the last positions are out; if it was
     // lost, the count stops moving and the run ends all the same.
-    settle([&src] { return src->stats().at("positions_released"); });
-    tb->stop();
-    tb->wait();
+    const auto [sent, used] = run_while_sending(
+        *tb, sender, [&src] { return src->stats().at("positions_released"); });
     const auto s = src->stats();
     const std::uint64_t items_out = null->nitems_read(0);
 
@@ -209,6 +231,7 @@ bench::trial_result continuous_loopback_trial(const po::variables_map& vm,
                                   s.at("timestamp_resyncs") == 0;
     if (!every_sample_out && r.heaps_sent > 0)
         r.heaps_received = std::min(r.heaps_received, r.heaps_sent - 1);
+    r.receiver_cpu = bench::cpu_per_gib::of(used, r.heaps_received * heap_size);
     if (items_out != r.heaps_sent * heap_size)
         r.drops.emplace_back("samples_short",
                              r.heaps_sent * heap_size > items_out
@@ -224,12 +247,16 @@ bench::trial_result continuous_loopback_trial(const po::variables_map& vm,
                               "timestamp_resyncs",
                               "packets_late" })
         r.drops.emplace_back(name, s.at(name));
-    if (sent.result.error)
-        throw std::runtime_error("sending failed: " + sent.result.error.message());
     return r;
 }
 
-double sink_run(const po::variables_map& vm, std::size_t packet)
+/*! What a sink run measured. */
+struct sink_figures {
+    double gbps = 0.0; //!< SPEAD packet bytes over the measured seconds
+    std::uint64_t packets = 0;
+};
+
+sink_figures sink_run(const po::variables_map& vm, std::size_t packet)
 {
     const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
     const std::string source_kind = vm["source"].as<std::string>();
@@ -290,22 +317,27 @@ double sink_run(const po::variables_map& vm, std::size_t packet)
               << " packets in " << seconds << " s (heaps failed "
               << snk->stats().at("heaps_failed") << ", the discard socket dropped "
               << discard.drops() << ")" << std::endl;
-    return gbps;
+    return { gbps, p1 - p0 };
 }
 
 } // namespace
 
-int bench::run_loopback(const po::variables_map& vm)
+int bench::run_loopback(const po::variables_map& vm, csv_writer& csv)
 {
     std::cout << "loopback: spead.source (udp, 127.0.0.1) -> blocks.null_sink, "
               << vm["heap-size"].as<std::size_t>() << "-byte heaps from spead_send's "
-              << "generator in this process, " << vm["seconds"].as<double>()
-              << " s per run; " << bench::load_average() << "\n";
+              << "generator in a child process, " << vm["seconds"].as<double>()
+              << " s per run (CPU figures: this process's, per GiB of payload of the "
+                 "heaps received); "
+              << bench::load_average() << "\n";
     if (!vm.count("continuous"))
         return bench::report_lossless_rates(
-            vm, "loopback", [&](std::size_t packet, double rate, bool first) {
+            vm,
+            "loopback",
+            [&](std::size_t packet, double rate, bool first) {
                 return loopback_trial(vm, packet, rate, first);
-            });
+            },
+            csv);
 
     // Both modes per packet size, one after the other, so that the two figures of a
     // size are taken under the same load.
@@ -332,7 +364,8 @@ int bench::run_loopback(const po::variables_map& vm)
                 return r;
             },
             search,
-            "loopback packet " + size);
+            "loopback packet " + size,
+            { csv, "loopback", packet });
         first = true;
         const double continuous_mode = bench::search_lossless_rate(
             [&](double rate) {
@@ -341,7 +374,8 @@ int bench::run_loopback(const po::variables_map& vm)
                 return r;
             },
             search,
-            "loopback continuous packet " + size);
+            "loopback continuous packet " + size,
+            { csv, "loopback_continuous", packet });
         std::cout << "loopback packet " << size << ": heaps mode " << heaps_mode
                   << " Gb/s, continuous mode " << continuous_mode
                   << " Gb/s (highest lossless rates)" << std::endl;
@@ -356,7 +390,7 @@ int bench::run_loopback(const po::variables_map& vm)
     return 0;
 }
 
-int bench::run_sink(const po::variables_map& vm)
+int bench::run_sink(const po::variables_map& vm, csv_writer& csv)
 {
     const int runs = vm["runs"].as<int>();
     const std::string source_kind = vm["source"].as<std::string>();
@@ -371,8 +405,14 @@ int bench::run_sink(const po::variables_map& vm)
               << bench::load_average() << "\n";
     for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
         std::vector<double> rates;
-        for (int run = 0; run < runs; run++)
-            rates.push_back(sink_run(vm, packet));
+        for (int run = 1; run <= runs; run++) {
+            const sink_figures f = sink_run(vm, packet);
+            rates.push_back(f.gbps);
+            const csv_writer::run row{ "sink", packet, 0.0, std::to_string(run) };
+            csv.row(row, "gbps", f.gbps);
+            csv.row(row, "packets_sent", f.packets);
+        }
+        csv.row({ "sink", packet, 0.0, "median" }, "gbps", bench::median(rates));
         std::cout << "sink packet " << packet << ": " << bench::median(rates)
                   << " Gb/s (median of " << runs << "); " << bench::load_average()
                   << std::endl;

@@ -15,15 +15,18 @@
 //   [--queue-heaps N] [--continuous]
 //   spead_bench sink [--packet N...] [--seconds S] [--runs N] [--source
 //   null|vector|none]
+//   Every mode: [--csv FILE] appends its figures as rows for plotting.
 //
 // mem: cuts heaps into packets in memory, then decodes and assembles them on one
 // thread, next to a memcpy ceiling measured in the same run on the same bytes (each
 // packet's payload copied to its place in a reused ring of heap-sized buffers).
 // send: send::udp_stream alone, as fast as it goes, to a socket on 127.0.0.1 that
-// never reads (the kernel drops what does not fit): the transport's cost without blocks.
+// never reads (the kernel drops what does not fit): the transport's cost without blocks,
+// and its CPU time per GiB sent.
 // recv: recv::stream with a udp_reader on 127.0.0.1, fed by spead_send's generator in
-// this process at a set rate; a consumer thread takes the heaps. The highest rate with
-// no heap lost in --runs consecutive runs: the transport's share of the loopback figure.
+// a child process at a set rate; a consumer thread takes the heaps. The highest rate
+// with no heap lost in --runs consecutive runs: the transport's share of the loopback
+// figure; and per run the receive side's CPU time (this process) per GiB received.
 // loopback and sink run GNU Radio flowgraphs with the blocks (bench_flowgraph.cc).
 
 #include "bench_common.h"
@@ -454,7 +457,9 @@ double parallel_memcpy_seconds(const std::vector<packet_set>& sets, std::size_t 
  * thread, then by N, on the same packets; the aggregate figure of each and their
  * ratio (what the second core adds), beside the same ratio for plain memcpy (what the
  * machine's memory lets a second core add). */
-int run_mem_threads(const po::variables_map& vm, std::size_t threads)
+int run_mem_threads(const po::variables_map& vm,
+                    std::size_t threads,
+                    bench::csv_writer& csv)
 {
     const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
     const std::uint64_t total = vm["total-bytes"].as<std::uint64_t>();
@@ -502,7 +507,17 @@ int run_mem_threads(const po::variables_map& vm, std::size_t threads)
                       << threads << " threads " << many.back() << " Gb/s, ratio "
                       << ratios.back() << "; memcpy alone: ratio " << copy_ratios.back()
                       << "\n";
+            csv.rows({ "mem_threads", packet_size, 0.0, std::to_string(r + 1) },
+                     { { "gbps", many.back() },
+                       { "gbps_1_thread", one.back() },
+                       { "ratio_to_1_thread", ratios.back() },
+                       { "memcpy_ratio_to_1_thread", copy_ratios.back() } });
         }
+        csv.rows({ "mem_threads", packet_size, 0.0, "median" },
+                 { { "gbps", bench::median(many) },
+                   { "gbps_1_thread", bench::median(one) },
+                   { "ratio_to_1_thread", bench::median(ratios) },
+                   { "memcpy_ratio_to_1_thread", bench::median(copy_ratios) } });
         std::cout << "packet " << packet_size << ": 1 thread " << bench::median(one)
                   << " Gb/s, " << threads << " threads " << bench::median(many)
                   << " Gb/s, ratio " << bench::median(ratios) << "; memcpy alone: ratio "
@@ -517,7 +532,7 @@ int run_mem_threads(const po::variables_map& vm, std::size_t threads)
     return 0;
 }
 
-int run_mem(const po::variables_map& vm)
+int run_mem(const po::variables_map& vm, bench::csv_writer& csv)
 {
     const std::size_t threads = vm["threads"].as<std::size_t>();
     if (threads == 0)
@@ -527,13 +542,14 @@ int run_mem(const po::variables_map& vm)
             throw std::invalid_argument("--threads " + std::to_string(threads) +
                                         ": mem times several threads in continuous mode "
                                         "only; add --continuous");
-        return run_mem_threads(vm, threads);
+        return run_mem_threads(vm, threads, csv);
     }
     const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
     const std::uint64_t total = vm["total-bytes"].as<std::uint64_t>();
     const int repeat = vm["repeat"].as<int>();
     const bool continuous = vm.count("continuous") > 0;
     const char* const what = continuous ? "decode+place" : "decode+assemble";
+    const std::string csv_bench = continuous ? "mem_continuous" : "mem";
     for (std::size_t packet_size : vm["packet"].as<std::vector<std::size_t>>()) {
         heap_numbering numbering;
         numbering.timestamped = continuous;
@@ -556,7 +572,15 @@ int run_mem(const po::variables_map& vm)
             std::cout << "  run " << r + 1 << ": " << what << " " << gbps
                       << " Gb/s, memcpy ceiling " << ceiling << " Gb/s, ratio "
                       << gbps / ceiling << "\n";
+            csv.rows({ csv_bench, packet_size, 0.0, std::to_string(r + 1) },
+                     { { "gbps", gbps },
+                       { "memcpy_gbps", ceiling },
+                       { "ratio_to_memcpy", gbps / ceiling } });
         }
+        csv.rows({ csv_bench, packet_size, 0.0, "median" },
+                 { { "gbps", bench::median(rates) },
+                   { "memcpy_gbps", bench::median(ceilings) },
+                   { "ratio_to_memcpy", bench::median(ratios) } });
         std::cout << "packet " << packet_size << ": " << what << " "
                   << bench::median(rates) << " Gb/s, memcpy " << bench::median(ceilings)
                   << " Gb/s, ratio " << bench::median(ratios) << " (median of " << repeat
@@ -585,7 +609,7 @@ bench::sender_options sender_options_from(const po::variables_map& vm, std::size
     return o;
 }
 
-int run_send(const po::variables_map& vm)
+int run_send(const po::variables_map& vm, bench::csv_writer& csv)
 {
     const int runs = vm["runs"].as<int>();
     std::cout << "send: send::udp_stream alone, as fast as possible, "
@@ -593,8 +617,9 @@ int run_send(const po::variables_map& vm)
               << vm["seconds"].as<double>() << " s per run; " << bench::load_average()
               << "\n";
     std::vector<std::pair<std::size_t, double>> figures;
+    const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
     for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
-        std::vector<double> rates;
+        std::vector<double> rates, user, sys;
         for (int run = 1; run <= runs; run++) {
             std::unique_ptr<bench::discard_socket> discard;
             bench::sender_options o = sender_options_from(vm, packet);
@@ -605,20 +630,42 @@ int run_send(const po::variables_map& vm)
                 o.destination = "127.0.0.1:" + std::to_string(discard->port());
             }
             const bench::sender_report r = bench::send_heaps(o);
+            // The sender is alone in this process: its CPU time is the process's.
+            const auto cpu =
+                bench::cpu_per_gib::of(r.cpu, r.result.data_heaps * heap_size);
             rates.push_back(r.achieved_gbps);
             std::cout << "  packet " << packet << " run " << run << "/" << runs << ": "
                       << r.achieved_gbps << " Gb/s, " << r.stats[send_stat::packets]
                       << " packets, " << r.result.data_heaps << " heaps in "
                       << r.result.seconds << " s";
+            if (cpu) {
+                user.push_back(cpu->user);
+                sys.push_back(cpu->sys);
+                std::cout << "; " << bench::describe(*cpu) << " of heap payload sent";
+            }
             if (discard)
                 std::cout << " (the discard socket dropped " << discard->drops() << ")";
             std::cout << std::endl;
             if (r.result.error)
                 throw std::runtime_error("sending failed: " + r.result.error.message());
+            const bench::csv_writer::run row{ "send", packet, 0.0, std::to_string(run) };
+            csv.row(row, "gbps", r.achieved_gbps);
+            csv.row(row, "heaps_sent", r.result.data_heaps);
+            csv.row(row, "packets_sent", r.stats[send_stat::packets]);
+            csv.cpu_rows(row, cpu);
         }
         std::cout << "send packet " << packet << ": " << bench::median(rates)
                   << " Gb/s (median of " << runs << "); " << bench::load_average()
                   << std::endl;
+        const bench::csv_writer::run medians{ "send", packet, 0.0, "median" };
+        csv.row(medians, "gbps", bench::median(rates));
+        if (!user.empty()) {
+            const bench::cpu_per_gib cpu{ bench::median(user), bench::median(sys) };
+            std::cout << "send packet " << packet << " CPU: " << bench::describe(cpu)
+                      << " of heap payload sent (medians of " << user.size() << ")"
+                      << std::endl;
+            csv.cpu_rows(medians, cpu);
+        }
         figures.emplace_back(packet, bench::median(rates));
     }
     for (const auto& [packet, gbps] : figures)
@@ -626,7 +673,7 @@ int run_send(const po::variables_map& vm)
     return 0;
 }
 
-/*! One run of recv::stream + udp_reader at \p rate_gbps, fed from this thread. */
+/*! One run of recv::stream + udp_reader at \p rate_gbps, fed by a child process. */
 bench::trial_result recv_trial(const po::variables_map& vm,
                                std::size_t packet,
                                double rate_gbps,
@@ -635,6 +682,12 @@ bench::trial_result recv_trial(const po::variables_map& vm,
     const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
     const std::size_t buffer = vm["buffer"].as<std::size_t>();
     const unsigned short port = bench::free_udp_port();
+
+    // Forked while this process has one thread; it sends once the receiver is up.
+    bench::sender_options o = sender_options_from(vm, packet);
+    o.rate_gbps = rate_gbps;
+    o.destination = "127.0.0.1:" + std::to_string(port);
+    bench::forked_sender sender(o);
 
     recv::stream_config config;
     config.set_max_heap_size(2 * heap_size);
@@ -666,10 +719,18 @@ bench::trial_result recv_trial(const po::variables_map& vm,
             received += h.is_complete();
     });
 
-    bench::sender_options o = sender_options_from(vm, packet);
-    o.rate_gbps = rate_gbps;
-    o.destination = "127.0.0.1:" + std::to_string(port);
-    const bench::sender_report sent = bench::send_heaps(o);
+    // The receive side's CPU: the reader and consumer threads, and this one waiting.
+    const bench::cpu_times before = bench::cpu_times::of_process();
+    bench::sender_report sent;
+    try {
+        sender.start();
+        sent = sender.wait();
+    } catch (...) {
+        stream.stop();
+        done = true;
+        consumer.join();
+        throw;
+    }
 
     // Let the reader finish what is queued: until the heap count stops moving.
     std::uint64_t last = ~std::uint64_t(0);
@@ -680,6 +741,7 @@ bench::trial_result recv_trial(const po::variables_map& vm,
         last = now;
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+    const bench::cpu_times used = bench::cpu_times::of_process() - before;
     stream.stop();
     done = true;
     consumer.join();
@@ -692,27 +754,32 @@ bench::trial_result recv_trial(const po::variables_map& vm,
     r.heaps_received = received.load();
     r.packets_sent = sent.stats[send_stat::packets];
     r.packets_received = s[recv_stat::packets];
+    r.receiver_cpu = bench::cpu_per_gib::of(used, r.heaps_received * heap_size);
     for (recv_stat st : { recv_stat::packets_dropped_socket_overflow,
                           recv_stat::incomplete_heaps_evicted,
                           recv_stat::incomplete_heaps_flushed,
                           recv_stat::heaps_dropped_queue_full,
                           recv_stat::packets_late })
         r.drops.emplace_back(stat_name(st), s[st]);
-    if (sent.result.error)
-        throw std::runtime_error("sending failed: " + sent.result.error.message());
     return r;
 }
 
-int run_recv(const po::variables_map& vm)
+int run_recv(const po::variables_map& vm, bench::csv_writer& csv)
 {
     std::cout << "recv: recv::stream + udp_reader on 127.0.0.1, no GNU Radio; "
               << vm["heap-size"].as<std::size_t>() << "-byte heaps, "
-              << vm["seconds"].as<double>() << " s per run, sender in this process; "
+              << vm["seconds"].as<double>()
+              << " s per run, sender in a child process (CPU figures: this process's "
+                 "user and sys time from the sender's start until the receiver has "
+                 "drained, per GiB of payload of the complete heaps received); "
               << bench::load_average() << "\n";
     return bench::report_lossless_rates(
-        vm, "recv", [&](std::size_t packet, double rate, bool first) {
+        vm,
+        "recv",
+        [&](std::size_t packet, double rate, bool first) {
             return recv_trial(vm, packet, rate, first);
-        });
+        },
+        csv);
 }
 
 } // namespace
@@ -733,14 +800,15 @@ int main(int argc, char** argv)
         ("continuous", "mem: timestamped heaps placed by chunk_assembler into a window of positions (continuous mode) instead of assembled; loopback: also the source in continuous mode, fed timestamped heaps, beside heaps mode")
         ("seconds", po::value<double>()->default_value(3.0), "send, recv, loopback, sink: seconds per run")
         ("runs", po::value<int>()->default_value(3), "send, sink: runs per packet size; recv, loopback: consecutive lossless runs a rate needs")
-        ("rates", po::value<std::string>()->default_value("2,4,6,8,10,12,14,16"), "recv, loopback: rates to try, Gb/s, ascending until heaps are lost")
+        ("rates", po::value<std::string>()->default_value("2,4,6,8,10,12,14,16"), "recv, loopback: rates to try, Gb/s, ascending until heaps are lost (one rate with --refine 0: that rate alone)")
         ("refine", po::value<int>()->default_value(2), "recv, loopback: bisection steps between the last lossless and the first lossy rate")
         ("buffer", po::value<std::size_t>()->default_value(recv::udp_config::default_buffer_size), "recv, loopback: socket receive buffer (bytes; as root the bench lifts net.core.rmem_max for it)")
         ("burst", po::value<std::size_t>()->default_value(65536), "send, recv, loopback: sender burst (bytes)")
         ("max-heap-size", po::value<std::size_t>()->default_value(2 << 20), "loopback: the source's max_heap_size (its output buffer holds two)")
         ("queue-heaps", po::value<std::size_t>()->default_value(0), "loopback: the source's queue_heaps (0: its default)")
         ("source", po::value<std::string>()->default_value("null"), "sink: what feeds the sink: null (blocks.null_source), vector (blocks.vector_source, repeating) or none (writes nothing)")
-        ("dest", po::value<std::string>(), "send: destination HOST:PORT (default: a discard socket on 127.0.0.1)");
+        ("dest", po::value<std::string>(), "send: destination HOST:PORT (default: a discard socket on 127.0.0.1)")
+        ("csv", po::value<std::string>(), "every mode: append the figures to FILE as rows bench,impl,packet_bytes,offered_gbps,trial,metric,value (header only in a new or empty file)");
     // clang-format on
     po::options_description hidden;
     hidden.add_options()("mode", po::value<std::string>()->default_value("mem"), "mode");
@@ -765,16 +833,24 @@ int main(int argc, char** argv)
                       << options;
             return 0;
         }
+        if (mode != "mem" && mode != "send" && mode != "recv" && mode != "loopback" &&
+            mode != "sink") {
+            std::cerr << "spead_bench: unknown mode '" << mode
+                      << "'; use mem, send, recv, loopback or sink\n";
+            return 2;
+        }
+        bench::csv_writer csv;
+        if (vm.count("csv"))
+            csv = bench::csv_writer(vm["csv"].as<std::string>());
         if (mode == "mem")
-            return run_mem(vm);
+            return run_mem(vm, csv);
         if (mode == "send")
-            return run_send(vm);
+            return run_send(vm, csv);
         if (mode == "recv")
-            return run_recv(vm);
+            return run_recv(vm, csv);
         if (mode == "loopback")
-            return bench::run_loopback(vm);
-        if (mode == "sink")
-            return bench::run_sink(vm);
+            return bench::run_loopback(vm, csv);
+        return bench::run_sink(vm, csv);
     } catch (const std::invalid_argument& e) {
         std::cerr << "spead_bench: " << e.what() << "\n";
         return 2;
@@ -782,7 +858,4 @@ int main(int argc, char** argv)
         std::cerr << "spead_bench: " << e.what() << "\n";
         return 1;
     }
-    std::cerr << "spead_bench: unknown mode '" << mode
-              << "'; use mem, send, recv, loopback or sink\n";
-    return 2;
 }

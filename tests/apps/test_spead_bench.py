@@ -4,8 +4,11 @@
 """spead_bench's modes run end to end and print their figures (short runs at low rates;
 no speed is asserted here: figures belong in the bench output, not in tests)."""
 
+import csv
 import os
+import re
 import subprocess
+import tempfile
 import unittest
 
 APPS = os.environ["GR_SPEAD_APPS_DIR"]
@@ -82,6 +85,102 @@ class spead_bench_modes(unittest.TestCase):
         self.assert_figure(r.stdout, "mem_threads_memcpy_ratio_8972")
 
 
+CSV_HEADER = "bench,impl,packet_bytes,offered_gbps,trial,metric,value"
+NUMBER = r"[0-9.e+-]+"
+
+
+class spead_bench_csv(unittest.TestCase):
+    """--csv appends tidy rows (bench,impl,packet_bytes,offered_gbps,trial,metric,value)
+    for a plotting script."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.dir.name, "bench.csv")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def run_bench(self, *args, timeout=60):
+        r = bench(*args, "--csv", self.path, timeout=timeout)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r
+
+    def rows(self):
+        with open(self.path, newline="") as f:
+            return list(csv.DictReader(f))
+
+    def values(self, bench_name, trial):
+        """{metric: value} of one trial's rows."""
+        return {row["metric"]: float(row["value"]) for row in self.rows()
+                if row["bench"] == bench_name and row["trial"] == trial}
+
+    def assert_cpu_adds_up(self, values):
+        self.assertGreater(values["cpu_s_per_gib"], 0)
+        self.assertAlmostEqual(values["cpu_s_per_gib"],
+                               values["cpu_user_s_per_gib"] + values["cpu_sys_s_per_gib"],
+                               delta=1e-5 * values["cpu_s_per_gib"])
+
+    def test_recv_writes_the_header_and_a_trial_with_the_receive_sides_cpu(self):
+        r = self.run_bench("recv", "--packet", 1472, "--rates", 1, "--runs", 1,
+                           "--refine", 0, "--seconds", 0.5, "--buffer", 131072)
+        with open(self.path) as f:
+            self.assertEqual(f.readline().rstrip("\n"), CSV_HEADER)
+        trial = [row for row in self.rows() if row["trial"] == "1"]
+        self.assertEqual({(row["bench"], row["impl"], row["packet_bytes"],
+                           row["offered_gbps"]) for row in trial},
+                         {("recv", "gr-spead", "1472", "1")})
+        values = self.values("recv", "1")
+        self.assertGreater(values["heaps_received"], 0)
+        self.assertEqual(values["packets_lost"],
+                         values["packets_sent"] - values["packets_received"])
+        # values are written to 6 significant digits
+        self.assertAlmostEqual(values["loss_fraction"],
+                               (values["heaps_sent"] - values["heaps_received"])
+                               / values["heaps_sent"], delta=1e-6)
+        self.assert_cpu_adds_up(values)
+        self.assertIn("lossless_gbps", self.values("recv", "median"))
+        self.assertRegex(r.stdout, r"recv packet 1472 run 1/1 at 1 Gb/s: .*; receive side "
+                                   r"%s user \+ %s sys = %s CPU s/GiB of heap payload "
+                                   r"received" % (NUMBER, NUMBER, NUMBER))
+
+    def test_every_trial_of_a_rate_search_has_its_rows(self):
+        r = self.run_bench("recv", *SHORT, *SEARCH)
+        printed = re.findall(r"recv packet 8972 run (\d+)/1 at (%s) Gb/s" % NUMBER, r.stdout)
+        self.assertTrue(printed)
+        written = [(row["trial"], row["offered_gbps"]) for row in self.rows()
+                   if row["metric"] == "gbps" and row["trial"] != "median"]
+        self.assertEqual(written, printed)
+
+    def test_send_writes_its_rate_and_cpu_per_run_and_their_medians(self):
+        self.run_bench("send", *SHORT, "--runs", 1)
+        for trial in ("1", "median"):
+            with self.subTest(trial=trial):
+                values = self.values("send", trial)
+                self.assertGreater(values["gbps"], 0)
+                self.assert_cpu_adds_up(values)
+        self.assertGreater(self.values("send", "1")["heaps_sent"], 0)
+        self.assertEqual({row["offered_gbps"] for row in self.rows()}, {""})
+
+    def test_mem_writes_its_rate_beside_memcpy(self):
+        self.run_bench("mem", "--packet", 8972, "--total-bytes", 1 << 22, "--repeat", 1)
+        values = self.values("mem", "1")
+        self.assertEqual(set(values), {"gbps", "memcpy_gbps", "ratio_to_memcpy"})
+        self.assertAlmostEqual(values["ratio_to_memcpy"],
+                               values["gbps"] / values["memcpy_gbps"], delta=1e-4)
+        self.assertEqual(self.values("mem", "median"), values)
+
+    def test_a_second_run_appends_rows_without_a_second_header(self):
+        args = ["mem", "--packet", 8972, "--total-bytes", 1 << 22, "--repeat", 1]
+        self.run_bench(*args)
+        first = len(self.rows())
+        self.run_bench(*args)
+        with open(self.path) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines.count(CSV_HEADER), 1)
+        self.assertEqual(lines[0], CSV_HEADER)
+        self.assertEqual(len(self.rows()), 2 * first)
+
+
 class spead_bench_errors(unittest.TestCase):
     def test_unknown_mode_and_bad_values_are_usage_errors(self):
         for args, text in [(["warp"], "unknown mode 'warp'"),
@@ -89,7 +188,9 @@ class spead_bench_errors(unittest.TestCase):
                            (["loopback", "--frobnicate"], "--frobnicate"),
                            (["sink", "--source", "tap"], "--source"),
                            (["mem", "--threads", 2], "add --continuous"),
-                           (["mem", "--continuous", "--threads", 0], "--threads: 0")]:
+                           (["mem", "--continuous", "--threads", 0], "--threads: 0"),
+                           (["mem", "--csv", "/nonexistent/bench.csv"],
+                            "--csv: cannot write '/nonexistent/bench.csv'")]:
             with self.subTest(args=args):
                 r = bench(*args)
                 self.assertEqual(r.returncode, 2, r.stderr)
