@@ -1,0 +1,522 @@
+#!/usr/bin/python3
+#
+# Copyright 2026 gr-spead authors
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""make_figures: the figures and the summary table of docs/performance.md, from tidy CSV.
+
+Reads rows `bench,impl,packet_bytes,offered_gbps,trial,metric,value` (written by
+apps/spead_compare.py --csv, spead_bench --csv and docs/performance/regenerate) and
+writes into the output directory:
+
+  receive_vs_spead2.png  compare_recv: Gb/s and CPU s/GiB per packet size, gr-spead
+                         against spead2 (medians, bars from the trials' min to max)
+  send_vs_spead2.png     compare_send: the same for the senders at unlimited rate
+  loss_vs_rate.png       recv, loopback: fraction of packets lost against offered rate
+  mem_vs_memcpy.png      mem, mem_continuous: decode + assembly rate as a fraction of memcpy
+  blocks.png             recv, loopback: highest lossless rate; send, sink: send rate
+  ibv_instructions.png   ibv_recv_*: callgrind instructions per packet on the emulated NIC
+  results.md             a Markdown table of every median, per bench
+
+With --doc, the `<!-- generated: NAME -->` blocks of docs/performance.md are filled from
+the same medians (and machine.md), so that the page quotes only measured numbers.
+
+A figure whose rows are absent is skipped with a note. A malformed CSV stops the script
+with its file and line (exit status 2).
+"""
+
+import argparse
+import csv
+import glob
+import math
+import os
+import re
+import statistics
+import sys
+
+COLUMNS = ["bench", "impl", "packet_bytes", "offered_gbps", "trial", "metric", "value"]
+IMPL_STYLE = {"gr-spead": ("#1f77b4", "gr-spead"), "spead2": ("#ff7f0e", "spead2")}
+
+
+class CsvError(Exception):
+    """A row that cannot be read; str() names the file and line."""
+
+
+class Row:
+    __slots__ = ("bench", "impl", "packet", "offered", "trial", "metric", "value")
+
+    def __init__(self, bench, impl, packet, offered, trial, metric, value):
+        self.bench, self.impl, self.packet, self.offered = bench, impl, packet, offered
+        self.trial, self.metric, self.value = trial, metric, value
+
+
+def read_csv(path):
+    """Rows of one tidy CSV; CsvError names the file and line of the first bad one."""
+    rows = []
+    with open(path, newline="") as f:
+        for line, fields in enumerate(csv.reader(f), start=1):
+            where = f"{path}:{line}"
+            if line == 1:
+                if fields != COLUMNS:
+                    raise CsvError(f"{where}: the header is {','.join(fields)!r}; expected "
+                                   f"{','.join(COLUMNS)!r}")
+                continue
+            if not fields:
+                continue
+            if len(fields) != len(COLUMNS):
+                raise CsvError(f"{where}: {len(fields)} fields, expected {len(COLUMNS)} "
+                               f"({','.join(COLUMNS)})")
+            bench, impl, packet, offered, trial, metric, value = fields
+            try:
+                packet = int(packet)
+            except ValueError:
+                raise CsvError(f"{where}: packet_bytes {packet!r} is not a whole number") \
+                    from None
+            try:
+                offered = float(offered)
+            except ValueError:
+                raise CsvError(f"{where}: offered_gbps {offered!r} is not a number") from None
+            if trial != "median":
+                try:
+                    trial = int(trial)
+                except ValueError:
+                    raise CsvError(f"{where}: trial {trial!r} is neither a number nor "
+                                   f"'median'") from None
+            try:
+                value = float(value)
+            except ValueError:
+                raise CsvError(f"{where}: value {value!r} is not a number") from None
+            if not bench or not impl or not metric:
+                raise CsvError(f"{where}: bench, impl and metric must not be empty")
+            rows.append(Row(bench, impl, packet, offered, trial, metric, value))
+    if not rows:
+        print(f"note: {path} holds no rows")
+    return rows
+
+
+class Data:
+    def __init__(self, rows):
+        self.rows = rows
+
+    def select(self, bench=None, impl=None, metric=None, packet=None, offered=None):
+        return [r for r in self.rows
+                if (bench is None or r.bench == bench) and (impl is None or r.impl == impl)
+                and (metric is None or r.metric == metric)
+                and (packet is None or r.packet == packet)
+                and (offered is None or r.offered == offered)]
+
+    def impl_of(self, bench, metric):
+        """gr-spead when the bench has gr-spead rows of the metric, else any impl (None):
+        spead_bench's rows may carry other impls (e.g. a memcpy reference)."""
+        return "gr-spead" if self.select(bench, "gr-spead", metric) else None
+
+    def packets(self, bench, metric):
+        return sorted({r.packet for r in self.select(bench=bench, metric=metric)})
+
+    def summary(self, bench, impl, metric, packet, offered=None):
+        """(median, low, high) of a metric: the median row when there is one (else the
+        median of the trials), and the trials' min and max (None, None without trials);
+        None when there are no rows at all."""
+        rows = self.select(bench, impl, metric, packet, offered)
+        trials = [r.value for r in rows if r.trial != "median"]
+        medians = [r.value for r in rows if r.trial == "median"]
+        if medians:
+            centre = statistics.median(medians)
+        elif trials:
+            centre = statistics.median(trials)
+        else:
+            return None
+        if trials:
+            return centre, min(trials), max(trials)
+        return centre, None, None
+
+
+def pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def error_bars(summaries):
+    """matplotlib's yerr (distances below and above) from (median, low, high)."""
+    below = [0 if s[1] is None else max(s[0] - s[1], 0) for s in summaries]
+    above = [0 if s[2] is None else max(s[2] - s[0], 0) for s in summaries]
+    return [below, above]
+
+
+def bars_by_packet(ax, packets, series, number="{:.3g}"):
+    """Bars per packet size (x) and series (colour): medians, error bars from min to max,
+    each labelled with its median. series: (label, colour or None, {packet: summary})."""
+    series = [one for one in series if any(one[2].get(p) for p in packets)]
+    width = 0.8 / max(len(series), 1)
+    for i, (label, colour, by_packet) in enumerate(series):
+        points = [(k, by_packet[p]) for k, p in enumerate(packets) if by_packet.get(p)]
+        xs = [k + (i - (len(series) - 1) / 2) * width for k, _ in points]
+        summaries = [s for _, s in points]
+        ax.bar(xs, [s[0] for s in summaries], width, yerr=error_bars(summaries), capsize=4,
+               color=colour, label=label)
+        for x, s in zip(xs, summaries):
+            ax.annotate(number.format(s[0]), (x, s[0]), textcoords="offset points",
+                        xytext=(0, 3), ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(packets)))
+    ax.set_xticklabels([f"{p} B" for p in packets])
+    ax.set_xlabel("packet size (UDP payload)")
+    ax.margins(y=0.15)
+    return bool(series)
+
+
+def grouped_bars(ax, data, bench, metric, impls, ylabel, title):
+    """gr-spead and spead2 side by side per packet size."""
+    packets = data.packets(bench, metric)
+    series = [(*reversed(IMPL_STYLE.get(impl, (None, impl))),
+               {p: data.summary(bench, impl, metric, p) for p in packets}) for impl in impls]
+    if bars_by_packet(ax, packets, series):
+        ax.legend(fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+
+
+def save(fig, out_dir, name, written):
+    path = os.path.join(out_dir, name)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    pyplot().close(fig)
+    written.append(path)
+    print(f"wrote {path}")
+
+
+def skip(name, why):
+    print(f"note: skipped {name}: {why}")
+
+
+def figure_versus_spead2(data, out_dir, written, bench, name, what):
+    if not data.select(bench=bench):
+        skip(name, f"no {bench} rows (apps/spead_compare.py{' --send' if 'send' in bench else ''} "
+                   f"--csv writes them)")
+        return
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    impls = ["gr-spead", "spead2"]
+    grouped_bars(axes[0], data, bench, "gbps", impls, "Gb/s (heap payload)",
+                 f"{what}: rate")
+    grouped_bars(axes[1], data, bench, "cpu_s_per_gib", impls,
+                 "CPU s per GiB of heap payload (user + sys)", f"{what}: CPU cost")
+    ratios = [(p, data.summary(bench, "ratio", "cpu_ratio", p))
+              for p in data.packets(bench, "cpu_s_per_gib")]
+    text = ", ".join(f"{p} B: {s[0]:.2f}" for p, s in ratios if s)
+    if text:
+        axes[1].text(0.02, 0.97, f"gr-spead / spead2, median of trials:\n{text}",
+                     transform=axes[1].transAxes, va="top", fontsize=8,
+                     bbox=dict(boxstyle="round", facecolor="white", alpha=0.8))
+    offered = sorted({r.offered for r in data.select(bench=bench)})
+    rates = ", ".join("unlimited" if o == 0 else f"{o:g} Gb/s" for o in offered)
+    fig.suptitle(f"{what}, gr-spead vs spead2 (offered: {rates}); median of trials, "
+                 f"bars from min to max", fontsize=10)
+    save(fig, out_dir, name, written)
+
+
+def figure_loss(data, out_dir, written):
+    name = "loss_vs_rate.png"
+    benches = [b for b in ("recv", "loopback") if data.select(bench=b, metric="loss_fraction")]
+    if not benches:
+        skip(name, "no loss_fraction rows from spead_bench recv or loopback")
+        return
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(benches), figsize=(5.5 * len(benches), 4), squeeze=False)
+    for ax, bench in zip(axes[0], benches):
+        for packet in data.packets(bench, "loss_fraction"):
+            impl = data.impl_of(bench, "loss_fraction")
+            offered = sorted({r.offered for r in data.select(bench, impl, "loss_fraction",
+                                                             packet)})
+            points = []
+            for o in offered:
+                rows = data.select(bench, impl, "loss_fraction", packet, o)
+                values = [r.value for r in rows if r.trial != "median"] or \
+                    [r.value for r in rows]
+                points.append((o, statistics.median(values), min(values), max(values)))
+            xs = [p[0] for p in points]
+            ys = [p[1] for p in points]
+            ax.errorbar(xs, ys, yerr=[[y - p[2] for y, p in zip(ys, points)],
+                                      [p[3] - y for y, p in zip(ys, points)]],
+                        marker="o", capsize=3, label=f"{packet} B")
+        # Zero (lossless) stays visible on a log scale: linear below 1e-5.
+        ax.set_yscale("symlog", linthresh=1e-5)
+        top = max(1e-5, *(v for line in ax.get_lines() for v in line.get_ydata()))
+        ax.set_yticks([0] + [10.0 ** e for e in range(-5, 1) if 10.0 ** e <= top * 10])
+        ax.set_ylim(bottom=0)
+        ax.set_xlabel("offered rate (Gb/s)")
+        ax.set_ylabel("fraction of packets lost")
+        title = {"recv": "recv::stream alone (spead_bench recv)",
+                 "loopback": "spead.source in a flowgraph (spead_bench loopback)"}[bench]
+        ax.set_title(title, fontsize=10)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("Kernel UDP receive on 127.0.0.1: loss against offered rate "
+                 "(median of runs, bars from min to max)", fontsize=10)
+    save(fig, out_dir, name, written)
+
+
+def one_axis_figure(data, name, benches, metric, absent, size):
+    """(the benches with rows of metric, figure, axes), or None after a note that the
+    figure is skipped because `absent`."""
+    benches = [b for b in benches if data.select(bench=b, metric=metric)]
+    if not benches:
+        skip(name, absent)
+        return None
+    fig, ax = pyplot().subplots(figsize=size)
+    return benches, fig, ax
+
+
+def figure_mem(data, out_dir, written):
+    name = "mem_vs_memcpy.png"
+    drawing = one_axis_figure(data, name, ("mem", "mem_continuous"), "ratio_to_memcpy",
+                              "no ratio_to_memcpy rows from spead_bench mem", (6.5, 4))
+    if drawing is None:
+        return
+    benches, fig, ax = drawing
+    packets = sorted({p for b in benches for p in data.packets(b, "ratio_to_memcpy")})
+    labels = {"mem": "heaps (assembler)", "mem_continuous": "continuous (chunk placement)"}
+    bars_by_packet(ax, packets, [
+        (labels[bench], None,
+         {p: data.summary(bench, data.impl_of(bench, "ratio_to_memcpy"), "ratio_to_memcpy", p)
+          for p in packets}) for bench in benches], number="{:.2f}")
+    ax.axhline(1.0, color="grey", linestyle="--", linewidth=1)
+    ax.set_ylabel("decode + assembly rate / memcpy rate")
+    ax.set_title("In-memory receive path against a memcpy of the same payload "
+                 "(spead_bench mem)", fontsize=10)
+    ax.legend(fontsize=8)
+    save(fig, out_dir, name, written)
+
+
+def figure_blocks(data, out_dir, written):
+    name = "blocks.png"
+    series = [(b, m) for b, m in (("recv", "lossless_gbps"), ("loopback", "lossless_gbps"),
+                                  ("send", "gbps"), ("sink", "gbps"))
+              if data.select(bench=b, metric=m)]
+    if not series:
+        skip(name, "no lossless_gbps (recv, loopback) or gbps (send, sink) rows from "
+                   "spead_bench")
+        return
+    labels = {"recv": "recv::stream, highest lossless rate",
+              "loopback": "spead.source, highest lossless rate",
+              "send": "send::udp_stream, send rate", "sink": "spead.sink, send rate"}
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(9, 4))
+    packets = sorted({p for b, m in series for p in data.packets(b, m)})
+    bars_by_packet(ax, packets, [
+        (labels[bench], None,
+         {p: data.summary(bench, data.impl_of(bench, metric), metric, p) for p in packets})
+        for bench, metric in series])
+    ax.set_ylabel("Gb/s")
+    ax.set_title("Kernel UDP on 127.0.0.1: transport alone and the GNU Radio blocks "
+                 "(spead_bench)", fontsize=10)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+    save(fig, out_dir, name, written)
+
+
+def figure_ibv(data, out_dir, written):
+    name = "ibv_instructions.png"
+    drawing = one_axis_figure(data, name, ("ibv_recv_slots", "ibv_recv_mprq"),
+                              "instructions_per_packet", "no ibv_recv_* instructions_per_packet "
+                              "rows (regenerate's callgrind run)", (6, 3.5))
+    if drawing is None:
+        return
+    benches, fig, ax = drawing
+    labels = {"ibv_recv_slots": "fixed slots", "ibv_recv_mprq": "multi-packet receive queue"}
+    names, values = [], []
+    for bench in benches:
+        for packet in data.packets(bench, "instructions_per_packet"):
+            s = data.summary(bench, data.impl_of(bench, "instructions_per_packet"),
+                             "instructions_per_packet", packet)
+            names.append(f"{labels[bench]}\n{packet} B")
+            values.append(s[0])
+    bars = ax.bar(range(len(values)), values, 0.6)
+    for bar, v in zip(bars, values):
+        ax.annotate(f"{v:.0f}", (bar.get_x() + bar.get_width() / 2, v),
+                    textcoords="offset points", xytext=(0, 3), ha="center", fontsize=8)
+    ax.set_xticks(range(len(values)))
+    ax.set_xticklabels(names, fontsize=8)
+    ax.set_ylabel("instructions per packet")
+    ax.set_title("ibverbs receive thread on the emulated NIC, besides the payload copy "
+                 "(callgrind)", fontsize=9)
+    ax.margins(y=0.15)
+    save(fig, out_dir, name, written)
+
+
+def format_value(v):
+    if v == 0 or (1e-3 <= abs(v) < 1e6):
+        return f"{v:.4g}"
+    return f"{v:.3e}"
+
+
+def bench_table(data, bench):
+    """Markdown lines: every median of one bench (the median row, else the median of the
+    trials); rows are (packet, offered, impl), columns the metrics."""
+    rows = data.select(bench=bench)
+    metrics = sorted({r.metric for r in rows},
+                     key=lambda m: (METRIC_ORDER.index(m) if m in METRIC_ORDER else 99, m))
+    keys = sorted({(r.packet, r.offered, r.impl) for r in rows},
+                  key=lambda k: (k[0], k[1], IMPL_ORDER.get(k[2], 9), k[2]))
+    trials = {r.trial for r in rows if r.trial != "median"}
+    lines = [f"Medians of {len(trials)} trial(s) per row." if trials else "Medians.", "",
+             "| packet (B) | offered (Gb/s) | impl | " + " | ".join(metrics) + " |",
+             "|---:|---:|---|" + "---:|" * len(metrics)]
+    for packet, offered, impl in keys:
+        cells = []
+        for metric in metrics:
+            s = data.summary(bench, impl, metric, packet, offered)
+            cells.append("" if s is None else format_value(s[0]))
+        if not any(cells):
+            continue
+        unlimited = offered == 0 and bench in ("compare_send", "send", "sink")
+        shown = "unlimited" if unlimited else f"{offered:g}"
+        lines.append(f"| {packet} | {shown} | {impl} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def headline_table(data, bench):
+    """Markdown lines: per packet size, each side's median CPU s/GiB and Gb/s and the
+    median ratio gr-spead / spead2."""
+    if not data.select(bench=bench):
+        return []
+    lines = ["| packet (B) | offered | spead2 CPU s/GiB | gr-spead CPU s/GiB | "
+             "ratio gr-spead/spead2 (median of trials) | spead2 Gb/s | gr-spead Gb/s |",
+             "|---:|---:|---:|---:|---:|---:|---:|"]
+    for packet in data.packets(bench, "cpu_s_per_gib"):
+        cell = {}
+        for impl in ("spead2", "gr-spead"):
+            for metric in ("cpu_s_per_gib", "gbps"):
+                s = data.summary(bench, impl, metric, packet)
+                cell[impl, metric] = "" if s is None else format_value(s[0])
+        ratio = data.summary(bench, "ratio", "cpu_ratio", packet)
+        offered = sorted({r.offered for r in data.select(bench=bench, packet=packet)})
+        shown = ", ".join("unlimited" if o == 0 else f"{o:g} Gb/s" for o in offered)
+        lines.append(f"| {packet} | {shown} | {cell['spead2', 'cpu_s_per_gib']} | "
+                     f"{cell['gr-spead', 'cpu_s_per_gib']} | "
+                     f"{'' if ratio is None else f'{ratio[0]:.3f}'} | "
+                     f"{cell['spead2', 'gbps']} | {cell['gr-spead', 'gbps']} |")
+    return lines
+
+
+def ordered_benches(data):
+    return sorted({r.bench for r in data.rows},
+                  key=lambda b: (BENCH_ORDER.index(b) if b in BENCH_ORDER else 99, b))
+
+
+def write_results(data, path, sources):
+    lines = ["# Performance results (medians)", "",
+             "Generated by `docs/performance/make_figures.py` from "
+             + ", ".join(f"`{os.path.relpath(s, os.path.dirname(path))}`" for s in sources)
+             + ". Do not edit: run `docs/performance/regenerate`.", ""]
+    for bench in ordered_benches(data):
+        lines += [f"## {bench}", ""] + bench_table(data, bench) + [""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    print(f"wrote {path}")
+
+
+GENERATED = re.compile(r"(<!-- generated: ([a-z0-9_]+) -->\n)(.*?)(<!-- end generated -->)",
+                       re.DOTALL)
+
+
+def update_doc(data, doc, machine):
+    """Fills each `<!-- generated: NAME -->` ... `<!-- end generated -->` block of the
+    doc: NAME is a bench (its table), headline_recv / headline_send (the comparison with
+    spead2 per packet size) or machine (the table of machine.md)."""
+    with open(doc) as f:
+        text = f.read()
+
+    def fill(match):
+        name = match.group(2)
+        if name == "machine":
+            body = machine_table(machine)
+        elif name.startswith("headline_"):
+            body = headline_table(data, "compare_" + name[len("headline_"):])
+        elif data.select(bench=name):
+            body = bench_table(data, name)
+        else:
+            body = []
+        if not body:
+            body = [f"*No `{name}` data in this run (see the steps of "
+                    f"`docs/performance/regenerate`).*"]
+        return match.group(1) + "\n".join(body) + "\n" + match.group(4)
+
+    updated, count = GENERATED.subn(fill, text)
+    if count == 0:
+        print(f"note: {doc} has no <!-- generated: NAME --> blocks; left as it is")
+        return
+    with open(doc, "w") as f:
+        f.write(updated)
+    print(f"wrote {count} table(s) into {doc}")
+
+
+def machine_table(path):
+    """The table rows of machine.md (written by regenerate), or nothing."""
+    try:
+        with open(path) as f:
+            return [line.rstrip("\n") for line in f if line.startswith("|")]
+    except OSError:
+        return []
+
+
+BENCH_ORDER = ["compare_recv", "compare_send", "ibv_recv_slots", "ibv_recv_mprq", "mem",
+               "mem_continuous", "recv", "loopback", "send", "sink"]
+METRIC_ORDER = ["cpu_ratio", "gbps_ratio", "cpu_s_per_gib", "cpu_user_s_per_gib",
+                "cpu_sys_s_per_gib", "gbps", "lossless_gbps", "heaps_received", "heaps_sent",
+                "packets_lost", "loss_fraction", "ratio_to_memcpy", "memcpy_gbps"]
+IMPL_ORDER = {"gr-spead": 0, "spead2": 1, "ratio": 2}
+
+
+def main(argv=None):
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("csv", nargs="*",
+                        help="tidy CSV files (default: data/*.csv next to this script)")
+    parser.add_argument("--out", default=here,
+                        help="directory for the PNGs and results.md (default: this "
+                             "script's directory)")
+    parser.add_argument("--doc", nargs="?", const=os.path.join(here, "..", "performance.md"),
+                        help="also fill the generated tables of this Markdown file "
+                             "(default with no value: docs/performance.md)")
+    args = parser.parse_args(argv)
+    sources = args.csv or sorted(glob.glob(os.path.join(here, "data", "*.csv")))
+    if not sources:
+        print(f"make_figures: no CSV given and none in {os.path.join(here, 'data')}; "
+              f"run docs/performance/regenerate", file=sys.stderr)
+        return 2
+    rows = []
+    try:
+        for path in sources:
+            rows += read_csv(path)
+    except CsvError as e:
+        print(f"make_figures: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"make_figures: cannot read {e.filename}: {e.strerror}", file=sys.stderr)
+        return 2
+    bad = [r for r in rows if not math.isfinite(r.value)]
+    if bad:
+        print(f"note: {len(bad)} row(s) with a value that is not finite are left out")
+        rows = [r for r in rows if math.isfinite(r.value)]
+    os.makedirs(args.out, exist_ok=True)
+    data = Data(rows)
+    written = []
+    figure_versus_spead2(data, args.out, written, "compare_recv", "receive_vs_spead2.png",
+                         "Kernel UDP receive")
+    figure_versus_spead2(data, args.out, written, "compare_send", "send_vs_spead2.png",
+                         "Kernel UDP send")
+    figure_loss(data, args.out, written)
+    figure_mem(data, args.out, written)
+    figure_blocks(data, args.out, written)
+    figure_ibv(data, args.out, written)
+    write_results(data, os.path.join(args.out, "results.md"), sources)
+    if args.doc:
+        update_doc(data, args.doc, os.path.join(args.out, "machine.md"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+# Copyright 2026 gr-spead authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""docs/performance/make_figures.py on small synthetic CSVs: the figures whose rows are
+there are written as PNGs, the others are skipped with a note, results.md holds the
+medians, and a malformed CSV stops it with the file and line."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "..", "..", "docs", "performance", "make_figures.py")
+HEADER = "bench,impl,packet_bytes,offered_gbps,trial,metric,value\n"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+# Two trials and their median per receiver, and the ratio rows, as spead_compare.py
+# writes them; plus spead_bench mem rows.
+COMPARE_RECV = "".join(
+    f"compare_recv,{impl},{packet},{rate},{trial},{metric},{value}\n"
+    for packet, rate in ((1472, 3), (8972, 5))
+    for impl, cpu in (("spead2", 1.0), ("gr-spead", 0.5))
+    for trial, scale in ((1, 0.9), (2, 1.1), ("median", 1.0))
+    for metric, value in (("cpu_s_per_gib", cpu * scale), ("gbps", rate * 0.98 * scale),
+                          ("heaps_received", 1500)))
+COMPARE_RECV += "".join(f"compare_recv,ratio,{packet},{rate},{trial},cpu_ratio,{value}\n"
+                        for packet, rate in ((1472, 3), (8972, 5))
+                        for trial, value in ((1, 0.45), (2, 0.55), ("median", 0.5)))
+MEM = "".join(f"mem,gr-spead,{packet},0,{trial},ratio_to_memcpy,{value}\n"
+              for packet in (1472, 8972)
+              for trial, value in ((1, 0.61), (2, 0.63), (3, 0.62)))
+
+
+def make_figures(*args):
+    return subprocess.run([sys.executable, "-B", SCRIPT, *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+class Figures(unittest.TestCase):
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.dir = tmp.name
+        self.out = os.path.join(self.dir, "out")
+
+    def write(self, name, text):
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def assertPng(self, name):
+        path = os.path.join(self.out, name)
+        self.assertTrue(os.path.isfile(path), f"{name} was not written")
+        with open(path, "rb") as f:
+            content = f.read()
+        self.assertTrue(content.startswith(PNG_MAGIC), f"{name} is not a PNG")
+        self.assertGreater(len(content), 5000, f"{name} is nearly empty")
+
+    def test_figures_with_data_are_written_as_pngs(self):
+        run = make_figures("--out", self.out, self.write("compare.csv", HEADER + COMPARE_RECV),
+                           self.write("bench.csv", HEADER + MEM))
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertPng("receive_vs_spead2.png")
+        self.assertPng("mem_vs_memcpy.png")
+        self.assertIn(f"wrote {os.path.join(self.out, 'receive_vs_spead2.png')}", run.stdout)
+
+    def test_a_figure_without_its_rows_is_skipped_with_a_note(self):
+        run = make_figures("--out", self.out, self.write("compare.csv", HEADER + COMPARE_RECV))
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertIn("note: skipped loss_vs_rate.png: no loss_fraction rows from "
+                      "spead_bench recv or loopback", run.stdout)
+        self.assertIn("note: skipped send_vs_spead2.png: no compare_send rows", run.stdout)
+        self.assertIn("note: skipped mem_vs_memcpy.png", run.stdout)
+        self.assertEqual(sorted(os.listdir(self.out)), ["receive_vs_spead2.png", "results.md"])
+
+    def test_results_md_holds_the_median_rows(self):
+        run = make_figures("--out", self.out, self.write("compare.csv", HEADER + COMPARE_RECV),
+                           self.write("bench.csv", HEADER + MEM))
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        with open(os.path.join(self.out, "results.md")) as f:
+            text = f.read()
+        self.assertIn("| packet (B) | offered (Gb/s) | impl | cpu_ratio | cpu_s_per_gib | "
+                      "gbps | heaps_received |", text)
+        self.assertIn("| 1472 | 3 | gr-spead |  | 0.5 | 2.94 | 1500 |", text)
+        self.assertIn("| 8972 | 5 | ratio | 0.5 |  |  |  |", text)
+        # No median row for mem: the median of the three trials.
+        self.assertIn("| 8972 | 0 | gr-spead | 0.62 |", text)
+
+    def test_doc_blocks_are_filled_with_medians_or_say_the_data_is_absent(self):
+        doc = self.write("performance.md",
+                         "# P\n<!-- generated: headline_recv -->\nold\n<!-- end generated -->\n"
+                         "text\n<!-- generated: loopback -->\nold\n<!-- end generated -->\n")
+        run = make_figures("--out", self.out, "--doc", doc,
+                           self.write("compare.csv", HEADER + COMPARE_RECV))
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        with open(doc) as f:
+            text = f.read()
+        self.assertNotIn("old", text)
+        self.assertIn("| 1472 | 3 Gb/s | 1 | 0.5 | 0.500 | 2.94 | 2.94 |\n", text)
+        self.assertIn("| 8972 | 5 Gb/s | 1 | 0.5 | 0.500 | 4.9 | 4.9 |\n", text)
+        self.assertIn("<!-- generated: loopback -->\n*No `loopback` data in this run", text)
+        self.assertTrue(text.startswith("# P\n") and "\ntext\n" in text)
+
+    def test_a_bad_value_names_the_file_and_line(self):
+        path = self.write("bad.csv", HEADER + COMPARE_RECV.splitlines(True)[0] +
+                          "compare_recv,gr-spead,1472,3,1,gbps,fast\n")
+        run = make_figures("--out", self.out, path)
+        self.assertEqual(run.returncode, 2)
+        self.assertEqual(run.stderr,
+                         f"make_figures: {path}:3: value 'fast' is not a number\n")
+        self.assertFalse(os.path.exists(self.out))
+
+    def test_a_row_with_missing_fields_names_the_file_and_line(self):
+        path = self.write("short.csv", HEADER + "compare_recv,gr-spead,1472,3,1,gbps\n")
+        run = make_figures("--out", self.out, path)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn(f"make_figures: {path}:2: 6 fields, expected 7", run.stderr)
+
+    def test_a_wrong_header_names_the_file_and_line_one(self):
+        path = self.write("header.csv", "bench,impl,packet,value\n")
+        run = make_figures("--out", self.out, path)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn(f"make_figures: {path}:1: the header is 'bench,impl,packet,value'",
+                      run.stderr)
+
+    def test_a_trial_that_is_neither_a_number_nor_median_is_refused(self):
+        path = self.write("trial.csv", HEADER + "mem,gr-spead,1472,0,best,ratio_to_memcpy,1\n")
+        run = make_figures("--out", self.out, path)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn(f"{path}:2: trial 'best' is neither a number nor 'median'", run.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
