@@ -157,9 +157,11 @@ def bars_by_packet(ax, packets, series, number="{:.3g}"):
         summaries = [s for _, s in points]
         ax.bar(xs, [s[0] for s in summaries], width, yerr=error_bars(summaries), capsize=4,
                color=colour, label=label)
+        # Labels at the foot of each bar, clear of the error bars.
         for x, s in zip(xs, summaries):
-            ax.annotate(number.format(s[0]), (x, s[0]), textcoords="offset points",
-                        xytext=(0, 3), ha="center", va="bottom", fontsize=7)
+            ax.annotate(number.format(s[0]), (x, 0), textcoords="offset points",
+                        xytext=(0, 4), ha="center", va="bottom", fontsize=7,
+                        color="black" if colour is None else "white")
     ax.set_xticks(range(len(packets)))
     ax.set_xticklabels([f"{p} B" for p in packets])
     ax.set_xlabel("packet size (UDP payload)")
@@ -207,6 +209,7 @@ def figure_versus_spead2(data, out_dir, written, bench, name, what):
               for p in data.packets(bench, "cpu_s_per_gib")]
     text = ", ".join(f"{p} B: {s[0]:.2f}" for p, s in ratios if s)
     if text:
+        axes[1].margins(y=0.45)
         axes[1].text(0.02, 0.97, f"gr-spead / spead2, median of trials:\n{text}",
                      transform=axes[1].transAxes, va="top", fontsize=8,
                      bbox=dict(boxstyle="round", facecolor="white", alpha=0.8))
