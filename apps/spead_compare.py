@@ -259,9 +259,11 @@ class Results:
 
     def rows(self, ratio_metrics):
         for packet in sorted(self.offered):
+            # Offered rate empty for "as fast as possible", as spead_bench writes it.
+            offered = format_number(self.offered[packet]) if self.offered[packet] else ""
+
             def row(impl, trial, metric, value):
-                return [self.bench, impl, packet, format_number(self.offered[packet]), trial,
-                        metric, format_number(value)]
+                return [self.bench, impl, packet, offered, trial, metric, format_number(value)]
 
             for impl in (SPEAD2, OURS):
                 trials = self.trials.get((packet, impl), {})

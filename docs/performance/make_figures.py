@@ -74,9 +74,11 @@ def read_csv(path):
                 raise CsvError(f"{where}: packet_bytes {packet!r} is not a whole number") \
                     from None
             try:
-                offered = float(offered)
+                # Empty: as fast as possible (spead_bench), the same as 0.
+                offered = float(offered) if offered else 0.0
             except ValueError:
-                raise CsvError(f"{where}: offered_gbps {offered!r} is not a number") from None
+                raise CsvError(f"{where}: offered_gbps {offered!r} is neither a number nor "
+                               f"empty") from None
             if trial != "median":
                 try:
                     trial = int(trial)
@@ -250,7 +252,7 @@ def figure_loss(data, out_dir, written):
         ax.set_yticks([0] + [10.0 ** e for e in range(-5, 1) if 10.0 ** e <= top * 10])
         ax.set_ylim(bottom=0)
         ax.set_xlabel("offered rate (Gb/s)")
-        ax.set_ylabel("fraction of packets lost")
+        ax.set_ylabel("fraction of heaps lost")
         title = {"recv": "recv::stream alone (spead_bench recv)",
                  "loopback": "spead.source in a flowgraph (spead_bench loopback)"}[bench]
         ax.set_title(title, fontsize=10)
@@ -373,8 +375,10 @@ def bench_table(data, bench):
             cells.append("" if s is None else format_value(s[0]))
         if not any(cells):
             continue
-        unlimited = offered == 0 and bench in ("compare_send", "send", "sink")
-        shown = "unlimited" if unlimited else f"{offered:g}"
+        if offered > 0:
+            shown = f"{offered:g}"
+        else:  # no network, or as fast as possible
+            shown = "" if bench.startswith(("mem", "ibv")) else "unlimited"
         lines.append(f"| {packet} | {shown} | {impl} | " + " | ".join(cells) + " |")
     return lines
 
@@ -465,7 +469,7 @@ def machine_table(path):
 
 
 BENCH_ORDER = ["compare_recv", "compare_send", "ibv_recv_slots", "ibv_recv_mprq", "mem",
-               "mem_continuous", "recv", "loopback", "send", "sink"]
+               "mem_continuous", "mem_threads", "recv", "loopback", "send", "sink"]
 METRIC_ORDER = ["cpu_ratio", "gbps_ratio", "cpu_s_per_gib", "cpu_user_s_per_gib",
                 "cpu_sys_s_per_gib", "gbps", "lossless_gbps", "heaps_received", "heaps_sent",
                 "packets_lost", "loss_fraction", "ratio_to_memcpy", "memcpy_gbps"]

@@ -148,7 +148,7 @@ class StandIns(unittest.TestCase):
                          ["spead2_send", "spead2_send", "spead_send", "spead_send"])
         _, rows = read_rows(self.csv)
         self.assertEqual({r[0] for r in rows}, {"compare_send"})
-        self.assertEqual({r[3] for r in rows}, {"0"})
+        self.assertEqual({r[3] for r in rows}, {""})  # as fast as possible
         for impl in ("spead2", "gr-spead"):
             self.assertEqual(value(rows, "compare_send", impl, 8972, "median", "heaps_sent"),
                              30)
