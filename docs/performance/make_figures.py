@@ -330,23 +330,16 @@ def figure_ibv(data, out_dir, written):
         return
     benches, fig, ax = drawing
     labels = {"ibv_recv_slots": "fixed slots", "ibv_recv_mprq": "multi-packet receive queue"}
-    names, values = [], []
-    for bench in benches:
-        for packet in data.packets(bench, "instructions_per_packet"):
-            s = data.summary(bench, data.impl_of(bench, "instructions_per_packet"),
-                             "instructions_per_packet", packet)
-            names.append(f"{labels[bench]}\n{packet} B")
-            values.append(s[0])
-    bars = ax.bar(range(len(values)), values, 0.6)
-    for bar, v in zip(bars, values):
-        ax.annotate(f"{v:.0f}", (bar.get_x() + bar.get_width() / 2, v),
-                    textcoords="offset points", xytext=(0, 3), ha="center", fontsize=8)
-    ax.set_xticks(range(len(values)))
-    ax.set_xticklabels(names, fontsize=8)
+    metric = "instructions_per_packet"
+    packets = sorted({p for b in benches for p in data.packets(b, metric)})
+    bars_by_packet(ax, packets, [
+        (labels[bench], None,
+         {p: data.summary(bench, data.impl_of(bench, metric), metric, p) for p in packets})
+        for bench in benches], number="{:.0f}")
+    ax.legend(fontsize=8, loc="lower right")
     ax.set_ylabel("instructions per packet")
     ax.set_title("ibverbs receive thread on the emulated NIC, besides the payload copy "
-                 "(callgrind)", fontsize=9)
-    ax.margins(y=0.15)
+                 "(callgrind; median, min to max)", fontsize=9)
     save(fig, out_dir, name, written)
 
 
