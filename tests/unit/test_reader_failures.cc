@@ -88,8 +88,7 @@ TEST(UdpReaderFailure, ASocketThatCannotBeReadEndsTheStreamAndIsCounted)
     }
 
     // Something else in the process breaks the descriptor under the reader: it now
-    // names /dev/null, which recvmmsg() refuses (epoll, registered with the socket,
-    // stays silent: the reader reads every socket once a wait times out).
+    // names /dev/null, which poll() reports readable and recvmmsg() refuses.
     const int fd = socket_bound_to(port);
     ASSERT_GE(fd, 0);
     const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);

@@ -78,7 +78,7 @@ private:
  *
  * One socket per distinct port: bound to the endpoint's address when it is the only
  * endpoint on that port, otherwise to 0.0.0.0 (joining every multicast group of the
- * port, and no others). A thread waits in epoll_wait() and takes messages in recvmmsg()
+ * port, and no others). A thread waits in poll() and takes messages in recvmmsg()
  * batches of up to 64; each batch goes to the stream's assembler at once. Sockets ask
  * for coalesced datagrams (UDP_GRO, Linux 5.0, as spead2): a message may then be a run
  * of up to 64 datagrams from one sender, split again here. Kernel drops (socket buffer

@@ -13,7 +13,7 @@
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
-#include <sys/epoll.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <system_error>
@@ -39,10 +39,10 @@ using transport::file_descriptor;
 
 /*! Datagrams taken per recvmmsg(). */
 constexpr unsigned int batch_size = 64;
-/*! recvmmsg() calls per socket after a wait, the sockets taking turns. */
-constexpr int rounds_per_wait = 16;
-/*! Upper bound on a wait; stop() also wakes it through an eventfd. */
-constexpr int wait_timeout_ms = 100;
+/*! recvmmsg() calls per socket after a poll(), the sockets taking turns. */
+constexpr int rounds_per_poll = 16;
+/*! Upper bound on a poll() wait; stop() also wakes it through an eventfd. */
+constexpr int poll_timeout_ms = 100;
 
 /*! Largest UDP payload a message can carry: a coalesced (GRO) run of datagrams fills
  * at most one IP packet's worth. */
@@ -114,10 +114,10 @@ struct udp_reader::impl {
     /*! One recvmmsg() on \p s, handed to the stream.
      * \return datagrams received; \p stream_open false once the stream has ended */
     unsigned int receive_batch(socket_state& s, bool& stream_open);
-    /*! Reads the sockets found ready (\p ready[i] for sockets[i]), one batch each in
-     * turn, until they are empty or rounds_per_wait batches each were taken.
+    /*! Reads the sockets poll() found ready, one batch each in turn, until they are
+     * empty or rounds_per_poll batches each were taken.
      * \return false once the stream has ended */
-    bool drain_ready(std::vector<char>& ready);
+    bool drain_ready(std::vector<pollfd>& fds);
     /*! On the way out: datagrams still queued go to the stream (which counts them in
      * packets_after_stop if it has ended), and the drop counters are read a last time,
      * so nothing that reached the socket goes uncounted. */
@@ -132,7 +132,7 @@ struct udp_reader::impl {
     const udp_config config;
     gr::logger logger;
     std::vector<socket_state> sockets;
-    file_descriptor wake; //!< eventfd: stop() writes to it to end the wait at once
+    file_descriptor wake; //!< eventfd: stop() writes to it to end poll() at once
     std::size_t granted_buffer = 0;
 
     // receive batch, allocated once
@@ -334,12 +334,12 @@ unsigned int udp_reader::impl::receive_batch(socket_state& s, bool& stream_open)
         got = recvmmsg(s.fd.get(), messages.data(), batch_size, MSG_DONTWAIT, nullptr);
     while (got < 0 && errno == EINTR);
     if (got < 0) {
-        // Nothing queued, or a passing shortage: try again after the next wait. Any
-        // other error would repeat at every wait: the reader fails.
-        const int err = errno;
-        if (err == EAGAIN || err == EWOULDBLOCK || err == ENOMEM || err == ENOBUFS)
+        // Nothing queued, or a passing shortage: try again at the next poll(). Any
+        // other error would repeat at every poll(): the reader fails.
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOMEM ||
+            errno == ENOBUFS)
             return 0;
-        throw std::system_error(err,
+        throw std::system_error(errno,
                                 std::generic_category(),
                                 "recvmmsg on " + describe(s.bound) +
                                     " (the socket is unusable; make the source again, "
@@ -394,23 +394,23 @@ void udp_reader::impl::take_message(unsigned int i, std::optional<std::uint32_t>
     } while (offset < length);
 }
 
-bool udp_reader::impl::drain_ready(std::vector<char>& ready)
+bool udp_reader::impl::drain_ready(std::vector<pollfd>& fds)
 {
     // One batch per socket per turn: heaps arriving on different ports then interleave
     // in the stream at most a batch apart. The assembler gives a heap until max_heaps
     // newer heaps have started; a long turn on one port would start many and push out
     // another port's half-received heap.
-    for (int round = 0; round < rounds_per_wait; round++) {
+    for (int round = 0; round < rounds_per_poll; round++) {
         bool more = false;
         for (std::size_t i = 0; i < sockets.size(); i++) {
-            if (!ready[i])
+            if (fds[i].revents == 0)
                 continue;
             bool stream_open = true;
             const unsigned int got = receive_batch(sockets[i], stream_open);
             if (!stream_open)
                 return false;
             if (got < batch_size)
-                ready[i] = 0; // empty for now
+                fds[i].revents = 0; // empty for now
             else
                 more = true;
         }
@@ -466,48 +466,25 @@ void udp_reader::impl::run()
 
 void udp_reader::impl::receive_loop()
 {
-    // epoll: the sockets are registered once, not at every wait as with poll(), which
-    // is a cost paid at every wake-up (one per burst a sender sends).
-    const file_descriptor epoll(epoll_create1(EPOLL_CLOEXEC));
-    if (!epoll)
-        throw_errno("epoll_create1 (the process is out of file descriptors or memory)");
-    const auto watch = [&](int fd, std::uint32_t index) {
-        epoll_event event{};
-        event.events = EPOLLIN;
-        event.data.u32 = index;
-        if (epoll_ctl(epoll.get(), EPOLL_CTL_ADD, fd, &event) != 0)
-            throw_errno("epoll_ctl on the udp sockets");
-    };
-    const auto wake_index = static_cast<std::uint32_t>(sockets.size());
-    for (std::uint32_t i = 0; i < wake_index; i++)
-        watch(sockets[i].fd.get(), i);
-    watch(wake.get(), wake_index);
+    std::vector<pollfd> fds(sockets.size() + 1);
+    for (std::size_t i = 0; i < sockets.size(); i++)
+        fds[i] = { sockets[i].fd.get(), POLLIN, 0 };
+    fds.back() = { wake.get(), POLLIN, 0 };
 
-    std::vector<epoll_event> events(sockets.size() + 1);
-    std::vector<char> ready(sockets.size());
     while (!stopping.load(std::memory_order_relaxed)) {
-        const int n = epoll_wait(
-            epoll.get(), events.data(), static_cast<int>(events.size()), wait_timeout_ms);
-        if (n < 0) {
+        const int ready = poll(fds.data(), fds.size(), poll_timeout_ms);
+        if (ready < 0) {
             if (errno == EINTR)
                 continue;
             throw std::system_error(
                 errno,
                 std::generic_category(),
-                "epoll_wait on the udp sockets (the process is out of resources or the "
+                "poll on the udp sockets (the process is out of resources or the "
                 "sockets were closed under the reader; make the source again)");
         }
-        for (int i = 0; i < n; i++) {
-            if (events[i].data.u32 == wake_index)
-                return; // stop() woke us
-            ready[events[i].data.u32] = 1;
-        }
-        // A quiet spell: read every socket once. A descriptor closed or replaced under
-        // the reader leaves epoll silent, where poll() would report it; the read then
-        // fails, and the reader with it, instead of waiting on nothing for ever.
-        if (n == 0)
-            std::fill(ready.begin(), ready.end(), 1);
-        if (!drain_ready(ready))
+        if (fds.back().revents)
+            return; // stop() woke us
+        if (!drain_ready(fds))
             return; // the stream ended (stop heap, or stop())
     }
 }
@@ -525,8 +502,7 @@ void udp_reader::wake()
 {
     d_impl->stopping.store(true);
     const std::uint64_t one = 1;
-    // An eventfd write of 1 cannot fail short of overflow; epoll_wait() sees it either
-    // way.
+    // An eventfd write of 1 cannot fail short of overflow; poll() sees it either way.
     [[maybe_unused]] auto written = ::write(d_impl->wake.get(), &one, sizeof(one));
 }
 
