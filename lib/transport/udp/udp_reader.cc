@@ -336,10 +336,10 @@ unsigned int udp_reader::impl::receive_batch(socket_state& s, bool& stream_open)
     if (got < 0) {
         // Nothing queued, or a passing shortage: try again at the next poll(). Any
         // other error would repeat at every poll(): the reader fails.
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOMEM ||
-            errno == ENOBUFS)
+        const int err = errno;
+        if (err == EAGAIN || err == EWOULDBLOCK || err == ENOMEM || err == ENOBUFS)
             return 0;
-        throw std::system_error(errno,
+        throw std::system_error(err,
                                 std::generic_category(),
                                 "recvmmsg on " + describe(s.bound) +
                                     " (the socket is unusable; make the source again, "
