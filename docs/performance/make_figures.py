@@ -16,8 +16,10 @@ writes into the output directory:
   loss_vs_rate.png       recv, loopback: fraction of packets lost against offered rate
   mem_vs_memcpy.png      mem, mem_continuous: decode + assembly rate as a fraction of memcpy
   blocks.png             recv, loopback: highest lossless rate; send, sink: send rate
-  ibv_instructions.png   ibv_recv_*: callgrind instructions per packet on the emulated NIC
-  results.md             a Markdown table of every median, per bench
+  ibv_instructions.png   ibv_recv_*: callgrind instructions per packet on the emulated NIC,
+                         gr-spead and (when its rows are there) spead2, with the ratio
+  results.md             a Markdown table of every median, per bench (ibv_recv_*: and the
+                         ratio gr-spead/spead2 of the instructions, when spead2 ran)
 
 With --doc, the `<!-- generated: NAME -->` blocks of docs/performance.md are filled from
 the same medians (and machine.md), so that the page quotes only measured numbers.
@@ -151,10 +153,18 @@ def error_bars(summaries):
 def bars_by_packet(ax, packets, series, number="{:.3g}"):
     """Bars per packet size (x) and series (colour): medians, error bars from min to max,
     each labelled with its median. series: (label, colour or None, {packet: summary})."""
-    series = [one for one in series if any(one[2].get(p) for p in packets)]
+    drawn = bars_by_group(ax, packets, [f"{p} B" for p in packets], series, number)
+    ax.set_xlabel("packet size (UDP payload)")
+    return drawn
+
+
+def bars_by_group(ax, groups, group_labels, series, number="{:.3g}"):
+    """Bars per group (x: a packet size, a queue kind) and series (colour), as
+    bars_by_packet. series: (label, colour or None, {group: summary})."""
+    series = [one for one in series if any(one[2].get(g) for g in groups)]
     width = 0.8 / max(len(series), 1)
-    for i, (label, colour, by_packet) in enumerate(series):
-        points = [(k, by_packet[p]) for k, p in enumerate(packets) if by_packet.get(p)]
+    for i, (label, colour, by_group) in enumerate(series):
+        points = [(k, by_group[g]) for k, g in enumerate(groups) if by_group.get(g)]
         xs = [k + (i - (len(series) - 1) / 2) * width for k, _ in points]
         summaries = [s for _, s in points]
         ax.bar(xs, [s[0] for s in summaries], width, yerr=error_bars(summaries), capsize=4,
@@ -164,9 +174,8 @@ def bars_by_packet(ax, packets, series, number="{:.3g}"):
             ax.annotate(number.format(s[0]), (x, 0), textcoords="offset points",
                         xytext=(0, 4), ha="center", va="bottom", fontsize=7,
                         color="black" if colour is None else "white")
-    ax.set_xticks(range(len(packets)))
-    ax.set_xticklabels([f"{p} B" for p in packets])
-    ax.set_xlabel("packet size (UDP payload)")
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(group_labels)
     ax.margins(y=0.15)
     return bool(series)
 
@@ -321,25 +330,54 @@ def figure_blocks(data, out_dir, written):
     save(fig, out_dir, name, written)
 
 
+IBV_BENCHES = ("ibv_recv_slots", "ibv_recv_mprq")
+IBV_METRIC = "instructions_per_packet"
+
+
+def ibv_ratio(data, bench, packet, metric=IBV_METRIC):
+    """gr-spead's median over spead2's for one ibv_recv_* bench, or None when either
+    has no rows (spead2's come only where regenerate found its tools)."""
+    ours = data.summary(bench, "gr-spead", metric, packet)
+    theirs = data.summary(bench, "spead2", metric, packet)
+    if ours is None or theirs is None or theirs[0] == 0:
+        return None
+    return ours[0] / theirs[0]
+
+
 def figure_ibv(data, out_dir, written):
     name = "ibv_instructions.png"
-    drawing = one_axis_figure(data, name, ("ibv_recv_slots", "ibv_recv_mprq"),
-                              "instructions_per_packet", "no ibv_recv_* instructions_per_packet "
-                              "rows (regenerate's callgrind run)", (6, 3.5))
+    drawing = one_axis_figure(data, name, IBV_BENCHES, IBV_METRIC,
+                              "no ibv_recv_* instructions_per_packet rows (regenerate's "
+                              "callgrind run)", (6.5, 4))
     if drawing is None:
         return
     benches, fig, ax = drawing
     labels = {"ibv_recv_slots": "fixed slots", "ibv_recv_mprq": "multi-packet receive queue"}
-    metric = "instructions_per_packet"
-    packets = sorted({p for b in benches for p in data.packets(b, metric)})
-    bars_by_packet(ax, packets, [
-        (labels[bench], None,
-         {p: data.summary(bench, data.impl_of(bench, metric), metric, p) for p in packets})
-        for bench in benches], number="{:.0f}")
-    ax.legend(fontsize=8, loc="lower right")
+    packets = sorted({p for b in benches for p in data.packets(b, IBV_METRIC)})
+    # One group per queue kind (and packet size, should there be several), one colour
+    # per receiver: gr-spead alone, or beside spead2 when its rows are there.
+    groups = [(b, p) for b in benches for p in packets
+              if data.select(b, metric=IBV_METRIC, packet=p)]
+    group_labels = [labels[b] + (f", {p} B" if len(packets) > 1 else "") for b, p in groups]
+    impls = [impl for impl in ("gr-spead", "spead2")
+             if any(data.select(b, impl, IBV_METRIC) for b in benches)]
+    bars_by_group(ax, groups, group_labels, [
+        (*reversed(IMPL_STYLE[impl]),
+         {(b, p): data.summary(b, impl, IBV_METRIC, p) for b, p in groups})
+        for impl in impls], number="{:.0f}")
+    ratios = [(label, ibv_ratio(data, b, p)) for label, (b, p) in zip(group_labels, groups)]
+    text = "\n".join(f"{label}: {r:.2f}" for label, r in ratios if r is not None)
+    if text:
+        ax.margins(y=0.45)
+        ax.text(0.02, 0.97, f"gr-spead / spead2 (medians):\n{text}",
+                transform=ax.transAxes, va="top", fontsize=8,
+                bbox=dict(boxstyle="round", facecolor="white", alpha=0.8))
+    ax.legend(fontsize=8, loc="upper right")
     ax.set_ylabel("instructions per packet")
-    ax.set_title("ibverbs receive thread on the emulated NIC, besides the payload copy "
-                 "(callgrind; median, min to max)", fontsize=9)
+    ax.set_xlabel("receive queue (packets of 8972 B)" if packets == [8972] else
+                  "receive queue")
+    ax.set_title("ibverbs receive thread on the emulated NIC, besides the payload copy\n"
+                 "(callgrind; median of trials, bars from min to max)", fontsize=9)
     save(fig, out_dir, name, written)
 
 
@@ -373,6 +411,23 @@ def bench_table(data, bench):
         else:  # no network, or as fast as possible
             shown = "" if bench.startswith(("mem", "ibv")) else "unlimited"
         lines.append(f"| {packet} | {shown} | {impl} | " + " | ".join(cells) + " |")
+    if bench in IBV_BENCHES:
+        lines += ibv_ratio_rows(data, bench, metrics)
+    return lines
+
+
+def ibv_ratio_rows(data, bench, metrics):
+    """Table rows `gr-spead/spead2`: the ratio of the two medians of each instructions
+    metric, per packet size; none without spead2 rows."""
+    lines = []
+    for packet in data.packets(bench, IBV_METRIC):
+        cells = []
+        for metric in metrics:
+            r = ibv_ratio(data, bench, packet, metric) \
+                if metric.startswith("instructions_") else None
+            cells.append("" if r is None else f"{r:.3f}")
+        if any(cells):
+            lines.append(f"| {packet} |  | gr-spead/spead2 | " + " | ".join(cells) + " |")
     return lines
 
 

@@ -32,6 +32,22 @@ MEM = "".join(f"mem,gr-spead,{packet},0,{trial},ratio_to_memcpy,{value}\n"
               for packet in (1472, 8972)
               for trial, value in ((1, 0.61), (2, 0.63), (3, 0.62)))
 
+# regenerate's callgrind rows: three trials per receive queue, gr-spead's with
+# packets_per_batch; spead2's only where its tools were found.
+IBV_GR_SPEAD = "".join(
+    f"{bench},gr-spead,8972,,{trial},{metric},{value}\n"
+    for bench, base in (("ibv_recv_slots", 450), ("ibv_recv_mprq", 440))
+    for trial, step in ((1, 10), (2, 0), (3, -10))
+    for metric, value in (("instructions_per_packet", base + step),
+                          ("instructions_per_packet_with_copy", 9400),
+                          ("packets", 2000), ("packets_per_batch", 4.5)))
+IBV_SPEAD2 = "".join(
+    f"{bench},spead2,8972,,{trial},{metric},{value}\n"
+    for bench, base in (("ibv_recv_slots", 540), ("ibv_recv_mprq", 580))
+    for trial, step in ((1, -10), (2, 0), (3, 10))
+    for metric, value in (("instructions_per_packet", base + step),
+                          ("instructions_per_packet_with_copy", 9450), ("packets", 2002)))
+
 
 def make_figures(*args):
     return subprocess.run([sys.executable, "-B", SCRIPT, *args], capture_output=True,
@@ -123,6 +139,35 @@ class Figures(unittest.TestCase):
         self.assertIn("| 8972 | 5 Gb/s | 1 | 0.5 | 0.500 | 4.9 | 4.9 |\n", text)
         self.assertIn("<!-- generated: loopback -->\n*No `loopback` data in this run", text)
         self.assertTrue(text.startswith("# P\n") and "\ntext\n" in text)
+
+    def test_ibv_figure_and_tables_show_spead2_beside_gr_spead_with_the_ratio(self):
+        doc = self.write("performance.md",
+                         "<!-- generated: ibv_recv_mprq -->\nold\n<!-- end generated -->\n")
+        run = make_figures("--out", self.out, "--doc", doc,
+                           self.write("ibv.csv", HEADER + IBV_GR_SPEAD + IBV_SPEAD2))
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertPng("ibv_instructions.png")
+        with open(os.path.join(self.out, "results.md")) as f:
+            text = f.read()
+        # Medians 450 and 540 (slots), 440 and 580 (mprq); 9400 / 9450 with the copy.
+        self.assertIn("| 8972 |  | gr-spead | 450 | 9400 | 2000 | 4.5 |\n"
+                      "| 8972 |  | spead2 | 540 | 9450 | 2002 |  |\n"
+                      "| 8972 |  | gr-spead/spead2 | 0.833 | 0.995 |  |  |\n", text)
+        self.assertIn("| 8972 |  | gr-spead/spead2 | 0.759 | 0.995 |  |  |\n", text)
+        with open(doc) as f:
+            filled = f.read()
+        self.assertIn("| 8972 |  | spead2 | 580 | 9450 | 2002 |  |\n"
+                      "| 8972 |  | gr-spead/spead2 | 0.759 | 0.995 |  |  |\n"
+                      "<!-- end generated -->", filled)
+
+    def test_ibv_figure_and_tables_without_spead2_rows_show_gr_spead_alone(self):
+        run = make_figures("--out", self.out, self.write("ibv.csv", HEADER + IBV_GR_SPEAD))
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertPng("ibv_instructions.png")
+        with open(os.path.join(self.out, "results.md")) as f:
+            text = f.read()
+        self.assertIn("| 8972 |  | gr-spead | 440 | 9400 | 2000 | 4.5 |\n", text)
+        self.assertNotIn("spead2", text)
 
     def test_a_bad_value_names_the_file_and_line(self):
         path = self.write("bad.csv", HEADER + COMPARE_RECV.splitlines(True)[0] +
