@@ -284,7 +284,8 @@ struct reader_pace {
 };
 
 /*! mem --threads: hands a prepared list of packets to the stream from its own thread,
- * in batches as a socket reader would, as fast as the stream takes them. */
+ * in batches as a socket reader would, as fast as the stream takes them and no faster
+ * than its consumer returns chunks. */
 class memory_reader : public recv::reader
 {
 public:
@@ -314,9 +315,21 @@ protected:
             while (k > d_pace.slowest() + reader_pace::max_lead && !stopping())
                 std::this_thread::yield();
             const std::size_t end = (k + 1) * d_per_heap;
-            for (std::size_t i = k * d_per_heap; i < end; i += batch)
-                if (!add_packets(d_packets.data() + i, std::min(batch, end - i)))
+            for (std::size_t i = k * d_per_heap; i < end;) {
+                // Never more than the queue has room for: a consumer that loses the
+                // CPU to the readers for a while (two cores, busy) slows the figure
+                // rather than losing positions.
+                const std::size_t room =
+                    wait_for_queue_space(std::chrono::milliseconds(10));
+                if (stopping())
                     return;
+                const std::size_t n = std::min({ batch, end - i, room });
+                if (n == 0)
+                    continue;
+                if (!add_packets(d_packets.data() + i, n))
+                    return;
+                i += n;
+            }
             d_pace.done[d_index].store(k + 1);
         }
     }
