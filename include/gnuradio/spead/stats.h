@@ -64,7 +64,7 @@ namespace spead {
     X(reader_errors, "readers that failed for good (each ends the stream)")              \
     X(packets_dropped_socket_overflow, "dropped by the kernel: socket buffer full")      \
     X(runs_dropped_socket_overflow,                                                      \
-      "dropped by the kernel, socket buffer full: coalesced runs of 1-64 datagrams")     \
+      "dropped by the kernel, socket buffer full: coalesced runs, counted once each")    \
     X(frames_dropped_no_buffer, "dropped by the NIC: no receive buffer posted")          \
     X(ibv_multi_packet_queues,                                                           \
       "ibverbs readers receiving through a multi-packet (striding) queue; 0: slots")     \
