@@ -14,12 +14,14 @@ writes into the output directory:
                          against spead2 (medians, bars from the trials' min to max)
   send_vs_spead2.png     compare_send: the same for the senders at unlimited rate
   loss_vs_rate.png       recv, loopback: fraction of packets lost against offered rate
-  mem_vs_memcpy.png      mem, mem_continuous: decode + assembly rate as a fraction of memcpy
+  mem_vs_memcpy.png      mem, mem_continuous: decode + assembly rate as a fraction of memcpy,
+                         and spead2's (mem rows of impl spead2, when there) with the ratio
   blocks.png             recv, loopback: highest lossless rate; send, sink: send rate
   ibv_instructions.png   ibv_recv_*: callgrind instructions per packet on the emulated NIC,
                          gr-spead and (when its rows are there) spead2, with the ratio
-  results.md             a Markdown table of every median, per bench (ibv_recv_*: and the
-                         ratio gr-spead/spead2 of the instructions, when spead2 ran)
+  results.md             a Markdown table of every median, per bench (ibv_recv_* and mem:
+                         and the ratio gr-spead/spead2 of the instructions, or of the rate
+                         and its fraction of memcpy, when spead2 ran)
 
 With --doc, the `<!-- generated: NAME -->` blocks of docs/performance.md are filled from
 the same medians (and machine.md), so that the page quotes only measured numbers.
@@ -290,17 +292,44 @@ def figure_mem(data, out_dir, written):
     if drawing is None:
         return
     benches, fig, ax = drawing
-    packets = sorted({p for b in benches for p in data.packets(b, "ratio_to_memcpy")})
+    metric = "ratio_to_memcpy"
+    packets = sorted({p for b in benches for p in data.packets(b, metric)})
     labels = {"mem": "heaps (assembler)", "mem_continuous": "continuous (chunk placement)"}
-    bars_by_packet(ax, packets, [
-        (labels[bench], None,
-         {p: data.summary(bench, data.impl_of(bench, "ratio_to_memcpy"), "ratio_to_memcpy", p)
-          for p in packets}) for bench in benches], number="{:.2f}")
+    with_spead2 = bool(data.select("mem", "spead2", metric))
+    if with_spead2:
+        # gr-spead's own rows only (the spead2 rows share the bench), beside spead2's
+        # decode and assembly of the same heaps (docs/performance/spead2-mem-decode.cpp).
+        series = [(f"gr-spead, {labels[bench]}",
+                   IMPL_STYLE["gr-spead"][0] if bench == "mem" else "#2ca02c",
+                   {p: data.summary(bench, "gr-spead", metric, p) for p in packets})
+                  for bench in benches]
+        # spead2's bars next to gr-spead's heaps, the kind it measures.
+        series.insert(1 if "mem" in benches else 0,
+                      ("spead2, heaps (recv::stream)", IMPL_STYLE["spead2"][0],
+                       {p: data.summary("mem", "spead2", metric, p) for p in packets}))
+    else:
+        series = [(labels[bench], None,
+                   {p: data.summary(bench, data.impl_of(bench, metric), metric, p)
+                    for p in packets}) for bench in benches]
+    bars_by_packet(ax, packets, series, number="{:.2f}")
     ax.axhline(1.0, color="grey", linestyle="--", linewidth=1)
+    lines = []
+    for p in packets:
+        rate = ratio_to_spead2(data, "mem", p, "gbps")
+        share = ratio_to_spead2(data, "mem", p, metric)
+        if rate is not None or share is not None:
+            lines.append(f"{p} B: rate {'-' if rate is None else f'{rate:.2f}'}, "
+                         f"of memcpy {'-' if share is None else f'{share:.2f}'}")
+    if lines:
+        ax.margins(y=0.45)
+        ax.text(0.02, 0.97, "heaps, gr-spead / spead2 (medians):\n" + "\n".join(lines),
+                transform=ax.transAxes, va="top", fontsize=8,
+                bbox=dict(boxstyle="round", facecolor="white", alpha=0.8))
     ax.set_ylabel("decode + assembly rate / memcpy rate")
-    ax.set_title("In-memory receive path against a memcpy of the same payload "
-                 "(spead_bench mem)", fontsize=10)
-    ax.legend(fontsize=8)
+    ax.set_title("In-memory receive path against a memcpy of the same payload\n"
+                 "(spead_bench mem" + (", spead2-mem-decode" if with_spead2 else "") +
+                 "; median of trials, bars from min to max)", fontsize=9)
+    ax.legend(fontsize=8, loc="upper right")
     save(fig, out_dir, name, written)
 
 
@@ -334,9 +363,9 @@ IBV_BENCHES = ("ibv_recv_slots", "ibv_recv_mprq")
 IBV_METRIC = "instructions_per_packet"
 
 
-def ibv_ratio(data, bench, packet, metric=IBV_METRIC):
-    """gr-spead's median over spead2's for one ibv_recv_* bench, or None when either
-    has no rows (spead2's come only where regenerate found its tools)."""
+def ratio_to_spead2(data, bench, packet, metric=IBV_METRIC):
+    """gr-spead's median of a metric over spead2's in one bench (ibv_recv_*, mem), or
+    None when either has no rows (spead2's come only where regenerate found spead2)."""
     ours = data.summary(bench, "gr-spead", metric, packet)
     theirs = data.summary(bench, "spead2", metric, packet)
     if ours is None or theirs is None or theirs[0] == 0:
@@ -365,7 +394,7 @@ def figure_ibv(data, out_dir, written):
         (*reversed(IMPL_STYLE[impl]),
          {(b, p): data.summary(b, impl, IBV_METRIC, p) for b, p in groups})
         for impl in impls], number="{:.0f}")
-    ratios = [(label, ibv_ratio(data, b, p)) for label, (b, p) in zip(group_labels, groups)]
+    ratios = [(label, ratio_to_spead2(data, b, p)) for label, (b, p) in zip(group_labels, groups)]
     text = "\n".join(f"{label}: {r:.2f}" for label, r in ratios if r is not None)
     if text:
         ax.margins(y=0.45)
@@ -399,7 +428,7 @@ def bench_table(data, bench):
     lines = [f"Medians of {len(trials)} trial(s) per row." if trials else "Medians.", "",
              "| packet (B) | offered (Gb/s) | impl | " + " | ".join(metrics) + " |",
              "|---:|---:|---|" + "---:|" * len(metrics)]
-    for packet, offered, impl in keys:
+    for i, (packet, offered, impl) in enumerate(keys):
         cells = []
         for metric in metrics:
             s = data.summary(bench, impl, metric, packet, offered)
@@ -411,24 +440,30 @@ def bench_table(data, bench):
         else:  # no network, or as fast as possible
             shown = "" if bench.startswith(("mem", "ibv")) else "unlimited"
         lines.append(f"| {packet} | {shown} | {impl} | " + " | ".join(cells) + " |")
+        if i + 1 == len(keys) or keys[i + 1][0] != packet:
+            lines += spead2_ratio_row(data, bench, packet, metrics)
+    return lines
+
+
+def compared_with_spead2(bench, metric):
+    """Whether the table of bench shows gr-spead/spead2 for metric: the instructions of
+    ibv_recv_*, and the rate and its fraction of memcpy of mem."""
     if bench in IBV_BENCHES:
-        lines += ibv_ratio_rows(data, bench, metrics)
-    return lines
+        return metric.startswith("instructions_")
+    return bench == "mem" and metric in ("gbps", "ratio_to_memcpy")
 
 
-def ibv_ratio_rows(data, bench, metrics):
-    """Table rows `gr-spead/spead2`: the ratio of the two medians of each instructions
-    metric, per packet size; none without spead2 rows."""
-    lines = []
-    for packet in data.packets(bench, IBV_METRIC):
-        cells = []
-        for metric in metrics:
-            r = ibv_ratio(data, bench, packet, metric) \
-                if metric.startswith("instructions_") else None
-            cells.append("" if r is None else f"{r:.3f}")
-        if any(cells):
-            lines.append(f"| {packet} |  | gr-spead/spead2 | " + " | ".join(cells) + " |")
-    return lines
+def spead2_ratio_row(data, bench, packet, metrics):
+    """A table row `gr-spead/spead2` for one packet size: the ratio of the two medians
+    of each compared metric; none without spead2 rows."""
+    cells = []
+    for metric in metrics:
+        r = ratio_to_spead2(data, bench, packet, metric) \
+            if compared_with_spead2(bench, metric) else None
+        cells.append("" if r is None else f"{r:.3f}")
+    if not any(cells):
+        return []
+    return [f"| {packet} |  | gr-spead/spead2 | " + " | ".join(cells) + " |"]
 
 
 def headline_table(data, bench):

@@ -48,6 +48,20 @@ IBV_SPEAD2 = "".join(
     for metric, value in (("instructions_per_packet", base + step),
                           ("instructions_per_packet_with_copy", 9450), ("packets", 2002)))
 
+# spead_bench mem and regenerate's spead2-mem-decode: three trials and the median per
+# packet size, the median row being the middle trial.
+def mem_rows(impl, figures, spread):
+    """figures: (packet, median Gb/s, memcpy Gb/s); spread: the trials' scale factors."""
+    return "".join(
+        f"mem,{impl},{packet},,{trial},{metric},{value}\n"
+        for packet, gbps, memcpy in figures
+        for trial, scale in zip((1, 2, 3, "median"), (*spread, 1.0))
+        for metric, value in (("gbps", gbps * scale), ("memcpy_gbps", memcpy),
+                              ("ratio_to_memcpy", gbps * scale / memcpy)))
+
+
+MEM_GR_SPEAD = mem_rows("gr-spead", ((1472, 40, 80), (8972, 90, 100)), (0.95, 1.0, 1.05))
+MEM_SPEAD2 = mem_rows("spead2", ((1472, 50, 80), (8972, 60, 100)), (1.05, 1.0, 0.95))
 
 def make_figures(*args):
     return subprocess.run([sys.executable, "-B", SCRIPT, *args], capture_output=True,
@@ -74,6 +88,15 @@ class Figures(unittest.TestCase):
             content = f.read()
         self.assertTrue(content.startswith(PNG_MAGIC), f"{name} is not a PNG")
         self.assertGreater(len(content), 5000, f"{name} is nearly empty")
+
+    def results_of(self, png, *args):
+        """Runs make_figures with args into self.out, checks that it drew png, and
+        returns the results.md it wrote."""
+        run = make_figures("--out", self.out, *args)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertPng(png)
+        with open(os.path.join(self.out, "results.md")) as f:
+            return f.read()
 
     def test_figures_with_data_are_written_as_pngs(self):
         run = make_figures("--out", self.out, self.write("compare.csv", HEADER + COMPARE_RECV),
@@ -161,13 +184,44 @@ class Figures(unittest.TestCase):
                       "<!-- end generated -->", filled)
 
     def test_ibv_figure_and_tables_without_spead2_rows_show_gr_spead_alone(self):
-        run = make_figures("--out", self.out, self.write("ibv.csv", HEADER + IBV_GR_SPEAD))
-        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
-        self.assertPng("ibv_instructions.png")
-        with open(os.path.join(self.out, "results.md")) as f:
-            text = f.read()
+        text = self.results_of("ibv_instructions.png",
+                               self.write("ibv.csv", HEADER + IBV_GR_SPEAD))
         self.assertIn("| 8972 |  | gr-spead | 440 | 9400 | 2000 | 4.5 |\n", text)
         self.assertNotIn("spead2", text)
+
+    def test_mem_figure_and_tables_show_spead2_beside_gr_spead_with_the_ratio(self):
+        doc = self.write("performance.md",
+                         "<!-- generated: mem -->\nold\n<!-- end generated -->\n")
+        text = self.results_of("mem_vs_memcpy.png", "--doc", doc,
+                               self.write("bench.csv", HEADER + MEM_GR_SPEAD),
+                               self.write("spead2_mem.csv", HEADER + MEM_SPEAD2))
+        # Per packet size: each side's medians, then gr-spead/spead2 of the rate
+        # (40/50, 90/60) and of its fraction of memcpy (0.5/0.625, 0.9/0.6).
+        table = ("| packet (B) | offered (Gb/s) | impl | gbps | ratio_to_memcpy | memcpy_gbps |\n"
+                 "|---:|---:|---|---:|---:|---:|\n"
+                 "| 1472 |  | gr-spead | 40 | 0.5 | 80 |\n"
+                 "| 1472 |  | spead2 | 50 | 0.625 | 80 |\n"
+                 "| 1472 |  | gr-spead/spead2 | 0.800 | 0.800 |  |\n"
+                 "| 8972 |  | gr-spead | 90 | 0.9 | 100 |\n"
+                 "| 8972 |  | spead2 | 60 | 0.6 | 100 |\n"
+                 "| 8972 |  | gr-spead/spead2 | 1.500 | 1.500 |  |\n")
+        self.assertIn("## mem\n\nMedians of 3 trial(s) per row.\n\n" + table, text)
+        with open(doc) as f:
+            self.assertEqual(f.read(), "<!-- generated: mem -->\nMedians of 3 trial(s) per "
+                             "row.\n\n" + table + "<!-- end generated -->\n")
+
+    def test_mem_figure_and_tables_without_spead2_rows_show_gr_spead_alone(self):
+        text = self.results_of("mem_vs_memcpy.png",
+                               self.write("bench.csv", HEADER + MEM_GR_SPEAD))
+        self.assertIn("| 1472 |  | gr-spead | 40 | 0.5 | 80 |\n"
+                      "| 8972 |  | gr-spead | 90 | 0.9 | 100 |\n", text)
+        self.assertNotIn("spead2", text)
+
+    def test_mem_figure_with_spead2_rows_alone_is_drawn_without_a_ratio(self):
+        text = self.results_of("mem_vs_memcpy.png",
+                               self.write("spead2_mem.csv", HEADER + MEM_SPEAD2))
+        self.assertIn("| 1472 |  | spead2 | 50 | 0.625 | 80 |\n", text)
+        self.assertNotIn("gr-spead", text)
 
     def test_a_bad_value_names_the_file_and_line(self):
         path = self.write("bad.csv", HEADER + COMPARE_RECV.splitlines(True)[0] +
