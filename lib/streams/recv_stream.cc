@@ -355,10 +355,9 @@ struct stream::impl {
     std::size_t drain_waiters = 0; //!< threads in drain_copies_locked()
     std::unique_ptr<heap_assembler> assembler;
     heap_ring queue;
-    /*! A batch is being assembled: enqueue() leaves waking the consumer to the end of
-     * the batch, after the lock is released, so that the consumer does not wake only
-     * to wait for the lock (two futex calls per heap instead of four or five). */
-    bool batch_in_progress = false;
+    /*! Set by enqueue(): the thread that assembled the heap wakes the consumer once
+     * it releases the lock (unlock_and_wake()), so that the consumer does not wake
+     * only to wait for the lock. end_of_stream_locked() wakes every consumer. */
     bool consumer_to_wake = false;
     recv_stats queue_stats; //!< queue drops and reader failures
     /*! When the last batch arrived, for noticing a sender that restarted. */
@@ -369,6 +368,15 @@ struct stream::impl {
     std::atomic<bool> several_readers{ false };
     std::size_t readers_finished = 0;
     std::string failure; //!< the first reader failure, cause and fix
+
+    /*! Releases \p lock (on mutex), then wakes a consumer if a heap was queued. */
+    void unlock_and_wake(std::unique_lock<std::mutex>& lock)
+    {
+        const bool wake = std::exchange(consumer_to_wake, false);
+        lock.unlock();
+        if (wake)
+            heap_available.notify_one();
+    }
 
     // Guards the reader list. Never taken by a reader thread, so stop() can hold it
     // while joining them; taken before `mutex` when both are needed.
@@ -419,10 +427,7 @@ void stream::enqueue(heap&& h)
         return;
     }
     d_impl->queue.push(std::move(h));
-    if (d_impl->batch_in_progress)
-        d_impl->consumer_to_wake = true;
-    else
-        d_impl->heap_available.notify_one();
+    d_impl->consumer_to_wake = true;
 }
 
 void stream::end_of_stream_locked(std::unique_lock<std::mutex>& lock)
@@ -439,6 +444,7 @@ void stream::end_of_stream_locked(std::unique_lock<std::mutex>& lock)
     if (d_impl->chunk_placer)
         d_impl->chunk_placer->flush(); // the positions still filling go out
     d_stopped.store(true);
+    d_impl->consumer_to_wake = false;
     d_impl->heap_available.notify_all();
     d_impl->space_available.notify_all();
     d_impl->chunks.wake();
@@ -471,24 +477,14 @@ bool stream::add_packets(const packet_view* packets, std::size_t n)
     std::unique_lock<std::mutex> lock(d_impl->mutex);
     heap_assembler& assembler = *d_impl->assembler;
     note_batch_locked(n);
-    {
-        // Cleared however the batch ends (an allocation may throw).
-        struct batch_scope {
-            bool& flag;
-            ~batch_scope() { flag = false; }
-        } scope{ d_impl->batch_in_progress = true };
-        // After a stop heap the assembler counts the rest of the batch in
-        // packets_after_stop.
-        for (std::size_t i = 0; i < n; i++)
-            assembler.add_packet(packets[i].data, packets[i].size);
-    }
+    // After a stop heap the assembler counts the rest of the batch in
+    // packets_after_stop.
+    for (std::size_t i = 0; i < n; i++)
+        assembler.add_packet(packets[i].data, packets[i].size);
     if (assembler.is_stopped() && !d_stopped.load())
         end_of_stream_locked(lock);
-    const bool wake = std::exchange(d_impl->consumer_to_wake, false);
     const bool open = !d_stopped.load();
-    lock.unlock();
-    if (wake)
-        d_impl->heap_available.notify_one();
+    d_impl->unlock_and_wake(lock);
     return open;
 }
 
@@ -601,7 +597,9 @@ bool stream::add_continuous(const packet_view* packets, std::size_t n)
             offer_again = true;
         }
     }
-    return reader_goes_on && !d_stopped.load();
+    const bool goes_on = reader_goes_on && !d_stopped.load();
+    d_impl->unlock_and_wake(lock); // control heaps (descriptors) go to the heap queue
+    return goes_on;
 }
 
 bool stream::make_chunk_placer_locked(std::unique_lock<std::mutex>& lock,

@@ -136,7 +136,6 @@ struct udp_reader::impl {
     std::size_t granted_buffer = 0;
 
     // receive batch, allocated once
-    std::size_t slot_bytes = 0; //!< room for one message
     std::vector<std::uint8_t> buffers;
     std::vector<iovec> iovecs;
     std::vector<control_buffer> controls;
@@ -174,7 +173,8 @@ void udp_reader::impl::allocate_batch()
     bool coalescing = false;
     for (const auto& s : sockets)
         coalescing |= s.coalescing;
-    slot_bytes = coalescing ? max_coalesced_bytes : config.get_max_size();
+    const std::size_t slot_bytes =
+        coalescing ? max_coalesced_bytes : config.get_max_size();
     const std::size_t stride = coalescing ? max_coalesced_bytes + 1536 : slot_bytes;
     buffers.resize(std::size_t(batch_size) * stride);
     iovecs.resize(batch_size);
