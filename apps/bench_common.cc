@@ -326,19 +326,27 @@ std::string describe(const trial_result& r)
     return out.str();
 }
 
+std::optional<cpu_per_gib> median_cpu(const std::vector<cpu_per_gib>& figures)
+{
+    if (figures.empty())
+        return std::nullopt;
+    std::vector<double> user, sys;
+    for (const cpu_per_gib& f : figures) {
+        user.push_back(f.user);
+        sys.push_back(f.sys);
+    }
+    return cpu_per_gib{ median(user), median(sys) };
+}
+
 namespace {
-/*! Each part's median over the runs that have a figure; nothing if none has. */
+/*! The receive side's medians over the runs that have a figure. */
 std::optional<cpu_per_gib> median_cpu(const std::vector<trial_result>& runs)
 {
-    std::vector<double> user, sys;
+    std::vector<cpu_per_gib> figures;
     for (const trial_result& r : runs)
-        if (r.receiver_cpu) {
-            user.push_back(r.receiver_cpu->user);
-            sys.push_back(r.receiver_cpu->sys);
-        }
-    if (user.empty())
-        return std::nullopt;
-    return cpu_per_gib{ median(user), median(sys) };
+        if (r.receiver_cpu)
+            figures.push_back(*r.receiver_cpu);
+    return median_cpu(figures);
 }
 } // namespace
 

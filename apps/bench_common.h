@@ -58,6 +58,8 @@ struct cpu_per_gib {
 
 /*! "0.123 user + 0.456 sys = 0.579 CPU s/GiB" */
 std::string describe(const cpu_per_gib& cpu);
+/*! The median of each part (user, sys) over \p figures; nothing if there are none. */
+std::optional<cpu_per_gib> median_cpu(const std::vector<cpu_per_gib>& figures);
 
 /*! The sender: spead_send's heaps to one UDP destination. */
 struct sender_options {

@@ -632,7 +632,8 @@ int run_send(const po::variables_map& vm, bench::csv_writer& csv)
     std::vector<std::pair<std::size_t, double>> figures;
     const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
     for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
-        std::vector<double> rates, user, sys;
+        std::vector<double> rates;
+        std::vector<bench::cpu_per_gib> cpus;
         for (int run = 1; run <= runs; run++) {
             std::unique_ptr<bench::discard_socket> discard;
             bench::sender_options o = sender_options_from(vm, packet);
@@ -652,8 +653,7 @@ int run_send(const po::variables_map& vm, bench::csv_writer& csv)
                       << " packets, " << r.result.data_heaps << " heaps in "
                       << r.result.seconds << " s";
             if (cpu) {
-                user.push_back(cpu->user);
-                sys.push_back(cpu->sys);
+                cpus.push_back(*cpu);
                 std::cout << "; " << bench::describe(*cpu) << " of heap payload sent";
             }
             if (discard)
@@ -672,10 +672,9 @@ int run_send(const po::variables_map& vm, bench::csv_writer& csv)
                   << std::endl;
         const bench::csv_writer::run medians{ "send", packet, 0.0, "median" };
         csv.row(medians, "gbps", bench::median(rates));
-        if (!user.empty()) {
-            const bench::cpu_per_gib cpu{ bench::median(user), bench::median(sys) };
-            std::cout << "send packet " << packet << " CPU: " << bench::describe(cpu)
-                      << " of heap payload sent (medians of " << user.size() << ")"
+        if (const auto cpu = bench::median_cpu(cpus)) {
+            std::cout << "send packet " << packet << " CPU: " << bench::describe(*cpu)
+                      << " of heap payload sent (medians of " << cpus.size() << ")"
                       << std::endl;
             csv.cpu_rows(medians, cpu);
         }
