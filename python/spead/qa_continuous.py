@@ -32,8 +32,7 @@ from gnuradio import blocks, gr, gr_unittest
 import spead_qa_support as qa
 from spead_qa_support import spead
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-RELAY = os.path.join(HERE, "..", "..", "tests", "tools", "spead_relay.py")
+RELAY = qa.tests_path("tools", "spead_relay.py")
 
 TIMESTAMP_ITEM = 0x1600
 SUBSTREAM_ITEM = 0x3101

@@ -7,7 +7,7 @@
 """spead2_layout.py speaks spead2's dialect: its sender rebuilds every reference
 capture in tests/vectors (made by spead2 4.4.1) byte for byte, and its receiver prints
 every capture exactly as spead2_recv did (the .spead2_recv.txt files). The continuous
-interop tests (python/spead/qa_interop_*.py) rely on both halves."""
+interop tests (tests/python/qa_interop_*.py) rely on both halves."""
 
 import os
 import sys
