@@ -27,7 +27,7 @@ import sys
 import tempfile
 
 import numpy as np
-from gnuradio import blocks, gr, gr_unittest
+from gnuradio import blocks, gr_unittest
 
 import spead_qa_support as qa
 from spead_qa_support import spead
@@ -85,16 +85,16 @@ class Relay:
         self.proc.stdout.close()
 
 
-class qa_continuous(gr_unittest.TestCase):
+class qa_continuous(qa.FlowgraphTestCase):
 
     def setUp(self):
-        self.tb = gr.top_block()
+        super().setUp()
         self.relays = []
 
     def tearDown(self):
         for r in self.relays:
             r.kill()
-        self.tb = None
+        super().tearDown()
 
     def run_lossy(self, heaps, substreams, threads, seed, window_heaps=64,
                   rate_gbps=0.05, incomplete_heaps="drop"):

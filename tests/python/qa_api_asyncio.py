@@ -21,10 +21,7 @@ import spead_qa_support as qa
 from spead_qa_support import spead as spead2
 
 
-class qa_api_asyncio(gr_unittest.TestCase):
-
-    def setUp(self):
-        self.pool = spead2.ThreadPool()
+class qa_api_asyncio(qa.ApiTestCase):
 
     def pair(self):
         """An asyncio receive stream on a free port and an asyncio sender towards it."""

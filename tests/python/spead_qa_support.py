@@ -143,6 +143,28 @@ class FlowgraphAndTempDirTestCase(FlowgraphTestCase):
         self.dir.cleanup()
 
 
+class ApiTestCase(gr_unittest.TestCase):
+    """A test of the spead2-compatible API: a thread pool (self.pool), and receive
+    streams that are stopped after the test."""
+
+    def setUp(self):
+        self.pool = spead.ThreadPool()
+
+    def recv_stream(self, **kwargs):
+        stream = spead.recv.Stream(self.pool, **kwargs)
+        self.addCleanup(stream.stop)
+        return stream
+
+    def udp_recv_stream(self, **kwargs):
+        """A receive stream with a UDP reader on a free port of 127.0.0.1; returns
+        (stream, port)."""
+        stream = self.recv_stream(**kwargs)
+        port = free_udp_port()
+        self.assertEqual(stream.add_udp_reader(port, bind_hostname="127.0.0.1"),
+                         [("127.0.0.1", port)])
+        return stream, port
+
+
 def run_to_completion(tb, timeout=30.0):
     """Runs a flowgraph that ends by itself; stops it and raises if it does not end in
     time."""
