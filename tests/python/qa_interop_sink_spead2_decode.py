@@ -9,7 +9,7 @@
 Without spead2 (class qa_interop_sink_spead2_decode, ctest qa_interop_sink_spead2_decode,
 label qa): the sink records to a capture, and tests/interop/spead2_layout.py decodes it
 the way spead2 does (its receiver reproduces spead2_recv's printout of every reference
-capture in tests/vectors, see tests/interop/test_interop_layout.py). Every heap must
+capture in tests/vectors, see tests/interop/test_layout.py). Every heap must
 decode, complete, with the timestamp and substream as immediates of the flavour's
 width, the samples as the one addressed item, and descriptors spead2 can read.
 

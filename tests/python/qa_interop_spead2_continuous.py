@@ -6,7 +6,7 @@
 #
 """A spead2 sender feeding spead.source(output_mode="continuous"), without spead2: the
 heaps come from tests/interop/spead2_layout.py, whose sender rebuilds spead2's own
-captures byte for byte (tests/interop/test_interop_layout.py). They are what a spead2
+captures byte for byte (tests/interop/test_layout.py). They are what a spead2
 user sends for a time series (docs/continuous.md, spead2 senders): descriptors in a
 heap of their own (numpy-header descriptor for the samples, format descriptors for the
 48-bit timestamp and the substream index, as spead2's Python ItemGroup makes them),

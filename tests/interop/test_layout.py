@@ -70,7 +70,7 @@ def first_difference(got, want):
     return "" if len(got) == len(want) else f"captured {len(got)}, generated {len(want)} bytes"
 
 
-class test_interop_layout(unittest.TestCase):
+class test_layout(unittest.TestCase):
 
     def test_generator_rebuilds_every_spead2_capture_byte_for_byte(self):
         for name, recipe in RECIPES.items():

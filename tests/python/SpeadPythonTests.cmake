@@ -14,6 +14,12 @@
 #                         NIC_TIMEOUT, default 180 s; needs root, as every emulator test).
 # Used by python/spead (the blocks' QA) and tests/python (the Python API and the tests
 # across blocks and tools).
+#
+# spead_add_python_unittests(<prefix> [TIMEOUT <seconds>])
+#
+# Registers every test_*.py in the calling directory as `<prefix>_<file name>` (label
+# unit, TIMEOUT default 120 s): standard-library unittest scripts that need no
+# flowgraph (tests/tools, tests/interop).
 include(GrTest)
 set(SPEAD_QA_SUPPORT_DIR ${CMAKE_CURRENT_LIST_DIR})
 
@@ -58,5 +64,20 @@ function(spead_add_python_qa dir)
                     FAIL_REGULAR_EXPRESSION "skipped|Ran 0 tests")
             endforeach()
         endif()
+    endforeach()
+endfunction()
+
+function(spead_add_python_unittests prefix)
+    cmake_parse_arguments(unit "" "TIMEOUT" "" ${ARGN})
+    if(NOT unit_TIMEOUT)
+        set(unit_TIMEOUT 120)
+    endif()
+    file(GLOB scripts CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/test_*.py)
+    foreach(script IN LISTS scripts)
+        get_filename_component(name ${script} NAME_WE)
+        add_test(NAME ${prefix}_${name} COMMAND /usr/bin/python3 -B ${script} -v)
+        set_tests_properties(${prefix}_${name} PROPERTIES
+            LABELS unit TIMEOUT ${unit_TIMEOUT} FAIL_REGULAR_EXPRESSION "Ran 0 tests"
+            ENVIRONMENT "GR_SPEAD_VECTORS_DIR=${GR_SPEAD_VECTORS_DIR}")
     endforeach()
 endfunction()
