@@ -79,22 +79,11 @@ class Relay:
         return report
 
     def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
+        qa.kill(self.proc)
         self.proc.stdout.close()
 
 
 class qa_continuous(qa.FlowgraphTestCase):
-
-    def setUp(self):
-        super().setUp()
-        self.relays = []
-
-    def tearDown(self):
-        for r in self.relays:
-            r.kill()
-        super().tearDown()
 
     def run_lossy(self, heaps, substreams, threads, seed, window_heaps=64,
                   rate_gbps=0.05, incomplete_heaps="drop"):
@@ -124,6 +113,8 @@ class qa_continuous(qa.FlowgraphTestCase):
             # relay lets the protected heap 1 go 50 ms ahead of the rest.
             self.relays = [Relay(rx_ports, seed, protect,
                                  ["--hold-start", "0.05"] if threads > 1 else [])]
+        for relay in self.relays:
+            self.addCleanup(relay.kill)
         tx = spead.sink(
             endpoints=",".join(f"127.0.0.1:{r.port}" for r in self.relays),
             item_type="int32", max_packet_size=1472, heap_items=HEAP_ITEMS,

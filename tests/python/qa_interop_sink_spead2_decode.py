@@ -185,22 +185,11 @@ def verify_pattern(substreams, heaps, items_per_heap):
 
 class spead2_recv_continuous(qa.FlowgraphAndTempDirTestCase):
 
-    def setUp(self):
-        super().setUp()
-        self.procs = []
-
-    def tearDown(self):
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait(10)
-        super().tearDown()
-
     def spead2_recv(self, sources, extra=()):
         proc = subprocess.Popen([SPEAD2_RECV, "--descriptors", *extra, *sources],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
-        self.procs.append(proc)
+        self.addCleanup(qa.kill, proc)
         return proc
 
     def finish(self, proc, timeout=30):

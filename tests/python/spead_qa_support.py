@@ -328,6 +328,13 @@ def send_datagrams(port, datagrams, host="127.0.0.1", pause_every=32, pause=0.00
 
 # ---- resources ------------------------------------------------------------------------
 
+def kill(proc, timeout=10):
+    """Kills a child process that still runs, and reaps it (for addCleanup)."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait(timeout)
+
+
 def thread_count():
     return len(os.listdir("/proc/self/task"))
 
