@@ -42,16 +42,14 @@ def main():
         print(f"FAIL: no .cc, .h or .py file under {top}/{{{','.join(CHECKED_DIRS)}}}: "
               "give the source directory")
         return 1
-    over = sorted(((line_count(p), os.path.relpath(p, top)) for p in checked),
-                  reverse=True)
-    over = [(n, p) for n, p in over if n > args.limit]
-    for n, path in over:
-        print(f"FAIL: {path}: {n} lines, over the limit of {args.limit}: split it by job")
-    if over:
-        print(f"{len(over)} of {len(checked)} files over {args.limit} lines")
-        return 1
-    print(f"ok: {len(checked)} files, none over {args.limit} lines")
-    return 0
+    counts = sorted(((line_count(p), os.path.relpath(p, top)) for p in checked),
+                    reverse=True)
+    over = [f"FAIL: {path}: {n} lines, over the limit of {args.limit}: split it by job"
+            for n, path in counts if n > args.limit]
+    summary = (f"{len(over)} of {len(checked)} files over {args.limit} lines" if over
+               else f"ok: {len(checked)} files, none over {args.limit} lines")
+    print("\n".join(over + [summary]))
+    return 1 if over else 0
 
 
 if __name__ == "__main__":
