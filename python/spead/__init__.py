@@ -1,33 +1,35 @@
 #
 # Copyright 2008,2009 Free Software Foundation, Inc.
+# Copyright 2026 gr-spead authors
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
+"""SPEAD streams for GNU Radio: the blocks and a spead2-compatible API.
 
-# The presence of this file turns this directory into a Python package
+The blocks (docs/usage.md):
+    source  SPEAD heaps from UDP, ibverbs or a capture file -> a stream of items
+    sink    a stream of items -> SPEAD heaps to UDP, ibverbs or a capture file
 
-'''
-This is the GNU Radio SPEAD module. Place your Python package
-description here (python/__init__.py).
-'''
-import os
+The spead2-compatible API for scripts (docs/python.md): `import gnuradio.spead as
+spead2` gives Flavour, ThreadPool and MemoryPool (from the bindings), Descriptor,
+Item and ItemGroup, and the submodules recv and send, as spead2 does.
 
-# import pybind11 generated symbols into the spead namespace
+The bindings (the compiled spead_python module) are required: when they cannot be
+loaded, importing this package fails with their ImportError as the cause.
+"""
+
 try:
-    # this might fail if the module is python-only
-    from .spead_python import *
-except ModuleNotFoundError:
-    pass
-else:
-    # import any pure python here
-    # The spead2-compatible API (docs/python.md): `import gnuradio.spead as spead2`
-    # gives Flavour, ThreadPool, MemoryPool (bindings), Descriptor, Item, ItemGroup
-    # and the submodules recv and send, as spead2 does.
-    from ._block_arguments import check_block_arguments as _check_block_arguments
-    from ._items import Descriptor, Item, ItemGroup, parse_range_list  # noqa: F401
-    from . import recv, send  # noqa: F401
+    from .spead_python import *  # noqa: F401,F403  (source, sink and the API's types)
+except ImportError as error:
+    raise ImportError(
+        f"gnuradio.spead: its compiled bindings (spead_python) cannot be loaded: {error}; "
+        "build gr-spead with ENABLE_PYTHON=ON and install it, or put the build's "
+        "test_modules directory on PYTHONPATH") from error
 
-    # vlen=-1 and the like: a ValueError naming the parameter, not pybind11's TypeError
-    _check_block_arguments(source)  # noqa: F405
-    _check_block_arguments(sink)  # noqa: F405
-#
+from . import recv, send  # noqa: F401
+from ._block_arguments import check_block_arguments as _check_block_arguments
+from ._items import Descriptor, Item, ItemGroup, parse_range_list  # noqa: F401
+
+# vlen=-1 and the like: a ValueError naming the parameter, not pybind11's TypeError
+_check_block_arguments(source)  # noqa: F405
+_check_block_arguments(sink)  # noqa: F405

@@ -27,13 +27,12 @@ import sys
 import tempfile
 
 import numpy as np
-from gnuradio import blocks, gr, gr_unittest
+from gnuradio import blocks, gr_unittest
 
 import spead_qa_support as qa
 from spead_qa_support import spead
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-RELAY = os.path.join(HERE, "..", "..", "tests", "tools", "spead_relay.py")
+RELAY = qa.tests_path("tools", "spead_relay.py")
 
 TIMESTAMP_ITEM = 0x1600
 SUBSTREAM_ITEM = 0x3101
@@ -80,22 +79,11 @@ class Relay:
         return report
 
     def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
+        qa.kill(self.proc)
         self.proc.stdout.close()
 
 
-class qa_continuous(gr_unittest.TestCase):
-
-    def setUp(self):
-        self.tb = gr.top_block()
-        self.relays = []
-
-    def tearDown(self):
-        for r in self.relays:
-            r.kill()
-        self.tb = None
+class qa_continuous(qa.FlowgraphTestCase):
 
     def run_lossy(self, heaps, substreams, threads, seed, window_heaps=64,
                   rate_gbps=0.05, incomplete_heaps="drop"):
@@ -125,6 +113,8 @@ class qa_continuous(gr_unittest.TestCase):
             # relay lets the protected heap 1 go 50 ms ahead of the rest.
             self.relays = [Relay(rx_ports, seed, protect,
                                  ["--hold-start", "0.05"] if threads > 1 else [])]
+        for relay in self.relays:
+            self.addCleanup(relay.kill)
         tx = spead.sink(
             endpoints=",".join(f"127.0.0.1:{r.port}" for r in self.relays),
             item_type="int32", max_packet_size=1472, heap_items=HEAP_ITEMS,

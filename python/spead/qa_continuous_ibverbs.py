@@ -34,7 +34,7 @@ import spead_qa_support as qa
 from spead_qa_support import spead
 
 HERE = os.path.abspath(__file__)
-RELAY = os.path.join(os.path.dirname(HERE), "..", "..", "tests", "tools", "spead_relay.py")
+RELAY = qa.tests_path("tools", "spead_relay.py")
 PEER_TIMEOUT = 90
 
 TIMESTAMP_ITEM = 0x1600

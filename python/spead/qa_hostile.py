@@ -11,7 +11,7 @@ import random
 import struct
 
 import numpy as np
-from gnuradio import blocks, gr, gr_unittest
+from gnuradio import blocks, gr_unittest
 
 import spead_qa_support as qa
 
@@ -36,14 +36,11 @@ def expected_words(cnts):
     return np.concatenate([np.arange(WORDS, dtype=np.int32) + c * 100 for c in cnts])
 
 
-class qa_hostile(gr_unittest.TestCase):
+class qa_hostile(qa.FlowgraphTestCase):
 
     def setUp(self):
-        self.tb = gr.top_block()
+        super().setUp()
         self.rng = random.Random(99)
-
-    def tearDown(self):
-        self.tb = None
 
     def start_source(self, **kwargs):
         kwargs.setdefault("byte_order", "as-is")

@@ -186,15 +186,21 @@ class qa_ibverbs(gr_unittest.TestCase):
             spead.sink(transport="ibverbs", endpoints="127.0.0.1:7206", interface="lo")
         self.assertIn("no RDMA device owns interface 127.0.0.1 (lo)", str(ctx.exception))
 
-    def test_auto_without_a_device_falls_back_to_udp_and_receives(self):
-        code, output = run_peer_in_host(2, ["receive", "auto", "lo", "7207", "11"])
+    def receiver_prints(self, args, expected, extra_env=None, prefix=()):
+        """Runs a receiving peer in host 2 (--peer receive ARGS): it must exit 0 having
+        printed every string of `expected`. Returns its output."""
+        code, output = run_peer_in_host(2, ["receive"] + args, extra_env, prefix)
         self.assertEqual(code, 0, output)
-        self.assertIn("transport auto: ibverbs cannot be used on lo (127.0.0.1): "
-                      "rdma_bind_addr(127.0.0.1): No such device. no RDMA device owns "
-                      "interface 127.0.0.1 (lo)", output)
-        self.assertIn("using udp", output)
-        self.assertIn("SOURCE_TRANSPORT udp", output)
-        self.assertIn("RECEIVED_OK", output)
+        for text in expected:
+            self.assertIn(text, output)
+        return output
+
+    def test_auto_without_a_device_falls_back_to_udp_and_receives(self):
+        self.receiver_prints(["auto", "lo", "7207", "11"], [
+            "transport auto: ibverbs cannot be used on lo (127.0.0.1): "
+            "rdma_bind_addr(127.0.0.1): No such device. no RDMA device owns "
+            "interface 127.0.0.1 (lo)",
+            "using udp", "SOURCE_TRANSPORT udp", "RECEIVED_OK"])
 
     def test_auto_with_a_device_uses_ibverbs(self):
         rx = self.source("auto", 7208)
@@ -205,57 +211,43 @@ class qa_ibverbs(gr_unittest.TestCase):
 
     def test_without_cap_net_raw_ibverbs_errors_and_auto_falls_back(self):
         drop = ["setpriv", "--inh-caps=-net_raw", "--bounding-set=-net_raw", "--"]
-        code, output = run_peer_in_host(2, ["receive", "ibverbs", "eth0", "7209", "12"],
-                                        prefix=drop)
-        self.assertEqual(code, 0, output)
-        self.assertIn("SOURCE_ERROR RuntimeError", output)
-        self.assertIn("need CAP_NET_RAW", output)
-        self.assertIn("setcap cap_net_raw+ep", output)
-        self.assertIn("--ambient-caps=+net_raw", output)
+        output = self.receiver_prints(
+            ["ibverbs", "eth0", "7209", "12"],
+            ["SOURCE_ERROR RuntimeError", "need CAP_NET_RAW", "setcap cap_net_raw+ep",
+             "--ambient-caps=+net_raw"], prefix=drop)
         self.assertNotIn("setcap cap_net_raw+ep /usr/bin/python", output)
 
-        code, output = run_peer_in_host(2, ["receive", "auto", "eth0", "7210", "13"],
-                                        prefix=drop)
-        self.assertEqual(code, 0, output)
-        self.assertIn(f"transport auto: ibverbs cannot be used on eth0 ({self.me['ip']}): "
-                      "CAP_NET_RAW is missing", output)
-        self.assertIn("SOURCE_TRANSPORT udp", output)
-        self.assertIn("RECEIVED_OK", output)
+        self.receiver_prints(
+            ["auto", "eth0", "7210", "13"],
+            [f"transport auto: ibverbs cannot be used on eth0 ({self.me['ip']}): "
+             "CAP_NET_RAW is missing", "SOURCE_TRANSPORT udp", "RECEIVED_OK"], prefix=drop)
 
     # ---- environment overrides -------------------------------------------------------------
 
     def test_env_interface_turns_a_udp_source_into_ibverbs(self):
-        code, output = run_peer_in_host(
-            2, ["receive", "udp", "", "7211", "14"],
+        self.receiver_prints(
+            ["udp", "", "7211", "14"],
+            ["GR_SPEAD_IBV_INTERFACE=eth0: transport udp becomes ibverbs on eth0",
+             "GR_SPEAD_IBV_COMP_VECTOR=-1: comp_vector -1 (busy polling)",
+             "over ibverbs on eth0 (ring", "busy polling)", "SOURCE_TRANSPORT ibverbs",
+             "RECEIVED_OK"],
             {"GR_SPEAD_IBV_INTERFACE": "eth0", "GR_SPEAD_IBV_COMP_VECTOR": "-1"})
-        self.assertEqual(code, 0, output)
-        self.assertIn("GR_SPEAD_IBV_INTERFACE=eth0: transport udp becomes ibverbs on eth0",
-                      output)
-        self.assertIn("GR_SPEAD_IBV_COMP_VECTOR=-1: comp_vector -1 (busy polling)", output)
-        self.assertIn("over ibverbs on eth0 (ring", output)
-        self.assertIn("busy polling)", output)
-        self.assertIn("SOURCE_TRANSPORT ibverbs", output)
-        self.assertIn("RECEIVED_OK", output)
 
     def test_env_interface_loses_to_the_blocks_interface(self):
         # lo has no device: ibverbs works only if the block's eth0 wins.
-        code, output = run_peer_in_host(
-            2, ["receive", "udp", "eth0", "7212", "15"],
+        self.receiver_prints(
+            ["udp", "eth0", "7212", "15"],
+            ["GR_SPEAD_IBV_INTERFACE=lo: transport udp becomes ibverbs on eth0 "
+             "(the interface given to the block wins)",
+             "GR_SPEAD_IBV_COMP_VECTOR=1: comp_vector 1", "SOURCE_TRANSPORT ibverbs",
+             "RECEIVED_OK"],
             {"GR_SPEAD_IBV_INTERFACE": "lo", "GR_SPEAD_IBV_COMP_VECTOR": "1"})
-        self.assertEqual(code, 0, output)
-        self.assertIn("GR_SPEAD_IBV_INTERFACE=lo: transport udp becomes ibverbs on eth0 "
-                      "(the interface given to the block wins)", output)
-        self.assertIn("GR_SPEAD_IBV_COMP_VECTOR=1: comp_vector 1", output)
-        self.assertIn("SOURCE_TRANSPORT ibverbs", output)
-        self.assertIn("RECEIVED_OK", output)
 
     def test_env_comp_vector_that_is_no_integer_is_refused(self):
-        code, output = run_peer_in_host(
-            2, ["receive", "udp", "", "7213", "16"],
+        self.receiver_prints(
+            ["udp", "", "7213", "16"],
+            ["SOURCE_ERROR ValueError: GR_SPEAD_IBV_COMP_VECTOR: 'two' is not an integer"],
             {"GR_SPEAD_IBV_INTERFACE": "eth0", "GR_SPEAD_IBV_COMP_VECTOR": "two"})
-        self.assertEqual(code, 0, output)
-        self.assertIn("SOURCE_ERROR ValueError: GR_SPEAD_IBV_COMP_VECTOR: 'two' is not an "
-                      "integer", output)
 
     def test_without_env_override_udp_stays_udp(self):
         self.assertNotIn("GR_SPEAD_IBV_INTERFACE", os.environ)

@@ -53,14 +53,9 @@ def components(sink, item_type):
     return np.asarray(sink.data()).astype(np.int64).astype(dtype)
 
 
-class qa_item_types(gr_unittest.TestCase):
+class qa_item_types(qa.FlowgraphTestCase):
 
-    def setUp(self):
-        self.tb = gr.top_block()
-        self.rng = np.random.default_rng(7)
-
-    def tearDown(self):
-        self.tb = None
+    seed = 7
 
     def random_components(self, item_type, n):
         dtype = TYPES[item_type][0]

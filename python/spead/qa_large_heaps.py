@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 import numpy as np
-from gnuradio import blocks, gr, gr_unittest
+from gnuradio import blocks, gr_unittest
 
 import spead_qa_support as qa
 from spead_qa_support import spead
@@ -69,15 +69,8 @@ def rmem_max_at_least(nbytes):
                     f.write(str(original))
 
 
-class qa_large_heaps(gr_unittest.TestCase):
+class qa_large_heaps(qa.FlowgraphAndTempDirTestCase):
 
-    def setUp(self):
-        self.tb = gr.top_block()
-        self.tmp = tempfile.TemporaryDirectory()
-
-    def tearDown(self):
-        self.tb = None
-        self.tmp.cleanup()
 
     def send_bytes(self, lengths, max_heap_size):
         """Sends int8 packets of `lengths`; returns (bytes received, source, sink)."""
@@ -92,7 +85,7 @@ class qa_large_heaps(gr_unittest.TestCase):
         tx = spead.sink(endpoints=f"127.0.0.1:{port}", item_type="int8",
                         max_packet_size=8972,
                         rate_gbps=qa.TEST_RATE_GBPS if fits else PACED_RATE_GBPS)
-        path = os.path.join(self.tmp.name, "out.bin")
+        path = os.path.join(self.dir.name, "out.bin")
         out = blocks.file_sink(1, path)
         out.set_unbuffered(False)
         self.tb.connect(src, tx)

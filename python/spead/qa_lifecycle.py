@@ -39,13 +39,7 @@ def port_is_free(port):
             return False
 
 
-class qa_lifecycle(gr_unittest.TestCase):
-
-    def setUp(self):
-        self.tb = gr.top_block()
-
-    def tearDown(self):
-        self.tb = None
+class qa_lifecycle(qa.FlowgraphTestCase):
 
     def test_stop_heap_ends_the_flowgraph_after_the_heaps_before_it(self):
         rx, port = qa.make_source(item_type="int16")

@@ -17,22 +17,25 @@ from spead_qa_support import spead
 SMALL_PCAP = qa.vector("spead64-40_small_desc_stop.pcap")
 
 # (parameter named in the message, keyword arguments)
-BAD_SOURCE = [
+BAD_EITHER = [  # bad for both blocks
     ("transport", {"transport": "tcp"}),
     ("interface", {"transport": "ibverbs"}),
     ("interface", {"transport": "ibverbs", "interface": "nosuch0"}),
     ("max_poll", {"max_poll": 0}),
     ("max_poll", {"transport": "ibverbs", "interface": "lo", "max_poll": -1}),
     ("endpoints", {"endpoints": ""}),
+    ("buffer_size", {"buffer_size": 1 << 31}),
+    ("max_packet_size", {"max_packet_size": 70000}),
+    ("vlen", {"vlen": 0}),
+]
+
+BAD_SOURCE = BAD_EITHER + [
     ("endpoints", {"endpoints": "not an endpoint"}),
     ("endpoints", {"endpoints": "127.0.0.1:99999"}),
     ("endpoints", {"endpoints": "127.0.0.1+x:7148"}),
     ("interface", {"endpoints": "239.1.2.3:7148", "interface": "no-such-if0"}),
-    ("buffer_size", {"buffer_size": 1 << 31}),
     ("max_packet_size", {"max_packet_size": 10}),
-    ("max_packet_size", {"max_packet_size": 70000}),
     ("item_type", {"item_type": "complex_double"}),
-    ("vlen", {"vlen": 0}),
     ("payload_item", {"payload_item": 0x05}),
     ("max_heap_size", {"max_heap_size": 4, "item_type": "complex_float"}),
     ("max_heap_size", {"max_heap_size": 1 << 40}),
@@ -51,21 +54,12 @@ BAD_SOURCE = [
                    "endpoints": ":7148,:7149"}),
 ]
 
-BAD_SINK = [
-    ("transport", {"transport": "tcp"}),
-    ("interface", {"transport": "ibverbs"}),
-    ("interface", {"transport": "ibverbs", "interface": "nosuch0"}),
-    ("max_poll", {"max_poll": 0}),
-    ("max_poll", {"transport": "ibverbs", "interface": "lo", "max_poll": -1}),
-    ("endpoints", {"endpoints": ""}),
+BAD_SINK = BAD_EITHER + [
     ("endpoints", {"endpoints": "nowhere"}),
     ("endpoints", {"endpoints": "127.0.0.1:0"}),
     ("interface", {"interface": "no-such-if0"}),
-    ("buffer_size", {"buffer_size": 1 << 31}),
     ("max_packet_size", {"max_packet_size": 8}),
-    ("max_packet_size", {"max_packet_size": 70000}),
     ("item_type", {"item_type": "bits"}),
-    ("vlen", {"vlen": 0}),
     ("payload_item", {"payload_item": 0x02}),
     ("payload_item", {"payload_item": 0x10}),
     ("payload_item", {"payload_item": 1 << 30}),

@@ -33,13 +33,7 @@ class slow_consumer(gr.sync_block):
         return n
 
 
-class qa_reconcile(gr_unittest.TestCase):
-
-    def setUp(self):
-        self.tb = gr.top_block()
-
-    def tearDown(self):
-        self.tb = None
+class qa_reconcile(qa.FlowgraphTestCase):
 
     def run_loop(self, heaps, source_kwargs, consumer):
         data = np.tile(np.arange(ITEMS, dtype=np.int16), heaps)

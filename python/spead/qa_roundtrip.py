@@ -18,14 +18,9 @@ def gain_descriptor():
     return qa.descriptor_msg(0x1700, "gain", "receiver gain setting")
 
 
-class qa_roundtrip(gr_unittest.TestCase):
+class qa_roundtrip(qa.FlowgraphTestCase):
 
-    def setUp(self):
-        self.tb = gr.top_block()
-        self.rng = np.random.default_rng(1234)
-
-    def tearDown(self):
-        self.tb = None
+    seed = 1234
 
     def complex_packets(self, lengths):
         n = sum(lengths)

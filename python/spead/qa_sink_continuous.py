@@ -20,7 +20,7 @@ import threading
 
 import numpy as np
 import pmt
-from gnuradio import blocks, gr, gr_unittest
+from gnuradio import blocks, gr_unittest
 
 import spead_qa_support as qa
 from spead_qa_support import spead
@@ -148,14 +148,9 @@ def make_sink(ports, **kwargs):
                       len_tag_key="packet_len", **kwargs)
 
 
-class qa_sink_continuous(gr_unittest.TestCase):
+class qa_sink_continuous(qa.FlowgraphTestCase):
 
-    def setUp(self):
-        self.tb = gr.top_block()
-        self.rng = np.random.default_rng(10)
-
-    def tearDown(self):
-        self.tb = None
+    seed = 10
 
     def samples(self, heaps):
         return self.rng.standard_normal(heaps * HEAP_ITEMS).astype(np.float32)

@@ -11,19 +11,13 @@ import tempfile
 
 import numpy as np
 import pmt
-from gnuradio import blocks, gr, gr_unittest
+from gnuradio import blocks, gr_unittest
 
 import spead_qa_support as qa
 from spead_qa_support import spead
 
 
-class qa_source_pcap(gr_unittest.TestCase):
-
-    def setUp(self):
-        self.tb = gr.top_block()
-
-    def tearDown(self):
-        self.tb = None
+class qa_source_pcap(qa.FlowgraphTestCase):
 
     def replay(self, name, item_type="int32", **kwargs):
         kwargs.setdefault("endpoints", "")

@@ -8,7 +8,7 @@ spead2's receiver decodes them, in plain Python (standard library only), so that
 which has no spead2, can still speak spead2's dialect.
 
 Sender (spead2::send::heap + packet_generator, as documented in tests/vectors/README.md
-and checked byte for byte against those captures by test_interop_layout.py):
+and checked byte for byte against those captures by test_layout.py):
 - max_packet_size is rounded down to a multiple of 8;
 - every packet starts with HEAP_CNT, HEAP_SIZE, HEAP_OFFSET, PAYLOAD_LENGTH;
 - then the item pointers in the order the items were added, as many per packet as fit

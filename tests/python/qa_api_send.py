@@ -48,17 +48,7 @@ def udp_port_bound(port):
                    for line in f.read().splitlines()[1:])
 
 
-class qa_api_send(gr_unittest.TestCase):
-
-    def setUp(self):
-        self.pool = spead2.ThreadPool()
-
-    def receiver(self, **kwargs):
-        rx = spead2.recv.Stream(self.pool, **kwargs)
-        self.addCleanup(rx.stop)
-        port = qa.free_udp_port()
-        rx.add_udp_reader(port, bind_hostname="127.0.0.1")
-        return rx, port
+class qa_api_send(qa.ApiTestCase):
 
     def sender(self, port, **config):
         config.setdefault("rate", 2e8)
@@ -94,7 +84,7 @@ class qa_api_send(gr_unittest.TestCase):
         self.assertEqual(stats["stop_heaps"], 1)
 
     def test_spead_send_to_python_receiver(self):
-        rx, port = self.receiver()
+        rx, port = self.udp_recv_stream()
         heaps, heap_size = 4, 16384
         subprocess.run([app("spead_send"), "--verify", "--descriptors", "--heaps",
                         str(heaps), "--heap-size", str(heap_size), "--items", "2",
@@ -143,7 +133,7 @@ class qa_api_send(gr_unittest.TestCase):
             qa.tags_by_offset(out.tags()).items())], [1, 2, 3, 4])
 
     def test_sink_block_to_python_receiver(self):
-        rx, port = self.receiver()
+        rx, port = self.udp_recv_stream()
         data = np.arange(4096, dtype=np.int32)
         tb = gr.top_block()
         tb.connect(blocks.vector_source_i(data.tolist(), False),
@@ -158,8 +148,8 @@ class qa_api_send(gr_unittest.TestCase):
 
     # ---- the send API ------------------------------------------------------------------
     def test_send_heaps_substreams_and_cnt_sequence(self):
-        rx1, port1 = self.receiver()
-        rx2, port2 = self.receiver()
+        rx1, port1 = self.udp_recv_stream()
+        rx2, port2 = self.udp_recv_stream()
         tx = spead2.send.UdpStream(self.pool, [("127.0.0.1", port1), ("127.0.0.1", port2)],
                                    spead2.send.StreamConfig(rate=2e8, max_heaps=2))
         self.assertEqual(tx.num_substreams, 2)
@@ -184,7 +174,7 @@ class qa_api_send(gr_unittest.TestCase):
         self.assertTrue(np.shares_memory(fortran.to_buffer(), fortran.value))
 
     def test_heap_keeps_item_memory_alive(self):
-        rx, port = self.receiver()
+        rx, port = self.udp_recv_stream()
         tx = self.sender(port)
         ig = spead2.send.ItemGroup()
         ig.add_item(0x1000, "x", "", (1000,), dtype=np.uint8,
@@ -197,7 +187,7 @@ class qa_api_send(gr_unittest.TestCase):
         self.assertTrue((recv_ig.update(rx.get(timeout=5))["x"].value == 7).all())
 
     def test_deleting_pool_and_stream_after_sending_is_safe(self):
-        rx, port = self.receiver()
+        rx, port = self.udp_recv_stream()
         tx = spead2.send.UdpStream(spead2.ThreadPool(), "127.0.0.1", port)
         gc.collect()
         ig = spead2.send.ItemGroup()
@@ -208,7 +198,7 @@ class qa_api_send(gr_unittest.TestCase):
         self.assertEqual(spead2.ItemGroup().update(rx.get(timeout=5))["x"].value, 5)
 
     def test_wrong_arguments_are_value_errors_naming_the_parameter(self):
-        _, port = self.receiver()
+        _, port = self.udp_recv_stream()
         tx = self.sender(port)
         heap = spead2.send.ItemGroup().get_end()
         for call, name in (

@@ -3,7 +3,8 @@
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-"""Helpers shared by the QA tests of spead.source and spead.sink (not installed).
+"""Helpers shared by the Python tests (not installed): the blocks' QA in python/spead
+and the tests of the Python API and across blocks and tools here in tests/python.
 
 Everything here is bounded in time: flowgraphs run with a deadline, sockets have
 timeouts, and namespaces are removed again.
@@ -20,17 +21,13 @@ import threading
 import time
 import uuid
 
+import numpy as np
 import pmt
 from gnuradio import gr, gr_unittest
+from gnuradio import spead
 
-try:
-    from gnuradio import spead
-except ImportError:  # the bindings are not built
-    spead = None
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-VECTORS_DIR = os.environ.get(
-    "GR_SPEAD_VECTORS_DIR", os.path.join(HERE, "..", "..", "tests", "vectors"))
+TESTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+VECTORS_DIR = os.environ.get("GR_SPEAD_VECTORS_DIR", os.path.join(TESTS_DIR, "vectors"))
 
 # Defaults that keep loopback tests lossless on a busy 2-core machine.
 TEST_RATE_GBPS = 2.0
@@ -41,10 +38,22 @@ def vector(name):
     return os.path.join(VECTORS_DIR, name)
 
 
+def tests_path(*parts):
+    """Path of a file under tests/ (tests_path("tools", "spead_relay.py"))."""
+    return os.path.normpath(os.path.join(TESTS_DIR, *parts))
+
+
+def spead2_layout():
+    """The module tests/interop/spead2_layout.py: spead2's dialect (its sender and
+    receiver) in Python, checked against spead2's own captures."""
+    sys.path.insert(0, tests_path("interop"))
+    import spead2_layout as module
+    return module
+
+
 def minstd(n):
     """The first n outputs of std::minstd_rand (default seed): the payload of the
     reference captures in tests/vectors."""
-    import numpy as np
     out = np.empty(n, dtype=np.uint32)
     x = 1
     for i in range(n):
@@ -106,30 +115,73 @@ def make_source_on_free_ports(n_endpoints, **kwargs):
     raise AssertionError("no free UDP ports found")
 
 
-class FlowgraphAndTempDirTestCase(gr_unittest.TestCase):
-    """Gives every test a fresh top block (self.tb) and a temporary directory
-    (self.dir, a TemporaryDirectory) that is removed after the test."""
+class FlowgraphTestCase(gr_unittest.TestCase):
+    """Gives every test a fresh top block (self.tb) and, when the class sets `seed`, a
+    random generator seeded with it (self.rng)."""
+
+    seed = None
 
     def setUp(self):
         self.tb = gr.top_block()
-        self.dir = tempfile.TemporaryDirectory()
+        if self.seed is not None:
+            self.rng = np.random.default_rng(self.seed)
 
     def tearDown(self):
         self.tb = None
+
+
+class FlowgraphAndTempDirTestCase(FlowgraphTestCase):
+    """A FlowgraphTestCase with a temporary directory (self.dir, a TemporaryDirectory)
+    that is removed after the test."""
+
+    def setUp(self):
+        super().setUp()
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        super().tearDown()
         self.dir.cleanup()
+
+
+class ApiTestCase(gr_unittest.TestCase):
+    """A test of the spead2-compatible API: a thread pool (self.pool), and receive
+    streams that are stopped after the test."""
+
+    def setUp(self):
+        self.pool = spead.ThreadPool()
+
+    def recv_stream(self, **kwargs):
+        stream = spead.recv.Stream(self.pool, **kwargs)
+        self.addCleanup(stream.stop)
+        return stream
+
+    def udp_recv_stream(self, **kwargs):
+        """A receive stream with a UDP reader on a free port of 127.0.0.1; returns
+        (stream, port)."""
+        stream = self.recv_stream(**kwargs)
+        port = free_udp_port()
+        self.assertEqual(stream.add_udp_reader(port, bind_hostname="127.0.0.1"),
+                         [("127.0.0.1", port)])
+        return stream, port
 
 
 def run_to_completion(tb, timeout=30.0):
     """Runs a flowgraph that ends by itself; stops it and raises if it does not end in
     time."""
     tb.start()
+    wait_to_end(tb, timeout)
+
+
+def wait_to_end(tb, timeout=30.0, what="flowgraph"):
+    """Waits for a started flowgraph to end by itself; stops it and raises if it does
+    not end in time."""
     waiter = threading.Thread(target=tb.wait, daemon=True)
     waiter.start()
     waiter.join(timeout)
     if waiter.is_alive():
         tb.stop()
         waiter.join(10)
-        raise AssertionError(f"flowgraph did not end within {timeout} s")
+        raise AssertionError(f"{what} did not end within {timeout} s")
 
 
 def wait_for(condition, timeout=10.0, interval=0.01):
@@ -275,6 +327,13 @@ def send_datagrams(port, datagrams, host="127.0.0.1", pause_every=32, pause=0.00
 
 
 # ---- resources ------------------------------------------------------------------------
+
+def kill(proc, timeout=10):
+    """Kills a child process that still runs, and reaps it (for addCleanup)."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait(timeout)
+
 
 def thread_count():
     return len(os.listdir("/proc/self/task"))

@@ -21,10 +21,14 @@ import spead_qa_support as qa
 from spead_qa_support import spead as spead2
 
 
-class qa_api_asyncio(gr_unittest.TestCase):
+def item_group(shape, dtype, value=None):
+    """A send ItemGroup of one item, "x" (id 0x1000)."""
+    ig = spead2.send.ItemGroup()
+    ig.add_item(0x1000, "x", "", shape, dtype=dtype, value=value)
+    return ig
 
-    def setUp(self):
-        self.pool = spead2.ThreadPool()
+
+class qa_api_asyncio(qa.ApiTestCase):
 
     def pair(self):
         """An asyncio receive stream on a free port and an asyncio sender towards it."""
@@ -41,8 +45,7 @@ class qa_api_asyncio(gr_unittest.TestCase):
     def test_send_and_receive_on_one_event_loop(self):
         async def main():
             rx, tx = self.pair()
-            ig = spead2.send.ItemGroup()
-            ig.add_item(0x1000, "x", "", (1000,), dtype=np.int32)
+            ig = item_group((1000,), np.int32)
             threads_before = threading.active_count()
 
             async def sender():
@@ -71,8 +74,7 @@ class qa_api_asyncio(gr_unittest.TestCase):
     def test_await_get_and_stopped_at_the_end(self):
         async def main():
             rx, tx = self.pair()
-            ig = spead2.send.ItemGroup()
-            ig.add_item(0x1000, "x", "", (), dtype=np.int64, value=42)
+            ig = item_group((), np.int64, 42)
             futures = [tx.async_send_heap(ig.get_heap(data="all")) for _ in range(3)]
             futures.append(tx.async_send_heap(ig.get_end()))
             await asyncio.gather(*futures)
@@ -98,8 +100,7 @@ class qa_api_asyncio(gr_unittest.TestCase):
             await asyncio.sleep(0.3)
             self.assertFalse(waiting.done())
             self.assertGreater(ticks, 10)
-            ig = spead2.send.ItemGroup()
-            ig.add_item(0x1000, "x", "", (), dtype=np.int64, value=1)
+            ig = item_group((), np.int64, 1)
             await tx.async_send_heap(ig.get_heap())
             heap = await asyncio.wait_for(waiting, 5)
             self.assertEqual(heap.cnt, 1)
@@ -110,9 +111,7 @@ class qa_api_asyncio(gr_unittest.TestCase):
     def test_heap_and_item_group_may_go_before_the_send_completes(self):
         async def main():
             rx, tx = self.pair()
-            ig = spead2.send.ItemGroup()
-            ig.add_item(0x1000, "x", "", (50000,), dtype=np.uint8,
-                        value=np.full(50000, 9, np.uint8))
+            ig = item_group((50000,), np.uint8, np.full(50000, 9, np.uint8))
             future = tx.async_send_heap(ig.get_heap())
             del ig  # the heap, its item and the array: only the stream holds them now
             gc.collect()
@@ -125,8 +124,7 @@ class qa_api_asyncio(gr_unittest.TestCase):
     def test_async_send_heaps_and_bad_substream(self):
         async def main():
             rx, tx = self.pair()
-            ig = spead2.send.ItemGroup()
-            ig.add_item(0x1000, "x", "", (8,), dtype=np.int8, value=np.zeros(8, np.int8))
+            ig = item_group((8,), np.int8, np.zeros(8, np.int8))
             # 6 heaps: more than max_heaps (4) in flight, fewer than the ring (8) holds
             refs = [spead2.send.HeapReference(ig.get_heap(data="all")) for _ in range(6)]
             sent = await tx.async_send_heaps(refs)

@@ -7,7 +7,7 @@
 """spead2_layout.py speaks spead2's dialect: its sender rebuilds every reference
 capture in tests/vectors (made by spead2 4.4.1) byte for byte, and its receiver prints
 every capture exactly as spead2_recv did (the .spead2_recv.txt files). The continuous
-interop tests (python/spead/qa_interop_*.py) rely on both halves."""
+interop tests (tests/python/qa_interop_*.py) rely on both halves."""
 
 import os
 import sys
@@ -70,7 +70,18 @@ def first_difference(got, want):
     return "" if len(got) == len(want) else f"captured {len(got)}, generated {len(want)} bytes"
 
 
-class test_interop_layout(unittest.TestCase):
+def repeating_heap(timestamp, blocks_of_256):
+    """(flavour, heap) of a 64-48 heap: a timestamp immediate (0x1600) and blocks_of_256
+    x 256 bytes (0x1000), its item pointers repeated in every packet."""
+    f = s2.Flavour(48)
+    h = s2.Heap(f)
+    h.add_item(0x1600, timestamp.to_bytes(6, "big"))
+    h.add_item(0x1000, bytes(range(256)) * blocks_of_256)
+    h.repeat_pointers = True
+    return f, h
+
+
+class test_layout(unittest.TestCase):
 
     def test_generator_rebuilds_every_spead2_capture_byte_for_byte(self):
         for name, recipe in RECIPES.items():
@@ -96,11 +107,7 @@ class test_interop_layout(unittest.TestCase):
 
     def test_repeat_pointers_puts_every_pointer_in_every_packet(self):
         # spead2 restarts the pointer list (addresses from 0) in each packet.
-        f = s2.Flavour(48)
-        h = s2.Heap(f)
-        h.add_item(0x1600, (123456789).to_bytes(6, "big"))
-        h.add_item(0x1000, bytes(range(256)) * 10)
-        h.repeat_pointers = True
+        f, h = repeating_heap(123456789, 10)
         packets = h.packets(7, 1472)
         self.assertEqual(len(packets), 2)
         for p in packets:
@@ -111,11 +118,7 @@ class test_interop_layout(unittest.TestCase):
         self.assertEqual(len(packets[1]), 8 + 6 * 8 + 2560 - (1472 - 56))
 
     def test_receiver_takes_packets_in_any_order_and_each_pointer_once(self):
-        f = s2.Flavour(48)
-        h = s2.Heap(f)
-        h.add_item(0x1600, (42).to_bytes(6, "big"))
-        h.add_item(0x1000, bytes(range(256)) * 20)
-        h.repeat_pointers = True
+        f, h = repeating_heap(42, 20)
         rx = s2.Receiver()
         for p in reversed(h.packets(3, 1472)):
             rx.add(p)

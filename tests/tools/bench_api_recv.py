@@ -7,7 +7,7 @@
 """How fast a Python receive loop keeps up, next to spead_recv, in the same run.
 
     PYTHONPATH=build/test_modules nice -n 19 /usr/bin/python3 \
-        python/spead/bench_api_recv.py --apps build/apps
+        tests/tools/bench_api_recv.py --apps build/apps
 
 spead_send (C++) sends --heaps heaps of --heap-size bytes over loopback at a given rate
 to either receiver:
@@ -16,15 +16,20 @@ to either receiver:
 A rate is lossless when every heap arrives complete. A bisection per receiver (the
 two alternate, so background load hits both alike) finds the highest lossless rate.
 Then it times ItemGroup.update() alone on one received heap (microseconds per heap).
-Not a test: the figures depend on the machine (docs/python.md has ours).
+Not a test: the figures depend on the machine (docs/python.md has ours). It lives
+with the other test-side tools, not in apps/: it is not installed, and it uses the
+Python tests' support module (tests/python/spead_qa_support.py).
 """
 
 import argparse
 import os
 import subprocess
+import sys
 import time
 
-import spead_qa_support as qa
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import spead_qa_support as qa  # noqa: E402
+
 
 def sender(args, port, gbps):
     return subprocess.Popen(

@@ -22,25 +22,10 @@ import spead_qa_support as qa
 from spead_qa_support import spead as spead2
 
 
-class qa_api_recv(gr_unittest.TestCase):
-
-    def setUp(self):
-        self.pool = spead2.ThreadPool()
-
-    def stream(self, **kwargs):
-        stream = spead2.recv.Stream(self.pool, **kwargs)
-        self.addCleanup(stream.stop)
-        return stream
-
-    def udp_stream(self, **kwargs):
-        stream = self.stream(**kwargs)
-        port = qa.free_udp_port()
-        self.assertEqual(stream.add_udp_reader(port, bind_hostname="127.0.0.1"),
-                         [("127.0.0.1", port)])
-        return stream, port
+class qa_api_recv(qa.ApiTestCase):
 
     def replay(self, name, **kwargs):
-        stream = self.stream(**kwargs)
+        stream = self.recv_stream(**kwargs)
         stream.add_udp_pcap_file_reader(qa.vector(name))
         return stream
 
@@ -65,7 +50,7 @@ class qa_api_recv(gr_unittest.TestCase):
 
     def test_pcap_filter_on_destination_port(self):
         port0 = self.replay("spead64-40_two_substreams.pcap")
-        stream = self.stream()
+        stream = self.recv_stream()
         stream.add_udp_pcap_file_reader(qa.vector("spead64-40_two_substreams.pcap"),
                                         "udp dst port 7163")
         self.assertEqual([h.cnt for h in stream], [2, 4])
@@ -73,13 +58,13 @@ class qa_api_recv(gr_unittest.TestCase):
         # both ports: the first stop heap (cnt 5) ends the stream
         self.assertEqual([h.cnt for h in port0], [1, 2, 3, 4])
         with self.assertRaises(ValueError) as cm:
-            self.stream().add_udp_pcap_file_reader(qa.vector("spead64-40_immediate.pcap"),
+            self.recv_stream().add_udp_pcap_file_reader(qa.vector("spead64-40_immediate.pcap"),
                                                    "tcp")
         self.assertIn("filter", str(cm.exception))
 
     def test_missing_capture_is_an_error_naming_it(self):
         with self.assertRaises(RuntimeError) as cm:
-            self.stream().add_udp_pcap_file_reader("/nonexistent/x.pcap")
+            self.recv_stream().add_udp_pcap_file_reader("/nonexistent/x.pcap")
         self.assertIn("/nonexistent/x.pcap", str(cm.exception))
 
     # ---- heaps -------------------------------------------------------------------------
@@ -126,7 +111,7 @@ class qa_api_recv(gr_unittest.TestCase):
         self.assertEqual(memoryview(raw).nbytes, 1024)
 
     def test_incomplete_heaps_with_their_received_ranges(self):
-        stream, port = self.udp_stream(
+        stream, port = self.udp_recv_stream(
             config=spead2.recv.StreamConfig(max_heaps=1),
             ring_config=spead2.recv.RingStreamConfig(contiguous_only=False))
         payload = bytes(range(256)) * 4
@@ -147,7 +132,7 @@ class qa_api_recv(gr_unittest.TestCase):
         self.assertEqual(stats.incomplete_heaps_evicted, 1)
 
     def test_incomplete_heaps_are_dropped_and_counted_by_default(self):
-        stream, port = self.udp_stream(config=spead2.recv.StreamConfig(max_heaps=1))
+        stream, port = self.udp_recv_stream(config=spead2.recv.StreamConfig(max_heaps=1))
         qa.send_datagrams(port, [qa.spead_packet(1, b"x" * 8, heap_size=16),
                                  qa.spead_packet(2, b"y" * 8)])
         self.assertEqual(stream.get(timeout=5).cnt, 2)
@@ -168,7 +153,7 @@ class qa_api_recv(gr_unittest.TestCase):
 
     # ---- waiting ---------------------------------------------------------------------
     def test_get_nowait_get_timeout_and_stop(self):
-        stream, port = self.udp_stream()
+        stream, port = self.udp_recv_stream()
         with self.assertRaises(spead2.Empty):
             stream.get_nowait()
         start = time.monotonic()
@@ -197,7 +182,7 @@ class qa_api_recv(gr_unittest.TestCase):
             stream.get_nowait()
 
     def test_the_gil_is_released_while_waiting(self):
-        stream, _ = self.udp_stream()
+        stream, _ = self.udp_recv_stream()
         ticks = []
         stop = threading.Event()
 
@@ -216,7 +201,7 @@ class qa_api_recv(gr_unittest.TestCase):
         self.assertGreater(len(ticks), 50)
 
     def test_ctrl_c_interrupts_a_blocking_get(self):
-        stream, _ = self.udp_stream()
+        stream, _ = self.udp_recv_stream()
         timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
         timer.start()
         start = time.monotonic()
@@ -239,7 +224,7 @@ class qa_api_recv(gr_unittest.TestCase):
 
     # ---- errors --------------------------------------------------------------------------
     def test_wrong_arguments_are_value_errors_naming_the_parameter(self):
-        stream = self.stream()
+        stream = self.recv_stream()
         for call, name in ((lambda: stream.add_udp_reader(70000), "port"),
                            (lambda: stream.add_udp_reader(7148, max_size=0), "max_size"),
                            (lambda: stream.add_udp_reader(7148, buffer_size=-1),
@@ -261,7 +246,7 @@ class qa_api_recv(gr_unittest.TestCase):
             self.assertIn(name, str(cm.exception))
 
     def test_unsupported_readers_say_so(self):
-        stream = self.stream()
+        stream = self.recv_stream()
         for call in (stream.add_tcp_reader, stream.add_inproc_reader,
                      stream.add_buffer_reader):
             with self.assertRaises(NotImplementedError) as cm:
@@ -273,7 +258,7 @@ class qa_api_recv(gr_unittest.TestCase):
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
             with self.assertRaises(OSError) as cm:
-                self.stream().add_udp_reader(port, bind_hostname="127.0.0.1")
+                self.recv_stream().add_udp_reader(port, bind_hostname="127.0.0.1")
             self.assertEqual(cm.exception.errno, errno.EADDRINUSE)
 
     def test_thread_pool_threads_and_affinity(self):
@@ -286,7 +271,7 @@ class qa_api_recv(gr_unittest.TestCase):
 
     def test_memory_pool_is_accepted_as_allocator(self):
         pool = spead2.MemoryPool(16384, 32 * 1024 * 1024, 12, 8)
-        stream = self.stream(config=spead2.recv.StreamConfig(memory_allocator=pool))
+        stream = self.recv_stream(config=spead2.recv.StreamConfig(memory_allocator=pool))
         self.assertIs(stream.config.memory_allocator, pool)
 
 

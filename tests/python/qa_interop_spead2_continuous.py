@@ -6,7 +6,7 @@
 #
 """A spead2 sender feeding spead.source(output_mode="continuous"), without spead2: the
 heaps come from tests/interop/spead2_layout.py, whose sender rebuilds spead2's own
-captures byte for byte (tests/interop/test_interop_layout.py). They are what a spead2
+captures byte for byte (tests/interop/test_layout.py). They are what a spead2
 user sends for a time series (docs/continuous.md, spead2 senders): descriptors in a
 heap of their own (numpy-header descriptor for the samples, format descriptors for the
 48-bit timestamp and the substream index, as spead2's Python ItemGroup makes them),
@@ -15,21 +15,16 @@ data heaps with the timestamp and substream as immediates, a stop heap per endpo
 The heaps cross loopback UDP with whole heaps left out and heaps and packets reordered
 (within the receive window); every output sample, tag and counter is then checked."""
 
-import os
 import random
 import socket
-import sys
-import threading
 import time
 
 import numpy as np
-from gnuradio import blocks, gr, gr_unittest
+from gnuradio import blocks, gr_unittest
 
 import spead_qa_support as qa
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "interop"))
-import spead2_layout as s2  # noqa: E402
+s2 = qa.spead2_layout()
 
 TIMESTAMP_ITEM = 0x1600
 SUBSTREAM_ITEM = 0x3101
@@ -69,13 +64,7 @@ def data_heap(f, substream, position, repeat_pointers):
     return h
 
 
-class qa_interop_spead2_continuous(gr_unittest.TestCase):
-
-    def setUp(self):
-        self.tb = gr.top_block()
-
-    def tearDown(self):
-        self.tb = None
+class qa_interop_spead2_continuous(qa.FlowgraphTestCase):
 
     def exchange(self, positions, missing, reorder, repeat_pointers, seed):
         """Sends `positions` heaps per substream (two substreams, one port each), less
@@ -151,13 +140,7 @@ class qa_interop_spead2_continuous(gr_unittest.TestCase):
                     time.sleep(0.002)  # stay far below any socket buffer
         finally:
             sender.close()
-        waiter = threading.Thread(target=self.tb.wait, daemon=True)
-        waiter.start()
-        waiter.join(30)
-        if waiter.is_alive():
-            self.tb.stop()
-            waiter.join(10)
-            raise AssertionError("the source did not end at the stop heaps within 30 s")
+        qa.wait_to_end(self.tb, 30, "the source (at the stop heaps)")
         return rx, outs
 
     def make_source(self):
