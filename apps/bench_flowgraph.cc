@@ -17,7 +17,8 @@
 //   sink:     a source → spead.sink (udp to a socket on 127.0.0.1 that never reads),
 //             as fast as it goes; prints Gb/s of SPEAD packets per packet size.
 
-#include "bench_common.h"
+#include "bench_modes.h"
+#include "bench_sockets.h"
 #include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/blocks/null_source.h>
 #include <gnuradio/blocks/vector_source.h>
@@ -103,12 +104,12 @@ loopback_run run_while_sending(gr::top_block& tb, bench::forked_sender& sender, 
 /*! The source of a loopback trial, listening on \p endpoint: heaps mode (packet_len
  * tags) or continuous mode (placed by bench_timestamp_item); with \p announce, says
  * what receive buffer the kernel granted. */
-source::sptr make_loopback_source(const po::variables_map& vm,
+source::sptr make_loopback_source(const bench::bench_options& o,
                                   const std::string& endpoint,
                                   bool continuous,
                                   bool announce)
 {
-    const std::size_t buffer = vm["buffer"].as<std::size_t>();
+    const std::size_t buffer = o.buffer;
     bench::rmem_max_raise raise(buffer);
     source::sptr src = source::make("udp",
                                     endpoint,
@@ -119,7 +120,7 @@ source::sptr make_loopback_source(const po::variables_map& vm,
                                     1,
                                     0,
                                     continuous ? "" : "packet_len",
-                                    vm["max-heap-size"].as<std::size_t>(),
+                                    o.max_heap_size,
                                     4,
                                     "drop",
                                     continuous ? bench::bench_timestamp_item : 0,
@@ -128,7 +129,7 @@ source::sptr make_loopback_source(const po::variables_map& vm,
                                     "as-is",
                                     continuous,
                                     "",
-                                    vm["queue-heaps"].as<std::size_t>(),
+                                    o.queue_heaps,
                                     0.0,
                                     0,
                                     10,
@@ -142,31 +143,26 @@ source::sptr make_loopback_source(const po::variables_map& vm,
 }
 
 /*! The sender of a loopback trial. */
-bench::sender_options loopback_sender(const po::variables_map& vm,
+bench::sender_options loopback_sender(const bench::bench_options& options,
                                       const std::string& endpoint,
                                       std::size_t packet,
                                       double rate)
 {
-    bench::sender_options o;
+    bench::sender_options o = options.sender(packet, rate);
     o.destination = endpoint;
-    o.rate_gbps = rate;
-    o.seconds = vm["seconds"].as<double>();
-    o.packet = packet;
-    o.heap_size = vm["heap-size"].as<std::size_t>();
-    o.burst = vm["burst"].as<std::size_t>();
     return o;
 }
 
-bench::trial_result loopback_trial(const po::variables_map& vm,
+bench::trial_result loopback_trial(const bench::bench_options& o,
                                    std::size_t packet,
                                    double rate,
                                    bool announce)
 {
     const std::string endpoint = "127.0.0.1:" + std::to_string(bench::free_udp_port());
     // Forked before the source exists: the source starts its reader on make().
-    bench::forked_sender sender(loopback_sender(vm, endpoint, packet, rate));
+    bench::forked_sender sender(loopback_sender(o, endpoint, packet, rate));
     auto tb = gr::make_top_block("spead_bench loopback");
-    const source::sptr src = make_loopback_source(vm, endpoint, false, announce);
+    const source::sptr src = make_loopback_source(o, endpoint, false, announce);
     auto null = gr::blocks::null_sink::make(1);
     tb->connect(src, 0, null, 0);
     const auto [sent, used] = run_while_sending(
@@ -180,8 +176,7 @@ bench::trial_result loopback_trial(const po::variables_map& vm,
     r.heaps_received = s.at("heaps_output");
     r.packets_sent = sent.stats[send_stat::packets];
     r.packets_received = s.at("packets");
-    r.receiver_cpu = bench::cpu_per_gib::of(
-        used, r.heaps_received * vm["heap-size"].as<std::size_t>());
+    r.receiver_cpu = bench::cpu_per_gib::of(used, r.heaps_received * o.heap_size);
     for (const char* name : { "packets_dropped_socket_overflow",
                               "incomplete_heaps_evicted",
                               "incomplete_heaps_flushed",
@@ -196,18 +191,18 @@ bench::trial_result loopback_trial(const po::variables_map& vm,
  * (int8 items, so one timestamp per byte), and a stop heap at the end that makes the
  * source output the last positions and end the flowgraph. A run passes when every
  * heap sent is a placed heap and every sample is output, none zero-filled. */
-bench::trial_result continuous_loopback_trial(const po::variables_map& vm,
+bench::trial_result continuous_loopback_trial(const bench::bench_options& o,
                                               std::size_t packet,
                                               double rate,
                                               bool announce)
 {
-    const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
+    const std::size_t heap_size = o.heap_size;
     const std::string endpoint = "127.0.0.1:" + std::to_string(bench::free_udp_port());
-    bench::sender_options timestamped = loopback_sender(vm, endpoint, packet, rate);
+    bench::sender_options timestamped = loopback_sender(o, endpoint, packet, rate);
     timestamped.timestamp_item = bench::bench_timestamp_item;
     bench::forked_sender sender(timestamped);
     auto tb = gr::make_top_block("spead_bench loopback --continuous");
-    const source::sptr src = make_loopback_source(vm, endpoint, true, announce);
+    const source::sptr src = make_loopback_source(o, endpoint, true, announce);
     auto null = gr::blocks::null_sink::make(1);
     tb->connect(src, 0, null, 0);
     // The stop heap ends the flowgraph once the last positions are out; if it was
@@ -256,10 +251,10 @@ struct sink_figures {
     std::uint64_t packets = 0;
 };
 
-sink_figures sink_run(const po::variables_map& vm, std::size_t packet)
+sink_figures sink_run(const bench::bench_options& o, std::size_t packet)
 {
-    const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
-    const std::string source_kind = vm["source"].as<std::string>();
+    const std::size_t heap_size = o.heap_size;
+    const std::string& source_kind = o.source;
     bench::discard_socket discard;
 
     auto tb = gr::make_top_block("spead_bench sink");
@@ -303,8 +298,7 @@ sink_figures sink_run(const po::variables_map& vm, std::size_t packet)
     std::this_thread::sleep_for(std::chrono::milliseconds(500)); // warm up
     const auto t0 = std::chrono::steady_clock::now();
     const auto before = snk->stats();
-    std::this_thread::sleep_for(
-        std::chrono::duration<double>(vm["seconds"].as<double>()));
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.seconds));
     const auto after = snk->stats();
     const std::uint64_t b0 = before.at("bytes"), b1 = after.at("bytes");
     const std::uint64_t p0 = before.at("packets"), p1 = after.at("packets");
@@ -322,20 +316,21 @@ sink_figures sink_run(const po::variables_map& vm, std::size_t packet)
 
 } // namespace
 
-int bench::run_loopback(const po::variables_map& vm, csv_writer& csv)
+int bench::run_loopback(const bench_options& o, csv_writer& csv)
 {
     std::cout << "loopback: spead.source (udp, 127.0.0.1) -> blocks.null_sink, "
-              << vm["heap-size"].as<std::size_t>() << "-byte heaps from spead_send's "
-              << "generator in a child process, " << vm["seconds"].as<double>()
+              << o.heap_size << "-byte heaps from spead_send's "
+              << "generator in a child process, " << o.seconds
               << " s per run (CPU figures: this process's, per GiB of payload of the "
                  "heaps received); "
               << bench::load_average() << "\n";
-    if (!vm.count("continuous"))
+    if (!o.continuous)
         return bench::report_lossless_rates(
-            vm,
+            o.search,
+            o.packets,
             "loopback",
             [&](std::size_t packet, double rate, bool first) {
-                return loopback_trial(vm, packet, rate, first);
+                return loopback_trial(o, packet, rate, first);
             },
             csv);
 
@@ -344,22 +339,19 @@ int bench::run_loopback(const po::variables_map& vm, csv_writer& csv)
     std::cout << "loopback --continuous: then the source in continuous mode (int8 "
                  "items, window 64 heaps), the same heaps each with a timestamp "
                  "item, and a stop heap\n";
-    bench::search_options search;
-    search.rates = bench::parse_rates(vm["rates"].as<std::string>());
-    search.runs = vm["runs"].as<int>();
-    search.refine = vm["refine"].as<int>();
+    const bench::search_options& search = o.search;
     struct figure {
         std::size_t packet;
-        double heaps_mode;
-        double continuous_mode;
+        bench::search_result heaps_mode;
+        bench::search_result continuous_mode;
     };
     std::vector<figure> figures;
-    for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
+    for (std::size_t packet : o.packets) {
         const std::string size = std::to_string(packet);
         bool first = true;
-        const double heaps_mode = bench::search_lossless_rate(
+        const bench::search_result heaps_mode = bench::search_lossless_rate(
             [&](double rate) {
-                auto r = loopback_trial(vm, packet, rate, first);
+                auto r = loopback_trial(o, packet, rate, first);
                 first = false;
                 return r;
             },
@@ -367,46 +359,40 @@ int bench::run_loopback(const po::variables_map& vm, csv_writer& csv)
             "loopback packet " + size,
             { csv, "loopback", packet });
         first = true;
-        const double continuous_mode = bench::search_lossless_rate(
+        const bench::search_result continuous_mode = bench::search_lossless_rate(
             [&](double rate) {
-                auto r = continuous_loopback_trial(vm, packet, rate, first);
+                auto r = continuous_loopback_trial(o, packet, rate, first);
                 first = false;
                 return r;
             },
             search,
             "loopback continuous packet " + size,
             { csv, "loopback_continuous", packet });
-        std::cout << "loopback packet " << size << ": heaps mode " << heaps_mode
-                  << " Gb/s, continuous mode " << continuous_mode
-                  << " Gb/s (highest lossless rates)" << std::endl;
+        std::cout << "loopback packet " << size << ": heaps mode "
+                  << bench::describe(heaps_mode) << ", continuous mode "
+                  << bench::describe(continuous_mode) << " (highest lossless rates)"
+                  << std::endl;
         figures.push_back({ packet, heaps_mode, continuous_mode });
     }
-    for (const figure& f : figures) {
-        std::cout << "loopback_lossless_gbps_" << f.packet << ": " << f.heaps_mode
-                  << "\n";
-        std::cout << "loopback_continuous_lossless_gbps_" << f.packet << ": "
-                  << f.continuous_mode << "\n";
-    }
+    for (const figure& f : figures)
+        std::cout << bench::figure_lines("loopback", f.packet, f.heaps_mode)
+                  << bench::figure_lines(
+                         "loopback_continuous", f.packet, f.continuous_mode);
     return 0;
 }
 
-int bench::run_sink(const po::variables_map& vm, csv_writer& csv)
+int bench::run_sink(const bench_options& o, csv_writer& csv)
 {
-    const int runs = vm["runs"].as<int>();
-    const std::string source_kind = vm["source"].as<std::string>();
-    if (source_kind != "null" && source_kind != "vector" && source_kind != "none")
-        throw std::invalid_argument("--source: '" + source_kind +
-                                    "' is not a source; use null, vector or none");
+    const int runs = o.runs;
     std::vector<std::pair<std::size_t, double>> figures;
-    std::cout << "sink: " << vm["source"].as<std::string>()
+    std::cout << "sink: " << o.source
               << " source -> spead.sink (udp to a socket on 127.0.0.1 that never reads), "
-              << "as fast as possible, " << vm["heap-size"].as<std::size_t>()
-              << "-byte heaps, " << vm["seconds"].as<double>() << " s per run; "
-              << bench::load_average() << "\n";
-    for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
+              << "as fast as possible, " << o.heap_size << "-byte heaps, " << o.seconds
+              << " s per run; " << bench::load_average() << "\n";
+    for (std::size_t packet : o.packets) {
         std::vector<double> rates;
         for (int run = 1; run <= runs; run++) {
-            const sink_figures f = sink_run(vm, packet);
+            const sink_figures f = sink_run(o, packet);
             rates.push_back(f.gbps);
             const csv_writer::run row{ "sink", packet, 0.0, std::to_string(run) };
             csv.row(row, "gbps", f.gbps);
