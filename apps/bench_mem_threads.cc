@@ -10,6 +10,7 @@
 
 #include "bench_modes.h"
 #include "bench_packets.h"
+#include "transport/mem/mem_reader.h"
 #include <gnuradio/spead/recv_stream.h>
 #include <algorithm>
 #include <atomic>
@@ -41,64 +42,31 @@ struct reader_pace {
     }
 };
 
-/*! mem --threads: hands a prepared list of packets to the stream from its own thread,
- * in batches as a socket reader would, as fast as the stream takes them and no faster
- * than its consumer returns chunks. */
-class memory_reader : public recv::reader
+/*! How reader \p index of mem --threads hands its \p heaps positions of \p per_heap
+ * packets to the stream: in batches as a socket reader would, as fast as the stream
+ * takes them and no faster than its consumer returns chunks (recv::mem_reader's
+ * defaults), once \p go is set, within max_lead heaps of the slowest reader. */
+recv::mem_reader_config paced(reader_pace& pace,
+                              std::size_t index,
+                              const std::atomic<bool>& go,
+                              std::size_t per_heap,
+                              std::size_t heaps)
 {
-public:
-    memory_reader(recv::stream& s,
-                  std::vector<recv::packet_view> packets,
-                  std::size_t packets_per_heap,
-                  reader_pace& pace,
-                  std::size_t index,
-                  const std::atomic<bool>& go)
-        : reader(s),
-          d_packets(std::move(packets)),
-          d_per_heap(packets_per_heap),
-          d_pace(pace),
-          d_index(index),
-          d_go(go)
-    {
-    }
-
-protected:
-    void run() override
-    {
-        constexpr std::size_t batch = 64; // udp_reader's recvmmsg batch
-        while (!d_go.load() && !stopping())
+    recv::mem_reader_config c;
+    c.packets_per_step = per_heap;
+    c.before_step = [&pace, &go, index, heaps](std::size_t done,
+                                               const recv::mem_reader& r) {
+        pace.done[index].store(done);
+        if (done == heaps)
+            return true;
+        while (!go.load() && !r.stopping())
             std::this_thread::yield();
-        const std::size_t heaps = d_packets.size() / d_per_heap;
-        for (std::size_t k = 0; k < heaps && !stopping(); k++) {
-            while (k > d_pace.slowest() + reader_pace::max_lead && !stopping())
-                std::this_thread::yield();
-            const std::size_t end = (k + 1) * d_per_heap;
-            for (std::size_t i = k * d_per_heap; i < end;) {
-                // Never more than the queue has room for: a consumer that loses the
-                // CPU to the readers for a while (two cores, busy) slows the figure
-                // rather than losing positions.
-                const std::size_t room =
-                    wait_for_queue_space(std::chrono::milliseconds(10));
-                if (stopping())
-                    return;
-                const std::size_t n = std::min({ batch, end - i, room });
-                if (n == 0)
-                    continue;
-                if (!add_packets(d_packets.data() + i, n))
-                    return;
-                i += n;
-            }
-            d_pace.done[d_index].store(k + 1);
-        }
-    }
-
-private:
-    std::vector<recv::packet_view> d_packets;
-    std::size_t d_per_heap; //!< packets of one position (its substreams' heaps)
-    reader_pace& d_pace;
-    std::size_t d_index;
-    const std::atomic<bool>& d_go;
-};
+        while (done > pace.slowest() + reader_pace::max_lead && !r.stopping())
+            std::this_thread::yield();
+        return !r.stopping();
+    };
+    return c;
+}
 
 /*! " name=value" for each counter that is not zero. */
 std::string nonzero_counters(const recv_stats& stats)
@@ -152,8 +120,9 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
     std::atomic<bool> go{ false };
     reader_pace pace(threads);
     for (std::size_t t = 0; t < threads; t++)
-        s.emplace_reader<memory_reader>(
-            std::move(lists[t]), per_heap * (substreams / threads), pace, t, go);
+        s.emplace_reader<recv::mem_reader>(
+            std::move(lists[t]),
+            paced(pace, t, go, per_heap * (substreams / threads), heaps));
 
     threaded_run out;
     // The stream allocates its chunks on first need (page faults); the figure is the
