@@ -30,6 +30,7 @@
 #include <gnuradio/top_block.h>
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -324,22 +325,19 @@ int bench::run_loopback(const bench_options& o, csv_writer& csv)
               << " s per run (CPU figures: this process's, per GiB of payload of the "
                  "heaps received); "
               << bench::load_average() << "\n";
+    using namespace std::placeholders;
+    const auto heaps_trial = std::bind(loopback_trial, std::cref(o), _1, _2, _3);
     if (!o.continuous)
         return bench::report_lossless_rates(
-            o.search,
-            o.packets,
-            "loopback",
-            [&](std::size_t packet, double rate, bool first) {
-                return loopback_trial(o, packet, rate, first);
-            },
-            csv);
+            o.search, o.packets, "loopback", heaps_trial, csv);
 
     // Both modes per packet size, one after the other, so that the two figures of a
     // size are taken under the same load.
     std::cout << "loopback --continuous: then the source in continuous mode (int8 "
                  "items, window 64 heaps), the same heaps each with a timestamp "
                  "item, and a stop heap\n";
-    const bench::search_options& search = o.search;
+    const auto continuous_trial =
+        std::bind(continuous_loopback_trial, std::cref(o), _1, _2, _3);
     struct figure {
         std::size_t packet;
         bench::search_result heaps_mode;
@@ -347,28 +345,11 @@ int bench::run_loopback(const bench_options& o, csv_writer& csv)
     };
     std::vector<figure> figures;
     for (std::size_t packet : o.packets) {
-        const std::string size = std::to_string(packet);
-        bool first = true;
-        const bench::search_result heaps_mode = bench::search_lossless_rate(
-            [&](double rate) {
-                auto r = loopback_trial(o, packet, rate, first);
-                first = false;
-                return r;
-            },
-            search,
-            "loopback packet " + size,
-            { csv, "loopback", packet });
-        first = true;
-        const bench::search_result continuous_mode = bench::search_lossless_rate(
-            [&](double rate) {
-                auto r = continuous_loopback_trial(o, packet, rate, first);
-                first = false;
-                return r;
-            },
-            search,
-            "loopback continuous packet " + size,
-            { csv, "loopback_continuous", packet });
-        std::cout << "loopback packet " << size << ": heaps mode "
+        const bench::search_result heaps_mode =
+            bench::search_packet(heaps_trial, packet, o.search, "loopback", csv);
+        const bench::search_result continuous_mode = bench::search_packet(
+            continuous_trial, packet, o.search, "loopback_continuous", csv);
+        std::cout << "loopback packet " << packet << ": heaps mode "
                   << bench::describe(heaps_mode) << ", continuous mode "
                   << bench::describe(continuous_mode) << " (highest lossless rates)"
                   << std::endl;

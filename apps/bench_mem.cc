@@ -25,7 +25,6 @@ namespace apps {
 namespace bench {
 
 namespace {
-using clock_type = std::chrono::steady_clock;
 
 double assemble_seconds(const packet_set& set, std::size_t heap_size, recv_stats& stats)
 {

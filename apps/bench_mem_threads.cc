@@ -25,7 +25,6 @@ namespace apps {
 namespace bench {
 
 namespace {
-using clock_type = std::chrono::steady_clock;
 
 /*! Heaps each reader of mem --threads has handed over; a reader keeps within
  * max_lead heaps of the slowest, as a network paces its receive threads. */
@@ -259,10 +258,10 @@ int run_mem_threads(const bench_options& o, csv_writer& csv)
                    { "gbps_1_thread", median(one) },
                    { "ratio_to_1_thread", median(ratios) },
                    { "memcpy_ratio_to_1_thread", median(copy_ratios) } });
-        std::cout << "packet " << packet_size << ": 1 thread " << median(one)
-                  << " Gb/s, " << threads << " threads " << median(many)
-                  << " Gb/s, ratio " << median(ratios) << "; memcpy alone: ratio "
-                  << median(copy_ratios) << " (median of " << repeat << ")\n";
+        std::cout << "packet " << packet_size << ": 1 thread " << median(one) << " Gb/s, "
+                  << threads << " threads " << median(many) << " Gb/s, ratio "
+                  << median(ratios) << "; memcpy alone: ratio " << median(copy_ratios)
+                  << " (median of " << repeat << ")\n";
         figures.push_back({ packet_size, median(ratios) });
         copy_figures.push_back({ packet_size, median(copy_ratios) });
     }

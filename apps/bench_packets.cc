@@ -20,7 +20,6 @@ namespace apps {
 namespace bench {
 
 namespace {
-using clock_type = std::chrono::steady_clock;
 
 /*! Heap \p k of the packet set: the value item and the timestamp item (in the first
  * packet; with several substreams it and the substream item are in every packet, so

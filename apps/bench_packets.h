@@ -12,6 +12,7 @@
 // over the same bytes.
 
 #include <gnuradio/spead/recv_stream.h>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -20,6 +21,8 @@ namespace gr {
 namespace spead {
 namespace apps {
 namespace bench {
+
+using clock_type = std::chrono::steady_clock;
 
 /*! Heap-sized buffers the memcpy ceiling cycles through; the assembler's consumer holds
  * heaps so that it cycles through as many. */

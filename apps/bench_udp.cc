@@ -17,6 +17,7 @@
 #include <gnuradio/spead/recv_udp.h>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -188,14 +189,12 @@ int run_recv(const bench_options& options, csv_writer& csv)
                  "user and sys time from the sender's start until the receiver has "
                  "drained, per GiB of payload of the complete heaps received); "
               << load_average() << "\n";
-    return report_lossless_rates(
-        options.search,
-        options.packets,
-        "recv",
-        [&](std::size_t packet, double rate, bool first) {
-            return recv_trial(options, packet, rate, first);
-        },
-        csv);
+    using namespace std::placeholders;
+    return report_lossless_rates(options.search,
+                                 options.packets,
+                                 "recv",
+                                 std::bind(recv_trial, std::cref(options), _1, _2, _3),
+                                 csv);
 }
 
 } // namespace bench

@@ -192,11 +192,20 @@ send::stream_config sender_options::stream_config() const
     return config;
 }
 
+namespace {
+/*! --ttl and --buffer, which kernel and ibverbs senders share. */
+template <typename Config>
+void set_ttl_and_buffer(const sender_options& o, Config& c)
+{
+    with_flag("--ttl", [&] { c.set_ttl(o.ttl); });
+    with_flag("--buffer", [&] { c.set_buffer_size(o.buffer); });
+}
+} // namespace
+
 send::udp_config sender_options::udp_config(const std::string& endpoints) const
 {
     send::udp_config udp;
-    with_flag("--ttl", [&] { udp.set_ttl(ttl); });
-    with_flag("--buffer", [&] { udp.set_buffer_size(buffer); });
+    set_ttl_and_buffer(*this, udp);
     if (ibv.bind)
         with_flag("--bind", [&] { udp.set_interface(*ibv.bind); });
     udp.set_endpoints(endpoints);
@@ -206,8 +215,7 @@ send::udp_config sender_options::udp_config(const std::string& endpoints) const
 send::udp_ibv_config sender_options::ibv_config(const std::string& endpoints) const
 {
     send::udp_ibv_config c;
-    with_flag("--ttl", [&] { c.set_ttl(ttl); });
-    with_flag("--buffer", [&] { c.set_buffer_size(buffer); });
+    set_ttl_and_buffer(*this, c);
     ibv.apply(c);
     // Destinations are checked last: a bad one is a runtime error (exit 1), like an
     // unreachable one.

@@ -203,6 +203,26 @@ figure_lines(const std::string& name, std::size_t packet, const search_result& r
     return out.str();
 }
 
+search_result search_packet(const packet_trial& trial,
+                            std::size_t packet,
+                            const search_options& search,
+                            const std::string& mode,
+                            csv_writer& csv)
+{
+    bool first = true;
+    const auto at_rate = [&](double rate) {
+        auto r = trial(packet, rate, first);
+        first = false;
+        return r;
+    };
+    std::string label = mode;
+    std::replace(label.begin(), label.end(), '_', ' ');
+    return search_lossless_rate(at_rate,
+                                search,
+                                label + " packet " + std::to_string(packet),
+                                { csv, mode, packet });
+}
+
 int report_lossless_rates(const search_options& search,
                           const std::vector<std::size_t>& packets,
                           const std::string& mode,
@@ -210,20 +230,8 @@ int report_lossless_rates(const search_options& search,
                           csv_writer& csv)
 {
     std::vector<std::pair<std::size_t, search_result>> figures;
-    for (std::size_t packet : packets) {
-        bool first = true;
-        const auto at_rate = [&](double rate) {
-            auto r = trial(packet, rate, first);
-            first = false;
-            return r;
-        };
-        figures.emplace_back(
-            packet,
-            search_lossless_rate(at_rate,
-                                 search,
-                                 mode + " packet " + std::to_string(packet),
-                                 { csv, mode, packet }));
-    }
+    for (std::size_t packet : packets)
+        figures.emplace_back(packet, search_packet(trial, packet, search, mode, csv));
     for (const auto& [packet, result] : figures)
         std::cout << figure_lines(mode, packet, result);
     return 0;

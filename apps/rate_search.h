@@ -113,8 +113,16 @@ figure_lines(const std::string& name, std::size_t packet, const search_result& r
 using packet_trial =
     std::function<trial_result(std::size_t packet, double rate_gbps, bool first)>;
 
+/*! search_lossless_rate() of \p trial at one packet size, labelled "<mode> packet N"
+ * (an underscore in \p mode printed as a space), rows to \p csv as bench \p mode. */
+search_result search_packet(const packet_trial& trial,
+                            std::size_t packet,
+                            const search_options& search,
+                            const std::string& mode,
+                            csv_writer& csv);
+
 /*!
- * search_lossless_rate() for every packet size; prints "<mode> packet N: ..."
+ * search_packet() for every packet size; prints "<mode> packet N: ..."
  * summaries, then the figure lines per size; rows go to \p csv as bench \p mode.
  * \return the exit status (0)
  */

@@ -30,6 +30,7 @@
 // loopback and sink run GNU Radio flowgraphs with the blocks (bench_flowgraph.cc).
 
 #include "bench_modes.h"
+#include "command_line.h"
 #include <boost/program_options.hpp>
 #include <iostream>
 
@@ -43,16 +44,9 @@ int main(int argc, char** argv)
     o.add_to(options);
     po::options_description hidden;
     o.add_mode_to(hidden);
-    po::positional_options_description positional;
-    positional.add("mode", 1);
-    po::options_description all;
-    all.add(options).add(hidden);
     po::variables_map vm;
     try {
-        po::store(
-            po::command_line_parser(argc, argv).options(all).positional(positional).run(),
-            vm);
-        po::notify(vm);
+        vm = gr::spead::apps::parse_command_line(argc, argv, options, hidden, "mode", 1);
     } catch (const po::error& e) {
         std::cerr << "spead_bench: " << e.what() << "\n" << options;
         return 2;

@@ -14,6 +14,7 @@
 // spead_send --verify writes (apps/payload_pattern.h).
 
 #include "cmdline_options.h"
+#include "command_line.h"
 #include "payload_pattern.h"
 #include "transport/split_endpoints.h"
 #include <gnuradio/spead/item_ids.h>
@@ -41,22 +42,12 @@ using apps::with_flag;
 
 namespace {
 
-std::atomic<bool> interrupted{ false };
-
-void on_signal(int) { interrupted = true; }
-
 /*! A source is a UDP endpoint when it looks like `port` or `host:port`; else a file. */
 bool is_endpoint(const std::string& source)
 {
     const auto colon = source.rfind(':');
-    const std::string port =
-        colon == std::string::npos ? source : source.substr(colon + 1);
-    if (port.empty() || port.size() > 5)
-        return false;
-    for (char c : port)
-        if (c < '0' || c > '9')
-            return false;
-    return true;
+    return apps::is_udp_port(colon == std::string::npos ? source
+                                                        : source.substr(colon + 1));
 }
 
 /*! An IPv4 address or range (ADDRESS+N) without a port, which is no file here: a
@@ -227,8 +218,7 @@ int run(const apps::receiver_options& o, const std::vector<std::string>& sources
         for (const std::string& source : sources)
             streams.push_back(make_stream(o, { source }));
 
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
+    apps::stop_on_signals();
     verifier checked;
     const std::uint64_t max_heaps = o.heaps;
     std::uint64_t received = 0;
@@ -243,7 +233,8 @@ int run(const apps::receiver_options& o, const std::vector<std::string>& sources
     std::vector<recv::stream*> live;
     for (const auto& s : streams)
         live.push_back(s.get());
-    while (!interrupted && !live.empty() && (max_heaps == 0 || received < max_heaps)) {
+    while (!apps::interrupted && !live.empty() &&
+           (max_heaps == 0 || received < max_heaps)) {
         bool any = false;
         for (std::size_t i = 0;
              i < live.size() && (max_heaps == 0 || received < max_heaps);) {
@@ -302,16 +293,9 @@ int main(int argc, char** argv)
     po::options_description hidden;
     std::vector<std::string> sources;
     hidden.add_options()("source", po::value(&sources), "sources");
-    po::positional_options_description positional;
-    positional.add("source", -1);
-    po::options_description all;
-    all.add(options).add(hidden);
-    po::variables_map vm;
     try {
-        po::store(
-            po::command_line_parser(argc, argv).options(all).positional(positional).run(),
-            vm);
-        po::notify(vm);
+        const po::variables_map vm =
+            apps::parse_command_line(argc, argv, options, hidden, "source", -1);
         if (vm.count("help")) {
             std::cout << options;
             return 0;

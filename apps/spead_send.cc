@@ -13,6 +13,7 @@
 // with --bind), so users can switch between the two.
 
 #include "cmdline_options.h"
+#include "command_line.h"
 #include "heap_generator.h"
 #include "payload_pattern.h"
 #include <gnuradio/spead/send_pcap.h>
@@ -34,10 +35,6 @@ using apps::with_flag;
 
 namespace {
 
-std::atomic<bool> interrupted{ false };
-
-void on_signal(int) { interrupted = true; }
-
 bool is_capture_file(const std::string& arg)
 {
     auto ends_with = [&arg](const std::string& suffix) {
@@ -53,13 +50,7 @@ bool is_destination(const std::string& arg)
     const auto colon = arg.rfind(':');
     if (colon == std::string::npos || colon == 0)
         return false;
-    const std::string port = arg.substr(colon + 1);
-    if (port.empty() || port.size() > 5)
-        return false;
-    for (char c : port)
-        if (c < '0' || c > '9')
-            return false;
-    return true;
+    return apps::is_udp_port(arg.substr(colon + 1));
 }
 
 int run(const apps::sender_options& o, const std::vector<std::string>& args)
@@ -115,9 +106,8 @@ int run(const apps::sender_options& o, const std::vector<std::string>& args)
             stream = std::make_unique<send::udp_stream>(io, config, udp);
     }
 
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
-    const apps::generator_result result = generator->run(*stream, io, interrupted);
+    apps::stop_on_signals();
+    const apps::generator_result result = generator->run(*stream, io, apps::interrupted);
     // Every heap has completed, so the counters are final.
     const send_stats stats = stream->get_stats();
     stream.reset(); // joins the writer and closes the socket or file
@@ -160,20 +150,16 @@ int main(int argc, char** argv)
     po::options_description hidden;
     std::vector<std::string> destinations;
     hidden.add_options()("destination", po::value(&destinations), "destinations");
-    po::positional_options_description positional;
-    positional.add("destination", -1);
-    po::options_description all;
-    all.add(options).add(hidden);
-    po::variables_map vm;
     try {
-        po::store(po::command_line_parser(argc, argv)
-                      .style(po::command_line_style::default_style &
-                             ~po::command_line_style::allow_guessing)
-                      .options(all)
-                      .positional(positional)
-                      .run(),
-                  vm);
-        po::notify(vm);
+        const po::variables_map vm =
+            apps::parse_command_line(argc,
+                                     argv,
+                                     options,
+                                     hidden,
+                                     "destination",
+                                     -1,
+                                     po::command_line_style::default_style &
+                                         ~po::command_line_style::allow_guessing);
         if (vm.count("help")) {
             std::cout << options;
             return 0;

@@ -13,21 +13,9 @@ import tempfile
 import time
 import unittest
 
+from app_support import stats, tool
+
 APPS = os.environ["GR_SPEAD_APPS_DIR"]
-
-
-def tool(name, *args, timeout=60):
-    return subprocess.run([os.path.join(APPS, name), *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout)
-
-
-def stats(stdout):
-    out = {}
-    for line in stdout.splitlines():
-        name, sep, value = line.partition(": ")
-        if sep and value.isdigit() and " " not in name:
-            out[name] = int(value)
-    return out
 
 
 def free_udp_port():

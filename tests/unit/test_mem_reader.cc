@@ -73,6 +73,15 @@ std::vector<std::uint64_t> pop_until_stopped(recv::stream& s)
     return cnts;
 }
 
+/*! A reader with no packets of its own that waits after them for push(), close() or
+ * fail(). */
+recv::mem_reader& held_open_reader(recv::stream& s)
+{
+    recv::mem_reader_config c;
+    c.end_after_packets = false;
+    return s.emplace_reader<recv::mem_reader>(std::vector<recv::packet_view>{}, c);
+}
+
 std::vector<std::uint64_t> cnts_to(std::uint64_t n)
 {
     std::vector<std::uint64_t> out;
@@ -134,10 +143,8 @@ TEST(MemReader, HeldOpenItTakesPushedPacketsUntilClosed)
     std::vector<std::uint8_t> bytes;
     std::size_t per_heap = 0;
     auto packets = make_packets(3, bytes, per_heap);
-    recv::mem_reader_config c;
-    c.end_after_packets = false;
     recv::stream s(recv::stream_config().set_queue_heaps(16));
-    auto& r = s.emplace_reader<recv::mem_reader>(std::vector<recv::packet_view>{}, c);
+    auto& r = held_open_reader(s);
     EXPECT_TRUE(r.push(packets.data(), packets.size()));
     recv::heap h;
     ASSERT_EQ(s.pop(h, 2s), recv::stream::pop_result::heap);
@@ -151,10 +158,8 @@ TEST(MemReader, HeldOpenItTakesPushedPacketsUntilClosed)
 
 TEST(MemReader, FailEndsTheStreamWithItsMessage)
 {
-    recv::mem_reader_config c;
-    c.end_after_packets = false;
     recv::stream s;
-    auto& r = s.emplace_reader<recv::mem_reader>(std::vector<recv::packet_view>{}, c);
+    auto& r = held_open_reader(s);
     r.fail("the link went down; fix: plug it in");
     pop_until_stopped(s);
     EXPECT_TRUE(s.has_failed());
@@ -164,10 +169,8 @@ TEST(MemReader, FailEndsTheStreamWithItsMessage)
 
 TEST(MemReader, StopEndsAHeldOpenReader)
 {
-    recv::mem_reader_config c;
-    c.end_after_packets = false;
     recv::stream s;
-    auto& r = s.emplace_reader<recv::mem_reader>(std::vector<recv::packet_view>{}, c);
+    auto& r = held_open_reader(s);
     const auto start = std::chrono::steady_clock::now();
     s.stop();
     EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
