@@ -143,39 +143,57 @@ source::sptr make_loopback_source(const bench::bench_options& o,
     return src;
 }
 
-/*! The sender of a loopback trial. */
-bench::sender_options loopback_sender(const bench::bench_options& options,
-                                      const std::string& endpoint,
-                                      std::size_t packet,
-                                      double rate)
-{
-    bench::sender_options o = options.sender(packet, rate);
-    o.destination = endpoint;
-    return o;
-}
+/*! A loopback trial's flowgraph, spead.source on a free port of 127.0.0.1 ->
+ * blocks.null_sink, and its sender: timestamped heaps and a stop heap for the source in
+ * continuous mode. */
+struct loopback_graph {
+    loopback_graph(const bench::bench_options& o,
+                   std::size_t packet,
+                   double rate,
+                   bool continuous,
+                   bool announce)
+        : endpoint("127.0.0.1:" + std::to_string(bench::free_udp_port())),
+          // Forked before the source exists: the source starts its reader on make().
+          sender(sender_options(o, packet, rate, continuous)),
+          tb(gr::make_top_block(continuous ? "spead_bench loopback --continuous"
+                                           : "spead_bench loopback")),
+          src(make_loopback_source(o, endpoint, continuous, announce)),
+          null(gr::blocks::null_sink::make(1))
+    {
+        tb->connect(src, 0, null, 0);
+    }
+
+    bench::sender_options sender_options(const bench::bench_options& o,
+                                         std::size_t packet,
+                                         double rate,
+                                         bool continuous) const
+    {
+        bench::sender_options s = o.sender(packet, rate);
+        s.destination = endpoint;
+        if (continuous)
+            s.timestamp_item = bench::bench_timestamp_item;
+        return s;
+    }
+
+    const std::string endpoint;
+    bench::forked_sender sender;
+    const gr::top_block_sptr tb;
+    const source::sptr src;
+    const gr::blocks::null_sink::sptr null;
+};
 
 bench::trial_result loopback_trial(const bench::bench_options& o,
                                    std::size_t packet,
                                    double rate,
                                    bool announce)
 {
-    const std::string endpoint = "127.0.0.1:" + std::to_string(bench::free_udp_port());
-    // Forked before the source exists: the source starts its reader on make().
-    bench::forked_sender sender(loopback_sender(o, endpoint, packet, rate));
-    auto tb = gr::make_top_block("spead_bench loopback");
-    const source::sptr src = make_loopback_source(o, endpoint, false, announce);
-    auto null = gr::blocks::null_sink::make(1);
-    tb->connect(src, 0, null, 0);
+    loopback_graph g(o, packet, rate, false, announce);
     const auto [sent, used] = run_while_sending(
-        *tb, sender, [&src] { return src->stats().at("heaps_output"); });
-    const auto s = src->stats();
+        *g.tb, g.sender, [&g] { return g.src->stats().at("heaps_output"); });
+    const auto s = g.src->stats();
 
-    bench::trial_result r;
-    r.target_gbps = rate;
-    r.achieved_gbps = sent.achieved_gbps;
-    r.heaps_sent = sent.result.data_heaps;
+    bench::trial_result r = bench::trial_sent(rate, sent);
     r.heaps_received = s.at("heaps_output");
-    r.packets_sent = sent.stats[send_stat::packets];
     r.packets_received = s.at("packets");
     r.receiver_cpu = bench::cpu_per_gib::of(used, r.heaps_received * o.heap_size);
     for (const char* name : { "packets_dropped_socket_overflow",
@@ -198,26 +216,15 @@ bench::trial_result continuous_loopback_trial(const bench::bench_options& o,
                                               bool announce)
 {
     const std::size_t heap_size = o.heap_size;
-    const std::string endpoint = "127.0.0.1:" + std::to_string(bench::free_udp_port());
-    bench::sender_options timestamped = loopback_sender(o, endpoint, packet, rate);
-    timestamped.timestamp_item = bench::bench_timestamp_item;
-    bench::forked_sender sender(timestamped);
-    auto tb = gr::make_top_block("spead_bench loopback --continuous");
-    const source::sptr src = make_loopback_source(o, endpoint, true, announce);
-    auto null = gr::blocks::null_sink::make(1);
-    tb->connect(src, 0, null, 0);
+    loopback_graph g(o, packet, rate, true, announce);
     // The stop heap ends the flowgraph once the last positions are out; if it was
     // lost, the count stops moving and the run ends all the same.
     const auto [sent, used] = run_while_sending(
-        *tb, sender, [&src] { return src->stats().at("positions_released"); });
-    const auto s = src->stats();
-    const std::uint64_t items_out = null->nitems_read(0);
+        *g.tb, g.sender, [&g] { return g.src->stats().at("positions_released"); });
+    const auto s = g.src->stats();
+    const std::uint64_t items_out = g.null->nitems_read(0);
 
-    bench::trial_result r;
-    r.target_gbps = rate;
-    r.achieved_gbps = sent.achieved_gbps;
-    r.heaps_sent = sent.result.data_heaps;
-    r.packets_sent = sent.stats[send_stat::packets];
+    bench::trial_result r = bench::trial_sent(rate, sent);
     r.packets_received = s.at("packets");
     // Received = heaps placed whole; a run whose output is not exactly the samples
     // sent (a position short, a resync repeating some) counts as losing one at least.

@@ -169,6 +169,16 @@ sender_report send_heaps(const sender_options& options)
     return report;
 }
 
+trial_result trial_sent(double rate_gbps, const sender_report& sent)
+{
+    trial_result r;
+    r.target_gbps = rate_gbps;
+    r.achieved_gbps = sent.achieved_gbps;
+    r.heaps_sent = sent.result.data_heaps;
+    r.packets_sent = sent.stats[send_stat::packets];
+    return r;
+}
+
 forked_sender::forked_sender(const sender_options& options)
 {
     int start[2];

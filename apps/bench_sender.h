@@ -10,10 +10,11 @@
 
 // spead_bench's sender: spead_send's heap generator on a send::udp_stream, in this
 // process (send_heaps) or in a child process (forked_sender), so that this process's
-// CPU time is a receiver's alone.
+// CPU time is a receiver's alone; and the sender's half of a trial's figures.
 
 #include "cpu_usage.h"
 #include "heap_generator.h"
+#include "rate_search.h"
 #include <gnuradio/spead/stats.h>
 #include <sys/types.h>
 #include <cstddef>
@@ -57,6 +58,10 @@ struct sender_report {
  * rate × seconds comes to. No descriptors; a stop heap only with a timestamp_item.
  * \throws on setup errors */
 sender_report send_heaps(const sender_options& options);
+
+/*! The sender's half of a trial at \p rate_gbps: the rate asked, the rate reached,
+ * the heaps and packets sent. */
+trial_result trial_sent(double rate_gbps, const sender_report& sent);
 
 /*!
  * send_heaps() in a child process, so that this process's CPU time (getrusage) is the

@@ -162,12 +162,8 @@ trial_result recv_trial(const bench_options& options,
     consumer.join();
 
     const recv_stats s = stream.get_stats();
-    trial_result r;
-    r.target_gbps = rate_gbps;
-    r.achieved_gbps = sent.achieved_gbps;
-    r.heaps_sent = sent.result.data_heaps;
+    trial_result r = trial_sent(rate_gbps, sent);
     r.heaps_received = received.load();
-    r.packets_sent = sent.stats[send_stat::packets];
     r.packets_received = s[recv_stat::packets];
     r.receiver_cpu = cpu_per_gib::of(used, r.heaps_received * heap_size);
     for (recv_stat st : { recv_stat::packets_dropped_socket_overflow,

@@ -27,7 +27,11 @@
 // a child process at a set rate; a consumer thread takes the heaps. The highest rate
 // with no heap lost in --runs consecutive runs: the transport's share of the loopback
 // figure; and per run the receive side's CPU time (this process) per GiB received.
-// loopback and sink run GNU Radio flowgraphs with the blocks (bench_flowgraph.cc).
+// loopback and sink run GNU Radio flowgraphs with the blocks.
+//
+// This file parses the command line (bench_options) and runs the mode: mem in
+// bench_mem.cc (--threads in bench_mem_threads.cc), send and recv in bench_udp.cc,
+// loopback and sink in bench_flowgraph.cc.
 
 #include "bench_modes.h"
 #include "command_line.h"
