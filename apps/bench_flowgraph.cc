@@ -17,7 +17,8 @@
 //   sink:     a source → spead.sink (udp to a socket on 127.0.0.1 that never reads),
 //             as fast as it goes; prints Gb/s of SPEAD packets per packet size.
 
-#include "bench_common.h"
+#include "bench_modes.h"
+#include "bench_sockets.h"
 #include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/blocks/null_source.h>
 #include <gnuradio/blocks/vector_source.h>
@@ -29,6 +30,7 @@
 #include <gnuradio/top_block.h>
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -103,12 +105,12 @@ loopback_run run_while_sending(gr::top_block& tb, bench::forked_sender& sender, 
 /*! The source of a loopback trial, listening on \p endpoint: heaps mode (packet_len
  * tags) or continuous mode (placed by bench_timestamp_item); with \p announce, says
  * what receive buffer the kernel granted. */
-source::sptr make_loopback_source(const po::variables_map& vm,
+source::sptr make_loopback_source(const bench::bench_options& o,
                                   const std::string& endpoint,
                                   bool continuous,
                                   bool announce)
 {
-    const std::size_t buffer = vm["buffer"].as<std::size_t>();
+    const std::size_t buffer = o.buffer;
     bench::rmem_max_raise raise(buffer);
     source::sptr src = source::make("udp",
                                     endpoint,
@@ -119,7 +121,7 @@ source::sptr make_loopback_source(const po::variables_map& vm,
                                     1,
                                     0,
                                     continuous ? "" : "packet_len",
-                                    vm["max-heap-size"].as<std::size_t>(),
+                                    o.max_heap_size,
                                     4,
                                     "drop",
                                     continuous ? bench::bench_timestamp_item : 0,
@@ -128,7 +130,7 @@ source::sptr make_loopback_source(const po::variables_map& vm,
                                     "as-is",
                                     continuous,
                                     "",
-                                    vm["queue-heaps"].as<std::size_t>(),
+                                    o.queue_heaps,
                                     0.0,
                                     0,
                                     10,
@@ -141,47 +143,59 @@ source::sptr make_loopback_source(const po::variables_map& vm,
     return src;
 }
 
-/*! The sender of a loopback trial. */
-bench::sender_options loopback_sender(const po::variables_map& vm,
-                                      const std::string& endpoint,
-                                      std::size_t packet,
-                                      double rate)
-{
-    bench::sender_options o;
-    o.destination = endpoint;
-    o.rate_gbps = rate;
-    o.seconds = vm["seconds"].as<double>();
-    o.packet = packet;
-    o.heap_size = vm["heap-size"].as<std::size_t>();
-    o.burst = vm["burst"].as<std::size_t>();
-    return o;
-}
+/*! A loopback trial's flowgraph, spead.source on a free port of 127.0.0.1 ->
+ * blocks.null_sink, and its sender: timestamped heaps and a stop heap for the source in
+ * continuous mode. */
+struct loopback_graph {
+    loopback_graph(const bench::bench_options& o,
+                   std::size_t packet,
+                   double rate,
+                   bool continuous,
+                   bool announce)
+        : endpoint("127.0.0.1:" + std::to_string(bench::free_udp_port())),
+          // Forked before the source exists: the source starts its reader on make().
+          sender(sender_options(o, packet, rate, continuous)),
+          tb(gr::make_top_block(continuous ? "spead_bench loopback --continuous"
+                                           : "spead_bench loopback")),
+          src(make_loopback_source(o, endpoint, continuous, announce)),
+          null(gr::blocks::null_sink::make(1))
+    {
+        tb->connect(src, 0, null, 0);
+    }
 
-bench::trial_result loopback_trial(const po::variables_map& vm,
+    bench::sender_options sender_options(const bench::bench_options& o,
+                                         std::size_t packet,
+                                         double rate,
+                                         bool continuous) const
+    {
+        bench::sender_options s = o.sender(packet, rate);
+        s.destination = endpoint;
+        if (continuous)
+            s.timestamp_item = bench::bench_timestamp_item;
+        return s;
+    }
+
+    const std::string endpoint;
+    bench::forked_sender sender;
+    const gr::top_block_sptr tb;
+    const source::sptr src;
+    const gr::blocks::null_sink::sptr null;
+};
+
+bench::trial_result loopback_trial(const bench::bench_options& o,
                                    std::size_t packet,
                                    double rate,
                                    bool announce)
 {
-    const std::string endpoint = "127.0.0.1:" + std::to_string(bench::free_udp_port());
-    // Forked before the source exists: the source starts its reader on make().
-    bench::forked_sender sender(loopback_sender(vm, endpoint, packet, rate));
-    auto tb = gr::make_top_block("spead_bench loopback");
-    const source::sptr src = make_loopback_source(vm, endpoint, false, announce);
-    auto null = gr::blocks::null_sink::make(1);
-    tb->connect(src, 0, null, 0);
+    loopback_graph g(o, packet, rate, false, announce);
     const auto [sent, used] = run_while_sending(
-        *tb, sender, [&src] { return src->stats().at("heaps_output"); });
-    const auto s = src->stats();
+        *g.tb, g.sender, [&g] { return g.src->stats().at("heaps_output"); });
+    const auto s = g.src->stats();
 
-    bench::trial_result r;
-    r.target_gbps = rate;
-    r.achieved_gbps = sent.achieved_gbps;
-    r.heaps_sent = sent.result.data_heaps;
+    bench::trial_result r = bench::trial_sent(rate, sent);
     r.heaps_received = s.at("heaps_output");
-    r.packets_sent = sent.stats[send_stat::packets];
     r.packets_received = s.at("packets");
-    r.receiver_cpu = bench::cpu_per_gib::of(
-        used, r.heaps_received * vm["heap-size"].as<std::size_t>());
+    r.receiver_cpu = bench::cpu_per_gib::of(used, r.heaps_received * o.heap_size);
     for (const char* name : { "packets_dropped_socket_overflow",
                               "incomplete_heaps_evicted",
                               "incomplete_heaps_flushed",
@@ -196,32 +210,21 @@ bench::trial_result loopback_trial(const po::variables_map& vm,
  * (int8 items, so one timestamp per byte), and a stop heap at the end that makes the
  * source output the last positions and end the flowgraph. A run passes when every
  * heap sent is a placed heap and every sample is output, none zero-filled. */
-bench::trial_result continuous_loopback_trial(const po::variables_map& vm,
+bench::trial_result continuous_loopback_trial(const bench::bench_options& o,
                                               std::size_t packet,
                                               double rate,
                                               bool announce)
 {
-    const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
-    const std::string endpoint = "127.0.0.1:" + std::to_string(bench::free_udp_port());
-    bench::sender_options timestamped = loopback_sender(vm, endpoint, packet, rate);
-    timestamped.timestamp_item = bench::bench_timestamp_item;
-    bench::forked_sender sender(timestamped);
-    auto tb = gr::make_top_block("spead_bench loopback --continuous");
-    const source::sptr src = make_loopback_source(vm, endpoint, true, announce);
-    auto null = gr::blocks::null_sink::make(1);
-    tb->connect(src, 0, null, 0);
+    const std::size_t heap_size = o.heap_size;
+    loopback_graph g(o, packet, rate, true, announce);
     // The stop heap ends the flowgraph once the last positions are out; if it was
     // lost, the count stops moving and the run ends all the same.
     const auto [sent, used] = run_while_sending(
-        *tb, sender, [&src] { return src->stats().at("positions_released"); });
-    const auto s = src->stats();
-    const std::uint64_t items_out = null->nitems_read(0);
+        *g.tb, g.sender, [&g] { return g.src->stats().at("positions_released"); });
+    const auto s = g.src->stats();
+    const std::uint64_t items_out = g.null->nitems_read(0);
 
-    bench::trial_result r;
-    r.target_gbps = rate;
-    r.achieved_gbps = sent.achieved_gbps;
-    r.heaps_sent = sent.result.data_heaps;
-    r.packets_sent = sent.stats[send_stat::packets];
+    bench::trial_result r = bench::trial_sent(rate, sent);
     r.packets_received = s.at("packets");
     // Received = heaps placed whole; a run whose output is not exactly the samples
     // sent (a position short, a resync repeating some) counts as losing one at least.
@@ -256,10 +259,10 @@ struct sink_figures {
     std::uint64_t packets = 0;
 };
 
-sink_figures sink_run(const po::variables_map& vm, std::size_t packet)
+sink_figures sink_run(const bench::bench_options& o, std::size_t packet)
 {
-    const std::size_t heap_size = vm["heap-size"].as<std::size_t>();
-    const std::string source_kind = vm["source"].as<std::string>();
+    const std::size_t heap_size = o.heap_size;
+    const std::string& source_kind = o.source;
     bench::discard_socket discard;
 
     auto tb = gr::make_top_block("spead_bench sink");
@@ -303,8 +306,7 @@ sink_figures sink_run(const po::variables_map& vm, std::size_t packet)
     std::this_thread::sleep_for(std::chrono::milliseconds(500)); // warm up
     const auto t0 = std::chrono::steady_clock::now();
     const auto before = snk->stats();
-    std::this_thread::sleep_for(
-        std::chrono::duration<double>(vm["seconds"].as<double>()));
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.seconds));
     const auto after = snk->stats();
     const std::uint64_t b0 = before.at("bytes"), b1 = after.at("bytes");
     const std::uint64_t p0 = before.at("packets"), p1 = after.at("packets");
@@ -322,91 +324,63 @@ sink_figures sink_run(const po::variables_map& vm, std::size_t packet)
 
 } // namespace
 
-int bench::run_loopback(const po::variables_map& vm, csv_writer& csv)
+int bench::run_loopback(const bench_options& o, csv_writer& csv)
 {
     std::cout << "loopback: spead.source (udp, 127.0.0.1) -> blocks.null_sink, "
-              << vm["heap-size"].as<std::size_t>() << "-byte heaps from spead_send's "
-              << "generator in a child process, " << vm["seconds"].as<double>()
+              << o.heap_size << "-byte heaps from spead_send's "
+              << "generator in a child process, " << o.seconds
               << " s per run (CPU figures: this process's, per GiB of payload of the "
                  "heaps received); "
               << bench::load_average() << "\n";
-    if (!vm.count("continuous"))
+    using namespace std::placeholders;
+    const auto heaps_trial = std::bind(loopback_trial, std::cref(o), _1, _2, _3);
+    if (!o.continuous)
         return bench::report_lossless_rates(
-            vm,
-            "loopback",
-            [&](std::size_t packet, double rate, bool first) {
-                return loopback_trial(vm, packet, rate, first);
-            },
-            csv);
+            o.search, o.packets, "loopback", heaps_trial, csv);
 
     // Both modes per packet size, one after the other, so that the two figures of a
     // size are taken under the same load.
     std::cout << "loopback --continuous: then the source in continuous mode (int8 "
                  "items, window 64 heaps), the same heaps each with a timestamp "
                  "item, and a stop heap\n";
-    bench::search_options search;
-    search.rates = bench::parse_rates(vm["rates"].as<std::string>());
-    search.runs = vm["runs"].as<int>();
-    search.refine = vm["refine"].as<int>();
+    const auto continuous_trial =
+        std::bind(continuous_loopback_trial, std::cref(o), _1, _2, _3);
     struct figure {
         std::size_t packet;
-        double heaps_mode;
-        double continuous_mode;
+        bench::search_result heaps_mode;
+        bench::search_result continuous_mode;
     };
     std::vector<figure> figures;
-    for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
-        const std::string size = std::to_string(packet);
-        bool first = true;
-        const double heaps_mode = bench::search_lossless_rate(
-            [&](double rate) {
-                auto r = loopback_trial(vm, packet, rate, first);
-                first = false;
-                return r;
-            },
-            search,
-            "loopback packet " + size,
-            { csv, "loopback", packet });
-        first = true;
-        const double continuous_mode = bench::search_lossless_rate(
-            [&](double rate) {
-                auto r = continuous_loopback_trial(vm, packet, rate, first);
-                first = false;
-                return r;
-            },
-            search,
-            "loopback continuous packet " + size,
-            { csv, "loopback_continuous", packet });
-        std::cout << "loopback packet " << size << ": heaps mode " << heaps_mode
-                  << " Gb/s, continuous mode " << continuous_mode
-                  << " Gb/s (highest lossless rates)" << std::endl;
+    for (std::size_t packet : o.packets) {
+        const bench::search_result heaps_mode =
+            bench::search_packet(heaps_trial, packet, o.search, "loopback", csv);
+        const bench::search_result continuous_mode = bench::search_packet(
+            continuous_trial, packet, o.search, "loopback_continuous", csv);
+        std::cout << "loopback packet " << packet << ": heaps mode "
+                  << bench::describe(heaps_mode) << ", continuous mode "
+                  << bench::describe(continuous_mode) << " (highest lossless rates)"
+                  << std::endl;
         figures.push_back({ packet, heaps_mode, continuous_mode });
     }
-    for (const figure& f : figures) {
-        std::cout << "loopback_lossless_gbps_" << f.packet << ": " << f.heaps_mode
-                  << "\n";
-        std::cout << "loopback_continuous_lossless_gbps_" << f.packet << ": "
-                  << f.continuous_mode << "\n";
-    }
+    for (const figure& f : figures)
+        std::cout << bench::figure_lines("loopback", f.packet, f.heaps_mode)
+                  << bench::figure_lines(
+                         "loopback_continuous", f.packet, f.continuous_mode);
     return 0;
 }
 
-int bench::run_sink(const po::variables_map& vm, csv_writer& csv)
+int bench::run_sink(const bench_options& o, csv_writer& csv)
 {
-    const int runs = vm["runs"].as<int>();
-    const std::string source_kind = vm["source"].as<std::string>();
-    if (source_kind != "null" && source_kind != "vector" && source_kind != "none")
-        throw std::invalid_argument("--source: '" + source_kind +
-                                    "' is not a source; use null, vector or none");
+    const int runs = o.runs;
     std::vector<std::pair<std::size_t, double>> figures;
-    std::cout << "sink: " << vm["source"].as<std::string>()
+    std::cout << "sink: " << o.source
               << " source -> spead.sink (udp to a socket on 127.0.0.1 that never reads), "
-              << "as fast as possible, " << vm["heap-size"].as<std::size_t>()
-              << "-byte heaps, " << vm["seconds"].as<double>() << " s per run; "
-              << bench::load_average() << "\n";
-    for (std::size_t packet : vm["packet"].as<std::vector<std::size_t>>()) {
+              << "as fast as possible, " << o.heap_size << "-byte heaps, " << o.seconds
+              << " s per run; " << bench::load_average() << "\n";
+    for (std::size_t packet : o.packets) {
         std::vector<double> rates;
         for (int run = 1; run <= runs; run++) {
-            const sink_figures f = sink_run(vm, packet);
+            const sink_figures f = sink_run(o, packet);
             rates.push_back(f.gbps);
             const csv_writer::run row{ "sink", packet, 0.0, std::to_string(run) };
             csv.row(row, "gbps", f.gbps);

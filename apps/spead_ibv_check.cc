@@ -12,6 +12,7 @@
 // ibv::preflight() the blocks consult, so the two always agree. Exit status: 0 when
 // ibverbs is usable, 1 when it is not, 2 for a usage error.
 
+#include "command_line.h"
 #include "transport/ibv/preflight.h"
 #include "transport/ibv/verbs.h"
 #include <system_error>
@@ -173,28 +174,23 @@ int main(int argc, char** argv)
         "Run it the way the real program will run (same user, capabilities and "
         "limits).\n"
         "Exit status: 0 usable, 1 not usable, 2 usage error.\n\nOptions");
+    std::size_t buffer = 0;
+    std::string interface;
     // clang-format off
     options.add_options()
         ("help,h", "show this help")
-        ("buffer", po::value<std::size_t>()->default_value(0), "memory the transport will pin, bytes, checked against the memlock limit (0: the receive default, 16 MiB)");
+        ("buffer", po::value(&buffer)->default_value(0), "memory the transport will pin, bytes, checked against the memlock limit (0: the receive default, 16 MiB)");
     // clang-format on
     po::options_description hidden;
-    hidden.add_options()("interface", po::value<std::string>(), "interface");
-    po::positional_options_description positional;
-    positional.add("interface", 1);
-    po::options_description all;
-    all.add(options).add(hidden);
-    po::variables_map vm;
+    hidden.add_options()("interface", po::value(&interface), "interface");
     try {
-        po::store(
-            po::command_line_parser(argc, argv).options(all).positional(positional).run(),
-            vm);
-        po::notify(vm);
+        const po::variables_map vm =
+            apps::parse_command_line(argc, argv, options, hidden, "interface", 1);
         if (vm.count("help")) {
             std::cout << options;
             return 0;
         }
-        if (!vm.count("interface"))
+        if (interface.empty())
             throw po::error("give the INTERFACE to check (a netdev name such as eth0, "
                             "or its IPv4 address)");
     } catch (const po::error& e) {
@@ -202,8 +198,7 @@ int main(int argc, char** argv)
         return 2;
     }
     try {
-        const ibv::preflight_report report = ibv::preflight(
-            vm["interface"].as<std::string>(), vm["buffer"].as<std::size_t>());
+        const ibv::preflight_report report = ibv::preflight(interface, buffer);
         print_report(report);
         return report.usable() ? 0 : 1;
     } catch (const std::exception& e) {

@@ -12,7 +12,8 @@
 // Ctrl-C; --ibv sends through an ibverbs raw-packet queue pair on the interface given
 // with --bind), so users can switch between the two.
 
-#include "flag_error.h"
+#include "cmdline_options.h"
+#include "command_line.h"
 #include "heap_generator.h"
 #include "payload_pattern.h"
 #include <gnuradio/spead/send_pcap.h>
@@ -34,10 +35,6 @@ using apps::with_flag;
 
 namespace {
 
-std::atomic<bool> interrupted{ false };
-
-void on_signal(int) { interrupted = true; }
-
 bool is_capture_file(const std::string& arg)
 {
     auto ends_with = [&arg](const std::string& suffix) {
@@ -53,58 +50,35 @@ bool is_destination(const std::string& arg)
     const auto colon = arg.rfind(':');
     if (colon == std::string::npos || colon == 0)
         return false;
-    const std::string port = arg.substr(colon + 1);
-    if (port.empty() || port.size() > 5)
-        return false;
-    for (char c : port)
-        if (c < '0' || c > '9')
-            return false;
-    return true;
+    return apps::is_udp_port(arg.substr(colon + 1));
 }
 
-int run(const po::variables_map& vm)
+int run(const apps::sender_options& o, const std::vector<std::string>& args)
 {
     // ---- what to send ----
-    apps::generator_config gen;
-    gen.heap_size = vm["heap-size"].as<std::size_t>();
-    gen.items = vm["items"].as<std::size_t>();
-    gen.heaps = vm["heaps"].as<std::int64_t>();
-    gen.addr_bits = vm["addr-bits"].as<int>();
-    gen.pyspead = vm.count("pyspead");
-    gen.verify = vm.count("verify");
-    gen.descriptor_interval = vm["descriptor-interval"].as<std::uint64_t>();
-    gen.descriptors = vm.count("descriptors") || gen.descriptor_interval > 0;
-    gen.stop_heap = !vm.count("no-stop");
-    gen.max_heaps = vm["max-heaps"].as<std::size_t>();
-    gen.timestamp_item = vm["timestamp-item"].as<std::uint64_t>();
-    if (gen.heaps < -1)
-        throw po::error("--heaps: " + std::to_string(gen.heaps) +
-                        " is not a count; give N >= 0, or -1 to send until Ctrl-C");
     std::unique_ptr<apps::heap_generator> generator;
-    with_flag("", [&] { generator = std::make_unique<apps::heap_generator>(gen); });
-    if (generator->heap_payload() != gen.heap_size)
+    with_flag("",
+              [&] { generator = std::make_unique<apps::heap_generator>(o.generator); });
+    if (generator->heap_payload() != o.generator.heap_size)
         std::cerr << "Heap size is not an exact multiple: using "
-                  << generator->heap_payload() << " instead of " << gen.heap_size << "\n";
+                  << generator->heap_payload() << " instead of " << o.generator.heap_size
+                  << "\n";
 
     // ---- where to ----
     std::vector<std::string> destinations;
-    std::string capture;
-    if (vm.count("pcap"))
-        capture = vm["pcap"].as<std::string>();
-    if (vm.count("destination")) {
-        for (const std::string& arg : vm["destination"].as<std::vector<std::string>>()) {
-            if (is_capture_file(arg)) {
-                if (!capture.empty())
-                    throw po::error("give one capture file, not '" + capture + "' and '" +
-                                    arg + "'");
-                capture = arg;
-            } else if (is_destination(arg)) {
-                destinations.push_back(arg);
-            } else {
-                throw po::error("'" + arg +
-                                "' is neither a destination HOST:PORT nor a capture "
-                                "file (*.pcap)");
-            }
+    std::string capture = o.pcap.value_or("");
+    for (const std::string& arg : args) {
+        if (is_capture_file(arg)) {
+            if (!capture.empty())
+                throw po::error("give one capture file, not '" + capture + "' and '" +
+                                arg + "'");
+            capture = arg;
+        } else if (is_destination(arg)) {
+            destinations.push_back(arg);
+        } else {
+            throw po::error("'" + arg +
+                            "' is neither a destination HOST:PORT nor a capture "
+                            "file (*.pcap)");
         }
     }
     if (destinations.empty() && capture.empty())
@@ -115,55 +89,16 @@ int run(const po::variables_map& vm)
     for (const std::string& d : destinations)
         joined += (joined.empty() ? "" : ",") + d;
 
-    send::stream_config config;
-    const double rate_gbps = vm["rate"].as<double>();
-    with_flag("--packet",
-              [&] { config.set_max_packet_size(vm["packet"].as<std::size_t>()); });
-    if (!std::isfinite(rate_gbps) || rate_gbps < 0)
-        throw po::error("--rate: " + (std::ostringstream() << rate_gbps).str() +
-                        " is not a rate; give Gb/s >= 0 (0: as fast as possible)");
-    config.set_rate(rate_gbps * 1e9 / 8);
-    with_flag("--burst", [&] { config.set_burst_size(vm["burst"].as<std::size_t>()); });
-    with_flag("--max-heaps", [&] { config.set_max_heaps(gen.max_heaps); });
-    // The generator refills the queue from its completion handlers: run them on the
-    // writer thread, so that sending never waits for this thread to be scheduled.
-    config.set_inline_completions(true);
-
-    const bool ibv = vm.count("ibv");
-    if (ibv && !capture.empty())
+    const send::stream_config config = o.stream_config();
+    if (o.ibv.ibv && !capture.empty())
         throw po::error("--ibv sends to the network; it cannot record to a capture file");
-    if (ibv && !vm.count("bind"))
-        throw po::error("--ibv needs --bind: the IPv4 address or netdev name of the "
-                        "interface whose RDMA device sends (e.g. --bind 10.0.0.1)");
-    if (!ibv && (vm.count("ibv-vector") || vm.count("ibv-max-poll")))
-        throw po::error("--ibv-vector and --ibv-max-poll apply only with --ibv");
 
     boost::asio::io_context io;
     std::unique_ptr<send::stream> stream;
-    if (ibv) {
-        send::udp_ibv_config ibv_config;
-        with_flag("--ttl", [&] { ibv_config.set_ttl(vm["ttl"].as<int>()); });
-        with_flag("--buffer",
-                  [&] { ibv_config.set_buffer_size(vm["buffer"].as<std::size_t>()); });
-        with_flag("--bind",
-                  [&] { ibv_config.set_interface(vm["bind"].as<std::string>()); });
-        if (vm.count("ibv-vector"))
-            ibv_config.set_comp_vector(vm["ibv-vector"].as<int>());
-        if (vm.count("ibv-max-poll"))
-            with_flag("--ibv-max-poll",
-                      [&] { ibv_config.set_max_poll(vm["ibv-max-poll"].as<int>()); });
-        // Destinations are checked last: a bad one is a runtime error (exit 1), like
-        // an unreachable one.
-        ibv_config.set_endpoints(joined);
-        stream = std::make_unique<send::udp_ibv_stream>(io, config, ibv_config);
+    if (o.ibv.ibv) {
+        stream = std::make_unique<send::udp_ibv_stream>(io, config, o.ibv_config(joined));
     } else {
-        send::udp_config udp;
-        with_flag("--ttl", [&] { udp.set_ttl(vm["ttl"].as<int>()); });
-        with_flag("--buffer",
-                  [&] { udp.set_buffer_size(vm["buffer"].as<std::size_t>()); });
-        if (vm.count("bind"))
-            with_flag("--bind", [&] { udp.set_interface(vm["bind"].as<std::string>()); });
-        udp.set_endpoints(joined);
+        const send::udp_config udp = o.udp_config(joined);
         if (!capture.empty())
             stream = std::make_unique<send::pcap_stream>(
                 io, config, capture, udp.get_endpoints());
@@ -171,9 +106,8 @@ int run(const po::variables_map& vm)
             stream = std::make_unique<send::udp_stream>(io, config, udp);
     }
 
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
-    const apps::generator_result result = generator->run(*stream, io, interrupted);
+    apps::stop_on_signals();
+    const apps::generator_result result = generator->run(*stream, io, apps::interrupted);
     // Every heap has completed, so the counters are final.
     const send_stats stats = stream->get_stats();
     stream.reset(); // joins the writer and closes the socket or file
@@ -210,53 +144,28 @@ int main(int argc, char** argv)
         "elements,\n"
         "--heap-size bytes in all. With --verify every item byte follows the pattern\n"
         "that `spead_recv --verify` checks (see apps/payload_pattern.h).\n\nOptions");
-    // clang-format off
-    options.add_options()
-        ("help,h", "show this help")
-        ("heap-size", po::value<std::size_t>()->default_value(4194304), "payload per data heap (bytes)")
-        ("items", po::value<std::size_t>()->default_value(1), "items per heap")
-        ("heaps", po::value<std::int64_t>()->default_value(-1), "data heaps to send (-1: until Ctrl-C)")
-        ("packet", po::value<std::size_t>()->default_value(1472), "largest SPEAD packet, the UDP payload (bytes)")
-        ("addr-bits", po::value<int>()->default_value(40), "heap address bits: SPEAD-64-XX flavour (40 or 48)")
-        ("pyspead", "encode descriptors with PySPEAD's field widths")
-        ("rate", po::value<double>()->default_value(0.0), "send rate of SPEAD packets (Gb/s; 0: as fast as possible)")
-        ("burst", po::value<std::size_t>()->default_value(65536), "bytes sent back-to-back before the rate limiter waits")
-        ("max-heaps", po::value<std::size_t>()->default_value(4), "heaps in flight")
-        ("ttl", po::value<int>()->default_value(1), "IP time-to-live")
-        ("bind", po::value<std::string>(), "interface to send from: IPv4 address or netdev name (required with --ibv)")
-        ("buffer", po::value<std::size_t>()->default_value(send::udp_config::default_buffer_size), "socket send buffer, or with --ibv the registered transmit ring (bytes)")
-        ("ibv", "send through ibverbs (raw-packet queue pair, kernel bypass) on the --bind interface; needs CAP_NET_RAW, see docs/ibverbs.md")
-        ("ibv-vector", po::value<int>(), "with --ibv: completion vector for interrupts (modulo the device's vectors; negative: busy polling; default 0)")
-        ("ibv-max-poll", po::value<int>(), "with --ibv: completion-queue polls before waiting (default 10)")
-        ("pcap", po::value<std::string>(), "record to this capture file instead of sending")
-        ("descriptors", "send a descriptor heap first (to every destination)")
-        ("descriptor-interval", po::value<std::uint64_t>()->default_value(0), "and again every N data heaps (implies --descriptors)")
-        ("timestamp-item", po::value<std::uint64_t>()->default_value(0), "each data heap also carries this immediate item, in every packet: k × heap bytes (a timestamp counting int8 samples, for spead.source output_mode=continuous); 0: none")
-        ("no-stop", "do not send a stop heap at the end")
-        ("verify", "fill items with the verifiable payload pattern (costs CPU per heap)");
-    // clang-format on
+    options.add_options()("help,h", "show this help");
+    apps::sender_options sender;
+    sender.add_to(options);
     po::options_description hidden;
-    hidden.add_options()(
-        "destination", po::value<std::vector<std::string>>(), "destinations");
-    po::positional_options_description positional;
-    positional.add("destination", -1);
-    po::options_description all;
-    all.add(options).add(hidden);
-    po::variables_map vm;
+    std::vector<std::string> destinations;
+    hidden.add_options()("destination", po::value(&destinations), "destinations");
     try {
-        po::store(po::command_line_parser(argc, argv)
-                      .style(po::command_line_style::default_style &
-                             ~po::command_line_style::allow_guessing)
-                      .options(all)
-                      .positional(positional)
-                      .run(),
-                  vm);
-        po::notify(vm);
+        const po::variables_map vm =
+            apps::parse_command_line(argc,
+                                     argv,
+                                     options,
+                                     hidden,
+                                     "destination",
+                                     -1,
+                                     po::command_line_style::default_style &
+                                         ~po::command_line_style::allow_guessing);
         if (vm.count("help")) {
             std::cout << options;
             return 0;
         }
-        return run(vm);
+        sender.check();
+        return run(sender, destinations);
     } catch (const po::error& e) {
         std::cerr << "spead_send: " << e.what() << "\n\n" << options;
         return 2;

@@ -16,7 +16,8 @@ writes into the output directory:
   loss_vs_rate.png       recv, loopback: fraction of packets lost against offered rate
   mem_vs_memcpy.png      mem, mem_continuous: decode + assembly rate as a fraction of memcpy,
                          and spead2's (mem rows of impl spead2, when there) with the ratio
-  blocks.png             recv, loopback: highest lossless rate; send, sink: send rate
+  blocks.png             recv, loopback: highest lossless rate (hatched and marked ≥ where
+                         the search was sender-limited: a lower bound); send, sink: send rate
   ibv_instructions.png   ibv_recv_*: callgrind instructions per packet on the emulated NIC,
                          gr-spead and (when its rows are there) spead2, with the ratio
   results.md             a Markdown table of every median, per bench (ibv_recv_* and mem:
@@ -162,19 +163,26 @@ def bars_by_packet(ax, packets, series, number="{:.3g}"):
 
 def bars_by_group(ax, groups, group_labels, series, number="{:.3g}"):
     """Bars per group (x: a packet size, a queue kind) and series (colour), as
-    bars_by_packet. series: (label, colour or None, {group: summary})."""
+    bars_by_packet. series: (label, colour or None, {group: summary}[, bounds]) where
+    bounds, if there, holds the groups whose value is only a lower bound: their bars
+    are hatched and labelled "≥ value"."""
     series = [one for one in series if any(one[2].get(g) for g in groups)]
     width = 0.8 / max(len(series), 1)
-    for i, (label, colour, by_group) in enumerate(series):
-        points = [(k, by_group[g]) for k, g in enumerate(groups) if by_group.get(g)]
-        xs = [k + (i - (len(series) - 1) / 2) * width for k, _ in points]
-        summaries = [s for _, s in points]
-        ax.bar(xs, [s[0] for s in summaries], width, yerr=error_bars(summaries), capsize=4,
-               color=colour, label=label)
+    for i, (label, colour, by_group, *rest) in enumerate(series):
+        bounds = rest[0] if rest else set()
+        points = [(k, g, by_group[g]) for k, g in enumerate(groups) if by_group.get(g)]
+        xs = [k + (i - (len(series) - 1) / 2) * width for k, _, _ in points]
+        summaries = [s for _, _, s in points]
+        bars = ax.bar(xs, [s[0] for s in summaries], width, yerr=error_bars(summaries),
+                      capsize=4, color=colour, label=label)
         # Labels at the foot of each bar, clear of the error bars.
-        for x, s in zip(xs, summaries):
-            ax.annotate(number.format(s[0]), (x, 0), textcoords="offset points",
-                        xytext=(0, 4), ha="center", va="bottom", fontsize=7,
+        for bar, x, (_, g, s) in zip(bars, xs, points):
+            bound = g in bounds
+            if bound:
+                bar.set_hatch("//")
+            ax.annotate(("≥ " if bound else "") + number.format(s[0]), (x, 0),
+                        textcoords="offset points", xytext=(0, 4), ha="center",
+                        va="bottom", fontsize=7,
                         color="black" if colour is None else "white")
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(group_labels)
@@ -333,6 +341,13 @@ def figure_mem(data, out_dir, written):
     save(fig, out_dir, name, written)
 
 
+def sender_limited(data, bench, impl, packet, offered=None):
+    """Whether a rate search's lossless_gbps is only a lower bound: its sender could not
+    reach the rate asked (spead_bench's median row sender_limited = 1)."""
+    s = data.summary(bench, impl, "sender_limited", packet, offered)
+    return s is not None and s[0] >= 0.5
+
+
 def figure_blocks(data, out_dir, written):
     name = "blocks.png"
     series = [(b, m) for b, m in (("recv", "lossless_gbps"), ("loopback", "lossless_gbps"),
@@ -348,10 +363,20 @@ def figure_blocks(data, out_dir, written):
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 4))
     packets = sorted({p for b, m in series for p in data.packets(b, m)})
+    bounds = {bench: {p for p in packets
+                      if sender_limited(data, bench, data.impl_of(bench, metric), p)}
+              for bench, metric in series}
     bars_by_packet(ax, packets, [
         (labels[bench], None,
-         {p: data.summary(bench, data.impl_of(bench, metric), metric, p) for p in packets})
+         {p: data.summary(bench, data.impl_of(bench, metric), metric, p) for p in packets},
+         bounds[bench])
         for bench, metric in series])
+    for bench, limited in bounds.items():
+        for p in sorted(limited):
+            print(f"note: {name}: {bench} at {p} B is a lower bound (sender-limited)")
+    if any(bounds.values()):
+        ax.text(0.01, 0.98, "hatched, ≥: sender-limited, the receiver's limit is higher",
+                transform=ax.transAxes, va="top", fontsize=8)
     ax.set_ylabel("Gb/s")
     ax.set_title("Kernel UDP on 127.0.0.1: transport alone and the GNU Radio blocks "
                  "(spead_bench)", fontsize=10)
@@ -432,7 +457,9 @@ def bench_table(data, bench):
         cells = []
         for metric in metrics:
             s = data.summary(bench, impl, metric, packet, offered)
-            cells.append("" if s is None else format_value(s[0]))
+            bound = metric == "lossless_gbps" and sender_limited(data, bench, impl, packet,
+                                                                  offered)
+            cells.append("" if s is None else ("≥ " if bound else "") + format_value(s[0]))
         if not any(cells):
             continue
         if offered > 0:
@@ -554,7 +581,7 @@ def machine_table(path):
 BENCH_ORDER = ["compare_recv", "compare_send", "ibv_recv_slots", "ibv_recv_mprq", "mem",
                "mem_continuous", "mem_threads", "recv", "loopback", "send", "sink"]
 METRIC_ORDER = ["cpu_ratio", "gbps_ratio", "cpu_s_per_gib", "cpu_user_s_per_gib",
-                "cpu_sys_s_per_gib", "gbps", "lossless_gbps", "heaps_received", "heaps_sent",
+                "cpu_sys_s_per_gib", "gbps", "lossless_gbps", "sender_limited", "heaps_received", "heaps_sent",
                 "packets_lost", "loss_fraction", "ratio_to_memcpy", "memcpy_gbps"]
 IMPL_ORDER = {"gr-spead": 0, "spead2": 1, "ratio": 2}
 

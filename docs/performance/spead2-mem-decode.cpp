@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// spead2-mem-decode: spead2's counterpart of `spead_bench mem` (apps/spead_bench.cc),
+// spead2-mem-decode: spead2's counterpart of `spead_bench mem` (apps/bench_mem.cc),
 // built against spead2 by docs/performance/regenerate (step 2) when spead2 is found.
 //
 //   spead2-mem-decode [--packet N...] [--heap-size N] [--total-bytes N] [--repeat N]

@@ -43,11 +43,31 @@ class spead_bench_modes(unittest.TestCase):
         self.assertRegex(r.stdout, r"recv packet 8972 run 1/1 at 0.2 Gb/s: sent \d+ heaps")
         self.assert_figure(r.stdout, "recv_lossless_gbps_8972")
 
+    def test_a_search_the_sender_cannot_keep_up_with_never_reports_zero(self):
+        # Asked 1000 Gb/s for a moment, the sender falls short: either the receiver keeps
+        # up (a lower bound: lossless at >= what the sender reached, sender-limited) or
+        # it loses heaps (no lossless rate). Never "highest lossless rate 0".
+        r = bench("recv", "--packet", 8972, "--heap-size", 65536, "--seconds", 0.002,
+                  "--rates", 1000, "--runs", 1, "--refine", 0, "--buffer", 131072)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("highest lossless rate 0 ", r.stdout)
+        self.assertRegex(r.stdout, r"(?m)^recv packet 8972: (lossless at >= [0-9.e+-]+ Gb/s, "
+                                   r"sender-limited .*the sender reached only|"
+                                   r"no lossless rate: heaps lost at 1000 Gb/s)")
+        self.assertRegex(r.stdout, r"(?m)^recv_lossless_sender_limited_8972: [01]$")
+        limited = re.search(r"(?m)^recv_lossless_sender_limited_8972: 1$", r.stdout)
+        figure = float(re.search(r"(?m)^recv_lossless_gbps_8972: (.*)$", r.stdout).group(1))
+        self.assertEqual(figure > 0, bool(limited), r.stdout)
+
     def test_loopback_runs_the_source_flowgraph(self):
         r = bench("loopback", *SHORT, *SEARCH, timeout=100)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("spead.source (udp, 127.0.0.1) -> blocks.null_sink", r.stdout)
-        self.assertRegex(r.stdout, r"loopback packet 8972: highest lossless rate")
+        # a figure, a lower bound when the loaded machine's sender fell short, or none
+        # when even the lowest rate lost heaps: the search ran and said which
+        self.assertRegex(r.stdout, r"loopback packet 8972: (highest lossless rate [0-9.e+-]+ "
+                                   r"Gb/s|lossless at >= [0-9.e+-]+ Gb/s, sender-limited|"
+                                   r"no lossless rate: heaps lost at)")
         self.assert_figure(r.stdout, "loopback_lossless_gbps_8972")
 
     def test_loopback_continuous_runs_both_modes_and_prints_both_figures(self):
@@ -58,8 +78,10 @@ class spead_bench_modes(unittest.TestCase):
         self.assertIn("then the source in continuous mode", r.stdout)
         self.assertRegex(r.stdout, r"loopback continuous packet 8972 run 1/1 at 0.2 Gb/s: "
                                    r"sent \d+ heaps")
-        self.assertRegex(r.stdout, r"(?m)^loopback packet 8972: heaps mode [0-9.e+-]+ Gb/s, "
-                                   r"continuous mode [0-9.e+-]+ Gb/s")
+        # a figure, or a lower bound when the sender could not reach the rate
+        self.assertRegex(r.stdout, r"(?m)^loopback packet 8972: heaps mode (>= )?[0-9.e+-]+ "
+                                   r"Gb/s( \(sender-limited\))?, continuous mode (>= )?"
+                                   r"[0-9.e+-]+ Gb/s")
         self.assert_figure(r.stdout, "loopback_lossless_gbps_8972")
         self.assert_figure(r.stdout, "loopback_continuous_lossless_gbps_8972")
 
@@ -139,6 +161,7 @@ class spead_bench_csv(unittest.TestCase):
                                / values["heaps_sent"], delta=1e-6)
         self.assert_cpu_adds_up(values)
         self.assertIn("lossless_gbps", self.values("recv", "median"))
+        self.assertIn(self.values("recv", "median")["sender_limited"], (0, 1))
         self.assertRegex(r.stdout, r"recv packet 1472 run 1/1 at 1 Gb/s: .*; receive side "
                                    r"%s user \+ %s sys = %s CPU s/GiB of heap payload "
                                    r"received" % (NUMBER, NUMBER, NUMBER))

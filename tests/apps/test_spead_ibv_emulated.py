@@ -12,6 +12,8 @@ import tempfile
 import time
 import unittest
 
+from app_support import stats
+
 APPS = os.environ["GR_SPEAD_APPS_DIR"]
 HEAPS = 30
 
@@ -26,15 +28,6 @@ def ip(n):
 
 def app(name):
     return os.path.join(APPS, name)
-
-
-def stats(stdout):
-    out = {}
-    for line in stdout.splitlines():
-        name, sep, value = line.partition(": ")
-        if sep and value.isdigit() and " " not in name:
-            out[name] = int(value)
-    return out
 
 
 def wait_until(condition, what, proc, seconds=10):

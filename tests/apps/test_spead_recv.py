@@ -11,6 +11,8 @@ import subprocess
 import tempfile
 import unittest
 
+from app_support import stats
+
 APPS = os.environ["GR_SPEAD_APPS_DIR"]
 VECTORS = os.environ["GR_SPEAD_VECTORS_DIR"]
 
@@ -18,15 +20,6 @@ VECTORS = os.environ["GR_SPEAD_VECTORS_DIR"]
 def run(*args, timeout=60):
     return subprocess.run([os.path.join(APPS, "spead_recv"), *args], capture_output=True,
                           text=True, timeout=timeout)
-
-
-def stats(stdout):
-    out = {}
-    for line in stdout.splitlines():
-        name, sep, value = line.partition(": ")
-        if sep and value.isdigit() and " " not in name:
-            out[name] = int(value)
-    return out
 
 
 class spead_recv_on_captures(unittest.TestCase):

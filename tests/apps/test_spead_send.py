@@ -13,21 +13,9 @@ import tempfile
 import time
 import unittest
 
+from app_support import stats, tool
+
 APPS = os.environ["GR_SPEAD_APPS_DIR"]
-
-
-def tool(name, *args, timeout=60):
-    return subprocess.run([os.path.join(APPS, name), *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout)
-
-
-def stats(stdout):
-    out = {}
-    for line in stdout.splitlines():
-        name, sep, value = line.partition(": ")
-        if sep and value.isdigit() and " " not in name:
-            out[name] = int(value)
-    return out
 
 
 def free_udp_port():
@@ -71,6 +59,21 @@ class receiver:
             self.proc.communicate()
 
 
+def send_to_receiver(test, recv_args, *send_args):
+    """spead_send SEND_ARGS to a spead_recv RECV_ARGS on a free port of 127.0.0.1, both
+    ending well; (spead_send's stdout, spead_recv's stdout)."""
+    port = free_udp_port()
+    recv = receiver(port, *recv_args)
+    try:
+        sent = tool("spead_send", *send_args, "127.0.0.1:%d" % port)
+        test.assertEqual(sent.returncode, 0, sent.stderr)
+        code, out, err = recv.result()
+    finally:
+        recv.close()
+    test.assertEqual(code, 0, err)
+    return sent.stdout, out
+
+
 def capture_packets(path):
     """(UDP destination port, heap cnt, SPEAD packet) for every frame of a capture that
     spead_send wrote (Ethernet, IPv4 without options, UDP)."""
@@ -94,17 +97,10 @@ def capture_packets(path):
 
 class spead_send_over_udp(unittest.TestCase):
     def test_heaps_and_items_arrive_intact_and_counters_reconcile(self):
-        port = free_udp_port()
-        recv = receiver(port, "--verify", "--quiet")
-        try:
-            sent = tool("spead_send", "--heaps", 20, "--heap-size", 65536, "--items", 2,
-                        "--verify", "--rate", 0.5, "127.0.0.1:%d" % port)
-            self.assertEqual(sent.returncode, 0, sent.stderr)
-            code, out, err = recv.result()
-        finally:
-            recv.close()
-        self.assertEqual(code, 0, err)
-        s, r = stats(sent.stdout), stats(out)
+        sent_out, out = send_to_receiver(self, ["--verify", "--quiet"], "--heaps", 20,
+                                         "--heap-size", 65536, "--items", 2, "--verify",
+                                         "--rate", 0.5)
+        s, r = stats(sent_out), stats(out)
         self.assertEqual((s["data_heaps"], s["control_heaps"], s["heaps"]), (20, 1, 21))
         self.assertEqual((r["heaps"], r["stop_heaps"]), (20, 1))
         self.assertEqual((r["verify_heaps"], r["verify_heaps_mismatched"],
@@ -113,7 +109,7 @@ class spead_send_over_udp(unittest.TestCase):
         self.assertEqual((r["packets_dropped_socket_overflow"],
                           r["runs_dropped_socket_overflow"]), (0, 0))
         self.assertEqual(s["packets"], r["packets"] + r["packets_after_stop"])
-        self.assertRegex(sent.stdout, r"^Sent \d+ bytes in [0-9.e-]+ seconds, [0-9.e-]+ Gb/s")
+        self.assertRegex(sent_out, r"^Sent \d+ bytes in [0-9.e-]+ seconds, [0-9.e-]+ Gb/s")
 
     def test_a_sender_run_again_without_a_stop_heap_loses_no_heaps(self):
         # The second run numbers its heaps from 1 again; the receiver must not take
@@ -164,16 +160,8 @@ class spead_send_over_udp(unittest.TestCase):
         self.assertIn("Received 22 heaps", out)
 
     def test_items_and_descriptors_are_those_of_spead2_send(self):
-        port = free_udp_port()
-        recv = receiver(port, "--descriptors")
-        try:
-            sent = tool("spead_send", "--heaps", 2, "--heap-size", 4096, "--items", 2,
-                        "--descriptors", "--rate", 0.1, "127.0.0.1:%d" % port)
-            self.assertEqual(sent.returncode, 0, sent.stderr)
-            code, out, err = recv.result()
-        finally:
-            recv.close()
-        self.assertEqual(code, 0, err)
+        _, out = send_to_receiver(self, ["--descriptors"], "--heaps", 2, "--heap-size", 4096,
+                                  "--items", 2, "--descriptors", "--rate", 0.1)
         lines = out.splitlines()
         # cnt 1: the descriptor heap; cnts 2 and 3: data heaps of two 2048-byte items
         self.assertIn("  descriptor 0x1000 'Test item 0'", lines)
@@ -187,16 +175,9 @@ class spead_send_over_udp(unittest.TestCase):
         self.assertEqual(stats(out)["heaps"], 3)
 
     def test_addr_bits_48_sends_spead_64_48(self):
-        port = free_udp_port()
-        recv = receiver(port, "--verify")
-        try:
-            sent = tool("spead_send", "--heaps", 3, "--heap-size", 20000, "--addr-bits", 48,
-                        "--packet", 8972, "--verify", "--rate", 0.1, "127.0.0.1:%d" % port)
-            self.assertEqual(sent.returncode, 0, sent.stderr)
-            code, out, err = recv.result()
-        finally:
-            recv.close()
-        self.assertEqual(code, 0, err)
+        _, out = send_to_receiver(self, ["--verify"], "--heaps", 3, "--heap-size", 20000,
+                                  "--addr-bits", 48, "--packet", 8972, "--verify",
+                                  "--rate", 0.1)
         self.assertIn("heap 3: 20000 bytes in 3 packets, SPEAD-64-48", out.splitlines())
         r = stats(out)
         self.assertEqual((r["heaps"], r["verify_heaps"], r["verify_bytes_mismatched"]),

@@ -126,6 +126,26 @@ class Figures(unittest.TestCase):
         self.assertIn("| 8972 | unlimited | gr-spead | 22 |", text)
         self.assertIn("| 1472 | 4 | gr-spead | 4 | 0 |\n| 1472 | 6 | gr-spead |  | 0.002 |", text)
 
+    def test_a_sender_limited_search_is_a_lower_bound_in_the_table_and_the_figure(self):
+        # spead_bench --csv of a search whose sender reached 1.89 of the 2 Gb/s asked
+        # without loss: lossless at >= 1.89 Gb/s, never a rate of 0.
+        rows = "".join(f"recv,gr-spead,1472,2,1,{metric},{value}\n"
+                       for metric, value in (("gbps", 1.89), ("loss_fraction", 0)))
+        rows += ("recv,gr-spead,1472,2,median,lossless_gbps,1.89\n"
+                 "recv,gr-spead,1472,2,median,sender_limited,1\n"
+                 "recv,gr-spead,8972,6,median,lossless_gbps,6\n"
+                 "recv,gr-spead,8972,6,median,sender_limited,0\n")
+        run = make_figures("--out", self.out, self.write("bench.csv", HEADER + rows))
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertPng("blocks.png")
+        self.assertIn("note: blocks.png: recv at 1472 B is a lower bound (sender-limited)",
+                      run.stdout)
+        self.assertNotIn("recv at 8972 B is a lower bound", run.stdout)
+        with open(os.path.join(self.out, "results.md")) as f:
+            text = f.read()
+        self.assertIn("| 1472 | 2 | gr-spead | 1.89 | ≥ 1.89 | 1 |", text)
+        self.assertIn("| 8972 | 6 | gr-spead |  | 6 | 0 |", text)
+
     def test_a_figure_without_its_rows_is_skipped_with_a_note(self):
         run = make_figures("--out", self.out, self.write("compare.csv", HEADER + COMPARE_RECV))
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)

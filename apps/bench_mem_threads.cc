@@ -1,0 +1,278 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// spead_bench mem --continuous --threads N: N substreams placed into one continuous
+// recv::stream by one reader thread, then by N, beside memcpy on one thread and on N.
+
+#include "bench_modes.h"
+#include "bench_packets.h"
+#include "transport/mem/mem_reader.h"
+#include <gnuradio/spead/recv_stream.h>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <stdexcept>
+#include <thread>
+
+namespace gr {
+namespace spead {
+namespace apps {
+namespace bench {
+
+namespace {
+
+/*! Heaps each reader of mem --threads has handed over; a reader keeps within
+ * max_lead heaps of the slowest, as a network paces its receive threads. */
+struct reader_pace {
+    explicit reader_pace(std::size_t readers) : done(readers) {}
+    static constexpr std::uint64_t max_lead = 4; //!< inside the window of 8
+    std::vector<std::atomic<std::uint64_t>> done;
+    std::uint64_t slowest() const
+    {
+        std::uint64_t out = ~std::uint64_t(0);
+        for (const auto& d : done)
+            out = std::min(out, d.load());
+        return out;
+    }
+};
+
+/*! How reader \p index of mem --threads hands its \p heaps positions of \p per_heap
+ * packets to the stream: in batches as a socket reader would, as fast as the stream
+ * takes them and no faster than its consumer returns chunks (recv::mem_reader's
+ * defaults), once \p go is set, within max_lead heaps of the slowest reader. */
+recv::mem_reader_config paced(reader_pace& pace,
+                              std::size_t index,
+                              const std::atomic<bool>& go,
+                              std::size_t per_heap,
+                              std::size_t heaps)
+{
+    recv::mem_reader_config c;
+    c.packets_per_step = per_heap;
+    c.before_step = [&pace, &go, index, heaps](std::size_t done,
+                                               const recv::mem_reader& r) {
+        pace.done[index].store(done);
+        if (done == heaps)
+            return true;
+        while (!go.load() && !r.stopping())
+            std::this_thread::yield();
+        while (done > pace.slowest() + reader_pace::max_lead && !r.stopping())
+            std::this_thread::yield();
+        return !r.stopping();
+    };
+    return c;
+}
+
+/*! " name=value" for each counter that is not zero. */
+std::string nonzero_counters(const recv_stats& stats)
+{
+    std::string out;
+    for (const auto& [name, value] : stats.items())
+        if (value != 0)
+            out += " " + name + "=" + std::to_string(value);
+    return out;
+}
+
+/*! What a threaded placement run did. */
+struct threaded_run {
+    double seconds = 0;             //!< steady state: after the warm-up positions
+    std::uint64_t steady_bytes = 0; //!< payload placed in those seconds
+    std::uint64_t complete = 0;     //!< (position, substream) complete
+    std::uint64_t lost = 0;         //!< positions lost (the consumer fell behind)
+    recv_stats stats;
+};
+
+/*!
+ * A continuous recv::stream with one substream per set, fed by \p threads readers
+ * (substream s on reader s mod threads, heap by heap, within two heaps of each other),
+ * timed in the steady state (once the chunks the stream allocates on first need have
+ * gone round) until the consumer (this thread, returning each chunk at once) has the
+ * last chunk. \p threads divides the substreams.
+ */
+threaded_run stream_place(const std::vector<packet_set>& sets,
+                          std::size_t heap_size,
+                          std::size_t threads)
+{
+    const std::size_t substreams = sets.size();
+    recv::continuous_config c;
+    c.timestamp_item = bench_timestamp_item;
+    c.item_bytes = 1; // timestamps count bytes: one heap's step is its size
+    c.window_heaps = 8;
+    c.substreams = substreams;
+    c.substream_item = substream_item;
+    // Slack for a consumer that shares the two cores with the readers.
+    c.queue_positions = 64;
+    recv::stream s(recv::stream_config().set_max_heap_size(heap_size).set_continuous(c));
+    const std::size_t heaps = sets[0].heaps;
+    const std::size_t per_heap = sets[0].packets.size() / heaps;
+    std::vector<std::vector<recv::packet_view>> lists(threads);
+    for (std::size_t k = 0; k < heaps; k++)
+        for (std::size_t sub = 0; sub < substreams; sub++) {
+            const auto first = sets[sub].packets.begin() + std::ptrdiff_t(k * per_heap);
+            lists[sub % threads].insert(
+                lists[sub % threads].end(), first, first + std::ptrdiff_t(per_heap));
+        }
+    std::atomic<bool> go{ false };
+    reader_pace pace(threads);
+    for (std::size_t t = 0; t < threads; t++)
+        s.emplace_reader<recv::mem_reader>(
+            std::move(lists[t]),
+            paced(pace, t, go, per_heap * (substreams / threads), heaps));
+
+    threaded_run out;
+    // The stream allocates its chunks on first need (page faults); the figure is the
+    // steady state after the first chunks any run could allocate have gone round.
+    const std::size_t warm_positions = c.window_heaps + 1 + c.queue_positions;
+    if (heaps <= 2 * warm_positions)
+        throw std::invalid_argument("--total-bytes: " + std::to_string(heaps) +
+                                    " heaps per substream; mem --threads needs more "
+                                    "than " +
+                                    std::to_string(2 * warm_positions));
+    std::uint64_t positions = 0;
+    auto start = clock_type::now();
+    go.store(true);
+    for (int idle = 0;;) {
+        recv::chunk_entry e;
+        const auto r = s.pop_chunk(e, std::chrono::seconds(1));
+        if (r == recv::stream::pop_result::stopped)
+            break;
+        if (r == recv::stream::pop_result::timeout) {
+            if (++idle == 30)
+                throw std::runtime_error("mem --threads: no chunk for 30 s");
+            continue;
+        }
+        idle = 0;
+        if (positions < warm_positions && positions + e.positions >= warm_positions)
+            start = clock_type::now();
+        positions += e.positions;
+        if (!e.data) {
+            out.lost += e.positions;
+            continue;
+        }
+        for (std::size_t p = 0; p < e.positions; p++)
+            for (std::size_t sub = 0; sub < substreams; sub++)
+                out.complete += e.data->fill(p, sub) == recv::position_fill::complete;
+        s.return_chunk(std::move(e.data));
+    }
+    const std::chrono::duration<double> elapsed = clock_type::now() - start;
+    out.seconds = elapsed.count();
+    out.steady_bytes = (positions - warm_positions) * substreams * heap_size;
+    out.stats = s.get_stats();
+    if (s.has_failed())
+        throw std::runtime_error("mem --threads: the stream failed: " + s.get_failure());
+    return out;
+}
+
+/*! The ceiling of mem --threads: each set's payloads copied as memcpy_seconds() does,
+ * one thread per set, started together; the seconds until the last is done. */
+double parallel_memcpy_seconds(const std::vector<packet_set>& sets, std::size_t heap_size)
+{
+    std::atomic<bool> go{ false };
+    std::atomic<std::size_t> ready{ 0 };
+    std::vector<double> seconds(sets.size());
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < sets.size(); t++)
+        threads.emplace_back([&, t] {
+            ready++;
+            while (!go.load())
+                std::this_thread::yield();
+            seconds[t] = memcpy_seconds(sets[t], heap_size);
+        });
+    while (ready.load() != sets.size())
+        std::this_thread::yield();
+    const auto start = clock_type::now();
+    go.store(true);
+    for (auto& t : threads)
+        t.join();
+    const std::chrono::duration<double> elapsed = clock_type::now() - start;
+    return elapsed.count();
+}
+
+} // namespace
+
+/*! mem --continuous --threads N: N substreams placed into one stream by one reader
+ * thread, then by N, on the same packets; the aggregate figure of each and their
+ * ratio (what the second core adds), beside the same ratio for plain memcpy (what the
+ * machine's memory lets a second core add). */
+int run_mem_threads(const bench_options& o, csv_writer& csv)
+{
+    const std::size_t threads = o.threads;
+    const std::size_t heap_size = o.heap_size;
+    const std::uint64_t total = o.total_bytes;
+    const int repeat = o.repeat;
+    std::cout << "mem --threads " << threads << ": recv::stream (continuous), " << threads
+              << " substreams, fed by 1 reader thread and by " << threads
+              << " (one substream each); " << load_average() << "\n";
+    std::vector<std::pair<std::size_t, double>> figures, copy_figures;
+    for (std::size_t packet_size : o.packets) {
+        std::vector<packet_set> sets;
+        for (std::size_t sub = 0; sub < threads; sub++) {
+            heap_numbering numbering;
+            numbering.timestamped = true;
+            numbering.substream = sub;
+            numbering.substreams = threads;
+            sets.push_back(
+                make_packets(heap_size, packet_size, total / threads, numbering));
+        }
+        std::cout << "mem: " << sets[0].packets.size() * threads << " packets of "
+                  << packet_size << " bytes, " << sets[0].heaps << " heaps of "
+                  << heap_size << " bytes per substream\n";
+        std::vector<double> one, many, ratios, copy_ratios;
+        for (int r = 0; r < repeat; r++) {
+            // What the machine gives a second thread: memcpy alone, 1 thread and N.
+            double copy_one = 0;
+            for (const auto& set : sets)
+                copy_one += memcpy_seconds(set, heap_size);
+            const double copy_many = parallel_memcpy_seconds(sets, heap_size);
+            copy_ratios.push_back(copy_one / copy_many);
+            const threaded_run a = stream_place(sets, heap_size, 1);
+            const threaded_run b = stream_place(sets, heap_size, threads);
+            for (const threaded_run* run : { &a, &b })
+                if (run->lost != 0 || run->complete != sets[0].heaps * threads)
+                    throw std::runtime_error(
+                        "mem --threads (" +
+                        std::string(run == &a ? "1 thread" : "threads") +
+                        "): " + std::to_string(run->complete) + " of " +
+                        std::to_string(sets[0].heaps * threads) +
+                        " heaps placed whole, " + std::to_string(run->lost) +
+                        " positions lost;" + nonzero_counters(run->stats));
+            one.push_back(a.steady_bytes * 8 / a.seconds / 1e9);
+            many.push_back(b.steady_bytes * 8 / b.seconds / 1e9);
+            ratios.push_back(many.back() / one.back());
+            std::cout << "  run " << r + 1 << ": 1 thread " << one.back() << " Gb/s, "
+                      << threads << " threads " << many.back() << " Gb/s, ratio "
+                      << ratios.back() << "; memcpy alone: ratio " << copy_ratios.back()
+                      << "\n";
+            csv.rows({ "mem_threads", packet_size, 0.0, std::to_string(r + 1) },
+                     { { "gbps", many.back() },
+                       { "gbps_1_thread", one.back() },
+                       { "ratio_to_1_thread", ratios.back() },
+                       { "memcpy_ratio_to_1_thread", copy_ratios.back() } });
+        }
+        csv.rows({ "mem_threads", packet_size, 0.0, "median" },
+                 { { "gbps", median(many) },
+                   { "gbps_1_thread", median(one) },
+                   { "ratio_to_1_thread", median(ratios) },
+                   { "memcpy_ratio_to_1_thread", median(copy_ratios) } });
+        std::cout << "packet " << packet_size << ": 1 thread " << median(one) << " Gb/s, "
+                  << threads << " threads " << median(many) << " Gb/s, ratio "
+                  << median(ratios) << "; memcpy alone: ratio " << median(copy_ratios)
+                  << " (median of " << repeat << ")\n";
+        figures.push_back({ packet_size, median(ratios) });
+        copy_figures.push_back({ packet_size, median(copy_ratios) });
+    }
+    for (const auto& [packet, ratio] : figures)
+        std::cout << "mem_threads_ratio_" << packet << ": " << ratio << "\n";
+    for (const auto& [packet, ratio] : copy_figures)
+        std::cout << "mem_threads_memcpy_ratio_" << packet << ": " << ratio << "\n";
+    return 0;
+}
+
+} // namespace bench
+} // namespace apps
+} // namespace spead
+} // namespace gr

@@ -1,0 +1,119 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "bench_options.h"
+#include <gnuradio/spead/recv_udp.h>
+#include <boost/program_options.hpp>
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace po = boost::program_options;
+
+namespace gr {
+namespace spead {
+namespace apps {
+namespace bench {
+
+void bench_options::add_to(po::options_description& options)
+{
+    buffer = recv::udp_config::default_buffer_size;
+    // clang-format off
+    options.add_options()
+        ("help,h", "show this help")
+        ("packet", po::value(&packets)->multitoken()
+             ->default_value({ 8972, 1472 }, "8972 1472"), "packet sizes (bytes)")
+        ("heap-size", po::value(&heap_size)->default_value(1 << 20), "heap payload (bytes)")
+        ("total-bytes", po::value(&total_bytes)->default_value(std::uint64_t(1) << 30),
+             "mem: bytes of heaps built in memory")
+        ("repeat", po::value(&repeat)->default_value(11), "mem: runs per packet size (the median is reported)")
+        ("threads", po::value(&threads)->default_value(1), "mem --continuous: reader threads placing into one recv::stream, one substream each, timed beside one thread placing them all")
+        ("continuous", po::bool_switch(&continuous), "mem: timestamped heaps placed by chunk_assembler into a window of positions (continuous mode) instead of assembled; loopback: also the source in continuous mode, fed timestamped heaps, beside heaps mode")
+        ("seconds", po::value(&seconds)->default_value(3.0), "send, recv, loopback, sink: seconds per run")
+        ("runs", po::value(&runs)->default_value(3), "send, sink: runs per packet size; recv, loopback: consecutive lossless runs a rate needs")
+        ("rates", po::value(&rates_text)->default_value(rates_text), "recv, loopback: rates to try, Gb/s, ascending until heaps are lost (one rate with --refine 0: that rate alone)")
+        ("refine", po::value(&search.refine)->default_value(2), "recv, loopback: bisection steps between the last lossless and the first lossy rate")
+        ("buffer", po::value(&buffer)->default_value(recv::udp_config::default_buffer_size), "recv, loopback: socket receive buffer (bytes; as root the bench lifts net.core.rmem_max for it)")
+        ("burst", po::value(&burst)->default_value(65536), "send, recv, loopback: sender burst (bytes)")
+        ("max-heap-size", po::value(&max_heap_size)->default_value(2 << 20), "loopback: the source's max_heap_size (its output buffer holds two)")
+        ("queue-heaps", po::value(&queue_heaps)->default_value(0), "loopback: the source's queue_heaps (0: its default)")
+        ("source", po::value(&source)->default_value("null"), "sink: what feeds the sink: null (blocks.null_source), vector (blocks.vector_source, repeating) or none (writes nothing)")
+        ("dest", po::value(&dest), "send: destination HOST:PORT (default: a discard socket on 127.0.0.1)")
+        ("csv", po::value(&csv), "every mode: append the figures to FILE as rows bench,impl,packet_bytes,offered_gbps,trial,metric,value (header only in a new or empty file)");
+    // clang-format on
+}
+
+void bench_options::add_mode_to(po::options_description& hidden)
+{
+    hidden.add_options()("mode", po::value(&mode)->default_value("mem"), "mode");
+}
+
+void bench_options::check(const po::variables_map& vm)
+{
+    if (mode != "mem" && mode != "send" && mode != "recv" && mode != "loopback" &&
+        mode != "sink")
+        throw std::invalid_argument("unknown mode '" + mode +
+                                    "'; use mem, send, recv, loopback or sink");
+    write_csv = vm.count("csv") > 0;
+    search.runs = runs;
+    if (mode == "recv" || mode == "loopback")
+        search.rates = parse_rates(rates_text);
+    if (mode == "mem") {
+        if (threads == 0)
+            throw std::invalid_argument("--threads: 0; use 1 or more reader threads");
+        if (threads > 1 && !continuous)
+            throw std::invalid_argument("--threads " + std::to_string(threads) +
+                                        ": mem times several threads in continuous mode "
+                                        "only; add --continuous");
+    }
+    if (mode == "sink" && source != "null" && source != "vector" && source != "none")
+        throw std::invalid_argument("--source: '" + source +
+                                    "' is not a source; use null, vector or none");
+}
+
+sender_options bench_options::sender(std::size_t packet, double rate_gbps) const
+{
+    sender_options o;
+    o.packet = packet;
+    o.rate_gbps = rate_gbps;
+    o.heap_size = heap_size;
+    o.seconds = seconds;
+    o.burst = burst;
+    return o;
+}
+
+std::vector<double> parse_rates(const std::string& text)
+{
+    std::string spaced = text;
+    std::replace(spaced.begin(), spaced.end(), ',', ' ');
+    std::istringstream in(spaced);
+    std::vector<double> out;
+    std::string word;
+    while (in >> word) {
+        std::size_t used = 0;
+        double v = 0;
+        try {
+            v = std::stod(word, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != word.size() || !(v > 0) || !std::isfinite(v))
+            throw std::invalid_argument("--rates: '" + word +
+                                        "' is not a rate; give Gb/s > 0, e.g. 2,4,8");
+        out.push_back(v);
+    }
+    if (out.empty())
+        throw std::invalid_argument(
+            "--rates: give at least one rate in Gb/s, e.g. 2,4,8");
+    return out;
+}
+
+} // namespace bench
+} // namespace apps
+} // namespace spead
+} // namespace gr

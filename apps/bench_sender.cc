@@ -1,0 +1,275 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "bench_sender.h"
+#include <gnuradio/spead/send_udp.h>
+#include <condition_variable>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <system_error>
+#include <type_traits>
+#include <unistd.h>
+#include <boost/asio/io_context.hpp>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace gr {
+namespace spead {
+namespace apps {
+namespace bench {
+
+namespace {
+/*! What a forked_sender's child writes back: plain bytes through a pipe. */
+struct sender_message {
+    std::uint64_t data_heaps = 0;
+    std::uint64_t control_heaps = 0;
+    std::uint64_t heaps_failed = 0;
+    std::uint64_t bytes = 0;
+    double seconds = 0.0;
+    double achieved_gbps = 0.0;
+    send_stats stats;
+    cpu_times cpu;
+    enum class outcome : std::uint8_t { sent, send_error, setup_error, invalid_argument };
+    outcome result = outcome::sent;
+    char text[512] = {}; //!< what went wrong, when it did
+};
+static_assert(std::is_trivially_copyable_v<sender_message>);
+
+bool write_all(int fd, const void* data, std::size_t size)
+{
+    const char* p = static_cast<const char*>(data);
+    while (size > 0) {
+        const ssize_t n = ::write(fd, p, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        size -= std::size_t(n);
+    }
+    return true;
+}
+
+/*! \return bytes read: \p size, or fewer at end of file or on error */
+std::size_t read_all(int fd, void* data, std::size_t size)
+{
+    char* p = static_cast<char*>(data);
+    std::size_t done = 0;
+    while (done < size) {
+        const ssize_t n = ::read(fd, p + done, size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += std::size_t(n);
+    }
+    return done;
+}
+
+/*! The child of a forked_sender: waits for the start byte, sends, reports.
+ * \return its exit status */
+int run_sender_child(const sender_options& options, int start_fd, int report_fd) noexcept
+{
+    char start = 0;
+    if (read_all(start_fd, &start, 1) != 1)
+        return 1; // the parent gave up before starting it
+    sender_message m;
+    const auto say = [&m](sender_message::outcome o, const std::string& text) {
+        m.result = o;
+        std::strncpy(m.text, text.c_str(), sizeof(m.text) - 1);
+    };
+    try {
+        const sender_report r = send_heaps(options);
+        m.data_heaps = r.result.data_heaps;
+        m.control_heaps = r.result.control_heaps;
+        m.heaps_failed = r.result.heaps_failed;
+        m.bytes = r.result.bytes;
+        m.seconds = r.result.seconds;
+        m.achieved_gbps = r.achieved_gbps;
+        m.stats = r.stats;
+        m.cpu = r.cpu;
+        if (r.result.error)
+            say(sender_message::outcome::send_error, r.result.error.message());
+    } catch (const std::invalid_argument& e) {
+        say(sender_message::outcome::invalid_argument, e.what());
+    } catch (const std::exception& e) {
+        say(sender_message::outcome::setup_error, e.what());
+    }
+    return write_all(report_fd, &m, sizeof(m)) ? 0 : 1;
+}
+} // namespace
+
+sender_report send_heaps(const sender_options& options)
+{
+    generator_config gen;
+    gen.heap_size = options.heap_size;
+    gen.items = 1;
+    gen.timestamp_item = options.timestamp_item;
+    gen.stop_heap = options.timestamp_item != 0; // a continuous receiver ends on it
+    gen.max_heaps = options.max_heaps;
+    if (options.rate_gbps > 0)
+        gen.heaps = static_cast<std::int64_t>(
+            std::ceil(options.rate_gbps * 1e9 / 8 * options.seconds / options.heap_size));
+    heap_generator generator(gen);
+
+    send::stream_config config;
+    config.set_max_packet_size(options.packet)
+        .set_rate(options.rate_gbps * 1e9 / 8)
+        .set_burst_size(options.burst)
+        .set_max_heaps(options.max_heaps)
+        // as spead_send: the writer refills its own queue, never waiting for this
+        // thread to be scheduled (it shares the cores with the receiver)
+        .set_inline_completions(true);
+    send::udp_config udp;
+    udp.set_endpoints(options.destination).set_buffer_size(options.buffer);
+    boost::asio::io_context io;
+    send::udp_stream stream(io, config, udp);
+
+    // Unlimited rate: send for the time asked. A timer thread ends the run.
+    std::atomic<bool> stop{ false };
+    std::mutex mutex;
+    std::condition_variable done;
+    bool finished = false;
+    std::thread timer;
+    if (options.rate_gbps <= 0)
+        timer = std::thread([&] {
+            std::unique_lock<std::mutex> lock(mutex);
+            done.wait_for(lock,
+                          std::chrono::duration<double>(options.seconds),
+                          [&finished] { return finished; });
+            stop = true;
+        });
+
+    sender_report report;
+    const cpu_times before = cpu_times::of_process();
+    report.result = generator.run(stream, io, stop);
+    report.cpu = cpu_times::of_process() - before;
+    if (timer.joinable()) {
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            finished = true;
+        }
+        done.notify_all();
+        timer.join();
+    }
+    report.stats = stream.get_stats();
+    if (report.result.seconds > 0)
+        report.achieved_gbps = report.result.bytes * 8e-9 / report.result.seconds;
+    return report;
+}
+
+trial_result trial_sent(double rate_gbps, const sender_report& sent)
+{
+    trial_result r;
+    r.target_gbps = rate_gbps;
+    r.achieved_gbps = sent.achieved_gbps;
+    r.heaps_sent = sent.result.data_heaps;
+    r.packets_sent = sent.stats[send_stat::packets];
+    return r;
+}
+
+forked_sender::forked_sender(const sender_options& options)
+{
+    int start[2];
+    int report[2];
+    if (pipe2(start, O_CLOEXEC) != 0)
+        throw std::system_error(errno, std::generic_category(), "pipe");
+    if (pipe2(report, O_CLOEXEC) != 0) {
+        const int err = errno;
+        close(start[0]);
+        close(start[1]);
+        throw std::system_error(err, std::generic_category(), "pipe");
+    }
+    d_pid = fork();
+    if (d_pid == 0) {
+        close(start[1]);
+        close(report[0]);
+        // _exit: no destructor or atexit handler of the parent's objects runs twice,
+        // and the parent's unflushed output is not written again.
+        _exit(run_sender_child(options, start[0], report[1]));
+    }
+    const int err = errno;
+    close(start[0]);
+    close(report[1]);
+    d_start_fd = start[1];
+    d_report_fd = report[0];
+    if (d_pid < 0) {
+        close(d_start_fd);
+        close(d_report_fd);
+        throw std::system_error(err, std::generic_category(), "fork (the sender)");
+    }
+}
+
+forked_sender::~forked_sender()
+{
+    if (d_start_fd >= 0)
+        close(d_start_fd);
+    if (d_report_fd >= 0)
+        close(d_report_fd);
+    if (d_pid > 0) {
+        kill(d_pid, SIGKILL);
+        waitpid(d_pid, nullptr, 0);
+    }
+}
+
+void forked_sender::start()
+{
+    const char go = 1;
+    if (!write_all(d_start_fd, &go, 1))
+        throw std::system_error(errno, std::generic_category(), "starting the sender");
+    close(d_start_fd);
+    d_start_fd = -1;
+}
+
+sender_report forked_sender::wait()
+{
+    sender_message m;
+    const bool whole = read_all(d_report_fd, &m, sizeof(m)) == sizeof(m);
+    close(d_report_fd);
+    d_report_fd = -1;
+    int status = 0;
+    waitpid(d_pid, &status, 0);
+    d_pid = -1;
+    if (!whole)
+        throw std::runtime_error(
+            "the sender process ended without a report (" +
+            (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                 : "exit status " + std::to_string(WEXITSTATUS(status))) +
+            ")");
+    switch (m.result) {
+    case sender_message::outcome::sent:
+        break;
+    case sender_message::outcome::send_error:
+        throw std::runtime_error(std::string("sending failed: ") + m.text);
+    case sender_message::outcome::invalid_argument:
+        throw std::invalid_argument(m.text);
+    case sender_message::outcome::setup_error:
+        throw std::runtime_error(m.text);
+    }
+    sender_report r;
+    r.result.data_heaps = m.data_heaps;
+    r.result.control_heaps = m.control_heaps;
+    r.result.heaps_failed = m.heaps_failed;
+    r.result.bytes = m.bytes;
+    r.result.seconds = m.seconds;
+    r.achieved_gbps = m.achieved_gbps;
+    r.stats = m.stats;
+    r.cpu = m.cpu;
+    return r;
+}
+
+} // namespace bench
+} // namespace apps
+} // namespace spead
+} // namespace gr

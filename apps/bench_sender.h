@@ -1,0 +1,100 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_APPS_BENCH_SENDER_H
+#define INCLUDED_SPEAD_APPS_BENCH_SENDER_H
+
+// spead_bench's sender: spead_send's heap generator on a send::udp_stream, in this
+// process (send_heaps) or in a child process (forked_sender), so that this process's
+// CPU time is a receiver's alone; and the sender's half of a trial's figures.
+
+#include "cpu_usage.h"
+#include "heap_generator.h"
+#include "rate_search.h"
+#include <gnuradio/spead/stats.h>
+#include <sys/types.h>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace gr {
+namespace spead {
+namespace apps {
+namespace bench {
+
+/*! Immediate item carrying a data heap's timestamp in the continuous benchmarks. */
+constexpr std::uint64_t bench_timestamp_item = 0x1600;
+
+/*! The sender: spead_send's heaps to one UDP destination. */
+struct sender_options {
+    std::string destination = "127.0.0.1:7148";
+    double rate_gbps = 0.0; //!< 0: as fast as possible
+    double seconds = 3.0;   //!< how long to send (sets the heap count when rate > 0)
+    std::size_t packet = 8972;
+    std::size_t heap_size = 1 << 20;
+    std::size_t burst = 65536;
+    std::size_t max_heaps = 4;
+    std::size_t buffer = 0; //!< socket send buffer, 0 = the default
+    /*! With an id (bench_timestamp_item): each data heap is timestamped (see
+     * generator_config::timestamp_item) and a stop heap ends the run, for the
+     * continuous benchmarks. */
+    std::uint64_t timestamp_item = 0;
+};
+
+struct sender_report {
+    generator_result result;
+    send_stats stats;
+    double achieved_gbps = 0.0; //!< SPEAD packet bytes over the sending time
+    /*! This process's CPU time while the heaps were sent: the sender's own where it
+     * runs alone (spead_bench send, or a forked_sender's child). */
+    cpu_times cpu;
+};
+
+/*! Sends with spead_send's generator; with rate 0 for \p seconds, else the heaps that
+ * rate × seconds comes to. No descriptors; a stop heap only with a timestamp_item.
+ * \throws on setup errors */
+sender_report send_heaps(const sender_options& options);
+
+/*! The sender's half of a trial at \p rate_gbps: the rate asked, the rate reached,
+ * the heaps and packets sent. */
+trial_result trial_sent(double rate_gbps, const sender_report& sent);
+
+/*!
+ * send_heaps() in a child process, so that this process's CPU time (getrusage) is the
+ * receiver's alone. Forks on construction, while the caller has no other thread (the
+ * child runs only the sender, then _exit()s); the child waits for start(), so the
+ * receiver can bind and start its threads first.
+ */
+class forked_sender
+{
+public:
+    /*! \throws std::system_error when the pipes or the fork fail */
+    explicit forked_sender(const sender_options& options);
+    /*! Ends a child that is still running (its report is not wanted any more). */
+    ~forked_sender();
+    forked_sender(const forked_sender&) = delete;
+    forked_sender& operator=(const forked_sender&) = delete;
+
+    /*! Tells the child to send. */
+    void start();
+    /*! Waits for the child's report and reaps it.
+     * \throws what send_heaps() threw in the child (std::invalid_argument stays one),
+     * or std::runtime_error when sending failed or the child ended without a report */
+    sender_report wait();
+
+private:
+    pid_t d_pid = -1;
+    int d_start_fd = -1;  //!< write end: one byte starts the child
+    int d_report_fd = -1; //!< read end: the child's report
+};
+
+} // namespace bench
+} // namespace apps
+} // namespace spead
+} // namespace gr
+
+#endif
