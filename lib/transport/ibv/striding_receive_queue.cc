@@ -36,13 +36,11 @@ std::uint32_t clamp_log(std::uint32_t wanted, std::uint32_t low, std::uint32_t h
 
 striding_receive_queue::striding_receive_queue(const device_binding& device,
                                                const striding_rq_support& support,
-                                               ibv_pd* pd,
-                                               ibv_comp_channel* channel,
-                                               int comp_vector,
-                                               std::size_t buffer_bytes,
-                                               std::size_t max_frame,
+                                               const receive_queue_params& params,
                                                std::string& clamped)
 {
+    const std::size_t buffer_bytes = params.buffer_size;
+    ibv_pd* const pd = params.pd;
     const mlx5dv_striding_rq_caps& caps = support.caps;
     const std::uint32_t stride_log = clamp_log(preferred_stride_log,
                                                caps.min_single_stride_log_num_of_bytes,
@@ -58,7 +56,7 @@ striding_receive_queue::striding_receive_queue(const device_binding& device,
     d_stride = std::size_t(1) << stride_log;
     d_strides_per_wqe = std::size_t(1) << strides_log;
     d_wqe_bytes = d_stride * d_strides_per_wqe;
-    if (max_frame > d_wqe_bytes)
+    if (params.max_frame > d_wqe_bytes)
         throw_error("striding RQ",
                     EINVAL,
                     "a WQE of the device holds fewer bytes than "
@@ -85,8 +83,8 @@ striding_receive_queue::striding_receive_queue(const device_binding& device,
     ibv_context* context = device.context();
     ibv_cq_init_attr_ex cq_attr{};
     cq_attr.cqe = std::uint32_t(d_wqe_count * d_strides_per_wqe);
-    cq_attr.channel = channel;
-    cq_attr.comp_vector = std::uint32_t(comp_vector < 0 ? 0 : comp_vector);
+    cq_attr.channel = params.channel;
+    cq_attr.comp_vector = std::uint32_t(params.comp_vector < 0 ? 0 : params.comp_vector);
     cq_attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN;
     cq_attr.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
     cq_attr.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED; // only the reader's thread polls
@@ -150,6 +148,14 @@ striding_receive_queue::striding_receive_queue(const device_binding& device,
     d_finished.reserve(d_wqe_count);
 }
 
+std::string striding_receive_queue::describe() const
+{
+    return "multi-packet receive queue (striding RQ) of " + std::to_string(d_wqe_count) +
+           " WQEs x " + std::to_string(d_strides_per_wqe) + " strides of " +
+           std::to_string(d_stride) + " bytes = " + std::to_string(d_buffer_bytes) +
+           " bytes";
+}
+
 void striding_receive_queue::modify_wq(ibv_wq_state state)
 {
     ibv_wq_attr attr{};
@@ -193,7 +199,7 @@ void striding_receive_queue::reset()
     start();
 }
 
-int striding_receive_queue::poll(completion* out, int max)
+int striding_receive_queue::poll(received_frame* out, int max)
 {
     ibv_cq_ex* cq = d_cq.get();
     ibv_poll_cq_attr attr{};
@@ -204,8 +210,9 @@ int striding_receive_queue::poll(completion* out, int max)
         throw std::system_error(status, std::generic_category(), "ibv_start_poll");
     int n = 0;
     while (status == 0) {
-        completion& c = out[n++];
+        received_frame& c = out[n++];
         c.status = cq->status;
+        c.vendor_err = c.status == IBV_WC_SUCCESS ? 0 : ibv_wc_read_vendor_err(cq);
         const std::uint32_t packed = ibv_wc_read_byte_len(cq);
         std::uint32_t strides = packed >> 16;
         c.filler = (strides & filler_flag) != 0;
@@ -230,7 +237,7 @@ int striding_receive_queue::poll(completion* out, int max)
     return n;
 }
 
-void striding_receive_queue::repost_finished()
+void striding_receive_queue::repost()
 {
     if (d_finished.empty())
         return;

@@ -372,15 +372,9 @@ void udp_ibv_stream::impl::create_queue_pair(ibv_context* context)
 void udp_ibv_stream::impl::check_config(const stream_config& config,
                                         const udp_ibv_config& ibv_config)
 {
-    if (endpoints.empty())
-        throw std::invalid_argument("endpoints: none given; add at least one "
-                                    "destination, e.g. 239.1.2.3:7148");
-    const auto& address = ibv_config.get_interface_address();
-    if (!address.is_v4() || address.to_v4().is_unspecified())
-        throw std::invalid_argument(
-            "interface: none given; set the IPv4 address or netdev name of the "
-            "interface whose NIC sends (udp_ibv_config::set_interface)");
-    iface = transport::resolve_interface(address.to_string(), "interface");
+    ibv_config.check_complete();
+    iface = transport::resolve_interface(ibv_config.get_interface_address().to_string(),
+                                         "interface_address");
 
     // Overlap: sort by start, compare neighbours; report the user's indices.
     const auto& given = ibv_config.get_memory_regions();

@@ -836,7 +836,7 @@ TEST(SendStreamErrors, WithoutInterface)
     send::udp_ibv_config config;
     config.add_endpoint(udp::endpoint(make_address_v4(host(2).ip), port));
     expect_invalid([&] { send::udp_ibv_stream(io, jumbo_stream(), config); },
-                   "interface");
+                   "interface_address");
 }
 
 TEST(SendStreamErrors, InterfaceAddressNotOfThisHost)
@@ -844,9 +844,12 @@ TEST(SendStreamErrors, InterfaceAddressNotOfThisHost)
     REQUIRE_TOPOLOGY();
     boost::asio::io_context io;
     auto config = sender_config(host(2).ip, 0);
-    config.set_interface(host(2).ip); // host 2's address, not ours
+    // host 2's address, not ours: set_interface refuses it at once; the address
+    // itself is only checked against the interfaces when the stream is built.
+    expect_invalid([&] { config.set_interface(host(2).ip); }, "interface");
+    config.set_interface_address(make_address_v4(host(2).ip));
     expect_invalid([&] { send::udp_ibv_stream(io, jumbo_stream(), config); },
-                   "interface");
+                   "interface_address");
 }
 
 TEST(SendStreamErrors, OverlappingRegionsAreRejected)
@@ -1064,14 +1067,16 @@ TEST(SendConfig, InterfaceMustBeIpv4OrALocalNetdev)
     send::udp_ibv_config c;
     expect_invalid(
         [&] { c.set_interface_address(boost::asio::ip::make_address("fe80::1")); },
-        "interface");
+        "interface_address");
     expect_invalid([&] { c.set_interface_address(make_address_v4("0.0.0.0")); },
-                   "interface");
+                   "interface_address");
     expect_invalid([&] { c.set_interface_address(make_address_v4("239.1.1.1")); },
-                   "interface");
+                   "interface_address");
     expect_invalid([&] { c.set_interface("no-such-netdev0"); }, "interface");
     expect_invalid([&] { c.set_interface(""); }, "interface");
-    c.set_interface("10.1.2.3");
+    // The receiver's rule: set_interface takes a local interface only.
+    expect_invalid([&] { c.set_interface("10.1.2.3"); }, "interface");
+    c.set_interface_address(make_address_v4("10.1.2.3"));
     EXPECT_EQ(c.get_interface_address(), make_address_v4("10.1.2.3"));
     c.set_interface("lo"); // a netdev name resolves to its IPv4 address
     EXPECT_EQ(c.get_interface_address(), make_address_v4("127.0.0.1"));
