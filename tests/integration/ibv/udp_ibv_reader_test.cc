@@ -776,9 +776,9 @@ TEST(ReaderErrors, BufferLargerThanTheDeviceAllowsIsClampedWithAWarning)
     recv::udp_ibv_reader reader(rs, config);
     EXPECT_EQ(reader.get_buffer_size(), 32768u * 106);
     EXPECT_TRUE(contains(log->text(), "max_qp_wr")) << log->text();
-    EXPECT_TRUE(
-        contains(log->text(), "using 32768 slots = " + std::to_string(32768 * 106)))
+    EXPECT_TRUE(contains(log->text(), "using " + std::to_string(32768 * 106) + " bytes"))
         << log->text();
+    EXPECT_TRUE(contains(log->text(), "32768 slots of 106 bytes")) << log->text();
 }
 
 /*! Child side of the error tests: builds the default reader and says what happened. */
