@@ -240,15 +240,6 @@ send::stream_config jumbo_stream()
     return config;
 }
 
-send::udp_ibv_config sender_config(const std::string& destination, int comp_vector)
-{
-    send::udp_ibv_config config;
-    config.set_interface(host(1).ip)
-        .add_endpoint(udp::endpoint(make_address_v4(destination), port))
-        .set_comp_vector(comp_vector);
-    return config;
-}
-
 /*! Runs an io_context on a thread for the async handlers. */
 struct io_thread {
     boost::asio::io_context io;
@@ -261,16 +252,6 @@ struct io_thread {
         thread.join();
     }
 };
-
-void expect_invalid(const std::function<void()>& f, const std::string& parameter)
-{
-    try {
-        f();
-        ADD_FAILURE() << "no exception for " << parameter;
-    } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()).rfind(parameter + ":", 0), 0u) << e.what();
-    }
-}
 
 // ---- heaps to a kernel receiver ---------------------------------------------------
 
@@ -939,24 +920,17 @@ TEST(SendStreamChild, BuildStream)
 {
     if (!is_child())
         GTEST_SKIP() << "runs only as a child of another test";
-    boost::asio::io_context io;
-    try {
+    print_build_outcome([] {
+        boost::asio::io_context io;
         send::udp_ibv_stream sender(io, jumbo_stream(), sender_config(host(2).ip, 0));
-        std::cout << "BUILT" << std::endl;
-    } catch (const std::system_error& e) {
-        std::cout << "SYSTEM_ERROR " << e.code().value() << ": " << e.what() << std::endl;
-    } catch (const std::exception& e) {
-        std::cout << "OTHER_ERROR: " << e.what() << std::endl;
-    }
+    });
 }
 
 TEST(SendStreamErrors, WithoutCapNetRawSaysWhichCapabilityAndHowToGrantIt)
 {
     REQUIRE_TOPOLOGY();
     const auto child =
-        run_child({ "setpriv", "--inh-caps=-net_raw", "--bounding-set=-net_raw", "--" },
-                  "SendStreamChild.BuildStream",
-                  {});
+        run_child(without_cap_net_raw(), "SendStreamChild.BuildStream", {});
     ASSERT_EQ(child.exit_code, 0) << child.output;
     EXPECT_NE(child.output.find("SYSTEM_ERROR " + std::to_string(EPERM) +
                                 ": ibv_create_qp(RAW_PACKET)"),
@@ -992,14 +966,7 @@ TEST(SendStreamErrors, MemlockTooLowPrintsTheLimitAndHowToRaiseIt)
 {
     REQUIRE_TOPOLOGY();
     // 64 KiB may be pinned, the ring needs 512 KiB; without CAP_IPC_LOCK the limit holds.
-    const auto child = run_child({ "prlimit",
-                                   "--memlock=65536:65536",
-                                   "setpriv",
-                                   "--inh-caps=-ipc_lock",
-                                   "--bounding-set=-ipc_lock",
-                                   "--" },
-                                 "SendStreamChild.BuildStream",
-                                 {});
+    const auto child = run_child(with_64k_memlock(), "SendStreamChild.BuildStream", {});
     ASSERT_EQ(child.exit_code, 0) << child.output;
     EXPECT_NE(
         child.output.find("SYSTEM_ERROR " + std::to_string(ENOMEM) + ": ibv_reg_mr"),
