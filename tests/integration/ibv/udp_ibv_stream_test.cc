@@ -515,44 +515,43 @@ void expect_many_items(const recv::heap& h,
     }
 }
 
-TEST(SendZeroCopy, AdjacentItemsInARegionShareOneSge)
+/*! Sends one heap of \p items items of 200 bytes, \p stride apart in one registered
+ * region, to a kernel receiver in host 2, checks every byte that arrived, and returns
+ * the sender's counters. */
+send_stats send_items_of_one_region(std::size_t items, std::size_t stride)
 {
-    REQUIRE_TOPOLOGY();
     kernel_receiver receiver(host(2).ip + ":" + std::to_string(port));
-    // 20 adjacent 200-byte items: one packet, 20 pieces, but one contiguous range.
-    std::vector<std::uint8_t> region(20 * 200);
-    fill_pattern(region.data(), region.size(), 9);
+    std::vector<std::uint8_t> region(items * stride);
+    fill_pattern(region.data(), region.size(), stride);
     boost::asio::io_context io;
     auto config = sender_config(host(2).ip, 0);
     config.add_memory_region(region.data(), region.size());
     send::udp_ibv_stream sender(io, jumbo_stream(), config);
-    sender.send_heap(many_items(region.data(), 20, 200, 200), 1);
+    sender.send_heap(many_items(region.data(), items, 200, stride), 1);
 
     const auto got = receiver.take(1);
-    ASSERT_EQ(got.size(), 1u);
-    expect_many_items(got[0], region.data(), 20, 200, 200);
-    EXPECT_EQ(sender.get_stats()[send_stat::packets], 1u);
-    EXPECT_EQ(sender.get_stats()[send_stat::packets_zero_copy], 1u);
+    EXPECT_EQ(got.size(), 1u);
+    if (!got.empty())
+        expect_many_items(got[0], region.data(), items, 200, stride);
+    return sender.get_stats();
+}
+
+TEST(SendZeroCopy, AdjacentItemsInARegionShareOneSge)
+{
+    REQUIRE_TOPOLOGY();
+    // 20 adjacent 200-byte items: one packet, 20 pieces, but one contiguous range.
+    const send_stats s = send_items_of_one_region(20, 200);
+    EXPECT_EQ(s[send_stat::packets], 1u);
+    EXPECT_EQ(s[send_stat::packets_zero_copy], 1u);
 }
 
 TEST(SendZeroCopy, PacketsNeedingMoreSgesThanTheQueueTakesAreCopied)
 {
     REQUIRE_TOPOLOGY();
-    kernel_receiver receiver(host(2).ip + ":" + std::to_string(port));
     // 20 items with gaps between them: 21 SGEs would be needed (header + 20).
-    std::vector<std::uint8_t> region(20 * 256);
-    fill_pattern(region.data(), region.size(), 11);
-    boost::asio::io_context io;
-    auto config = sender_config(host(2).ip, 0);
-    config.add_memory_region(region.data(), region.size());
-    send::udp_ibv_stream sender(io, jumbo_stream(), config);
-    sender.send_heap(many_items(region.data(), 20, 200, 256), 1);
-
-    const auto got = receiver.take(1);
-    ASSERT_EQ(got.size(), 1u);
-    expect_many_items(got[0], region.data(), 20, 200, 256);
-    EXPECT_EQ(sender.get_stats()[send_stat::packets], 1u);
-    EXPECT_EQ(sender.get_stats()[send_stat::packets_copied], 1u);
+    const send_stats s = send_items_of_one_region(20, 256);
+    EXPECT_EQ(s[send_stat::packets], 1u);
+    EXPECT_EQ(s[send_stat::packets_copied], 1u);
 }
 
 TEST(SendZeroCopy, ItemsInSeveralRegionsAndOutsideMixInOnePacket)
