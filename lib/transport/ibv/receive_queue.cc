@@ -18,25 +18,6 @@ namespace gr {
 namespace spead {
 namespace ibv {
 
-namespace {
-
-void warn_clamped(gr::logger& logger,
-                  const device_binding& device,
-                  const receive_queue_params& params,
-                  const receive_queue& queue,
-                  const std::string& clamped)
-{
-    if (!clamped.empty())
-        logger.warn("buffer_size: {} bytes is more than device {} allows ({}); using {} "
-                    "bytes",
-                    params.buffer_size,
-                    device.device_name(),
-                    clamped,
-                    queue.buffer_size());
-}
-
-} // namespace
-
 std::unique_ptr<receive_queue> make_receive_queue(const device_binding& device,
                                                   const receive_queue_params& params,
                                                   gr::logger& logger,
@@ -60,7 +41,13 @@ std::unique_ptr<receive_queue> make_receive_queue(const device_binding& device,
     }
     if (!queue)
         queue = std::make_unique<slot_receive_queue>(device, params, clamped);
-    warn_clamped(logger, device, params, *queue, clamped);
+    if (!clamped.empty())
+        logger.warn("buffer_size: {} bytes is more than device {} allows ({}); using {} "
+                    "bytes",
+                    params.buffer_size,
+                    device.device_name(),
+                    clamped,
+                    queue->buffer_size());
     return queue;
 }
 

@@ -16,6 +16,7 @@
 // reader drives either the same way. Frames the NIC drops for want of posted memory
 // never reach the CQ: nic_drop_counter.h counts them from the device.
 
+#include "multicast_memberships.h"
 #include "nic_drop_counter.h"
 #include "receive_queue.h"
 #include "transport/endpoint.h"
@@ -25,13 +26,10 @@
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
 #include <fcntl.h>
-#include <net/if.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
 #include <system_error>
 #include <unistd.h>
 #include <algorithm>
@@ -89,7 +87,6 @@ struct udp_ibv_reader::impl {
     bool create_flows(bool with_counters,
                       std::vector<ibv::counters_ptr>& counters,
                       int& counters_error);
-    void join_groups();
     void log_setup(const std::string& why_slots);
 
     // ---- the thread -----------------------------------------------------------------
@@ -141,8 +138,8 @@ struct udp_ibv_reader::impl {
     std::unique_ptr<ibv::receive_queue> queue;
     std::unique_ptr<ibv::nic_drop_counter> drops; //!< owns the flows' counters
     std::vector<ibv::flow_ptr> flows;
-    std::vector<transport::file_descriptor> memberships; //!< kernel sockets in the groups
-    transport::file_descriptor wake; //!< eventfd: stop() ends a wait at once
+    ibv::multicast_memberships memberships; //!< the groups, joined through the kernel
+    transport::file_descriptor wake;        //!< eventfd: stop() ends a wait at once
 
     std::array<ibv::received_frame, poll_batch> frames{};
     std::array<packet_view, poll_batch> views{};
@@ -191,7 +188,7 @@ udp_ibv_reader::impl::impl(udp_ibv_reader& self, const udp_ibv_config& config)
     drops = std::make_unique<ibv::nic_drop_counter>(
         device, std::move(counters), counters_error, logger);
     queue->start();
-    join_groups();
+    memberships = ibv::multicast_memberships(device, endpoints);
     log_setup(why_slots);
 }
 
@@ -277,44 +274,6 @@ bool udp_ibv_reader::impl::create_flows(bool with_counters,
     flows.clear();
     counters.clear();
     return false;
-}
-
-void udp_ibv_reader::impl::join_groups()
-{
-    // The NIC steers multicast by flow; the kernel only has to tell the switch (IGMP)
-    // that this host wants the groups. A socket holds a limited number of memberships
-    // (net.ipv4.igmp_max_memberships, 20 by default): open another when one is full.
-    const unsigned int ifindex = if_nametoindex(device.interface_name().c_str());
-    for (const auto& ep : endpoints) {
-        if (!ep.address().is_multicast())
-            continue;
-        ip_mreqn request{};
-        request.imr_multiaddr.s_addr = htonl(ep.address().to_v4().to_uint());
-        request.imr_address.s_addr = htonl(device.interface_address().to_uint());
-        request.imr_ifindex = int(ifindex);
-        for (int attempt = 0;; attempt++) {
-            if (memberships.empty() || attempt > 0) {
-                transport::file_descriptor fd(
-                    socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-                if (!fd)
-                    ibv::throw_error("socket for multicast membership", errno);
-                memberships.push_back(std::move(fd));
-            }
-            if (setsockopt(memberships.back().get(),
-                           IPPROTO_IP,
-                           IP_ADD_MEMBERSHIP,
-                           &request,
-                           sizeof(request)) == 0)
-                break;
-            const int err = errno;
-            if (err == EADDRINUSE)
-                break; // already a member (the same group on another port)
-            if (err != ENOBUFS || attempt > 0)
-                ibv::throw_error("joining multicast group " + ep.address().to_string() +
-                                     " on " + device.interface_name(),
-                                 err);
-        }
-    }
 }
 
 void udp_ibv_reader::impl::log_setup(const std::string& why_slots)
