@@ -78,6 +78,12 @@ struct udp_ibv_reader::impl {
     impl(udp_ibv_reader& self, const udp_ibv_config& config);
 
     // ---- setup (constructor) --------------------------------------------------------
+    /*! \p config, once it has endpoints and an interface address. */
+    static const udp_ibv_config& checked(const udp_ibv_config& config)
+    {
+        config.check_complete();
+        return config;
+    }
     void check_port();
     void check_buffer_size() const;
     void create_channel();
@@ -158,7 +164,7 @@ struct udp_ibv_reader::impl {
 
 udp_ibv_reader::impl::impl(udp_ibv_reader& self, const udp_ibv_config& config)
     : self(self),
-      config((config.check_complete(), config)),
+      config(checked(config)),
       logger("spead udp_ibv_reader"),
       endpoints(unique_endpoints(config.get_endpoints())),
       max_frame(config.get_max_size() + udp_frame_overhead),
