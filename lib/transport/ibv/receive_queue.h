@@ -9,8 +9,10 @@
 // the flows steer to the queue's QP, and how they come back. Two peers implement it:
 // slot_receive_queue (a ring of max_size + 42-byte slots, one receive WR each) and
 // striding_receive_queue (an mlx5 multi-packet receive queue). The reader calls it
-// once per poll batch, never per frame: poll() fills an array of received_frame, the
-// reader hands the payloads to the stream, then repost() gives the memory back.
+// once per poll batch, never per frame: poll() fills an array of work completions,
+// the reader hands the payloads to the stream, then repost() gives the memory back.
+// Both queues say where a frame is the same way, in the completion itself (wr_id), so
+// the reader reads the slots' completions as ibv_poll_cq wrote them.
 // make_receive_queue() picks the kind the device offers.
 
 #ifndef INCLUDED_SPEAD_TRANSPORT_IBV_RECEIVE_QUEUE_H
@@ -30,15 +32,6 @@ namespace ibv {
 
 /*! Most completions one poll() takes: one batch for the stream, one repost. */
 constexpr int max_poll_batch = 64;
-
-/*! One completion of a receive queue. */
-struct received_frame {
-    ibv_wc_status status;
-    std::uint32_t vendor_err;  //!< the device's detail of an error status
-    bool filler;               //!< the rest of a WQE, skipped by the NIC: no frame
-    const std::uint8_t* frame; //!< in the queue's memory, valid until repost()
-    std::uint32_t length;      //!< bytes of the frame
-};
 
 class SPEAD_API receive_queue
 {
@@ -64,10 +57,14 @@ public:
      * posted again. \throws std::system_error */
     virtual void reset() = 0;
 
-    /*! Takes up to \p max (at most max_poll_batch) completions into \p out.
-     * \return how many; 0 when the CQ is empty
+    /*! Takes up to \p max (at most max_poll_batch) completions. Those with a frame
+     * (or an error) go to \p out[0 .. frames): `wr_id` is the address of the frame in
+     * the queue's memory (valid until repost()), `byte_len` its length, `status` and
+     * `vendor_err` what the NIC said. Completions without a frame (the filler at the
+     * end of a striding WQE) are taken but not written.
+     * \return the completions taken; 0 when the CQ is empty
      * \throws std::runtime_error or std::system_error when polling fails */
-    virtual int poll(received_frame* out, int max) = 0;
+    virtual int poll(ibv_wc* out, int max, int& frames) = 0;
     /*! Gives the memory of the frames the last poll() returned back to the NIC (after
      * their payloads have been copied). \throws std::system_error */
     virtual void repost() = 0;

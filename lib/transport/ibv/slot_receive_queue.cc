@@ -9,6 +9,7 @@
 #include <system_error>
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace gr {
 namespace spead {
@@ -58,12 +59,11 @@ slot_receive_queue::slot_receive_queue(const device_binding& device,
         d_sges[i].addr = reinterpret_cast<std::uintptr_t>(d_ring.get() + i * d_slot_size);
         d_sges[i].length = std::uint32_t(d_slot_size);
         d_sges[i].lkey = d_mr->lkey;
-        d_wrs[i].wr_id = i;
+        d_wrs[i].wr_id = d_sges[i].addr;
+        d_wrs[i].next = &d_wrs[(i + 1) % d_slots];
         d_wrs[i].sg_list = &d_sges[i];
         d_wrs[i].num_sge = 1;
     }
-    d_completions.resize(max_poll_batch);
-    d_repost_slots.resize(max_poll_batch);
 }
 
 std::string slot_receive_queue::describe() const
@@ -72,20 +72,29 @@ std::string slot_receive_queue::describe() const
            " bytes";
 }
 
-void slot_receive_queue::post_all()
+void slot_receive_queue::post(std::size_t first, std::size_t count)
 {
-    for (std::size_t i = 0; i < d_slots; i++)
-        d_wrs[i].next = i + 1 < d_slots ? &d_wrs[i + 1] : nullptr;
+    // Cut the circle after the last one for the call; the WRs are copied by it.
+    ibv_recv_wr& last = d_wrs[(first + count - 1) % d_slots];
+    ibv_recv_wr* const after = last.next;
+    last.next = nullptr;
     ibv_recv_wr* bad = nullptr;
-    const int status = ibv_post_recv(d_qp.get(), &d_wrs[0], &bad);
+    const int status = ibv_post_recv(d_qp.get(), &d_wrs[first], &bad);
+    last.next = after;
     if (status != 0)
-        throw_error("ibv_post_recv(" + std::to_string(d_slots) + " slots)", status);
-    d_reposts = 0;
+        throw std::system_error(status,
+                                std::generic_category(),
+                                "ibv_post_recv(" + std::to_string(count) +
+                                    " slots; the receive ring cannot be refilled: check "
+                                    "the device with spead_ibv_check and make the "
+                                    "source again)");
 }
 
 void slot_receive_queue::start()
 {
-    post_all();
+    d_head = 0;
+    d_taken = 0;
+    post(0, d_slots);
     modify_qp(d_qp.get(), IBV_QPS_RTR);
 }
 
@@ -97,47 +106,35 @@ void slot_receive_queue::reset()
     start();
 }
 
-int slot_receive_queue::poll(received_frame* out, int max)
+int slot_receive_queue::poll(ibv_wc* out, int max, int& frames)
 {
-    ibv_wc* const wcs = d_completions.data();
-    const int n = ibv_poll_cq(d_recv_cq.get(), std::min(max, max_poll_batch), wcs);
+    const int n = ibv_poll_cq(d_recv_cq.get(), std::min(max, max_poll_batch), out);
     if (n < 0)
         throw std::runtime_error(
             "ibv_poll_cq failed (a completion queue overrun, or the device was "
             "removed); check the device with spead_ibv_check and make the source again");
-    std::uint8_t* const base = d_ring.get();
-    for (int i = 0; i < n; i++) {
-        const ibv_wc& wc = wcs[i];
-        const auto slot = std::uint32_t(wc.wr_id);
-        // Every slot goes back, whatever its completion says.
-        d_repost_slots[i] = slot;
-        received_frame& f = out[i];
-        f.status = wc.status;
-        f.vendor_err = wc.vendor_err;
-        f.filler = false;
-        f.frame = base + std::size_t(slot) * d_slot_size;
-        f.length = wc.byte_len;
+    if (n > 0) {
+        // In order, as the queue completes them: the last is the slot expected.
+        const std::size_t last = (d_head + d_taken + std::size_t(n) - 1) % d_slots;
+        if (out[n - 1].wr_id != d_wrs[last].wr_id)
+            throw std::runtime_error(
+                "the receive queue completed its slots out of order, which the verbs "
+                "specification rules out; report the device and driver");
+        d_taken += std::size_t(n);
     }
-    d_reposts = std::size_t(n);
+    frames = n;
     return n;
 }
 
 void slot_receive_queue::repost()
 {
-    if (d_reposts == 0)
+    if (d_taken == 0)
         return;
-    for (std::size_t i = 0; i + 1 < d_reposts; i++)
-        d_wrs[d_repost_slots[i]].next = &d_wrs[d_repost_slots[i + 1]];
-    d_wrs[d_repost_slots[d_reposts - 1]].next = nullptr;
-    d_reposts = 0;
-    ibv_recv_wr* bad = nullptr;
-    const int status = ibv_post_recv(d_qp.get(), &d_wrs[d_repost_slots[0]], &bad);
-    if (status != 0)
-        throw std::system_error(status,
-                                std::generic_category(),
-                                "ibv_post_recv (the receive ring cannot be refilled; "
-                                "check the device with spead_ibv_check and make the "
-                                "source again)");
+    const std::size_t first = d_head;
+    const std::size_t count = d_taken;
+    d_head = (d_head + d_taken) % d_slots;
+    d_taken = 0;
+    post(first, count);
 }
 
 } // namespace ibv

@@ -7,9 +7,12 @@
 
 // The receive queue of every raw-packet device: a receive CQ, a RAW_PACKET QP (with
 // the one-entry send queue it must have) and one registered ring cut into slots of
-// max_size + 42 bytes, one receive WR per slot. The WRs are built once; reposting the
-// slots of a poll only relinks them into one chain for one ibv_post_recv. A frame
-// longer than a slot completes with IBV_WC_LOC_LEN_ERR.
+// max_size + 42 bytes, one receive WR per slot, whose wr_id is the slot's address. The
+// WRs are built once, linked in a circle. A receive queue completes its WRs in the
+// order they were posted (also when flushed), so the slots a poll took are the next
+// ones of the circle: reposting them is one ibv_post_recv of that stretch of the
+// chain, whatever the number of slots. A frame longer than a slot completes with
+// IBV_WC_LOC_LEN_ERR.
 
 #ifndef INCLUDED_SPEAD_TRANSPORT_IBV_SLOT_RECEIVE_QUEUE_H
 #define INCLUDED_SPEAD_TRANSPORT_IBV_SLOT_RECEIVE_QUEUE_H
@@ -48,11 +51,12 @@ public:
 
     void start() override;
     void reset() override;
-    int poll(received_frame* out, int max) override;
+    int poll(ibv_wc* out, int max, int& frames) override;
     void repost() override;
 
 private:
-    void post_all();
+    /*! Posts \p count slots from \p first on (wrapping round). */
+    void post(std::size_t first, std::size_t count);
 
     const std::uint8_t d_port_num;
     const std::size_t d_slot_size;
@@ -65,13 +69,11 @@ private:
     mapping_ptr d_ring;
     mr_ptr d_mr;
 
-    // One WR per slot, built once; poll() and repost() use the arrays below, sized for
-    // a poll of up to d_completions.size() completions.
+    // One WR per slot, built once, each linked to the next (the last to the first).
     std::vector<ibv_sge> d_sges;
     std::vector<ibv_recv_wr> d_wrs;
-    std::vector<ibv_wc> d_completions;
-    std::vector<std::uint32_t> d_repost_slots;
-    std::size_t d_reposts = 0; //!< slots the last poll() took
+    std::size_t d_head = 0;  //!< the oldest slot still posted
+    std::size_t d_taken = 0; //!< slots the polls took since the last repost
 };
 
 } // namespace ibv

@@ -199,10 +199,11 @@ void striding_receive_queue::reset()
     start();
 }
 
-int striding_receive_queue::poll(received_frame* out, int max)
+int striding_receive_queue::poll(ibv_wc* out, int max, int& frames)
 {
     ibv_cq_ex* cq = d_cq.get();
     ibv_poll_cq_attr attr{};
+    frames = 0;
     int status = ibv_start_poll(cq, &attr);
     if (status == ENOENT)
         return 0;
@@ -210,16 +211,22 @@ int striding_receive_queue::poll(received_frame* out, int max)
         throw std::system_error(status, std::generic_category(), "ibv_start_poll");
     int n = 0;
     while (status == 0) {
-        received_frame& c = out[n++];
-        c.status = cq->status;
-        c.vendor_err = c.status == IBV_WC_SUCCESS ? 0 : ibv_wc_read_vendor_err(cq);
+        n++;
+        const ibv_wc_status wc_status = cq->status;
         const std::uint32_t packed = ibv_wc_read_byte_len(cq);
         std::uint32_t strides = packed >> 16;
-        c.filler = (strides & filler_flag) != 0;
+        const bool filler = (strides & filler_flag) != 0;
         strides &= ~filler_flag;
-        c.length = packed & byte_count_mask;
-        c.frame = d_buffer.get() + d_tail * d_wqe_bytes + d_tail_strides * d_stride;
-        if (c.status == IBV_WC_SUCCESS) {
+        if (!filler || wc_status != IBV_WC_SUCCESS) {
+            // A filler is the rest of a WQE, skipped by the NIC: no frame.
+            ibv_wc& c = out[frames++];
+            c.wr_id = reinterpret_cast<std::uintptr_t>(
+                d_buffer.get() + d_tail * d_wqe_bytes + d_tail_strides * d_stride);
+            c.status = wc_status;
+            c.byte_len = packed & byte_count_mask;
+            c.vendor_err = wc_status == IBV_WC_SUCCESS ? 0 : ibv_wc_read_vendor_err(cq);
+        }
+        if (wc_status == IBV_WC_SUCCESS) {
             d_tail_strides += strides;
             if (d_tail_strides >= d_strides_per_wqe) {
                 d_finished.push_back(d_tail);

@@ -61,7 +61,7 @@ public:
     /*! The WQ back to RESET, then start(). */
     void reset() override;
     /*! ibv_start_poll ... ibv_end_poll; frames are parsed in place in the strides. */
-    int poll(received_frame* out, int max) override;
+    int poll(ibv_wc* out, int max, int& frames) override;
     /*! Gives the WQEs whose strides were all used up back to the NIC. */
     void repost() override;
 

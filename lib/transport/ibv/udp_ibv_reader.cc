@@ -104,15 +104,16 @@ struct udp_ibv_reader::impl {
     /*! One poll of the queue: frames to the stream, the queue's memory given back.
      * \return completions taken, or -1 once the stream has ended */
     int poll_once();
-    /*! The per-packet work: parses each frame and hands the payloads to the stream in
-     * one batch. \return false once the stream has ended */
+    /*! The per-packet work: parses the frames of the first \p n completions and
+     * hands the payloads to the stream in one batch.
+     * \return false once the stream has ended */
     bool handle_completions(int n);
     /*! Parses a frame; its payload becomes views[n_views++], or it is counted. */
     void
     take_frame(const std::uint8_t* frame, std::uint32_t length, std::size_t& n_views);
     /*! The batch's payloads to the stream. \return false once the stream has ended */
     bool hand_over(std::size_t n_views);
-    void handle_error_completion(const ibv::received_frame& wc);
+    void handle_error_completion(const ibv_wc& wc);
     /*! A frame over max_size + 42 bytes: counted, and the log says so once. */
     void count_oversize();
     /*! After an error completion the queue is in ERR: back to ready, all posted. */
@@ -147,7 +148,7 @@ struct udp_ibv_reader::impl {
     ibv::multicast_memberships memberships; //!< the groups, joined through the kernel
     transport::file_descriptor wake;        //!< eventfd: stop() ends a wait at once
 
-    std::array<ibv::received_frame, poll_batch> frames{};
+    std::array<ibv_wc, poll_batch> completions{};
     std::array<packet_view, poll_batch> views{};
 
     // Thread state.
@@ -392,10 +393,11 @@ void udp_ibv_reader::impl::wait_for_completion_event()
 
 int udp_ibv_reader::impl::poll_once()
 {
-    const int n = queue->poll(frames.data(), poll_batch);
+    int frames = 0;
+    const int n = queue->poll(completions.data(), poll_batch, frames);
     if (n == 0)
         return 0;
-    const bool open = handle_completions(n);
+    const bool open = handle_completions(frames);
     if (queue_failed)
         recover_queue();
     else
@@ -407,21 +409,19 @@ bool udp_ibv_reader::impl::handle_completions(int n)
 {
     std::size_t n_views = 0;
     for (int i = 0; i < n; i++) {
-        const ibv::received_frame& f = frames[i];
-        if (f.status != IBV_WC_SUCCESS) {
-            handle_error_completion(f);
+        const ibv_wc& wc = completions[i];
+        if (wc.status != IBV_WC_SUCCESS) {
+            handle_error_completion(wc);
             continue;
         }
-        if (f.filler)
-            continue; // the rest of a WQE, skipped by the NIC
         frames_completed++;
         // A multi-packet queue takes any frame a WQE holds; max_size still rejects
         // larger ones (a slot is max_frame bytes: the NIC refuses what is larger).
-        if (f.length > max_frame) {
+        if (wc.byte_len > max_frame) {
             count_oversize();
             continue;
         }
-        take_frame(f.frame, f.length, n_views);
+        take_frame(reinterpret_cast<const std::uint8_t*>(wc.wr_id), wc.byte_len, n_views);
     }
     // Parsed in place in the queue's memory; the stream copies the payloads, after
     // which the memory can go back to the NIC.
@@ -461,7 +461,7 @@ void udp_ibv_reader::impl::count_oversize()
                 max_frame);
 }
 
-void udp_ibv_reader::impl::handle_error_completion(const ibv::received_frame& wc)
+void udp_ibv_reader::impl::handle_error_completion(const ibv_wc& wc)
 {
     // Any error moves the QP to ERR (IB spec); the rest of its WRs flush.
     queue_failed = true;
