@@ -75,7 +75,7 @@ std::string slot_receive_queue::describe() const
 void slot_receive_queue::post(std::size_t first, std::size_t count)
 {
     // Cut the circle after the last one for the call; the WRs are copied by it.
-    ibv_recv_wr& last = d_wrs[(first + count - 1) % d_slots];
+    ibv_recv_wr& last = d_wrs[wrap(first + count - 1)];
     ibv_recv_wr* const after = last.next;
     last.next = nullptr;
     ibv_recv_wr* bad = nullptr;
@@ -115,7 +115,7 @@ int slot_receive_queue::poll(ibv_wc* out, int max, int& frames)
             "removed); check the device with spead_ibv_check and make the source again");
     if (n > 0) {
         // In order, as the queue completes them: the last is the slot expected.
-        const std::size_t last = (d_head + d_taken + std::size_t(n) - 1) % d_slots;
+        const std::size_t last = wrap(d_head + d_taken + std::size_t(n) - 1);
         if (out[n - 1].wr_id != d_wrs[last].wr_id)
             throw std::runtime_error(
                 "the receive queue completed its slots out of order, which the verbs "
@@ -132,7 +132,7 @@ void slot_receive_queue::repost()
         return;
     const std::size_t first = d_head;
     const std::size_t count = d_taken;
-    d_head = (d_head + d_taken) % d_slots;
+    d_head = wrap(d_head + d_taken);
     d_taken = 0;
     post(first, count);
 }

@@ -55,6 +55,8 @@ public:
     void repost() override;
 
 private:
+    /*! \p i (below twice the slots) as a slot index, without a division. */
+    std::size_t wrap(std::size_t i) const { return i < d_slots ? i : i - d_slots; }
     /*! Posts \p count slots from \p first on (wrapping round). */
     void post(std::size_t first, std::size_t count);
 
