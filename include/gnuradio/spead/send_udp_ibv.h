@@ -10,6 +10,7 @@
 
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/send_stream.h>
+#include <gnuradio/spead/udp_ibv_config_base.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/udp.hpp>
@@ -24,55 +25,26 @@ namespace spead {
 namespace send {
 
 /*!
- * \brief Settings of an ibverbs raw-packet UDP sender. Setters validate and throw
- * std::invalid_argument naming the parameter and the fix. Defaults are spead2's.
+ * \brief Settings of an ibverbs raw-packet UDP sender: those it shares with the
+ * receiver (udp_ibv_config_base: endpoints, interface, buffer_size, comp_vector,
+ * max_poll), ttl and memory regions. Setters validate and throw std::invalid_argument
+ * naming the parameter and the fix. Defaults are spead2's.
  */
-class SPEAD_API udp_ibv_config
+class SPEAD_API udp_ibv_config : public udp_ibv_config_base<udp_ibv_config>
 {
 public:
     using memory_region = std::pair<const void*, std::size_t>;
 
-    static constexpr std::size_t default_buffer_size = 512 * 1024; //!< bytes
+    /*! Transmit ring, bytes, cut into packet slots. */
+    static constexpr std::size_t default_buffer_size = 512 * 1024;
     static constexpr int default_max_poll = 10;
 
     udp_ibv_config() = default;
 
-    /*! Destinations, one substream each (multicast groups, or unicast hosts whose MAC
-     * is in the kernel's neighbour table). */
-    const std::vector<boost::asio::ip::udp::endpoint>& get_endpoints() const
-    {
-        return d_endpoints;
-    }
-    udp_ibv_config&
-    set_endpoints(const std::vector<boost::asio::ip::udp::endpoint>& endpoints);
-    udp_ibv_config& set_endpoints(const std::string& endpoints);
-    udp_ibv_config& add_endpoint(const boost::asio::ip::udp::endpoint& endpoint);
-
-    const boost::asio::ip::address& get_interface_address() const
-    {
-        return d_interface_address;
-    }
-    /*! \throws std::invalid_argument if not IPv4 */
-    udp_ibv_config& set_interface_address(const boost::asio::ip::address& address);
-    /*! An IPv4 address or a netdev name, resolved to its IPv4 address. */
-    udp_ibv_config& set_interface(const std::string& address_or_name);
-
-    /*! Transmit ring in bytes; 0 = default (512 KiB); rounded to whole packet slots
-     * and clamped to the device's limits with a warning. */
-    std::size_t get_buffer_size() const { return d_buffer_size; }
-    udp_ibv_config& set_buffer_size(std::size_t bytes);
-
-    /*! IPv4 time to live (default 1: the local network only). */
+    /*! IPv4 time to live (default 1: the local network only).
+     * \throws std::invalid_argument outside 0 to 255 */
     int get_ttl() const { return d_ttl; }
     udp_ibv_config& set_ttl(int ttl);
-
-    /*! Completion vector; negative = busy polling for send completions. */
-    int get_comp_vector() const { return d_comp_vector; }
-    udp_ibv_config& set_comp_vector(int comp_vector);
-
-    /*! Completion-queue polls before waiting. \throws std::invalid_argument for <= 0 */
-    int get_max_poll() const { return d_max_poll; }
-    udp_ibv_config& set_max_poll(int max_poll);
 
     /*! Memory that items may live in. Items lying wholly inside a region are sent
      * zero-copy: the region is registered with the NIC (a GPU pointer works where the
@@ -87,12 +59,7 @@ public:
     udp_ibv_config& add_memory_region(const void* ptr, std::size_t size);
 
 private:
-    std::vector<boost::asio::ip::udp::endpoint> d_endpoints;
-    boost::asio::ip::address d_interface_address;
-    std::size_t d_buffer_size = default_buffer_size;
     int d_ttl = 1;
-    int d_comp_vector = 0;
-    int d_max_poll = default_max_poll;
     std::vector<memory_region> d_memory_regions;
 };
 

@@ -36,13 +36,11 @@ std::uint32_t clamp_log(std::uint32_t wanted, std::uint32_t low, std::uint32_t h
 
 striding_receive_queue::striding_receive_queue(const device_binding& device,
                                                const striding_rq_support& support,
-                                               ibv_pd* pd,
-                                               ibv_comp_channel* channel,
-                                               int comp_vector,
-                                               std::size_t buffer_bytes,
-                                               std::size_t max_frame,
+                                               const receive_queue_params& params,
                                                std::string& clamped)
 {
+    const std::size_t buffer_bytes = params.buffer_size;
+    ibv_pd* const pd = params.pd;
     const mlx5dv_striding_rq_caps& caps = support.caps;
     const std::uint32_t stride_log = clamp_log(preferred_stride_log,
                                                caps.min_single_stride_log_num_of_bytes,
@@ -58,7 +56,7 @@ striding_receive_queue::striding_receive_queue(const device_binding& device,
     d_stride = std::size_t(1) << stride_log;
     d_strides_per_wqe = std::size_t(1) << strides_log;
     d_wqe_bytes = d_stride * d_strides_per_wqe;
-    if (max_frame > d_wqe_bytes)
+    if (params.max_frame > d_wqe_bytes)
         throw_error("striding RQ",
                     EINVAL,
                     "a WQE of the device holds fewer bytes than "
@@ -85,8 +83,8 @@ striding_receive_queue::striding_receive_queue(const device_binding& device,
     ibv_context* context = device.context();
     ibv_cq_init_attr_ex cq_attr{};
     cq_attr.cqe = std::uint32_t(d_wqe_count * d_strides_per_wqe);
-    cq_attr.channel = channel;
-    cq_attr.comp_vector = std::uint32_t(comp_vector < 0 ? 0 : comp_vector);
+    cq_attr.channel = params.channel;
+    cq_attr.comp_vector = std::uint32_t(params.comp_vector < 0 ? 0 : params.comp_vector);
     cq_attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN;
     cq_attr.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
     cq_attr.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED; // only the reader's thread polls
@@ -150,6 +148,14 @@ striding_receive_queue::striding_receive_queue(const device_binding& device,
     d_finished.reserve(d_wqe_count);
 }
 
+std::string striding_receive_queue::describe() const
+{
+    return "multi-packet receive queue (striding RQ) of " + std::to_string(d_wqe_count) +
+           " WQEs x " + std::to_string(d_strides_per_wqe) + " strides of " +
+           std::to_string(d_stride) + " bytes = " + std::to_string(d_buffer_bytes) +
+           " bytes";
+}
+
 void striding_receive_queue::modify_wq(ibv_wq_state state)
 {
     ibv_wq_attr attr{};
@@ -193,10 +199,11 @@ void striding_receive_queue::reset()
     start();
 }
 
-int striding_receive_queue::poll(completion* out, int max)
+int striding_receive_queue::poll(ibv_wc* out, int max, int& frames)
 {
     ibv_cq_ex* cq = d_cq.get();
     ibv_poll_cq_attr attr{};
+    frames = 0;
     int status = ibv_start_poll(cq, &attr);
     if (status == ENOENT)
         return 0;
@@ -204,15 +211,22 @@ int striding_receive_queue::poll(completion* out, int max)
         throw std::system_error(status, std::generic_category(), "ibv_start_poll");
     int n = 0;
     while (status == 0) {
-        completion& c = out[n++];
-        c.status = cq->status;
+        n++;
+        const ibv_wc_status wc_status = cq->status;
         const std::uint32_t packed = ibv_wc_read_byte_len(cq);
         std::uint32_t strides = packed >> 16;
-        c.filler = (strides & filler_flag) != 0;
+        const bool filler = (strides & filler_flag) != 0;
         strides &= ~filler_flag;
-        c.length = packed & byte_count_mask;
-        c.frame = d_buffer.get() + d_tail * d_wqe_bytes + d_tail_strides * d_stride;
-        if (c.status == IBV_WC_SUCCESS) {
+        if (!filler || wc_status != IBV_WC_SUCCESS) {
+            // A filler is the rest of a WQE, skipped by the NIC: no frame.
+            ibv_wc& c = out[frames++];
+            c.wr_id = reinterpret_cast<std::uintptr_t>(
+                d_buffer.get() + d_tail * d_wqe_bytes + d_tail_strides * d_stride);
+            c.status = wc_status;
+            c.byte_len = packed & byte_count_mask;
+            c.vendor_err = wc_status == IBV_WC_SUCCESS ? 0 : ibv_wc_read_vendor_err(cq);
+        }
+        if (wc_status == IBV_WC_SUCCESS) {
             d_tail_strides += strides;
             if (d_tail_strides >= d_strides_per_wqe) {
                 d_finished.push_back(d_tail);
@@ -230,7 +244,7 @@ int striding_receive_queue::poll(completion* out, int max)
     return n;
 }
 
-void striding_receive_queue::repost_finished()
+void striding_receive_queue::repost()
 {
     if (d_finished.empty())
         return;

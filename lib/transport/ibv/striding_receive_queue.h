@@ -5,9 +5,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// A multi-packet receive queue (mlx5 striding RQ) for udp_ibv_reader: one registered
-// buffer cut into WQEs of 2^n strides; the NIC writes each frame into as many strides
-// as it needs, so a 1472-byte datagram takes 1536 bytes of the ring, not a whole
+// A multi-packet receive queue (mlx5 striding RQ), the peer of slot_receive_queue: one
+// registered buffer cut into WQEs of 2^n strides; the NIC writes each frame into as many
+// strides as it needs, so a 1472-byte datagram takes 1536 bytes of the ring, not a whole
 // max_size slot. The objects, in creation order: an extended CQ, the striding WQ, an
 // indirection table of that one WQ, and a raw-packet QP hashing into it (receive only,
 // flows attach to it), then the buffer and its MR.
@@ -22,6 +22,7 @@
 #define INCLUDED_SPEAD_TRANSPORT_IBV_STRIDING_RECEIVE_QUEUE_H
 
 #include "mlx5_direct.h"
+#include "receive_queue.h"
 #include "verbs.h"
 #include <cstddef>
 #include <cstdint>
@@ -32,52 +33,37 @@ namespace gr {
 namespace spead {
 namespace ibv {
 
-class SPEAD_API striding_receive_queue
+class SPEAD_API striding_receive_queue final : public receive_queue
 {
 public:
-    /*! Sizes the queue for about \p buffer_bytes (at least two WQEs, within the
-     * device's limits; \p clamped says what limited it, empty if nothing did) and
-     * creates it. \p max_frame: the largest frame the reader accepts; a WQE holds
-     * more. \throws std::system_error naming the call that failed */
+    /*! Sizes the queue for about \p params.buffer_size bytes (at least two WQEs,
+     * within the device's limits; \p clamped says what limited it, empty if nothing
+     * did) and creates it. A WQE holds at least \p params.max_frame bytes.
+     * \throws std::system_error naming the call that failed */
     striding_receive_queue(const device_binding& device,
                            const striding_rq_support& support,
-                           ibv_pd* pd,
-                           ibv_comp_channel* channel,
-                           int comp_vector,
-                           std::size_t buffer_bytes,
-                           std::size_t max_frame,
+                           const receive_queue_params& params,
                            std::string& clamped);
 
-    /*! The QP flows steer to. */
-    ibv_qp* qp() const { return d_qp.get(); }
-    /*! The CQ, for ibv_req_notify_cq and ibv_ack_cq_events. */
-    ibv_cq* cq() const { return ibv_cq_ex_to_cq(d_cq.get()); }
+    ibv_qp* qp() const override { return d_qp.get(); }
+    ibv_cq* cq() const override { return ibv_cq_ex_to_cq(d_cq.get()); }
+    std::size_t buffer_size() const override { return d_buffer_bytes; }
+    bool multi_packet() const override { return true; }
+    std::string describe() const override;
+    const char* name() const override { return "multi-packet receive queue"; }
 
-    std::size_t buffer_size() const { return d_buffer_bytes; }
     std::size_t wqe_count() const { return d_wqe_count; }
     std::size_t strides_per_wqe() const { return d_strides_per_wqe; }
     std::size_t stride_size() const { return d_stride; }
 
     /*! Posts every WQE and makes the WQ ready (also after reset()). */
-    void start();
-    /*! After an error completion the WQ is in ERR: back to RESET, then start(). */
-    void reset();
-
-    /*! One completion. A filler consumed the rest of a WQE without a frame. */
-    struct completion {
-        ibv_wc_status status;
-        bool filler;
-        const std::uint8_t* frame; //!< in the ring (valid until repost_finished())
-        std::uint32_t length;      //!< bytes of the frame
-    };
-
-    /*! Takes up to \p max completions into \p out (ibv_start_poll ... ibv_end_poll).
-     * \return how many; 0 when the CQ is empty
-     * \throws std::system_error if polling fails */
-    int poll(completion* out, int max);
-    /*! Gives the WQEs whose strides were all used up back to the NIC (after their
-     * frames have been handed on). */
-    void repost_finished();
+    void start() override;
+    /*! The WQ back to RESET, then start(). */
+    void reset() override;
+    /*! ibv_start_poll ... ibv_end_poll; frames are parsed in place in the strides. */
+    int poll(ibv_wc* out, int max, int& frames) override;
+    /*! Gives the WQEs whose strides were all used up back to the NIC. */
+    void repost() override;
 
 private:
     void post(std::size_t wqe);

@@ -6,22 +6,19 @@
  */
 
 // recv::udp_ibv_reader: UDP over a raw-packet QP. The constructor sets the device up
-// completely (flows steer into posted slots, the QP is in RTR, groups are joined), so a
-// frame that arrives before start() waits in the ring; the thread then polls the
-// receive CQ, hands the UDP payloads of each poll to the stream in one batch and
-// reposts their slots in one chained ibv_post_recv.
+// completely (flows steer into the posted receive queue, the queue is ready, groups
+// are joined), so a frame that arrives before start() waits in the queue; the thread
+// then polls the queue, hands the UDP payloads of each poll to the stream in one batch
+// and gives the queue's memory back.
 //
-// Where the device offers a striding RQ (mlx5 direct verbs: ConnectX-4 Lx and later
-// with an upstream kernel, or MLNX OFED), the ring is a multi-packet receive queue
-// instead (striding_receive_queue.h): each frame takes only the 64-byte strides it
-// needs, and frames are parsed in place there. GR_SPEAD_IBV_MPRQ=0 forces the slots.
-//
-// Frames the NIC drops for want of a posted slot never reach the CQ. They are counted
-// from per-flow packet counters (frames matched − frames completed), or else from the
-// port's out_of_buffer counter, or, when the device offers neither, not at all, as the
-// log then says once.
+// The receive queue (receive_queue.h) is a multi-packet queue where the device offers
+// one (striding_receive_queue.h), else a ring of slots (slot_receive_queue.h); the
+// reader drives either the same way. Frames the NIC drops for want of posted memory
+// never reach the CQ: nic_drop_counter.h counts them from the device.
 
-#include "striding_receive_queue.h"
+#include "multicast_memberships.h"
+#include "nic_drop_counter.h"
+#include "receive_queue.h"
 #include "transport/endpoint.h"
 #include "transport/file_descriptor.h"
 #include "transport/raw_packet.h"
@@ -29,25 +26,20 @@
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
 #include <fcntl.h>
-#include <net/if.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
 #include <system_error>
 #include <unistd.h>
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 namespace gr {
 namespace spead {
@@ -56,29 +48,14 @@ namespace recv {
 namespace {
 
 using boost::asio::ip::udp;
-using steady_clock = std::chrono::steady_clock;
-using namespace std::chrono_literals;
 
-/*! Completions taken per ibv_poll_cq: one batch for the stream, one repost chain. */
-constexpr int poll_batch = 64;
+/*! Completions taken per poll: one batch for the stream, one repost. */
+constexpr int poll_batch = ibv::max_poll_batch;
 /*! Longest wait on the completion channel; stop() also wakes it through an eventfd. */
 constexpr int wait_timeout_ms = 100;
-/*! How often the NIC's drop counters are read while receiving. */
-constexpr auto drop_count_interval = 100ms;
-/*! A frame's completion reaches the CQ within this time after the NIC counted the
- * frame (a DMA write: microseconds on hardware). */
-constexpr auto completion_settle_time = 1ms;
-/*! Bound on the polls that hand over what is still in the ring when the reader stops. */
+/*! Bound on the polls that hand over what is still in the queue when the reader
+ * stops. */
 constexpr int max_exit_polls = 1024;
-/*! Bound on the attempts to read the flow counters while nothing arrives, at exit. */
-constexpr int max_exit_reconciliations = 20;
-
-/*! Where frames_dropped_no_buffer comes from. */
-enum class drop_source {
-    flow_counters, //!< per-flow packet counters: matched − completed, exact per reader
-    port_counter,  //!< sysfs hw_counters/out_of_buffer of the port: port-wide
-    none,          //!< the device offers neither: not counted
-};
 
 std::string describe(const udp::endpoint& ep)
 {
@@ -101,24 +78,22 @@ struct udp_ibv_reader::impl {
     impl(udp_ibv_reader& self, const udp_ibv_config& config);
 
     // ---- setup (constructor) --------------------------------------------------------
-    static const udp_ibv_config& checked(const udp_ibv_config& config);
-    /*! Whether to use a striding RQ; \p why says why not. */
-    bool want_striding_rq(ibv::striding_rq_support& support, std::string& why) const;
-    /*! The striding RQ, or nothing (with a warning) when it cannot be set up. */
-    void create_striding_queue(const ibv::striding_rq_support& support);
-    void create_channel();
+    /*! \p config, once it has endpoints and an interface address. */
+    static const udp_ibv_config& checked(const udp_ibv_config& config)
+    {
+        config.check_complete();
+        return config;
+    }
+    void check_port();
     void check_buffer_size() const;
-    ibv_qp* receive_qp() const { return striding ? striding->qp() : qp.get(); }
-    ibv_cq* receive_cq() const { return striding ? striding->cq() : recv_cq.get(); }
-    void size_ring();
-    void create_queues();
-    /*! One flow per endpoint, each with a packet counter when \p with_counters.
+    void create_channel();
+    /*! One flow per endpoint to the queue's QP, each with a packet counter (into
+     * \p counters) when \p with_counters.
      * \return false if the device cannot count flows (nothing is left created then) */
-    bool create_flows(bool with_counters, int& counters_error);
-    void choose_drop_source(int counters_error);
-    void create_ring();
-    void post_all_slots();
-    void join_groups();
+    bool create_flows(bool with_counters,
+                      std::vector<ibv::counters_ptr>& counters,
+                      int& counters_error);
+    void log_setup(const std::string& why_slots);
 
     // ---- the thread -----------------------------------------------------------------
     void run();
@@ -126,17 +101,13 @@ struct udp_ibv_reader::impl {
     void interrupt_loop();
     /*! Waits (bounded) for a completion event or stop(); drains and acks the events. */
     void wait_for_completion_event();
-    /*! One ibv_poll_cq: frames to the stream, slots reposted.
-     * \return completions taken, or -1 once the stream has ended or the CQ failed */
+    /*! One poll of the queue: frames to the stream, the queue's memory given back.
+     * \return completions taken, or -1 once the stream has ended */
     int poll_once();
-    /*! poll_once() for the striding RQ. */
-    int poll_striding_once();
-    /*! handle_completions() for the striding RQ: frames parsed in place in the strides
-     * and handed over. \return false once the stream has ended */
-    bool handle_striding_completions(int n);
-    /*! The per-packet work: parses each frame, hands the payloads to the stream in one
-     * batch, chains the slots for reposting. \return false once the stream has ended */
-    bool handle_completions(int n, int& reposts);
+    /*! The per-packet work: parses the frames of the first \p n completions and
+     * hands the payloads to the stream in one batch.
+     * \return false once the stream has ended */
+    bool handle_completions(int n);
     /*! Parses a frame; its payload becomes views[n_views++], or it is counted. */
     void
     take_frame(const std::uint8_t* frame, std::uint32_t length, std::size_t& n_views);
@@ -145,19 +116,14 @@ struct udp_ibv_reader::impl {
     void handle_error_completion(const ibv_wc& wc);
     /*! A frame over max_size + 42 bytes: counted, and the log says so once. */
     void count_oversize();
-    /*! After an error completion the QP is in ERR: back to RTR with every slot posted. */
-    void recover_queue_pair();
-    /*! On the way out: frames still in the ring go to the stream, and the drop counters
-     * are read a last time, while nothing arrives, so the final count is exact. */
+    /*! After an error completion the queue is in ERR: back to ready, all posted. */
+    void recover_queue();
+    /*! Polls until the queue is empty (bounded). */
+    void drain();
+    /*! On the way out: frames still in the queue go to the stream, and the drop
+     * counters are read a last time, while nothing arrives, so the final count is
+     * exact. */
     void drain_on_exit();
-
-    // ---- NIC drop counting ----------------------------------------------------------
-    /*! Reads the counters every drop_count_interval; \p cq_drained: the last poll
-     * found the CQ empty. */
-    void update_drop_count(bool cq_drained);
-    bool read_matched_frames(std::uint64_t& matched);
-    void read_port_drops();
-    void publish_drops(std::uint64_t dropped);
 
     void count(recv_stat s, std::uint64_t n = 1)
     {
@@ -168,49 +134,28 @@ struct udp_ibv_reader::impl {
     const udp_ibv_config config;
     gr::logger logger;
     const std::vector<udp::endpoint> endpoints;
-    const std::size_t slot_size; //!< max_size + Ethernet, IPv4 and UDP headers
-    std::size_t slots = 0;
-    int comp_vector = -1; //!< as used: after the modulo; -1 busy polling
+    const std::size_t max_frame; //!< max_size + Ethernet, IPv4 and UDP headers
+    int comp_vector = -1;        //!< as used: after the modulo; -1 busy polling
 
     // Verbs objects in creation order: C++ destroys them in reverse (memberships,
-    // flows, counters, MR, ring, QP, PD, CQs, channel, device).
+    // flows, their counters, the queue, PD, channel, device).
     ibv::device_binding device;
     ibv::comp_channel_ptr channel;
-    ibv::cq_ptr recv_cq;
-    ibv::cq_ptr send_cq;
     ibv::pd_ptr pd;
-    ibv::qp_ptr qp;
-    std::unique_ptr<ibv::striding_receive_queue> striding; //!< instead of qp and ring
-    ibv::mapping_ptr ring;
-    ibv::mr_ptr mr;
-    std::vector<ibv::counters_ptr> flow_counters;
+    std::unique_ptr<ibv::receive_queue> queue;
+    std::unique_ptr<ibv::nic_drop_counter> drops; //!< owns the flows' counters
     std::vector<ibv::flow_ptr> flows;
-    std::vector<transport::file_descriptor> memberships; //!< kernel sockets in the groups
-    transport::file_descriptor wake; //!< eventfd: stop() ends a wait at once
+    ibv::multicast_memberships memberships; //!< the groups, joined through the kernel
+    transport::file_descriptor wake;        //!< eventfd: stop() ends a wait at once
 
-    // Work requests, one per slot, built once; reposting only relinks them.
-    std::vector<ibv_sge> sges;
-    std::vector<ibv_recv_wr> wrs;
     std::array<ibv_wc, poll_batch> completions{};
     std::array<packet_view, poll_batch> views{};
-    std::array<std::uint32_t, poll_batch> repost_slots{};
-    std::array<ibv::striding_receive_queue::completion, poll_batch>
-        striding_completions{};
 
     // Thread state.
-    bool qp_failed = false;
+    bool queue_failed = false;
     std::uint64_t error_completions = 0;
     bool warned_oversize = false;
-    std::uint64_t frames_completed = 0; //!< frames the NIC put in a slot (any status)
-    drop_source drops_from = drop_source::none;
-    std::string striding_failure; //!< why a striding RQ the device offers was not used
-    bool drop_read_pending = false;
-    std::uint64_t pending_matched = 0;
-    steady_clock::time_point pending_since{};
-    steady_clock::time_point last_drop_read{};
-    bool warned_counter_read = false;
-    std::uint64_t port_drops_last_raw = 0;
-    std::uint64_t port_drops = 0;
+    std::uint64_t frames_completed = 0; //!< frames the NIC put in the queue (any status)
 
     // Counters: written by the thread, read by transport_stats().
     std::array<std::atomic<std::uint64_t>, recv_stats::size> counts{};
@@ -218,31 +163,44 @@ struct udp_ibv_reader::impl {
     std::atomic<bool> stopping{ false }; //!< set by wake()
 };
 
-const udp_ibv_config& udp_ibv_reader::impl::checked(const udp_ibv_config& config)
-{
-    if (config.get_endpoints().empty())
-        throw std::invalid_argument("endpoints: none given; set at least one, e.g. "
-                                    "239.1.2.3:7148, 239.1.2.3+3:7148 or 0.0.0.0:7148");
-    const auto& address = config.get_interface_address();
-    if (!address.is_v4() || address.is_unspecified())
-        throw std::invalid_argument(
-            "interface_address: none given; the ibverbs transport needs the IPv4 "
-            "address (or netdev name, with set_interface) of the NIC's interface");
-    return config;
-}
-
 udp_ibv_reader::impl::impl(udp_ibv_reader& self, const udp_ibv_config& config)
     : self(self),
       config(checked(config)),
       logger("spead udp_ibv_reader"),
       endpoints(unique_endpoints(config.get_endpoints())),
-      slot_size(config.get_max_size() + udp_frame_overhead),
+      max_frame(config.get_max_size() + udp_frame_overhead),
       device(config.get_interface_address().to_v4())
 {
     wake = transport::file_descriptor(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     if (!wake)
         ibv::throw_error("eventfd", errno);
+    check_port();
+    check_buffer_size();
+    create_channel();
+    pd = ibv::alloc_pd(device.context());
 
+    ibv::receive_queue_params params;
+    params.pd = pd.get();
+    params.channel = channel.get();
+    params.comp_vector = comp_vector;
+    params.buffer_size = config.get_buffer_size();
+    params.max_frame = max_frame;
+    std::string why_slots;
+    queue = ibv::make_receive_queue(device, params, logger, why_slots);
+
+    std::vector<ibv::counters_ptr> counters;
+    int counters_error = 0;
+    if (!create_flows(true, counters, counters_error))
+        create_flows(false, counters, counters_error);
+    drops = std::make_unique<ibv::nic_drop_counter>(
+        device, std::move(counters), counters_error, logger);
+    queue->start();
+    memberships = ibv::multicast_memberships(device, endpoints);
+    log_setup(why_slots);
+}
+
+void udp_ibv_reader::impl::check_port()
+{
     const ibv_port_attr port = device.query_port();
     if (port.link_layer != IBV_LINK_LAYER_ETHERNET)
         ibv::throw_error("port " + std::to_string(device.port_num()) + " of " +
@@ -263,91 +221,19 @@ udp_ibv_reader::impl::impl(udp_ibv_reader& self, const udp_ibv_config& config)
                          "raw-packet receive needs. ConnectX-3: set `options mlx4_core "
                          "log_num_mgm_entry_size=-1` and reload mlx4_core; see "
                          "docs/ibverbs.md");
-
-    check_buffer_size();
-    ibv::striding_rq_support support;
-    std::string no_striding_why;
-    create_channel();
-    if (want_striding_rq(support, no_striding_why))
-        create_striding_queue(support);
-    if (!striding) {
-        size_ring();
-        create_queues();
-        ibv::modify_qp(qp.get(), IBV_QPS_INIT, device.port_num());
-    }
-    int counters_error = 0;
-    if (!create_flows(true, counters_error))
-        create_flows(false, counters_error);
-    choose_drop_source(counters_error);
-    if (striding) {
-        striding->start();
-    } else {
-        create_ring();
-        post_all_slots();
-        ibv::modify_qp(qp.get(), IBV_QPS_RTR);
-    }
-    join_groups();
-
-    std::ostringstream list;
-    for (std::size_t i = 0; i < endpoints.size(); i++)
-        list << (i ? "," : "") << describe(endpoints[i]);
-    std::ostringstream queue;
-    if (striding)
-        queue << "multi-packet receive queue (striding RQ) of " << striding->wqe_count()
-              << " WQEs x " << striding->strides_per_wqe() << " strides of "
-              << striding->stride_size() << " bytes = " << striding->buffer_size()
-              << " bytes";
-    else
-        queue << slots << " slots of " << slot_size << " bytes (no multi-packet receive "
-              << "queue: "
-              << (striding_failure.empty() ? no_striding_why : striding_failure) << ")";
-    logger.info("receiving {} on {} port {} ({}, {}): {}, {}",
-                list.str(),
-                device.device_name(),
-                int(device.port_num()),
-                device.interface_address().to_string(),
-                device.interface_name(),
-                queue.str(),
-                comp_vector < 0 ? std::string("busy polling")
-                                : "completion vector " + std::to_string(comp_vector));
 }
 
-bool udp_ibv_reader::impl::want_striding_rq(ibv::striding_rq_support& support,
-                                            std::string& why) const
+void udp_ibv_reader::impl::check_buffer_size() const
 {
-    support = ibv::query_striding_rq(device.context());
-    why = support.reason;
-    return support.usable;
-}
-
-void udp_ibv_reader::impl::create_striding_queue(const ibv::striding_rq_support& support)
-{
-    pd = ibv::alloc_pd(device.context());
-    std::string clamped;
-    try {
-        striding = std::make_unique<ibv::striding_receive_queue>(device,
-                                                                 support,
-                                                                 pd.get(),
-                                                                 channel.get(),
-                                                                 comp_vector,
-                                                                 config.get_buffer_size(),
-                                                                 slot_size,
-                                                                 clamped);
-    } catch (const std::system_error& e) {
-        // The device said it could; fixed slots still work.
-        striding_failure = e.what();
-        logger.warn("the device offers a multi-packet receive queue, but setting one up "
-                    "failed ({}); using fixed slots of max_size + 42 bytes",
-                    e.what());
-        return;
-    }
-    if (!clamped.empty())
-        logger.warn("buffer_size: {} bytes is more than device {} allows ({}); using {} "
-                    "bytes",
-                    config.get_buffer_size(),
-                    device.device_name(),
-                    clamped,
-                    striding->buffer_size());
+    // The same rule whichever queue the device gives, so a configuration does not
+    // work on one NIC and fail on another.
+    const std::size_t requested = config.get_buffer_size();
+    if (requested < max_frame)
+        throw std::invalid_argument("buffer_size: " + std::to_string(requested) +
+                                    " bytes holds no packet slot of max_size + 42 = " +
+                                    std::to_string(max_frame) + " bytes; give at least " +
+                                    std::to_string(max_frame) +
+                                    " (0 = the default 16 MiB)");
 }
 
 void udp_ibv_reader::impl::create_channel()
@@ -362,70 +248,9 @@ void udp_ibv_reader::impl::create_channel()
         ibv::throw_error("fcntl(O_NONBLOCK) on the completion channel", errno);
 }
 
-void udp_ibv_reader::impl::check_buffer_size() const
-{
-    // The same rule whichever queue the device gives, so a configuration does not
-    // work on one NIC and fail on another.
-    const std::size_t requested = config.get_buffer_size();
-    if (requested < slot_size)
-        throw std::invalid_argument("buffer_size: " + std::to_string(requested) +
-                                    " bytes holds no packet slot of max_size + 42 = " +
-                                    std::to_string(slot_size) + " bytes; give at least " +
-                                    std::to_string(slot_size) +
-                                    " (0 = the default 16 MiB)");
-}
-
-void udp_ibv_reader::impl::size_ring()
-{
-    const std::size_t requested = config.get_buffer_size();
-    slots = requested / slot_size;
-
-    // One receive WR and one CQ entry per slot, one MR for the ring.
-    const ibv_device_attr attr = device.query_device();
-    std::size_t limit = slots;
-    std::string limiting;
-    const auto clamp = [&](std::size_t device_limit, const char* name) {
-        if (device_limit < limit) {
-            limit = device_limit;
-            limiting = name;
-        }
-    };
-    clamp(std::size_t(std::max(attr.max_qp_wr, 1)), "max_qp_wr, receive work requests");
-    clamp(std::size_t(std::max(attr.max_cqe, 1)), "max_cqe, completion queue entries");
-    clamp(std::size_t(std::max<std::uint64_t>(attr.max_mr_size / slot_size, 1)),
-          "max_mr_size, bytes in one memory region");
-    if (limit < slots) {
-        logger.warn("buffer_size: {} bytes would be {} slots of {} bytes, more than "
-                    "device {} allows ({}); using {} slots = {} bytes",
-                    requested,
-                    slots,
-                    slot_size,
-                    device.device_name(),
-                    limiting,
-                    limit,
-                    limit * slot_size);
-        slots = limit;
-    }
-}
-
-void udp_ibv_reader::impl::create_queues()
-{
-    ibv_context* context = device.context();
-    recv_cq = ibv::create_cq(
-        context, int(slots), channel.get(), comp_vector < 0 ? 0 : comp_vector);
-    // A RAW_PACKET QP needs a send queue; this one never sends.
-    send_cq = ibv::create_cq(context, 1, nullptr, 0);
-    if (!pd)
-        pd = ibv::alloc_pd(context);
-    ibv_qp_cap cap{};
-    cap.max_send_wr = 1;
-    cap.max_send_sge = 1;
-    cap.max_recv_wr = std::uint32_t(slots);
-    cap.max_recv_sge = 1;
-    qp = ibv::create_raw_packet_qp(pd.get(), send_cq.get(), recv_cq.get(), cap);
-}
-
-bool udp_ibv_reader::impl::create_flows(bool with_counters, int& counters_error)
+bool udp_ibv_reader::impl::create_flows(bool with_counters,
+                                        std::vector<ibv::counters_ptr>& counters,
+                                        int& counters_error)
 {
     for (const auto& ep : endpoints) {
         ibv::counters_ptr counter;
@@ -435,7 +260,7 @@ bool udp_ibv_reader::impl::create_flows(bool with_counters, int& counters_error)
                 break;
         }
         try {
-            flows.push_back(ibv::create_udp_flow(receive_qp(),
+            flows.push_back(ibv::create_udp_flow(queue->qp(),
                                                  ep,
                                                  device.interface_mac(),
                                                  device.port_num(),
@@ -448,108 +273,33 @@ bool udp_ibv_reader::impl::create_flows(bool with_counters, int& counters_error)
             break;
         }
         if (counter)
-            flow_counters.push_back(std::move(counter));
+            counters.push_back(std::move(counter));
     }
     if (flows.size() == endpoints.size())
         return true;
     // Counting only some flows would make the drop count wrong: count none.
     flows.clear();
-    flow_counters.clear();
+    counters.clear();
     return false;
 }
 
-void udp_ibv_reader::impl::choose_drop_source(int counters_error)
+void udp_ibv_reader::impl::log_setup(const std::string& why_slots)
 {
-    if (!flow_counters.empty()) {
-        drops_from = drop_source::flow_counters;
-        return;
-    }
-    const std::string path = device.port_counter_path("out_of_buffer");
-    const int port_error = ibv::read_counter_file(path, port_drops_last_raw);
-    if (port_error == 0) {
-        drops_from = drop_source::port_counter;
-        logger.info("frames_dropped_no_buffer counts the port's out_of_buffer counter "
-                    "({}), which is port-wide: drops of other receivers on port {} of "
-                    "{} count too (the device has no flow counters: {})",
-                    path,
-                    int(device.port_num()),
-                    device.device_name(),
-                    std::strerror(counters_error));
-        return;
-    }
-    drops_from = drop_source::none;
-    logger.warn("frames_dropped_no_buffer cannot be counted on {}: it has no flow "
-                "counters (ibv_create_counters: {}) and no out_of_buffer port counter "
-                "({}: {}); frames the NIC drops for want of a posted slot go uncounted",
+    std::ostringstream list;
+    for (std::size_t i = 0; i < endpoints.size(); i++)
+        list << (i ? "," : "") << describe(endpoints[i]);
+    std::string queue_text = queue->describe();
+    if (!why_slots.empty())
+        queue_text += " (no multi-packet receive queue: " + why_slots + ")";
+    logger.info("receiving {} on {} port {} ({}, {}): {}, {}",
+                list.str(),
                 device.device_name(),
-                std::strerror(counters_error),
-                path,
-                std::strerror(port_error));
-}
-
-void udp_ibv_reader::impl::create_ring()
-{
-    const std::size_t bytes = slots * slot_size;
-    ring = ibv::allocate_ring(bytes);
-    mr = ibv::register_memory(pd.get(), ring.get(), bytes, IBV_ACCESS_LOCAL_WRITE);
-    sges.resize(slots);
-    wrs.resize(slots);
-    for (std::size_t i = 0; i < slots; i++) {
-        sges[i].addr = reinterpret_cast<std::uintptr_t>(ring.get() + i * slot_size);
-        sges[i].length = std::uint32_t(slot_size);
-        sges[i].lkey = mr->lkey;
-        wrs[i].wr_id = i;
-        wrs[i].sg_list = &sges[i];
-        wrs[i].num_sge = 1;
-    }
-}
-
-void udp_ibv_reader::impl::post_all_slots()
-{
-    for (std::size_t i = 0; i < slots; i++)
-        wrs[i].next = i + 1 < slots ? &wrs[i + 1] : nullptr;
-    ibv_recv_wr* bad = nullptr;
-    const int status = ibv_post_recv(qp.get(), &wrs[0], &bad);
-    if (status != 0)
-        ibv::throw_error("ibv_post_recv(" + std::to_string(slots) + " slots)", status);
-}
-
-void udp_ibv_reader::impl::join_groups()
-{
-    // The NIC steers multicast by flow; the kernel only has to tell the switch (IGMP)
-    // that this host wants the groups. A socket holds a limited number of memberships
-    // (net.ipv4.igmp_max_memberships, 20 by default): open another when one is full.
-    const unsigned int ifindex = if_nametoindex(device.interface_name().c_str());
-    for (const auto& ep : endpoints) {
-        if (!ep.address().is_multicast())
-            continue;
-        ip_mreqn request{};
-        request.imr_multiaddr.s_addr = htonl(ep.address().to_v4().to_uint());
-        request.imr_address.s_addr = htonl(device.interface_address().to_uint());
-        request.imr_ifindex = int(ifindex);
-        for (int attempt = 0;; attempt++) {
-            if (memberships.empty() || attempt > 0) {
-                transport::file_descriptor fd(
-                    socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-                if (!fd)
-                    ibv::throw_error("socket for multicast membership", errno);
-                memberships.push_back(std::move(fd));
-            }
-            if (setsockopt(memberships.back().get(),
-                           IPPROTO_IP,
-                           IP_ADD_MEMBERSHIP,
-                           &request,
-                           sizeof(request)) == 0)
-                break;
-            const int err = errno;
-            if (err == EADDRINUSE)
-                break; // already a member (the same group on another port)
-            if (err != ENOBUFS || attempt > 0)
-                ibv::throw_error("joining multicast group " + ep.address().to_string() +
-                                     " on " + device.interface_name(),
-                                 err);
-        }
-    }
+                int(device.port_num()),
+                device.interface_address().to_string(),
+                device.interface_name(),
+                queue_text,
+                comp_vector < 0 ? std::string("busy polling")
+                                : "completion vector " + std::to_string(comp_vector));
 }
 
 // ---- the thread ---------------------------------------------------------------------
@@ -557,7 +307,6 @@ void udp_ibv_reader::impl::join_groups()
 void udp_ibv_reader::impl::run()
 {
     pthread_setname_np(pthread_self(), "spead-ibv-recv");
-    last_drop_read = steady_clock::now();
     if (comp_vector >= 0)
         interrupt_loop();
     else
@@ -573,7 +322,7 @@ void udp_ibv_reader::impl::busy_poll_loop()
         if (n < 0)
             return; // the stream ended
         if (n < poll_batch)
-            update_drop_count(true);
+            drops->update(true, frames_completed);
         if (n > 0) {
             empty_polls = 0;
         } else if (++empty_polls >= config.get_max_poll()) {
@@ -592,7 +341,7 @@ void udp_ibv_reader::impl::interrupt_loop()
             if (i == max_poll - 1) {
                 // Arm before the last poll: notification is edge-triggered, so a
                 // completion between a poll and the arming would never wake us.
-                const int status = ibv_req_notify_cq(receive_cq(), 0);
+                const int status = ibv_req_notify_cq(queue->cq(), 0);
                 if (status != 0)
                     throw std::system_error(
                         status,
@@ -605,7 +354,7 @@ void udp_ibv_reader::impl::interrupt_loop()
             if (n < 0)
                 return; // the stream ended
             if (n < poll_batch) {
-                update_drop_count(true);
+                drops->update(true, frames_completed);
                 if (i < max_poll - 2)
                     i = max_poll - 2; // drained: go straight to the armed last poll
             }
@@ -639,73 +388,43 @@ void udp_ibv_reader::impl::wait_for_completion_event()
     while (ibv_get_cq_event(channel.get(), &cq, &cq_context) == 0)
         events++;
     if (events > 0)
-        ibv_ack_cq_events(receive_cq(), events);
+        ibv_ack_cq_events(queue->cq(), events);
 }
 
 int udp_ibv_reader::impl::poll_once()
 {
-    if (striding)
-        return poll_striding_once();
-    const int n = ibv_poll_cq(recv_cq.get(), poll_batch, completions.data());
-    if (n < 0)
-        throw std::runtime_error(
-            "ibv_poll_cq failed (a completion queue overrun, or the device was "
-            "removed); check the device with spead_ibv_check and make the source again");
+    int frames = 0;
+    const int n = queue->poll(completions.data(), poll_batch, frames);
     if (n == 0)
         return 0;
-    int reposts = 0;
-    const bool open = handle_completions(n, reposts);
-    if (qp_failed) {
-        recover_queue_pair();
-    } else if (reposts > 0) {
-        ibv_recv_wr* bad = nullptr;
-        const int status = ibv_post_recv(qp.get(), &wrs[repost_slots[0]], &bad);
-        if (status != 0)
-            throw std::system_error(status,
-                                    std::generic_category(),
-                                    "ibv_post_recv (the receive ring cannot be "
-                                    "refilled; check the device with spead_ibv_check "
-                                    "and make the source again)");
-    }
-    return open ? n : -1;
-}
-
-int udp_ibv_reader::impl::poll_striding_once()
-{
-    const int n = striding->poll(striding_completions.data(), poll_batch);
-    if (n == 0)
-        return 0;
-    const bool open = handle_striding_completions(n);
-    if (qp_failed)
-        recover_queue_pair();
+    const bool open = handle_completions(frames);
+    if (queue_failed)
+        recover_queue();
     else
-        striding->repost_finished();
+        queue->repost();
     return open ? n : -1;
 }
 
-bool udp_ibv_reader::impl::handle_striding_completions(int n)
+bool udp_ibv_reader::impl::handle_completions(int n)
 {
     std::size_t n_views = 0;
     for (int i = 0; i < n; i++) {
-        const auto& c = striding_completions[i];
-        if (c.status != IBV_WC_SUCCESS) {
-            ibv_wc wc{};
-            wc.status = c.status;
+        const ibv_wc& wc = completions[i];
+        if (wc.status != IBV_WC_SUCCESS) {
             handle_error_completion(wc);
             continue;
         }
-        if (c.filler)
-            continue; // the rest of a WQE, skipped by the NIC
         frames_completed++;
-        // The NIC takes any frame a WQE holds; max_size still rejects larger ones.
-        if (c.length > slot_size) {
+        // A multi-packet queue takes any frame a WQE holds; max_size still rejects
+        // larger ones (a slot is max_frame bytes: the NIC refuses what is larger).
+        if (wc.byte_len > max_frame) {
             count_oversize();
             continue;
         }
-        take_frame(c.frame, c.length, n_views);
+        take_frame(reinterpret_cast<const std::uint8_t*>(wc.wr_id), wc.byte_len, n_views);
     }
-    // Parsed in place in the strides; the stream copies the payloads, after which the
-    // used-up WQEs can go back to the NIC.
+    // Parsed in place in the queue's memory; the stream copies the payloads, after
+    // which the memory can go back to the NIC.
     return hand_over(n_views);
 }
 
@@ -730,52 +449,25 @@ bool udp_ibv_reader::impl::hand_over(std::size_t n_views)
                        : !self.get_stream().is_stopped();
 }
 
-bool udp_ibv_reader::impl::handle_completions(int n, int& reposts)
-{
-    std::size_t n_views = 0;
-    std::uint8_t* const base = ring.get();
-    for (int i = 0; i < n; i++) {
-        const ibv_wc& wc = completions[i];
-        const auto slot = std::uint32_t(wc.wr_id);
-        if (wc.status != IBV_WC_SUCCESS) {
-            handle_error_completion(wc);
-            repost_slots[reposts++] = slot;
-            continue;
-        }
-        frames_completed++;
-        repost_slots[reposts++] = slot;
-        take_frame(base + std::size_t(slot) * slot_size, wc.byte_len, n_views);
-    }
-    // The stream copies the payloads, so the slots can be reposted afterwards.
-    const bool open = hand_over(n_views);
-    for (int i = 0; i + 1 < reposts; i++)
-        wrs[repost_slots[i]].next = &wrs[repost_slots[i + 1]];
-    if (reposts > 0)
-        wrs[repost_slots[reposts - 1]].next = nullptr;
-    return open;
-}
-
 void udp_ibv_reader::impl::count_oversize()
 {
     count(recv_stat::datagrams_oversize);
     if (warned_oversize)
         return;
     warned_oversize = true;
-    logger.warn(
-        "a frame longer than max_size {} + 42 = {} bytes{} arrived and was "
-        "dropped (datagrams_oversize); raise max_size to the senders' packet size",
-        config.get_max_size(),
-        slot_size,
-        striding ? "" : " (a slot)");
+    logger.warn("a frame longer than max_size {} + 42 = {} bytes arrived and was dropped "
+                "(datagrams_oversize); raise max_size to the senders' packet size",
+                config.get_max_size(),
+                max_frame);
 }
 
 void udp_ibv_reader::impl::handle_error_completion(const ibv_wc& wc)
 {
     // Any error moves the QP to ERR (IB spec); the rest of its WRs flush.
-    qp_failed = true;
+    queue_failed = true;
     if (wc.status == IBV_WC_WR_FLUSH_ERR)
-        return;         // a slot returned unused
-    frames_completed++; // a frame took the slot
+        return;         // posted memory returned unused
+    frames_completed++; // a frame took the memory
     if (wc.status == IBV_WC_LOC_LEN_ERR) {
         count_oversize();
         return;
@@ -789,166 +481,43 @@ void udp_ibv_reader::impl::handle_error_completion(const ibv_wc& wc)
                      error_completions);
 }
 
-void udp_ibv_reader::impl::recover_queue_pair()
+void udp_ibv_reader::impl::recover_queue()
 {
-    qp_failed = false;
-    if (striding) {
-        logger.warn("the multi-packet receive queue went to the error state; resetting "
-                    "it and posting every WQE again (frames arriving meanwhile are "
-                    "dropped and counted)");
-        try {
-            striding->reset();
-        } catch (const std::exception& e) {
-            throw std::runtime_error(
-                std::string("the multi-packet receive queue went to the error state and "
-                            "could not be reset: ") +
-                e.what() +
-                "; check the device with spead_ibv_check and make the source "
-                "again");
-        }
-        return;
-    }
-    logger.warn("the receive queue pair went to the error state; resetting it and "
-                "posting every slot again (frames arriving meanwhile are dropped and "
-                "counted)");
+    queue_failed = false;
+    logger.warn("the {} went to the error state; resetting it and posting all its "
+                "memory again (frames arriving meanwhile are dropped and counted)",
+                queue->name());
     try {
-        // RESET discards the outstanding WRs and their completions.
-        ibv::modify_qp(qp.get(), IBV_QPS_RESET);
-        ibv::modify_qp(qp.get(), IBV_QPS_INIT, device.port_num());
-        post_all_slots();
-        ibv::modify_qp(qp.get(), IBV_QPS_RTR);
+        queue->reset();
     } catch (const std::exception& e) {
         throw std::runtime_error(
-            std::string("the receive queue pair went to the error state and could not "
-                        "be reset: ") +
-            e.what() +
-            "; check the device with spead_ibv_check and make the source again");
+            std::string("the ") + queue->name() +
+            " went to the error state and could not be reset: " + e.what() +
+            "; check the device with spead_ibv_check and make the "
+            "source again");
+    }
+}
+
+void udp_ibv_reader::impl::drain()
+{
+    // Bounded: a sender that keeps going must not keep the reader from stopping.
+    for (int i = 0; i < max_exit_polls; i++) {
+        // -1: the stream has ended and counts what it is still handed.
+        const int n = poll_once();
+        if (n >= 0 && n < poll_batch)
+            return;
     }
 }
 
 void udp_ibv_reader::impl::drain_on_exit()
 {
-    // Frames already in the ring go to the stream (which counts them in
-    // packets_after_stop if it has ended). Bounded: a sender that keeps going must not
-    // keep the reader from stopping.
-    const auto drain = [this] {
-        for (int i = 0; i < max_exit_polls && striding; i++) {
-            // -1: the stream has ended and counts what it is still handed.
-            const int n = poll_striding_once();
-            if (n >= 0 && n < poll_batch)
-                return;
-        }
-        for (int i = 0; i < max_exit_polls && !striding; i++) {
-            const int n = ibv_poll_cq(recv_cq.get(), poll_batch, completions.data());
-            if (n <= 0)
-                return;
-            int reposts = 0;
-            handle_completions(n, reposts);
-            if (qp_failed) {
-                recover_queue_pair();
-            } else {
-                ibv_recv_wr* bad = nullptr;
-                if (ibv_post_recv(qp.get(), &wrs[repost_slots[0]], &bad) != 0)
-                    return;
-            }
-            if (n < poll_batch)
-                return;
-        }
-    };
+    // Frames already in the queue go to the stream (which counts them in
+    // packets_after_stop if it has ended).
     drain();
-    if (drops_from == drop_source::flow_counters) {
-        // Exact once a read of the counters is followed by the CQ drained and no frame
-        // matched in between.
-        for (int attempt = 0; attempt < max_exit_reconciliations; attempt++) {
-            std::uint64_t before = 0, after = 0;
-            if (!read_matched_frames(before))
-                break;
-            std::this_thread::sleep_for(completion_settle_time);
-            drain();
-            if (before >= frames_completed)
-                publish_drops(before - frames_completed);
-            if (!read_matched_frames(after) || after == before)
-                break;
-        }
-    } else if (drops_from == drop_source::port_counter) {
-        read_port_drops();
-    }
-}
-
-// ---- NIC drop counting --------------------------------------------------------------
-
-void udp_ibv_reader::impl::update_drop_count(bool cq_drained)
-{
-    if (drops_from == drop_source::none)
-        return;
-    const auto now = steady_clock::now();
-    if (drops_from == drop_source::port_counter) {
-        if (now - last_drop_read >= drop_count_interval) {
-            last_drop_read = now;
-            read_port_drops();
-        }
-        return;
-    }
-    if (!drop_read_pending) {
-        if (now - last_drop_read < drop_count_interval)
-            return;
-        last_drop_read = now;
-        drop_read_pending = read_matched_frames(pending_matched);
-        pending_since = now;
-        return;
-    }
-    // Every frame counted before the read has completed by the time the CQ is seen
-    // empty a moment later; frames completed since then make this a lower bound, which
-    // a later read catches up with.
-    if (cq_drained && now - pending_since >= completion_settle_time) {
-        drop_read_pending = false;
-        if (pending_matched >= frames_completed)
-            publish_drops(pending_matched - frames_completed);
-    }
-}
-
-bool udp_ibv_reader::impl::read_matched_frames(std::uint64_t& matched)
-{
-    std::uint64_t sum = 0;
-    for (const auto& counter : flow_counters) {
-        std::uint64_t packets = 0;
-        const int status = ibv::read_flow_packet_counter(counter.get(), packets);
-        if (status != 0) {
-            if (!warned_counter_read) {
-                warned_counter_read = true;
-                logger.warn("ibv_read_counters: {}; frames_dropped_no_buffer is not "
-                            "updated",
-                            std::strerror(status));
-            }
-            return false;
-        }
-        sum += packets;
-    }
-    matched = sum;
-    return true;
-}
-
-void udp_ibv_reader::impl::read_port_drops()
-{
-    std::uint64_t raw = 0;
-    if (ibv::read_counter_file(device.port_counter_path("out_of_buffer"), raw) != 0)
-        return;
-    // mlx5's queue counters are 32 bits wide: a smaller value has wrapped.
-    if (raw >= port_drops_last_raw)
-        port_drops += raw - port_drops_last_raw;
-    else if (port_drops_last_raw <= 0xffffffffu)
-        port_drops += (raw + (std::uint64_t(1) << 32)) - port_drops_last_raw;
-    port_drops_last_raw = raw;
-    publish_drops(port_drops);
-}
-
-void udp_ibv_reader::impl::publish_drops(std::uint64_t dropped)
-{
-    // Never backwards: an earlier read may have been the more complete one.
-    auto& published =
-        counts[static_cast<std::size_t>(recv_stat::frames_dropped_no_buffer)];
-    if (dropped > published.load(std::memory_order_relaxed))
-        published.store(dropped, std::memory_order_relaxed);
+    drops->reconcile([this] {
+        drain();
+        return frames_completed;
+    });
 }
 
 // ---- the public class ---------------------------------------------------------------
@@ -976,6 +545,7 @@ recv_stats udp_ibv_reader::transport_stats() const
     for (std::size_t i = 0; i < recv_stats::size; i++)
         out[static_cast<recv_stat>(i)] =
             d_impl->counts[i].load(std::memory_order_relaxed);
+    out[recv_stat::frames_dropped_no_buffer] = d_impl->drops->dropped();
     // Which receive queue this reader chose, for anyone reading the stats.
     out[recv_stat::ibv_multi_packet_queues] = uses_multi_packet_receive_queue() ? 1 : 0;
     return out;
@@ -983,13 +553,12 @@ recv_stats udp_ibv_reader::transport_stats() const
 
 std::size_t udp_ibv_reader::get_buffer_size() const
 {
-    return d_impl->striding ? d_impl->striding->buffer_size()
-                            : d_impl->slots * d_impl->slot_size;
+    return d_impl->queue->buffer_size();
 }
 
 bool udp_ibv_reader::uses_multi_packet_receive_queue() const
 {
-    return d_impl->striding != nullptr;
+    return d_impl->queue->multi_packet();
 }
 
 int udp_ibv_reader::get_comp_vector() const { return d_impl->comp_vector; }

@@ -68,15 +68,6 @@ private:
     std::unique_ptr<recv::stream> d_stream;
 };
 
-send::udp_ibv_config sender_config(const std::string& destination, int comp_vector)
-{
-    send::udp_ibv_config config;
-    config.set_interface(host(1).ip)
-        .add_endpoint(udp::endpoint(make_address_v4(destination), port))
-        .set_comp_vector(comp_vector);
-    return config;
-}
-
 send::stream_config jumbo_stream()
 {
     send::stream_config config;

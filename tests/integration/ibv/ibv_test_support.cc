@@ -21,6 +21,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <stdexcept>
 #include <thread>
 
@@ -236,6 +237,69 @@ bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds limit
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     return true;
+}
+
+std::vector<std::string> without_cap_net_raw()
+{
+    return { "setpriv", "--inh-caps=-net_raw", "--bounding-set=-net_raw", "--" };
+}
+
+std::vector<std::string> with_64k_memlock()
+{
+    return { "prlimit",
+             "--memlock=65536:65536",
+             "setpriv",
+             "--inh-caps=-ipc_lock",
+             "--bounding-set=-ipc_lock",
+             "--" };
+}
+
+void print_build_outcome(const std::function<void()>& build)
+{
+    try {
+        build();
+        std::cout << "BUILT" << std::endl;
+    } catch (const std::system_error& e) {
+        std::cout << "SYSTEM_ERROR " << e.code().value() << ": " << e.what() << std::endl;
+    } catch (const std::exception& e) {
+        std::cout << "OTHER_ERROR: " << e.what() << std::endl;
+    }
+}
+
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+void expect_invalid(const std::function<void()>& f, const std::string& parameter)
+{
+    try {
+        f();
+        ADD_FAILURE() << "no exception for " << parameter;
+    } catch (const std::invalid_argument& e) {
+        EXPECT_EQ(std::string(e.what()).rfind(parameter + ":", 0), 0u) << e.what();
+    }
+}
+
+gr::spead::recv::udp_ibv_config reader_config(const std::string& endpoints,
+                                              int comp_vector)
+{
+    gr::spead::recv::udp_ibv_config config;
+    config.set_endpoints(endpoints)
+        .set_interface(host(2).ip)
+        .set_comp_vector(comp_vector);
+    return config;
+}
+
+gr::spead::send::udp_ibv_config
+sender_config(const std::string& destination, int comp_vector, unsigned short port)
+{
+    gr::spead::send::udp_ibv_config config;
+    config.set_interface(host(1).ip)
+        .add_endpoint(boost::asio::ip::udp::endpoint(
+            boost::asio::ip::make_address_v4(destination), port))
+        .set_comp_vector(comp_vector);
+    return config;
 }
 
 } // namespace ibv_test

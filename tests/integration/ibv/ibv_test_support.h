@@ -8,13 +8,16 @@
 // What the ibverbs integration tests share: the hosts of the namespace topology they
 // run in (tests/netns/netns-topology exports TOPO_*), moving a thread between hosts,
 // running this test binary again as a child process (with fewer capabilities or
-// another environment), and heaps whose bytes can be checked exactly.
+// another environment), the configs and checks the tests of the reader, the stream
+// and the round trip all use, and heaps whose bytes can be checked exactly.
 
 #ifndef INCLUDED_SPEAD_TESTS_IBV_TEST_SUPPORT_H
 #define INCLUDED_SPEAD_TESTS_IBV_TEST_SUPPORT_H
 
 #include <gnuradio/spead/recv_heap.h>
+#include <gnuradio/spead/recv_udp_ibv.h>
 #include <gnuradio/spead/send_heap.h>
+#include <gnuradio/spead/send_udp_ibv.h>
 #include <gtest/gtest.h>
 #include <chrono>
 #include <cstddef>
@@ -75,6 +78,30 @@ child_result run_child(const std::vector<std::string>& prefix,
                        std::chrono::seconds timeout = std::chrono::seconds(30));
 /*! True in a process started by run_child(). */
 bool is_child();
+/*! run_child() prefixes: without CAP_NET_RAW; with 64 KiB of memlock and without
+ * CAP_IPC_LOCK (so the limit holds). */
+std::vector<std::string> without_cap_net_raw();
+std::vector<std::string> with_64k_memlock();
+/*! The child side of the construction-error tests: runs \p build (a reader's or a
+ * stream's constructor) and prints `BUILT`, `SYSTEM_ERROR <errno>: <what>` or
+ * `OTHER_ERROR: <what>`. */
+void print_build_outcome(const std::function<void()>& build);
+
+/*! \p text has \p part in it. */
+bool contains(const std::string& text, const std::string& part);
+/*! Expects \p f to throw std::invalid_argument whose message starts with
+ * "\p parameter:" (the parameter it names). */
+void expect_invalid(const std::function<void()>& f, const std::string& parameter);
+
+/*! The port the tests send to unless they need another. */
+constexpr unsigned short default_port = 7148;
+/*! A reader in host 2 of \p endpoints (text form). */
+gr::spead::recv::udp_ibv_config reader_config(const std::string& endpoints,
+                                              int comp_vector = 0);
+/*! A sender in host 1 to \p destination:\p port. */
+gr::spead::send::udp_ibv_config sender_config(const std::string& destination,
+                                              int comp_vector,
+                                              unsigned short port = default_port);
 
 /*! Payload byte \p i of heap \p cnt: differs per heap and per byte. */
 inline std::uint8_t pattern_byte(std::uint64_t cnt, std::size_t i)

@@ -23,11 +23,6 @@ namespace {
 using namespace gr::spead;
 using namespace ibv_test;
 
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
-
 std::string joined(const std::vector<std::string>& lines)
 {
     std::string out;
@@ -170,10 +165,7 @@ TEST(PreflightChild, Report)
 TEST(Preflight, WithoutCapNetRawTheFixGrantsTheCapabilityNotRoot)
 {
     REQUIRE_TOPOLOGY();
-    const auto child =
-        run_child({ "setpriv", "--inh-caps=-net_raw", "--bounding-set=-net_raw", "--" },
-                  "PreflightChild.Report",
-                  {});
+    const auto child = run_child(without_cap_net_raw(), "PreflightChild.Report", {});
     ASSERT_EQ(child.exit_code, 0) << child.output;
     const auto& out = child.output;
     EXPECT_TRUE(contains(out, "DEVICE 1 emu_eth0")) << out;
@@ -195,14 +187,7 @@ TEST(Preflight, WithoutCapNetRawTheFixGrantsTheCapabilityNotRoot)
 TEST(Preflight, MemlockBelowTheBufferWithoutIpcLockPrintsTheLimitAndTheFix)
 {
     REQUIRE_TOPOLOGY();
-    const auto child = run_child({ "prlimit",
-                                   "--memlock=65536:65536",
-                                   "setpriv",
-                                   "--inh-caps=-ipc_lock",
-                                   "--bounding-set=-ipc_lock",
-                                   "--" },
-                                 "PreflightChild.Report",
-                                 {});
+    const auto child = run_child(with_64k_memlock(), "PreflightChild.Report", {});
     ASSERT_EQ(child.exit_code, 0) << child.output;
     const auto& out = child.output;
     EXPECT_TRUE(contains(out, "CAP_IPC_LOCK 0")) << out;

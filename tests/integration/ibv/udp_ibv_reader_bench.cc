@@ -8,18 +8,20 @@
 // spead_ibv_reader_bench: heaps of jumbo packets from a kernel sender in host 1 to a
 // recv::udp_ibv_reader in host 2, over the emulated NIC, for counting the instructions
 // the reader and the assembler spend per packet under callgrind (the emulator's own
-// work is excluded by collecting only inside the reader's per-poll function):
+// work is excluded by collecting only inside the reader's per-batch function, which
+// parses the frames a poll of the receive queue returned and hands them to the stream;
+// the queue's poll and repost are outside it):
 //
 //   tests/netns/netns-topology --hosts 2 --link veth -- env
 //       LD_LIBRARY_PATH=<build>/tests/emulator/lib SPEAD_EMU_NETDEVS=eth0
 //       valgrind --tool=callgrind
 //       --toggle-collect='gr::spead::recv::udp_ibv_reader::impl::handle_completions*'
-//       --toggle-collect='gr::spead::recv::udp_ibv_reader::impl::handle_striding_completions*'
 //       <build>/tests/integration/ibv/spead_ibv_reader_bench [heaps] [packets per heap]
 //       [comp_vector]
 //
 // (one command line). With SPEAD_EMU_MODEL=cx5 the reader uses a multi-packet receive
-// queue (the second function); without, fixed slots (the first).
+// queue; without, fixed slots. Collecting in gr::spead::recv::udp_ibv_reader::run*
+// instead counts the whole receive thread (the emulator's CQ too).
 //
 // Not a test: it prints what arrived (and what was dropped) and exits 0 if every heap
 // arrived whole.
