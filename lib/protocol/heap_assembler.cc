@@ -410,7 +410,7 @@ void heap_assembler::retire(slot& s, recv_stat reason_if_incomplete)
     }
     if (delivered.has_stream_ctrl(stream_ctrl::start))
         forget_retired(); // a new session may reuse heap cnts
-    d_stats[recv_stat::heaps]++;
+    d_stats[d_config.heaps_stat]++;
     d_ready(std::move(delivered));
 }
 

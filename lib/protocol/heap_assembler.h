@@ -36,6 +36,9 @@ struct SPEAD_API assembler_config {
      * heap (spead2 does so: its consumer sees is_end_of_stream()); otherwise it is only
      * counted. */
     bool deliver_stop_heaps = false;
+    /*! The counter of heaps delivered complete: heaps, or control_heaps where the
+     * data heaps are placed elsewhere and counted there (continuous streams). */
+    recv_stat heaps_stat = recv_stat::heaps;
     /*! Recently retired heap cnts remembered to catch duplicates and late packets of
      * heaps already delivered (single-packet heaps included). */
     std::size_t retired_history = 64;
