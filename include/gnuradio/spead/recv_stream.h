@@ -171,7 +171,8 @@ public:
      * a reader failed (has_failed()). */
     bool is_stopped() const;
 
-    /*! Counters of the assembler, the queue and every reader, summed. */
+    /*! Counters of the placement (its assemblers and queues), the readers' failures
+     * and every reader's transport, summed. */
     recv_stats get_stats() const;
     const stream_config& get_config() const { return d_config; }
 
