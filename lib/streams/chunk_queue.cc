@@ -23,7 +23,7 @@ void chunk_queue::configure(std::size_t positions,
     d_heap_bytes = heap_bytes;
     d_max_chunks = max_chunks;
     // Runs of lost positions merge, so at most one lies between two chunks.
-    d_ring.resize(2 * max_chunks + 2);
+    d_ready = ring_fifo<chunk_entry>(2 * max_chunks + 2);
 }
 
 std::unique_ptr<chunk> chunk_queue::acquire()
@@ -43,15 +43,14 @@ std::unique_ptr<chunk> chunk_queue::acquire()
 void chunk_queue::push(chunk_entry&& e)
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    if (!e.data && d_count > 0) {
-        chunk_entry& last = d_ring[(d_head + d_count - 1) % d_ring.size()];
+    if (!e.data && !d_ready.empty()) {
+        chunk_entry& last = d_ready.back();
         if (!last.data && last.first_index + last.positions == e.first_index) {
             last.positions += e.positions;
             return;
         }
     }
-    d_ring[(d_head + d_count) % d_ring.size()] = std::move(e);
-    d_count++;
+    d_ready.push(std::move(e));
     d_changed.notify_all();
 }
 
@@ -60,12 +59,10 @@ bool chunk_queue::pop(chunk_entry& out,
                       const std::atomic<bool>& stopped)
 {
     std::unique_lock<std::mutex> lock(d_mutex);
-    d_changed.wait_for(lock, timeout, [&] { return d_count > 0 || stopped.load(); });
-    if (d_count == 0)
+    d_changed.wait_for(lock, timeout, [&] { return !d_ready.empty() || stopped.load(); });
+    if (d_ready.empty())
         return false;
-    out = std::move(d_ring[d_head]);
-    d_head = (d_head + 1) % d_ring.size();
-    d_count--;
+    out = d_ready.pop();
     return true;
 }
 

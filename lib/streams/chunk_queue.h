@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_STREAMS_CHUNK_QUEUE_H
 #define INCLUDED_SPEAD_STREAMS_CHUNK_QUEUE_H
 
+#include "ring_fifo.h"
 #include <gnuradio/spead/recv_chunk.h>
 #include <condition_variable>
 #include <atomic>
@@ -67,9 +68,7 @@ private:
     std::size_t d_positions = 1;
     std::size_t d_substreams = 1;
     std::size_t d_heap_bytes = 0;
-    std::vector<chunk_entry> d_ring;
-    std::size_t d_head = 0;
-    std::size_t d_count = 0;
+    ring_fifo<chunk_entry> d_ready; //!< for the consumer, in output order
 };
 
 } // namespace recv
