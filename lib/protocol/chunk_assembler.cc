@@ -35,8 +35,6 @@ void chunk_config::validate() const
         throw std::invalid_argument(
             "substream_item: " + std::to_string(substream_item) +
             " is the timestamp item too; give another id, or 0 for no substreams");
-    if (max_fragments == 0)
-        throw std::invalid_argument("max_fragments: 0; use at least 1 (64 by default)");
     if (chunk_positions > timeline.window_heaps)
         throw std::invalid_argument(
             "chunk_positions: " + std::to_string(chunk_positions) +
@@ -84,19 +82,12 @@ chunk_assembler::chunk_assembler(const chunk_config& config,
       d_ready(std::move(ready)),
       d_chunks(config.live_chunks()),
       d_records(config.timeline.window_heaps * config.timeline.substreams),
+      d_live(d_records.size()),
       d_recent(std::max<std::size_t>(64, 2 * d_records.size())),
+      d_fragments(fragment_limit::choose(config.max_fragments, config.heap_bytes)),
       d_timeline(config.timeline, [this](const timeline::released& r) { on_release(r); })
 {
-    // At most half full: probes stay short. Each record's ranges grow to what the
-    // stream needs once and keep that capacity.
-    std::size_t size = 2;
-    unsigned bits = 1;
-    while (size < 2 * d_records.size()) {
-        size *= 2;
-        bits++;
-    }
-    d_index.assign(size, 0);
-    d_index_shift = 64 - bits;
+    // Each record's ranges grow to what the stream needs once and keep that capacity.
 }
 
 bool chunk_assembler::find_immediate(const packet_header& packet,
@@ -156,9 +147,9 @@ chunk_assembler::result chunk_assembler::place(const packet_header& packet,
     std::uint64_t timestamp = 0, substream = 0;
     if (!find_immediate(packet, d_config.timestamp_item, timestamp))
         return result::other;
-    if (const recent* gone = find_recent(packet.heap_cnt, timestamp)) {
-        d_stats[gone->what == recent::how::released ? recv_stat::packets_late
-                                                    : recv_stat::packets_refused_heap]++;
+    if (const auto* gone = d_recent.find(packet.heap_cnt, timestamp)) {
+        d_stats[gone->fate == left_as::released ? recv_stat::packets_late
+                                                : recv_stat::packets_refused_heap]++;
         return result::refused;
     }
     if (!packet.has_heap_size || packet.heap_size != d_config.heap_bytes)
@@ -175,7 +166,7 @@ chunk_assembler::result chunk_assembler::place(const packet_header& packet,
     const timeline::placement where = d_timeline.place(timestamp, sub);
     if (where.what != timeline::placement::verdict::placed) {
         // Counted by the timeline (heaps_late, heaps_misaligned, ...).
-        remember(packet.heap_cnt, timestamp, recent::how::refused);
+        d_recent.remember(packet.heap_cnt, left_as::refused, timestamp);
         d_stats[recv_stat::packets_refused_heap]++;
         return result::refused;
     }
@@ -192,7 +183,7 @@ chunk_assembler::result chunk_assembler::place(const packet_header& packet,
                : nullptr;
     r.where = where;
     r.received.clear();
-    index_insert(std::uint32_t(index));
+    d_live.insert(r.cnt, index);
     d_last = &r;
     return stage(r, packet, ticket);
 }
@@ -203,7 +194,7 @@ chunk_assembler::result chunk_assembler::refuse_heap(const packet_header& packet
 {
     d_stats[heap_stat]++;
     d_stats[recv_stat::packets_refused_heap]++;
-    remember(packet.heap_cnt, timestamp, recent::how::refused);
+    d_recent.remember(packet.heap_cnt, left_as::refused, timestamp);
     return result::refused;
 }
 
@@ -222,45 +213,6 @@ chunk_assembler::live_chunk& chunk_assembler::chunk_for(std::uint64_t index)
     return c;
 }
 
-chunk_assembler::record* chunk_assembler::find_live(std::uint64_t cnt)
-{
-    const std::size_t mask = d_index.size() - 1;
-    for (std::size_t i = home(cnt);; i = (i + 1) & mask) {
-        const std::uint32_t entry = d_index[i];
-        if (entry == 0)
-            return nullptr;
-        if (d_records[entry - 1].live && d_records[entry - 1].cnt == cnt)
-            return &d_records[entry - 1];
-    }
-}
-
-void chunk_assembler::index_insert(std::uint32_t record_index)
-{
-    const std::size_t mask = d_index.size() - 1;
-    std::size_t i = home(d_records[record_index].cnt);
-    while (d_index[i] != 0)
-        i = (i + 1) & mask;
-    d_index[i] = record_index + 1;
-}
-
-void chunk_assembler::index_erase(std::uint32_t record_index)
-{
-    const std::size_t mask = d_index.size() - 1;
-    std::size_t i = home(d_records[record_index].cnt);
-    while (d_index[i] != record_index + 1)
-        i = (i + 1) & mask;
-    // Backward shift: entries after the hole move up unless they would pass their home.
-    for (std::size_t j = (i + 1) & mask; d_index[j] != 0; j = (j + 1) & mask) {
-        const std::size_t k = home(d_records[d_index[j] - 1].cnt);
-        const bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
-        if (!stays) {
-            d_index[i] = d_index[j];
-            i = j;
-        }
-    }
-    d_index[i] = 0;
-}
-
 chunk_assembler::result
 chunk_assembler::stage(record& r, const packet_header& packet, copy_ticket* ticket)
 {
@@ -274,19 +226,8 @@ chunk_assembler::stage(record& r, const packet_header& packet, copy_ticket* tick
         d_stats[recv_stat::packets]++;
         return result::placed;
     }
-    switch (r.received.insert(begin, end, d_config.max_fragments)) {
-    case interval_set::insert_result::added:
-        break;
-    case interval_set::insert_result::duplicate:
-        d_stats[recv_stat::packets_duplicate]++;
-        return result::refused;
-    case interval_set::insert_result::overlap:
-        d_stats[recv_stat::packets_overlap]++;
-        return result::refused;
-    case interval_set::insert_result::too_many:
-        d_stats[recv_stat::packets_over_heap_limits]++;
-        return result::refused;
-    }
+    if (!d_fragments.record(r.received, begin, end, d_stats))
+        return result::refused; // counted
     if (!r.data) {
         // Its chunk is lost (the consumer fell behind): the heap still completes,
         // so its position is released as soon as it can be.
@@ -379,8 +320,8 @@ void chunk_assembler::on_release(const timeline::released& released)
         if (d_repeat_record == &r)
             d_repeat_record = nullptr;
         if (r.live) {
-            remember(r.cnt, released.timestamp, recent::how::released);
-            index_erase(std::uint32_t(released.slot * d_config.timeline.substreams + s));
+            d_recent.remember(r.cnt, left_as::released, released.timestamp);
+            d_live.erase(r.cnt, released.slot * d_config.timeline.substreams + s);
         }
         r.live = false;
         r.received.clear();
@@ -399,24 +340,6 @@ void chunk_assembler::hand_on(live_chunk& c, std::size_t positions)
     entry.data = std::move(c.data);
     c.number = live_chunk::none;
     d_ready(std::move(entry));
-}
-
-void chunk_assembler::remember(std::uint64_t cnt,
-                               std::uint64_t timestamp,
-                               recent::how what)
-{
-    d_recent[d_recent_next] = recent{ cnt, timestamp, what };
-    if (++d_recent_next == d_recent.size())
-        d_recent_next = 0;
-}
-
-const chunk_assembler::recent* chunk_assembler::find_recent(std::uint64_t cnt,
-                                                            std::uint64_t timestamp) const
-{
-    for (const recent& r : d_recent)
-        if (r.what != recent::how::none && r.cnt == cnt && r.timestamp == timestamp)
-            return &r;
-    return nullptr;
 }
 
 void chunk_assembler::flush()

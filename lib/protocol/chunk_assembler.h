@@ -8,8 +8,11 @@
 #ifndef INCLUDED_SPEAD_PROTOCOL_CHUNK_ASSEMBLER_H
 #define INCLUDED_SPEAD_PROTOCOL_CHUNK_ASSEMBLER_H
 
+#include "cnt_index.h"
+#include "fragment_limit.h"
 #include "interval_set.h"
 #include "packet_decoder.h"
+#include "recent_heaps.h"
 #include "repeat_header.h"
 #include "timeline.h"
 #include <gnuradio/spead/api.h>
@@ -35,8 +38,9 @@ struct SPEAD_API chunk_config {
     std::uint64_t timestamp_item = 0;
     /*! Immediate item naming the heap's substream; 0: every heap is substream 0. */
     std::uint64_t substream_item = 0;
-    /*! Separate received ranges per heap before a packet is refused. */
-    std::size_t max_fragments = 64;
+    /*! Separate received ranges per heap before a packet is refused; 0: automatic,
+     * as the heap assembler's (fragment_limit::choose() of heap_bytes). */
+    std::size_t max_fragments = 0;
     /*! Positions per chunk; 0: about 1 MiB of each substream, at most a quarter of
      * the window (see positions_per_chunk()). */
     std::size_t chunk_positions = 0;
@@ -166,7 +170,7 @@ private:
     /*! The chunk holding output index \p index, acquired on first use. */
     live_chunk& chunk_for(std::uint64_t index);
     /*! Refuses a heap's first packet: counts the heap in \p heap_stat (once; its later
-     * packets are recognised by remember()) and the packet. */
+     * packets are recognised by d_recent) and the packet. */
     result refuse_heap(const packet_header& packet,
                        std::uint64_t timestamp,
                        recv_stat heap_stat);
@@ -180,24 +184,14 @@ private:
     void on_release(const timeline::released& r);
     /*! Gives \p c (its first \p positions) to the consumer; its place is free again. */
     void hand_on(live_chunk& c, std::size_t positions);
-    /*! The live heap with \p cnt, by an open-addressing index of the records. */
-    record* find_live(std::uint64_t cnt);
-    std::size_t home(std::uint64_t cnt) const
+    /*! The live heap with \p cnt (by d_live); or null. */
+    record* find_live(std::uint64_t cnt)
     {
-        return std::size_t((cnt * 0x9e3779b97f4a7c15ULL) >> d_index_shift);
+        const std::size_t i = d_live.find(cnt);
+        return i == cnt_index::none ? nullptr : &d_records[i];
     }
-    void index_insert(std::uint32_t record_index);
-    void index_erase(std::uint32_t record_index);
-    /*! A heap that left: refused, or released with its position. */
-    struct recent {
-        std::uint64_t cnt = 0;
-        std::uint64_t timestamp = 0;
-        enum class how : std::uint8_t { none, refused, released } what = how::none;
-    };
-    void remember(std::uint64_t cnt, std::uint64_t timestamp, recent::how what);
-    /*! nullptr unless the heap (cnt and timestamp: a restarted sender may reuse cnts)
-     * left recently */
-    const recent* find_recent(std::uint64_t cnt, std::uint64_t timestamp) const;
+    /*! How a heap left: refused, or released with its position. */
+    enum class left_as : std::uint8_t { refused, released };
 
     chunk_config d_config;
     std::size_t d_chunk_positions;
@@ -207,12 +201,11 @@ private:
     bool d_flushing = false;          //!< incomplete heaps released now count as flushed
     std::vector<live_chunk> d_chunks; //!< by chunk number modulo live_chunks()
     std::vector<record> d_records;
-    /*! Live records by cnt: record index + 1, 0 when empty; linear probing. */
-    std::vector<std::uint32_t> d_index;
-    unsigned d_index_shift = 0;
-    /*! Heaps that left recently: their later packets are counted, not placed again. */
-    std::vector<recent> d_recent;
-    std::size_t d_recent_next = 0;
+    cnt_index d_live; //!< live records by cnt
+    /*! Heaps that left recently, by cnt and timestamp (a restarted sender may reuse
+     * cnts): their later packets are counted, not placed again. */
+    recent_heaps<left_as> d_recent;
+    fragment_limit d_fragments;
     record* d_last = nullptr; //!< the heap the last packet went to
     /*! The live heap whose packets add_repeat() recognises by d_repeat; or null. */
     record* d_repeat_record = nullptr;

@@ -36,12 +36,11 @@ heap_assembler::heap_assembler(const assembler_config& config,
                                std::shared_ptr<detail::heap_pool> pool,
                                heap_ready ready)
     : d_config(config),
-      d_max_fragments(config.max_fragments
-                          ? config.max_fragments
-                          : std::max<std::size_t>(64, config.max_heap_size / 1024)),
+      d_fragments(fragment_limit::choose(config.max_fragments, config.max_heap_size)),
       d_pool(std::move(pool)),
       d_ready(std::move(ready)),
       d_slots(config.max_heaps),
+      d_live(config.max_heaps),
       d_retired(config.retired_history)
 {
     d_config.validate();
@@ -155,22 +154,11 @@ bool heap_assembler::add_decoded(const packet_header& packet)
     slot& last = d_slots[d_last_hit];
     slot* s =
         last.storage && last.cnt == packet.heap_cnt ? &last : find_slot(packet.heap_cnt);
-    if (std::exchange(d_after_pause, false) && !s && find_retired(packet.heap_cnt))
-        forget_retired(); // traffic resumes with a cnt already retired: a restart
+    if (std::exchange(d_after_pause, false) && !s && d_retired.find(packet.heap_cnt))
+        d_retired.forget(); // traffic resumes with a cnt already retired: a restart
     if (!s) {
-        if (const retired* r = find_retired(packet.heap_cnt)) {
-            d_stats[recv_stat::packets]++;
-            switch (r->how) {
-            case retired_as::complete:
-                d_stats[recv_stat::packets_duplicate]++;
-                break;
-            case retired_as::incomplete:
-                d_stats[recv_stat::packets_late]++;
-                break;
-            case retired_as::too_large:
-                d_stats[recv_stat::packets_heap_too_large]++;
-                break;
-            }
+        if (const auto* r = d_retired.find(packet.heap_cnt)) {
+            count_retired(r->fate);
             return true;
         }
         s = &claim_slot();
@@ -200,23 +188,29 @@ void heap_assembler::set_last_hit(std::size_t index)
     d_last_hit = index;
 }
 
+void heap_assembler::count_retired(retired_as how)
+{
+    d_stats[recv_stat::packets]++;
+    switch (how) {
+    case retired_as::complete:
+        d_stats[recv_stat::packets_duplicate]++;
+        break;
+    case retired_as::incomplete:
+        d_stats[recv_stat::packets_late]++;
+        break;
+    case retired_as::too_large:
+        d_stats[recv_stat::packets_heap_too_large]++;
+        break;
+    }
+}
+
 heap_assembler::slot* heap_assembler::find_slot(std::uint64_t cnt)
 {
-    // Start where the last packet went: consecutive packets usually share a heap.
-    const std::size_t n = d_slots.size();
-    std::size_t i = d_last_hit;
-    for (std::size_t searched = 0; searched < n; searched++) {
-        slot& s = d_slots[i];
-        if ((s.storage || s.too_large) && s.cnt == cnt) {
-            d_stats[recv_stat::search_dist] += searched;
-            set_last_hit(i);
-            return &s;
-        }
-        if (++i == n)
-            i = 0;
-    }
-    d_stats[recv_stat::search_dist] += n;
-    return nullptr;
+    const std::size_t i = d_live.find(cnt, d_stats[recv_stat::search_dist]);
+    if (i == cnt_index::none)
+        return nullptr;
+    set_last_hit(i);
+    return &d_slots[i];
 }
 
 heap_assembler::slot& heap_assembler::claim_slot()
@@ -248,7 +242,9 @@ void heap_assembler::start_heap(slot& s, const packet_header& packet)
 {
     s.cnt = packet.heap_cnt;
     s.age = d_next_age++;
-    set_last_hit(std::size_t(&s - d_slots.data()));
+    const std::size_t index = std::size_t(&s - d_slots.data());
+    d_live.insert(s.cnt, index);
+    set_last_hit(index);
     const std::uint64_t needed = packet.has_heap_size
                                      ? packet.heap_size
                                      : packet.payload_offset + packet.payload_length;
@@ -317,19 +313,8 @@ void heap_assembler::place(slot& s, const packet_header& packet)
         }
         h.had_empty_packet = true;
     } else {
-        switch (h.received_ranges.insert(begin, end, d_max_fragments)) {
-        case interval_set::insert_result::added:
-            break;
-        case interval_set::insert_result::duplicate:
-            d_stats[recv_stat::packets_duplicate]++;
-            return;
-        case interval_set::insert_result::overlap:
-            d_stats[recv_stat::packets_overlap]++;
-            return;
-        case interval_set::insert_result::too_many:
-            d_stats[recv_stat::packets_over_heap_limits]++;
-            return;
-        }
+        if (!d_fragments.record(h.received_ranges, begin, end, d_stats))
+            return; // counted
         if (!h.has_heap_size && end > h.capacity) {
             // Size unknown: grow geometrically, never past the cap.
             const std::uint64_t grown = std::max<std::uint64_t>(end, 2 * h.capacity);
@@ -363,9 +348,10 @@ void heap_assembler::retire(slot& s, recv_stat reason_if_incomplete)
     if (d_repeat_target == &s)
         d_repeat_target = nullptr;
     const std::uint64_t cnt = s.cnt;
+    d_live.erase(cnt, std::size_t(&s - d_slots.data()));
     if (s.too_large) {
         s.too_large = false;
-        remember_retired(cnt, retired_as::too_large);
+        d_retired.remember(cnt, retired_as::too_large);
         return;
     }
     detail::heap_storage_ptr storage = std::move(s.storage);
@@ -376,7 +362,7 @@ void heap_assembler::retire(slot& s, recv_stat reason_if_incomplete)
         h.has_heap_size
             ? h.received == h.heap_size
             : h.packets > 0 && h.received_ranges.is_contiguous_from_zero(h.extent);
-    remember_retired(cnt, h.complete ? retired_as::complete : retired_as::incomplete);
+    d_retired.remember(cnt, h.complete ? retired_as::complete : retired_as::incomplete);
 
     if (!h.complete) {
         d_stats[reason_if_incomplete]++;
@@ -395,7 +381,7 @@ void heap_assembler::retire(slot& s, recv_stat reason_if_incomplete)
     heap delivered(std::move(storage));
     if (delivered.has_stream_ctrl(stream_ctrl::stop)) {
         d_stats[recv_stat::stop_heaps]++;
-        forget_retired(); // a restarted sender may reuse heap cnts
+        d_retired.forget(); // a restarted sender may reuse heap cnts
         if (d_config.stop_on_stop_heap) {
             // The sender has ended the stream: nothing that is still live will complete.
             flush_except(nullptr);
@@ -409,8 +395,8 @@ void heap_assembler::retire(slot& s, recv_stat reason_if_incomplete)
             return;
     }
     if (delivered.has_stream_ctrl(stream_ctrl::start))
-        forget_retired(); // a new session may reuse heap cnts
-    d_stats[recv_stat::heaps]++;
+        d_retired.forget(); // a new session may reuse heap cnts
+    d_stats[d_config.heaps_stat]++;
     d_ready(std::move(delivered));
 }
 
@@ -437,34 +423,6 @@ void heap_assembler::stop()
         return;
     flush();
     d_stopped = true;
-}
-
-void heap_assembler::remember_retired(std::uint64_t cnt, retired_as how)
-{
-    if (d_retired.empty())
-        return;
-    d_retired[d_retired_next] = { cnt, how };
-    d_retired_next = (d_retired_next + 1) % d_retired.size();
-    d_retired_count = std::min(d_retired_count + 1, d_retired.size());
-    d_retired_max = d_retired_count == 1 ? cnt : std::max(d_retired_max, cnt);
-}
-
-void heap_assembler::forget_retired()
-{
-    d_retired_count = 0;
-    d_retired_next = 0;
-    d_retired_max = 0;
-}
-
-const heap_assembler::retired* heap_assembler::find_retired(std::uint64_t cnt) const
-{
-    // Heap cnts usually increase, so a new heap is normally above every retired one.
-    if (d_retired_count == 0 || cnt > d_retired_max)
-        return nullptr;
-    for (std::size_t i = 0; i < d_retired_count; i++)
-        if (d_retired[i].cnt == cnt)
-            return &d_retired[i];
-    return nullptr;
 }
 
 void heap_assembler::zero_fill_gaps(detail::heap_storage& h)

@@ -8,8 +8,11 @@
 #ifndef INCLUDED_SPEAD_PROTOCOL_HEAP_ASSEMBLER_H
 #define INCLUDED_SPEAD_PROTOCOL_HEAP_ASSEMBLER_H
 
+#include "cnt_index.h"
+#include "fragment_limit.h"
 #include "heap_pool.h"
 #include "packet_decoder.h"
+#include "recent_heaps.h"
 #include "repeat_header.h"
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/recv_heap.h>
@@ -36,10 +39,14 @@ struct SPEAD_API assembler_config {
      * heap (spead2 does so: its consumer sees is_end_of_stream()); otherwise it is only
      * counted. */
     bool deliver_stop_heaps = false;
+    /*! The counter of heaps delivered complete: heaps, or control_heaps where the
+     * data heaps are placed elsewhere and counted there (continuous streams). */
+    recv_stat heaps_stat = recv_stat::heaps;
     /*! Recently retired heap cnts remembered to catch duplicates and late packets of
      * heaps already delivered (single-packet heaps included). */
     std::size_t retired_history = 64;
-    /*! Separate received ranges per heap; 0 = max(64, max_heap_size / 1024). */
+    /*! Separate received ranges per heap; 0: automatic (fragment_limit::choose() of
+     * max_heap_size). */
     std::size_t max_fragments = 0;
     /*! Item pointers per heap. */
     std::size_t max_item_pointers = 65536;
@@ -112,10 +119,6 @@ private:
     };
     /*! How a heap left the window: decides what a later packet of it counts as. */
     enum class retired_as : std::uint8_t { complete, incomplete, too_large };
-    struct retired {
-        std::uint64_t cnt;
-        retired_as how;
-    };
 
     /*! What both in-order paths do once [begin, end) is recorded: copy, count, and
      * retire the heap if that completed it. \return true while the heap stays live. */
@@ -138,29 +141,24 @@ private:
     /*! Takes the heap out of the window: delivers it if complete (or incomplete under
      * the deliver policy), otherwise counts it in \p reason_if_incomplete. */
     void retire(slot& s, recv_stat reason_if_incomplete);
-    void remember_retired(std::uint64_t cnt, retired_as how);
-    void forget_retired();
-    /*! nullptr if cnt is not among recently retired heaps */
-    const retired* find_retired(std::uint64_t cnt) const;
+    /*! A packet of a heap that left recently: counted by how it left. */
+    void count_retired(retired_as how);
     void freeze(detail::heap_storage& h);
     void zero_fill_gaps(detail::heap_storage& h);
     void flush_except(const slot* keep);
 
     assembler_config d_config;
-    std::size_t d_max_fragments;
+    fragment_limit d_fragments;
     std::shared_ptr<detail::heap_pool> d_pool;
     heap_ready d_ready;
     std::vector<slot> d_slots;
+    cnt_index d_live; //!< live slots (too_large ones included) by cnt
     std::size_t d_last_hit = 0;
     bool d_after_pause = false;      //!< note_pause(): the next packet may be a restart
     slot* d_repeat_target = nullptr; //!< the last-hit live heap d_repeat is of; or null
     repeat_header d_repeat;
     std::uint64_t d_next_age = 0;
-    std::vector<retired> d_retired; //!< ring buffer
-    std::size_t d_retired_next = 0;
-    std::size_t d_retired_count = 0;
-    std::uint64_t d_retired_max =
-        0; //!< largest cnt in d_retired: higher cnts skip the search
+    recent_heaps<retired_as> d_retired;
     bool d_stopped = false;
     recv_stats d_stats;
 };

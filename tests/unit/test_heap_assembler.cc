@@ -563,6 +563,33 @@ TEST_F(assembler_test, limits_separate_ranges_per_heap)
     EXPECT_EQ(stat(recv_stat::packets_over_heap_limits), 1u);
 }
 
+TEST_F(assembler_test, heaps_stat_names_the_counter_of_complete_heaps)
+{
+    // A continuous stream's control heaps: counted in control_heaps, not heaps.
+    assembler_config config;
+    config.heaps_stat = recv_stat::control_heaps;
+    make(config);
+    add(packet(1, 10, 0, pattern(10)));
+    ASSERT_EQ(heaps.size(), 1u);
+    EXPECT_EQ(stat(recv_stat::control_heaps), 1u);
+    EXPECT_EQ(stat(recv_stat::heaps), 0u);
+}
+
+TEST_F(assembler_test, interleaved_heaps_are_found_by_cnt_and_counted_in_search_dist)
+{
+    assembler_config config;
+    config.max_heaps = 4;
+    make(config);
+    // Four heaps of two packets each, their packets interleaved: every packet after
+    // the first four goes to a heap that is not the last one hit.
+    for (std::uint64_t off : { 0, 10 })
+        for (std::uint64_t cnt = 1; cnt <= 4; cnt++)
+            add(packet(cnt, 20, off, pattern(10)));
+    EXPECT_EQ(heaps.size(), 4u);
+    EXPECT_EQ(stat(recv_stat::incomplete_heaps_evicted), 0u);
+    EXPECT_GE(stat(recv_stat::search_dist), 4u);
+}
+
 TEST_F(assembler_test, limits_item_pointers_per_heap)
 {
     assembler_config config;

@@ -19,6 +19,7 @@
 #include <functional>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -320,6 +321,21 @@ TEST(RecvStream, TryPopIsFalseWhenEmpty)
     recv::stream s;
     recv::heap h;
     EXPECT_FALSE(s.try_pop(h));
+}
+
+TEST(RecvStream, PopChunkOnAStreamOfHeapsSaysToMakeItContinuous)
+{
+    recv::stream s;
+    recv::chunk_entry e;
+    try {
+        s.pop_chunk(e, 1ms);
+        FAIL() << "pop_chunk on a stream of heaps returned";
+    } catch (const std::logic_error& err) {
+        EXPECT_NE(std::string(err.what()).find("set_continuous"), std::string::npos)
+            << err.what();
+    }
+    EXPECT_THROW(s.try_pop_chunk(e), std::logic_error);
+    EXPECT_EQ(s.get_heap_bytes(), 0u);
 }
 
 // ---- end of stream ---------------------------------------------------------------

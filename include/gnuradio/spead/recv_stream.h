@@ -11,21 +11,18 @@
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/recv_chunk.h>
 #include <gnuradio/spead/recv_heap.h>
+#include <gnuradio/spead/recv_reader.h>
 #include <gnuradio/spead/stats.h>
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace gr {
 namespace spead {
-
-struct packet_header;
 
 namespace recv {
 
@@ -115,79 +112,15 @@ private:
     continuous_config d_continuous_config;
 };
 
-/*! A UDP payload handed from a transport to the stream. */
-struct packet_view {
-    const std::uint8_t* data;
-    std::size_t size;
-};
-
-class stream;
-
 /*!
- * \brief A source of packets for a stream (kernel UDP sockets, ibverbs, a capture).
- *
- * Constructed with the stream it feeds (stream::emplace_reader), which then runs the
- * reader's loop, run(), on a thread the reader owns, and joins that thread before it
- * destroys the reader: a reader class writes its loop and nothing about threads.
- *
- * run() returns at the end of its input (a capture file: the stream ends once every
- * reader has), or once stopping() is set or add_packets() returns false. It throws
- * when the transport fails for good; the exception's message names the cause and the
- * fix. The failure is counted (reader_errors), logged once, and ends the stream, so
- * its consumer sees `stopped` instead of waiting for packets that will never come.
- */
-class SPEAD_API reader
-{
-public:
-    explicit reader(stream& owner) : d_stream(owner) {}
-    virtual ~reader();
-    reader(const reader&) = delete;
-    reader& operator=(const reader&) = delete;
-
-    /*! Transport-level counters (frames rejected, kernel drops, ...). */
-    virtual recv_stats transport_stats() const { return recv_stats(); }
-
-protected:
-    /*! The transport's receive loop (on the reader's thread). */
-    virtual void run() = 0;
-    /*! Called once stopping() is set, to end a wait in run() at once (e.g. write to an
-     * eventfd it polls). Every wait in run() has a timeout anyway. */
-    virtual void wake() {}
-    /*! The stream is stopping: run() should return. */
-    bool stopping() const { return d_stopping.load(std::memory_order_relaxed); }
-
-    /*! Hands a batch of UDP payloads to the stream's assembler. Returns false once the
-     * stream has ended (run() should then return). */
-    bool add_packets(const packet_view* packets, std::size_t n);
-    /*!
-     * For readers that must not lose data to a slow consumer (capture replay): waits up
-     * to \p timeout until the heap queue has room and returns the free queue slots (0 on
-     * timeout or once the stream has ended). A packet completes at most one heap and
-     * evicts at most one, so a batch of at most max(1, free / 2) packets cannot overflow
-     * the queue. Network readers never call this: the NIC must not wait.
-     */
-    std::size_t wait_for_queue_space(std::chrono::microseconds timeout);
-    /*! The stream this reader feeds. */
-    stream& get_stream() { return d_stream; }
-
-private:
-    friend class stream;
-    /*! Starts the thread that runs run() (the stream calls it once). */
-    void start();
-    /*! Sets stopping(), wakes run() and joins the thread (idempotent). */
-    void join();
-
-    stream& d_stream;
-    std::atomic<bool> d_stopping{ false };
-    std::thread d_thread;
-};
-
-/*!
- * \brief Readers feed packets to one heap assembler; completed heaps wait in a bounded
- * queue for the consumer (a GNU Radio block's work(), or your code calling pop()).
+ * \brief Readers feed packets to one packet path and a placement: heap placement
+ * (heaps assembled whole wait in a bounded queue for the consumer: a GNU Radio block's
+ * work(), or your code calling pop()) or, for a continuous stream, chunk placement
+ * (data heaps copied by timestamp into chunks, popped with pop_chunk(); other heaps
+ * still popped with pop()).
  *
  * Thread-safe: readers hand packets over from their threads, any thread may pop(),
- * stop() or get_stats().
+ * stop() or get_stats(). docs/dev-recv-locking.md describes the locks.
  */
 class SPEAD_API stream
 {
@@ -220,6 +153,7 @@ public:
      * Continuous streams: waits up to \p timeout for the next chunk (or run of lost
      * positions), in output order. `stopped` once the stream has ended and every
      * chunk has been taken. Give each chunk back with return_chunk() once copied out.
+     * \throws std::logic_error in a stream of heaps (not set_continuous()).
      */
     pop_result pop_chunk(chunk_entry& out, std::chrono::microseconds timeout);
     /*! Non-blocking pop_chunk(). */
@@ -227,17 +161,18 @@ public:
     /*! A chunk popped and copied out, free for new positions. */
     void return_chunk(std::unique_ptr<chunk> c);
     /*! Continuous streams: bytes of every data heap, learnt from the first one (0
-     * before it). */
-    std::size_t get_heap_bytes() const { return d_heap_bytes.load(); }
+     * before it, and in a stream of heaps). */
+    std::size_t get_heap_bytes() const;
 
     /*! Stops the readers (joining their threads), flushes live heaps and wakes
      * consumers. Idempotent; returns within about a second. */
     void stop();
     /*! Stream ended: stop(), a stop heap, every reader reached the end of its input, or
      * a reader failed (has_failed()). */
-    bool is_stopped() const { return d_stopped.load(); }
+    bool is_stopped() const;
 
-    /*! Counters of the assembler, the queue and every reader, summed. */
+    /*! Counters of the placement (its assemblers and queues), the readers' failures
+     * and every reader's transport, summed. */
     recv_stats get_stats() const;
     const stream_config& get_config() const { return d_config; }
 
@@ -249,13 +184,7 @@ public:
 private:
     friend class reader;
     struct impl;
-    void enqueue(heap&& h);
-    /*! Ends the stream: waits for copies in flight (the caller has none), flushes
-     * the assemblers, wakes consumers. Idempotent. */
-    void end_of_stream_locked(std::unique_lock<std::mutex>& lock);
-    /*! Continuous: waits until no reader has a payload copy in flight, holding new
-     * ones back meanwhile; the caller has none of its own. */
-    void drain_copies_locked(std::unique_lock<std::mutex>& lock);
+    /*! A reader's batch, to the placement. */
     bool add_packets(const packet_view* packets, std::size_t n);
     std::size_t wait_for_queue_space(std::chrono::microseconds timeout);
     /*! A reader's run() returned: at end of input once every reader has, the stream
@@ -263,27 +192,9 @@ private:
     void reader_finished();
     /*! A reader's run() threw: counted, logged once, and the stream ends. */
     void reader_failed(const std::string& what);
-    /*! Ends the stream for \p what (cause and fix), said once (mutex held). */
-    void fail_locked(std::unique_lock<std::mutex>& lock, const std::string& what);
-    /*!
-     * Continuous: decodes a batch, then places it under the lock, with the payload
-     * copies made outside it so that several readers place in parallel. False after
-     * a stop heap (the reader that brought it ends: every reader's sender stops on
-     * its own) or once the stream has ended.
-     */
-    bool add_continuous(const packet_view* packets, std::size_t n);
-    /*! Counts a batch, and tells the heap assembler when it comes after a pause (a
-     * sender may have restarted). Called with the lock held. */
-    void note_batch_locked(std::size_t n);
-    /*! Continuous: makes the chunk assembler from the first data heap's packet
-     * (mutex held); false when \p packet is not a data heap's. */
-    bool make_chunk_placer_locked(std::unique_lock<std::mutex>& lock,
-                                  const packet_header& packet);
 
     stream_config d_config;
     std::unique_ptr<impl> d_impl;
-    std::atomic<bool> d_stopped{ false };
-    std::atomic<std::size_t> d_heap_bytes{ 0 };
 };
 
 } // namespace recv

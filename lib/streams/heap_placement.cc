@@ -1,0 +1,150 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "heap_placement.h"
+
+namespace gr {
+namespace spead {
+namespace recv {
+
+namespace {
+
+/*!
+ * A pause in the traffic at least this long may be a sender restarting (see
+ * heap_assembler::note_pause()). Restarting a process takes longer; packets of one
+ * run, a network's duplicates included, come closer together unless the sender
+ * itself pauses, and then a duplicate must also be the first packet after it to be
+ * taken for a restart.
+ */
+constexpr std::chrono::milliseconds sender_restart_gap(10);
+
+assembler_config make_assembler_config(const stream_config& config)
+{
+    assembler_config out;
+    out.max_heaps = config.get_max_heaps();
+    out.max_heap_size = config.get_max_heap_size();
+    out.incomplete = config.get_incomplete_heaps();
+    // A continuous stream's stop heap ends only the reader it came in by (one sender
+    // of several, on its own thread); the stream ends once every reader has.
+    out.stop_on_stop_heap = config.get_stop_on_stop_heap() && !config.is_continuous();
+    // As spead2: a stop heap that does not stop the stream is a heap like any other.
+    out.deliver_stop_heaps = !config.is_continuous();
+    // A continuous stream's data heaps are placed in chunks and counted there (heaps):
+    // the heaps assembled here are its control heaps.
+    out.heaps_stat = config.is_continuous() ? recv_stat::control_heaps : recv_stat::heaps;
+    out.validate();
+    return out;
+}
+
+} // namespace
+
+heap_placement::heap_placement(stream_core& core, const stream_config& config)
+    : placement(core),
+      d_pool(detail::heap_pool::create(config.get_pool_heaps())),
+      d_assembler(
+          std::make_unique<heap_assembler>(make_assembler_config(config),
+                                           d_pool,
+                                           [this](heap&& h) { enqueue(std::move(h)); })),
+      d_queue(config.get_queue_heaps())
+{
+}
+
+void heap_placement::note_batch_locked(std::size_t n)
+{
+    const auto now = std::chrono::steady_clock::now();
+    if (now - d_last_batch >= sender_restart_gap)
+        d_assembler->note_pause();
+    d_last_batch = now;
+    d_assembler->note_batch(n);
+}
+
+bool heap_placement::add_batch(const packet_view* packets, std::size_t n)
+{
+    std::unique_lock<std::mutex> lock(d_core.mutex);
+    heap_assembler& assembler = *d_assembler;
+    note_batch_locked(n);
+    // After a stop heap the assembler counts the rest of the batch in
+    // packets_after_stop.
+    for (std::size_t i = 0; i < n; i++)
+        assembler.add_packet(packets[i].data, packets[i].size);
+    if (assembler.is_stopped() && !d_core.stopped.load())
+        d_core.end_locked(lock);
+    const bool open = !d_core.stopped.load();
+    unlock_and_wake(lock);
+    return open;
+}
+
+void heap_placement::enqueue(heap&& h)
+{
+    if (d_queue.full()) {
+        // Real-time data: the newest heap goes, the reader never waits for the consumer.
+        d_stats[recv_stat::heaps_dropped_queue_full]++;
+        heap dropped = std::move(h); // its storage goes back to the pool here
+        return;
+    }
+    d_queue.push(std::move(h));
+    d_consumer_to_wake = true;
+}
+
+void heap_placement::flush_locked()
+{
+    if (!d_assembler->is_stopped())
+        d_assembler->stop(); // flushes: live heaps are counted (or delivered) as flushed
+    else if (d_assembler->live_heaps() != 0)
+        d_assembler->flush();
+}
+
+void heap_placement::wake_all_locked()
+{
+    d_consumer_to_wake = false;
+    d_heap_available.notify_all();
+    d_space_available.notify_all();
+}
+
+stream::pop_result heap_placement::pop(heap& out, std::chrono::microseconds timeout)
+{
+    std::unique_lock<std::mutex> lock(d_core.mutex);
+    d_heap_available.wait_for(
+        lock, timeout, [this] { return !d_queue.empty() || d_core.stopped.load(); });
+    if (!d_queue.empty()) {
+        out = d_queue.pop();
+        d_space_available.notify_one();
+        return stream::pop_result::heap;
+    }
+    return d_core.stopped.load() ? stream::pop_result::stopped
+                                 : stream::pop_result::timeout;
+}
+
+bool heap_placement::try_pop(heap& out)
+{
+    std::lock_guard<std::mutex> lock(d_core.mutex);
+    if (d_queue.empty())
+        return false;
+    out = d_queue.pop();
+    d_space_available.notify_one();
+    return true;
+}
+
+std::size_t heap_placement::wait_for_queue_space(std::chrono::microseconds timeout)
+{
+    std::unique_lock<std::mutex> lock(d_core.mutex);
+    d_space_available.wait_for(
+        lock, timeout, [this] { return !d_queue.full() || d_core.stopped.load(); });
+    if (d_core.stopped.load())
+        return 0;
+    return d_queue.capacity() - d_queue.size();
+}
+
+void heap_placement::add_stats_locked(recv_stats& out) const
+{
+    out += d_assembler->stats();
+    out += d_stats;
+}
+
+} // namespace recv
+} // namespace spead
+} // namespace gr

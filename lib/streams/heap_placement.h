@@ -1,0 +1,81 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_STREAMS_HEAP_PLACEMENT_H
+#define INCLUDED_SPEAD_STREAMS_HEAP_PLACEMENT_H
+
+#include "heap_queue.h"
+#include "placement.h"
+#include "protocol/heap_assembler.h"
+#include "protocol/heap_pool.h"
+#include <gnuradio/spead/recv_stream.h>
+#include <condition_variable>
+#include <chrono>
+#include <memory>
+
+namespace gr {
+namespace spead {
+namespace recv {
+
+/*!
+ * \brief Heap placement: packets assembled into whole heaps (heap_assembler), which
+ * wait for the consumer in a bounded heap queue. A continuous stream's chunk
+ * placement hands it the packets of the heaps it does not place (control heaps).
+ */
+class heap_placement final : public placement
+{
+public:
+    heap_placement(stream_core& core, const stream_config& config);
+
+    bool add_batch(const packet_view* packets, std::size_t n) override;
+    void flush_locked() override;
+    void wake_all_locked() override;
+    std::size_t wait_for_queue_space(std::chrono::microseconds timeout) override;
+    void add_stats_locked(recv_stats& out) const override;
+    heap_placement& heaps() override { return *this; }
+
+    /*! Counts a batch of \p n and notes a pause before it (a sender may have
+     * restarted) (mutex held). */
+    void note_batch_locked(std::size_t n);
+    /*! The assembler (mutex held). */
+    heap_assembler& assembler() { return *d_assembler; }
+    /*! Releases \p lock, then wakes a consumer if a heap was queued meanwhile: the
+     * consumer does not wake only to wait for the lock. */
+    void unlock_and_wake(std::unique_lock<std::mutex>& lock)
+    {
+        const bool wake = std::exchange(d_consumer_to_wake, false);
+        lock.unlock();
+        if (wake)
+            d_heap_available.notify_one();
+    }
+
+    /*! See stream::pop() and stream::try_pop(). */
+    stream::pop_result pop(heap& out, std::chrono::microseconds timeout);
+    bool try_pop(heap& out);
+
+private:
+    /*! The assembler's callback (mutex held): queues \p h, or drops it when full. */
+    void enqueue(heap&& h);
+
+    std::shared_ptr<detail::heap_pool> d_pool;
+    std::unique_ptr<heap_assembler> d_assembler;
+    heap_queue d_queue;
+    std::condition_variable d_heap_available;  //!< pop() waits on it
+    std::condition_variable d_space_available; //!< wait_for_queue_space() waits on it
+    /*! Set by enqueue(): the thread that assembled the heap wakes the consumer once
+     * it releases the lock (unlock_and_wake()). */
+    bool d_consumer_to_wake = false;
+    recv_stats d_stats; //!< heaps_dropped_queue_full
+    /*! When the last batch arrived, for noticing a sender that restarted. */
+    std::chrono::steady_clock::time_point d_last_batch{};
+};
+
+} // namespace recv
+} // namespace spead
+} // namespace gr
+
+#endif /* INCLUDED_SPEAD_STREAMS_HEAP_PLACEMENT_H */

@@ -1,0 +1,58 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include <gnuradio/spead/recv_reader.h>
+#include <gnuradio/spead/recv_stream.h>
+#include <exception>
+
+namespace gr {
+namespace spead {
+namespace recv {
+
+reader::~reader()
+{
+    // The stream joins every reader's thread before destroying it (stream::stop() in
+    // ~stream): a thread still running here would be running run() of a destroyed
+    // subclass.
+    if (d_thread.joinable())
+        std::terminate();
+}
+
+void reader::start()
+{
+    d_thread = std::thread([this] {
+        try {
+            run();
+        } catch (const std::exception& e) {
+            d_stream.reader_failed(e.what());
+            return;
+        }
+        d_stream.reader_finished();
+    });
+}
+
+void reader::join()
+{
+    d_stopping.store(true);
+    wake();
+    if (d_thread.joinable())
+        d_thread.join();
+}
+
+bool reader::add_packets(const packet_view* packets, std::size_t n)
+{
+    return d_stream.add_packets(packets, n);
+}
+
+std::size_t reader::wait_for_queue_space(std::chrono::microseconds timeout)
+{
+    return d_stream.wait_for_queue_space(timeout);
+}
+
+} // namespace recv
+} // namespace spead
+} // namespace gr

@@ -1,0 +1,111 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Validation of a receive stream's settings (stream_config, continuous_config).
+
+#include "chunk_placement.h"
+#include <gnuradio/spead/recv_stream.h>
+#include <stdexcept>
+#include <string>
+
+namespace gr {
+namespace spead {
+namespace recv {
+
+stream_config& stream_config::set_max_heaps(std::size_t n)
+{
+    if (n == 0)
+        throw std::invalid_argument(
+            "max_heaps: must be at least 1 (live heaps assembled at once; "
+            "raise it when senders interleave heaps or packets arrive out of order)");
+    d_max_heaps = n;
+    return *this;
+}
+
+stream_config& stream_config::set_max_heap_size(std::size_t bytes)
+{
+    if (bytes == 0)
+        throw std::invalid_argument(
+            "max_heap_size: must be at least 1 byte (the largest heap payload "
+            "accepted; default 64 MiB)");
+    d_max_heap_size = bytes;
+    return *this;
+}
+
+stream_config& stream_config::set_incomplete_heaps(incomplete_heaps policy)
+{
+    if (policy != incomplete_heaps::drop && policy != incomplete_heaps::deliver)
+        throw std::invalid_argument(
+            "incomplete_heaps: unknown policy " +
+            std::to_string(static_cast<int>(policy)) +
+            "; use incomplete_heaps::drop or incomplete_heaps::deliver");
+    d_incomplete = policy;
+    return *this;
+}
+
+stream_config& stream_config::set_stop_on_stop_heap(bool stop)
+{
+    d_stop_on_stop_heap = stop;
+    return *this;
+}
+
+stream_config& stream_config::set_queue_heaps(std::size_t n)
+{
+    if (n == 0)
+        throw std::invalid_argument(
+            "queue_heaps: must be at least 1 (completed heaps waiting for the "
+            "consumer; default 8)");
+    if (n > max_queue_heaps)
+        throw std::invalid_argument(
+            "queue_heaps: " + std::to_string(n) + " is more than " +
+            std::to_string(max_queue_heaps) +
+            " heaps waiting for the consumer; a queue that long only hides a consumer "
+            "that does not keep up. Use at most " +
+            std::to_string(max_queue_heaps) + " (0 in the block: chosen by heap size)");
+    d_queue_heaps = n;
+    return *this;
+}
+
+void continuous_config::validate() const
+{
+    if (timestamp_item == 0)
+        throw std::invalid_argument(
+            "timestamp_item: 0 names no item; a continuous stream places heaps by the "
+            "immediate item holding their timestamp: give its id (e.g. 0x1600)");
+    if (item_bytes == 0)
+        throw std::invalid_argument("item_bytes: 0; give the bytes of one output item");
+    if (queue_positions > stream_config::max_queue_heaps)
+        throw std::invalid_argument(
+            "queue_positions: " + std::to_string(queue_positions) + " is more than " +
+            std::to_string(stream_config::max_queue_heaps) +
+            " positions waiting for the consumer (queue_heaps in the block); use at "
+            "most that, or 0 to size the queue by memory (queue_bytes)");
+    if (queue_positions == 0 && queue_bytes == 0)
+        throw std::invalid_argument(
+            "queue_bytes: 0 with queue_positions 0 leaves no room for the consumer; "
+            "give either");
+    // The rest are the timeline's and the chunk assembler's checks, made here too so
+    // a bad value shows when the stream is made, not at its first heap.
+    chunk_config_for(*this, item_bytes, incomplete_heaps::drop).validate();
+    if (substreams > 1 && substream_item == 0)
+        throw std::invalid_argument(
+            "substream_item: 0 with " + std::to_string(substreams) +
+            " substreams; give the id of the immediate item naming each heap's "
+            "substream (output), or use 1 substream");
+}
+
+stream_config& stream_config::set_continuous(const continuous_config& config)
+{
+    config.validate();
+    d_continuous = true;
+    d_continuous_config = config;
+    return *this;
+}
+
+} // namespace recv
+} // namespace spead
+} // namespace gr
