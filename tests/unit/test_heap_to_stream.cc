@@ -175,7 +175,7 @@ TEST(HeapToStream, HeapsWithoutPayloadOrWithAPartialItemAreCounted)
     EXPECT_EQ(o.verdict, heap_to_stream::verdict::partial_item);
     EXPECT_EQ(m.heaps_without_payload(), 1u);
     EXPECT_EQ(m.heaps_dropped_partial_item(), 1u);
-    m.reset_counters();
+    m.reset();
     EXPECT_EQ(m.heaps_without_payload() + m.heaps_dropped_partial_item(), 0u);
 }
 

@@ -9,7 +9,9 @@
 // and turned into the configs the block runs with.
 
 #include "mapping/sink_params.h"
+#include <gnuradio/logger.h>
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -49,9 +51,9 @@ TEST(SinkParams, DefaultsPlanAUdpSinkTo127001Port7148)
     EXPECT_EQ(plan.stream.get_max_packet_size(), 1472u);
     EXPECT_EQ(plan.stream.get_max_heaps(), sink_send_slots);
     EXPECT_EQ(plan.stream.get_rate(), 0.0);
-    EXPECT_EQ(plan.mapping.payload_item, 0x1000u);
-    EXPECT_EQ(plan.mapping.flavour.heap_address_bits(), 40);
-    EXPECT_EQ(plan.mapping.payload_name, "payload");
+    EXPECT_EQ(plan.heaps.payload_item, 0x1000u);
+    EXPECT_EQ(plan.heaps.flavour.heap_address_bits(), 40);
+    EXPECT_EQ(plan.heaps.payload_name, "payload");
     EXPECT_TRUE(plan.send_stop_heap);
 }
 
@@ -94,11 +96,11 @@ TEST(SinkParams, TheMappingGetsTheStreamParameters)
     p.byte_order = "swap";
     p.rate_gbps = 8;
     const sink_plan plan = plan_sink(p, test_logger());
-    EXPECT_EQ(plan.mapping.flavour.heap_address_bits(), 48);
-    EXPECT_EQ(plan.mapping.cnt_start, 5u);
-    EXPECT_EQ(plan.mapping.cnt_step, 2u);
-    EXPECT_EQ(plan.mapping.descriptor_interval, 10u);
-    EXPECT_EQ(plan.mapping.byte_order, byte_order_mode::swap);
+    EXPECT_EQ(plan.heaps.flavour.heap_address_bits(), 48);
+    EXPECT_EQ(plan.heaps.cnt_start, 5u);
+    EXPECT_EQ(plan.heaps.cnt_step, 2u);
+    EXPECT_EQ(plan.heaps.descriptor_interval, 10u);
+    EXPECT_EQ(plan.heaps.byte_order, byte_order_mode::swap);
     EXPECT_EQ(plan.stream.get_rate(), 1e9);
 }
 
@@ -114,7 +116,7 @@ sink_params continuous_params()
     return p;
 }
 
-TEST(SinkParams, ContinuousModePlansTheFramerFromTheParameters)
+TEST(SinkParams, ContinuousModePlansStreamToChunkFromTheParameters)
 {
     sink_params p = continuous_params();
     p.item_type = "complex_int16";
@@ -126,10 +128,10 @@ TEST(SinkParams, ContinuousModePlansTheFramerFromTheParameters)
     p.heap_cnt_start = 4;
     const sink_plan plan = plan_sink(p, test_logger());
     EXPECT_TRUE(plan.continuous);
-    const continuous_config& c = plan.continuous_framing;
+    const stream_to_chunk_config& c = plan.chunks;
     EXPECT_EQ(c.substreams, 2u);
     EXPECT_EQ(c.heap_items, 1024u);
-    EXPECT_EQ(c.item_size, 4u);
+    EXPECT_EQ(c.item_bytes, 4u);
     EXPECT_EQ(c.timestamp_item, 0x1600u);
     EXPECT_EQ(c.timestamp_step, 1024u); // 0 = heap_items
     EXPECT_EQ(c.start_timestamp, 7u);
@@ -137,12 +139,37 @@ TEST(SinkParams, ContinuousModePlansTheFramerFromTheParameters)
     EXPECT_EQ(c.sync_time, 3.5);
     EXPECT_EQ(c.substream_item, 0x1601u);
     EXPECT_EQ(c.cnt_start, 4u);
-    EXPECT_TRUE(plan.mapping.len_tag_key.empty()); // ignored: heaps are cut by count
+    // Heaps are cut by count (the length tag means nothing here).
+    EXPECT_EQ(make_sink_mapping(plan, test_logger())->fixed_heap_items(), 1024u);
 }
 
-TEST(SinkParams, TaggedModeIsTheDefault)
+TEST(SinkParams, HeapsModeIsTheDefault)
 {
-    EXPECT_FALSE(plan_sink(sink_params(), test_logger()).continuous);
+    EXPECT_EQ(sink_params().input_mode, "heaps");
+    const sink_plan plan = plan_sink(sink_params(), test_logger());
+    EXPECT_FALSE(plan.continuous);
+    EXPECT_EQ(make_sink_mapping(plan, test_logger())->fixed_heap_items(), 0u);
+}
+
+TEST(SinkParams, TaggedIsStillAcceptedForHeapsWithAWarningNamingHeaps)
+{
+    auto captured = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);
+    gr::logging::singleton().add_default_sink(captured);
+    sink_params p;
+    p.input_mode = "tagged";
+    const sink_plan plan = plan_sink(p, std::make_shared<gr::logger>("tagged alias"));
+    EXPECT_FALSE(plan.continuous);
+    const auto lines = captured->last_formatted();
+    std::size_t warnings = 0;
+    for (const auto& line : lines)
+        if (line.find("'tagged'") != std::string::npos) {
+            warnings++;
+            EXPECT_NE(line.find("use heaps"), std::string::npos) << line;
+        }
+    EXPECT_EQ(warnings, 1u);
+    p.input_mode = "heaps";
+    plan_sink(p, std::make_shared<gr::logger>("heaps"));
+    EXPECT_EQ(captured->last_formatted().size(), lines.size()); // no warning
 }
 
 TEST(SinkParams, AnUnknownInputModeIsNamed)

@@ -194,7 +194,7 @@ TEST(SourceParams, ContinuousModeParametersAreEachNamedWhenBad)
         << error_of(p);
     p = continuous_params();
     p.timestamp_item = 0;
-    EXPECT_TRUE(starts(error_of(p), "timestamp_item: 0, but output_mode continuous"))
+    EXPECT_TRUE(starts(error_of(p), "timestamp_item: 0 names no item; a continuous stream"))
         << error_of(p);
     p = continuous_params();
     p.substreams = 2;
