@@ -300,14 +300,13 @@ int source_impl::work(int noutput_items,
 {
     if (!d_stream)
         return WORK_DONE; // start() could not open the stream (logged)
+    const output_room room{ &output_items,
+                            static_cast<std::size_t>(noutput_items),
+                            nitems_written(0),
+                            heap_wait };
     for (;;) {
         d_output.clear();
-        const auto filled = d_mapping->fill(*d_stream,
-                                            output_items,
-                                            static_cast<std::size_t>(noutput_items),
-                                            nitems_written(0),
-                                            heap_wait,
-                                            d_output);
+        const auto filled = d_mapping->fill(*d_stream, room, d_output);
         publish(d_output);
         if (filled.what == source_mapping::status::stopped) {
             publish_stats_if_due(true);

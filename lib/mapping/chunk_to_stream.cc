@@ -74,34 +74,37 @@ void chunk_to_stream::take_control_heaps(recv::stream& stream, source_output& ou
     }
 }
 
-source_mapping::result chunk_to_stream::fill(recv::stream& stream,
-                                             const gr_vector_void_star& outputs,
-                                             std::size_t max_items,
-                                             std::uint64_t first_item,
-                                             std::chrono::microseconds wait,
-                                             source_output& out)
+source_mapping::result
+chunk_to_stream::fill(recv::stream& stream, const output_room& room, source_output& out)
 {
     std::size_t produced = 0;
-    while (produced < max_items) {
+    while (produced < room.max_items) {
         if (!d_taken) {
             take_control_heaps(stream, out);
+            // Once items are written, the rest of this call takes what is there.
             recv::chunk_entry entry;
-            if (produced > 0) {
-                if (!stream.try_pop_chunk(entry))
+            const auto popped = next(stream,
+                                     entry,
+                                     produced == 0,
+                                     room.wait,
+                                     &recv::stream::pop_chunk,
+                                     &recv::stream::try_pop_chunk);
+            if (popped == recv::stream::pop_result::timeout) {
+                if (produced > 0)
                     break;
-            } else {
-                const auto popped = stream.pop_chunk(entry, wait);
-                if (popped == recv::stream::pop_result::timeout)
-                    return { status::timeout, 0 };
-                if (popped == recv::stream::pop_result::stopped) {
-                    take_control_heaps(stream, out);
-                    return { status::stopped, 0 };
-                }
+                return { status::timeout, 0 };
+            }
+            if (popped == recv::stream::pop_result::stopped) {
+                take_control_heaps(stream, out);
+                return { status::stopped, 0 };
             }
             take(std::move(entry), stream.get_heap_bytes());
         }
-        const std::size_t n = write(
-            outputs, produced, max_items - produced, first_item + produced, out.tags);
+        const std::size_t n = write(*room.outputs,
+                                    produced,
+                                    room.max_items - produced,
+                                    room.first_item + produced,
+                                    out.tags);
         produced += n;
         d_bytes_output += n * d_config.item_size * d_config.outputs;
         if (chunk_done())

@@ -61,12 +61,8 @@ public:
     explicit chunk_to_stream(const chunk_to_stream_config& config,
                              std::unique_ptr<heap_to_stream> control = nullptr);
 
-    result fill(recv::stream& stream,
-                const gr_vector_void_star& outputs,
-                std::size_t max_items,
-                std::uint64_t first_item,
-                std::chrono::microseconds wait,
-                source_output& out) override;
+    result
+    fill(recv::stream& stream, const output_room& room, source_output& out) override;
     void release() override { reset_chunk(); }
     /*! A new run: the first item is tagged rx_time again, counters zeroed. */
     void reset() override;

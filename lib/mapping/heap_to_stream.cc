@@ -81,29 +81,29 @@ void heap_to_stream::add_counters(std::map<std::string, std::uint64_t>& stats) c
     stats["bytes_output"] = d_bytes_output.load();
 }
 
-source_mapping::result heap_to_stream::fill(recv::stream& stream,
-                                            const gr_vector_void_star& outputs,
-                                            std::size_t max_items,
-                                            std::uint64_t first_item,
-                                            std::chrono::microseconds wait,
-                                            source_output& out)
+source_mapping::result
+heap_to_stream::fill(recv::stream& stream, const output_room& room, source_output& out)
 {
-    auto* dst = static_cast<std::uint8_t*>(outputs[0]);
+    auto* dst = static_cast<std::uint8_t*>((*room.outputs)[0]);
+    const std::size_t max_items = room.max_items;
     std::size_t produced = 0;
     for (;;) {
         if (!d_pending) {
-            if (produced > 0) {
-                // Fill the rest of this call with what is already there, no waiting.
-                if (!stream.try_pop(d_pending))
+            // Once items are written, the rest of this call takes what is there.
+            const auto popped = next(stream,
+                                     d_pending,
+                                     produced == 0,
+                                     room.wait,
+                                     &recv::stream::pop,
+                                     &recv::stream::try_pop);
+            if (popped != recv::stream::pop_result::heap) {
+                if (produced > 0)
                     break;
-            } else {
-                const auto popped = stream.pop(d_pending, wait);
-                if (popped == recv::stream::pop_result::timeout)
-                    return { status::timeout, 0 };
-                if (popped == recv::stream::pop_result::stopped)
-                    // A stop heap, the end of a capture or a reader failure (logged
-                    // and counted by the stream), with every queued heap output.
-                    return { status::stopped, 0 };
+                // stopped: a stop heap, the end of a capture or a reader failure
+                // (logged and counted by the stream), with every queued heap output.
+                return { popped == recv::stream::pop_result::timeout ? status::timeout
+                                                                     : status::stopped,
+                         0 };
             }
             if (take(d_pending, out) != verdict::output) {
                 d_pending = recv::heap();
@@ -127,7 +127,8 @@ source_mapping::result heap_to_stream::fill(recv::stream& stream,
             continue;
         }
         d_tags.clear();
-        write(d_pending, dst + produced * d_item_size, first_item + produced, d_tags);
+        write(
+            d_pending, dst + produced * d_item_size, room.first_item + produced, d_tags);
         for (gr::tag_t& t : d_tags)
             out.tags.push_back({ 0, std::move(t) });
         produced += d_items;

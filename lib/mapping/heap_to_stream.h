@@ -63,12 +63,8 @@ class SPEAD_API heap_to_stream : public source_mapping
 public:
     heap_to_stream(const heap_to_stream_config& config, gr::logger_ptr logger);
 
-    result fill(recv::stream& stream,
-                const gr_vector_void_star& outputs,
-                std::size_t max_items,
-                std::uint64_t first_item,
-                std::chrono::microseconds wait,
-                source_output& out) override;
+    result
+    fill(recv::stream& stream, const output_room& room, source_output& out) override;
     void release() override { d_pending = recv::heap(); }
     void reset() override;
     /*! heaps_without_payload, heaps_dropped_partial_item,

@@ -9,24 +9,13 @@
 #define INCLUDED_SPEAD_MAPPING_SINK_MAPPING_H
 
 #include "mapping/item_type.h"
-#include "mapping/send_slots.h"
-#include <gnuradio/logger.h>
-#include <gnuradio/spead/api.h>
+#include "mapping/send_slots.h" // logger, flavour, send heaps
 #include <gnuradio/spead/descriptor.h>
-#include <gnuradio/spead/flavour.h>
-#include <gnuradio/spead/send_heap.h>
 #include <gnuradio/tags.h>
 #include <gnuradio/types.h>
-#include <pmt/pmt.h>
 #include <unordered_map>
 #include <atomic>
-#include <cstddef>
-#include <cstdint>
-#include <functional>
 #include <map>
-#include <set>
-#include <string>
-#include <vector>
 
 namespace gr {
 namespace spead {

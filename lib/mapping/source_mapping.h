@@ -29,6 +29,15 @@ struct output_tag {
     gr::tag_t tag;
 };
 
+/*! Where a fill() may write: spead.source's output buffers, and how long it may wait. */
+struct output_room {
+    const gr_vector_void_star* outputs = nullptr; //!< one buffer per output
+    std::size_t max_items = 0;                    //!< room on each output, items
+    std::uint64_t first_item = 0; //!< stream offset of the first item written
+    /*! How long to wait for the first heap or chunk (then only what is there). */
+    std::chrono::microseconds wait{ 0 };
+};
+
 /*! What a fill() made besides items, for spead.source to publish. */
 struct source_output {
     std::vector<output_tag> tags;
@@ -63,17 +72,13 @@ public:
         std::size_t items; //!< written to each output
     };
     /*!
-     * Writes what \p stream delivers to \p outputs (room for \p max_items items each,
-     * the first at stream offset \p first_item); appends tags and messages to \p out.
-     * Waits up to \p wait for the first heap or chunk when none is pending, then takes
-     * only what is already there: returning empty-handed would park the block.
+     * Writes what \p stream delivers into \p room; appends tags and messages to
+     * \p out. Waits up to room.wait for the first heap or chunk when none is pending,
+     * then takes only what is already there: returning empty-handed would park the
+     * block.
      */
-    virtual result fill(recv::stream& stream,
-                        const gr_vector_void_star& outputs,
-                        std::size_t max_items,
-                        std::uint64_t first_item,
-                        std::chrono::microseconds wait,
-                        source_output& out) = 0;
+    virtual result
+    fill(recv::stream& stream, const output_room& room, source_output& out) = 0;
     /*! Gives back what is pending (the stream is closing); the counters stay. */
     virtual void release() = 0;
     /*! A new run: nothing pending, counters zeroed. */
@@ -84,6 +89,26 @@ public:
     virtual std::size_t min_output_items() const = 0;
     /*! Items work() must be offered at least (0: any number). */
     virtual std::size_t min_noutput_items() const = 0;
+
+protected:
+    /*!
+     * The next heap or chunk into \p item: waits up to \p wait when \p may_wait,
+     * else takes only one that is there (`timeout` when none is).
+     */
+    template <typename Item>
+    static recv::stream::pop_result
+    next(recv::stream& stream,
+         Item& item,
+         bool may_wait,
+         std::chrono::microseconds wait,
+         recv::stream::pop_result (recv::stream::*pop)(Item&, std::chrono::microseconds),
+         bool (recv::stream::*try_pop)(Item&))
+    {
+        if (may_wait)
+            return (stream.*pop)(item, wait);
+        return (stream.*try_pop)(item) ? recv::stream::pop_result::heap
+                                       : recv::stream::pop_result::timeout;
+    }
 };
 
 } // namespace spead

@@ -29,6 +29,15 @@ stream_to_chunk_config config()
     return c;
 }
 
+/*! config() with rx_time tags turned into timestamps at \p sample_rate. */
+stream_to_chunk_config timed(double sample_rate, double sync_time = 0.0)
+{
+    stream_to_chunk_config c = config();
+    c.sample_rate = sample_rate;
+    c.sync_time = sync_time;
+    return c;
+}
+
 /*! A heap's immediates and payload, as stream_to_chunk built it. */
 struct built {
     std::uint64_t cnt;
@@ -113,10 +122,7 @@ TEST(StreamToChunk, SubstreamsShareARoundsTimestampAndCarryTheirInputIndex)
 
 TEST(StreamToChunk, RxTimeAtAHeapBoundaryRebasesFromThatHeap)
 {
-    stream_to_chunk_config c = config();
-    c.sample_rate = 1e6;
-    c.sync_time = 1000.0;
-    stream_to_chunk f(c, nullptr);
+    stream_to_chunk f(timed(1e6, 1000.0), nullptr);
     f.reset();
     std::vector<std::uint8_t> data(4096);
     build(f, 0, data.data());
@@ -131,9 +137,7 @@ TEST(StreamToChunk, RxTimeAtAHeapBoundaryRebasesFromThatHeap)
 
 TEST(StreamToChunk, RxTimeInsideAHeapRebasesFromTheNextHeap)
 {
-    stream_to_chunk_config c = config();
-    c.sample_rate = 1e6;
-    stream_to_chunk f(c, nullptr);
+    stream_to_chunk f(timed(1e6), nullptr);
     f.reset();
     f.rx_time_tag(24, rx_time(1, 0.0)); // item 24 is timestamp 1000000
     EXPECT_EQ(f.round_timestamp(), 0u); // this heap keeps its timestamp
@@ -143,8 +147,7 @@ TEST(StreamToChunk, RxTimeInsideAHeapRebasesFromTheNextHeap)
 
 TEST(StreamToChunk, RxTimeScalesTheRestOfAHeapByTheStep)
 {
-    stream_to_chunk_config c = config();
-    c.sample_rate = 1e6;
+    stream_to_chunk_config c = timed(1e6);
     c.timestamp_step = 2048; // e.g. 2 ADC samples per output item
     stream_to_chunk f(c, nullptr);
     f.reset();
@@ -164,10 +167,7 @@ TEST(StreamToChunk, RxTimeWithoutASampleRateIsIgnoredAndCounted)
 
 TEST(StreamToChunk, RxTimeThatIsNotATimeOrBeforeSyncTimeIsIgnoredAndCounted)
 {
-    stream_to_chunk_config c = config();
-    c.sample_rate = 1e6;
-    c.sync_time = 100.0;
-    stream_to_chunk f(c, nullptr);
+    stream_to_chunk f(timed(1e6, 100.0), nullptr);
     f.reset();
     f.rx_time_tag(0, pmt::from_double(5.0));
     f.rx_time_tag(0, rx_time(99, 0.0));
