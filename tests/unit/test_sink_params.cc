@@ -9,6 +9,7 @@
 // and turned into the configs the block runs with.
 
 #include "mapping/sink_params.h"
+#include "plan_errors.h"
 #include <gnuradio/logger.h>
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
@@ -20,25 +21,12 @@ namespace {
 
 using namespace gr::spead;
 
-gr::logger_ptr test_logger()
-{
-    static auto logger = std::make_shared<gr::logger>("test sink_params");
-    return logger;
-}
+using spead_test::names;
+const auto test_logger = spead_test::plan_logger;
 
 std::string error_of(const sink_params& p)
 {
-    try {
-        plan_sink(p, test_logger());
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
-bool names(const std::string& what, const std::string& parameter)
-{
-    return what.rfind(parameter + ":", 0) == 0;
+    return spead_test::plan_error(plan_sink, p);
 }
 
 TEST(SinkParams, DefaultsPlanAUdpSinkTo127001Port7148)
@@ -59,30 +47,21 @@ TEST(SinkParams, DefaultsPlanAUdpSinkTo127001Port7148)
 
 TEST(SinkParams, EachBadParameterIsNamed)
 {
+    using bad = spead_test::bad_value<sink_params>;
+    spead_test::expect_each_named(
+        plan_sink,
+        sink_params(),
+        { bad{ [](sink_params& p) { p.ttl = 256; }, "ttl" }, // the udp config's check
+          bad{ [](sink_params& p) { p.flavour = "64-32"; }, "flavour" },
+          bad{ [](sink_params& p) { p.payload_item = 0x10; }, "payload_item" },
+          bad{ [](sink_params& p) { p.len_tag_key = ""; }, "heap_items" },
+          bad{ [](sink_params& p) { p.heap_cnt_step = 0; }, "heap_cnt_step" },
+          // the send stream config's own check
+          bad{ [](sink_params& p) { p.max_packet_size = 8; }, "max_packet_size" },
+          bad{ [](sink_params& p) { p.rate_gbps = -1; }, "rate_gbps" },
+          bad{ [](sink_params& p) { p.transport = "ibverbs"; }, "interface" } });
     sink_params p;
-    p.ttl = 256; // the udp config's own check
-    EXPECT_TRUE(names(error_of(p), "ttl")) << error_of(p);
-    p = sink_params();
-    p.flavour = "64-32";
-    EXPECT_TRUE(names(error_of(p), "flavour")) << error_of(p);
-    p = sink_params();
-    p.payload_item = 0x10;
-    EXPECT_TRUE(names(error_of(p), "payload_item")) << error_of(p);
-    p = sink_params();
-    p.len_tag_key = "";
-    EXPECT_TRUE(names(error_of(p), "heap_items")) << error_of(p);
-    p = sink_params();
-    p.heap_cnt_step = 0;
-    EXPECT_TRUE(names(error_of(p), "heap_cnt_step")) << error_of(p);
-    p = sink_params();
-    p.max_packet_size = 8; // the send stream config's own check
-    EXPECT_TRUE(names(error_of(p), "max_packet_size")) << error_of(p);
-    p = sink_params();
-    p.rate_gbps = -1;
-    EXPECT_TRUE(names(error_of(p), "rate_gbps")) << error_of(p);
-    p = sink_params();
     p.transport = "ibverbs";
-    EXPECT_TRUE(names(error_of(p), "interface")) << error_of(p);
     EXPECT_NE(error_of(p).find("sends through the RDMA device"), std::string::npos);
 }
 
