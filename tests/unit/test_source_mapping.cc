@@ -80,83 +80,76 @@ offsets(const source_output& out, const std::string& key, unsigned port = 0)
 
 // ---- heaps ---------------------------------------------------------------------------
 
+/*! A stream fed by the test, heap_to_stream on it, one output buffer. */
+struct heaps_rig {
+    recv::stream s;
+    fake_reader& r = s.emplace_reader<fake_reader>();
+    heap_to_stream m{ int16_heaps(), nullptr };
+    buffers b{ 1, 64 };
+    source_output out;
+    source_mapping::result fill(std::size_t max_items,
+                                std::uint64_t first_item = 0,
+                                std::chrono::microseconds wait = 1s)
+    {
+        return m.fill(s, b.room(max_items, first_item, wait), out);
+    }
+};
+
 TEST(SourceMapping, HeapsFillTheRoomWithWhatIsQueuedEachHeapTaggedAtItsFirstItem)
 {
-    recv::stream s;
-    auto& r = s.emplace_reader<fake_reader>();
-    r.feed({ heap(1, 8, 0), heap(2, 12, 100) });
-    heap_to_stream m(int16_heaps(), nullptr);
-    buffers b(1, 64);
-    source_output out;
-    const auto got = m.fill(s, b.room(32, 1000, 1s), out);
+    heaps_rig x;
+    x.r.feed({ heap(1, 8, 0), heap(2, 12, 100) });
+    const auto got = x.fill(32, 1000);
     EXPECT_EQ(got.what, source_mapping::status::filled);
     EXPECT_EQ(got.items, 10u); // 4 + 6 int16
-    EXPECT_EQ(bytes(b.data[0].begin(), b.data[0].begin() + 8), spead_test::pattern(8, 0));
-    EXPECT_EQ(bytes(b.data[0].begin() + 8, b.data[0].begin() + 20),
-              spead_test::pattern(12, 100));
-    EXPECT_EQ(offsets(out, "packet_len"), (std::vector<std::uint64_t>{ 1000, 1004 }));
-    EXPECT_EQ(counters(m).at("heaps_output"), 2u);
-    EXPECT_EQ(counters(m).at("bytes_output"), 20u);
+    const bytes& o = x.b.data[0];
+    EXPECT_EQ(bytes(o.begin(), o.begin() + 8), spead_test::pattern(8, 0));
+    EXPECT_EQ(bytes(o.begin() + 8, o.begin() + 20), spead_test::pattern(12, 100));
+    EXPECT_EQ(offsets(x.out, "packet_len"), (std::vector<std::uint64_t>{ 1000, 1004 }));
+    EXPECT_EQ(counters(x.m).at("heaps_output"), 2u);
+    EXPECT_EQ(counters(x.m).at("bytes_output"), 20u);
 }
 
 TEST(SourceMapping, AHeapThatDoesNotFitWaitsWholeForTheNextCall)
 {
-    recv::stream s;
-    auto& r = s.emplace_reader<fake_reader>();
-    r.feed({ heap(1, 8, 0), heap(2, 8, 50) });
-    heap_to_stream m(int16_heaps(), nullptr);
-    buffers b(1, 64);
-    source_output out;
-    EXPECT_EQ(m.fill(s, b.room(6), out).items, 4u); // never split
-    out.clear();
-    const auto next = m.fill(s, b.room(6, 4), out);
-    EXPECT_EQ(next.items, 4u);
-    EXPECT_EQ(bytes(b.data[0].begin(), b.data[0].begin() + 8),
+    heaps_rig x;
+    x.r.feed({ heap(1, 8, 0), heap(2, 8, 50) });
+    EXPECT_EQ(x.fill(6).items, 4u); // never split
+    x.out.clear();
+    EXPECT_EQ(x.fill(6, 4).items, 4u);
+    EXPECT_EQ(bytes(x.b.data[0].begin(), x.b.data[0].begin() + 8),
               spead_test::pattern(8, 50));
-    EXPECT_EQ(offsets(out, "heap_cnt"), (std::vector<std::uint64_t>{ 4 }));
+    EXPECT_EQ(offsets(x.out, "heap_cnt"), (std::vector<std::uint64_t>{ 4 }));
 }
 
 TEST(SourceMapping, AHeapLargerThanTheRoomOfferedIsDroppedAndCounted)
 {
-    recv::stream s;
-    auto& r = s.emplace_reader<fake_reader>();
-    r.feed({ heap(1, 16, 0), heap(2, 4, 9) });
-    heap_to_stream m(int16_heaps(), nullptr);
-    buffers b(1, 64);
-    source_output out;
-    const auto got = m.fill(s, b.room(4), out);
-    EXPECT_EQ(got.items, 2u); // heap 2 only
-    EXPECT_EQ(counters(m).at("heaps_dropped_too_large_for_output"), 1u);
+    heaps_rig x;
+    x.r.feed({ heap(1, 16, 0), heap(2, 4, 9) });
+    EXPECT_EQ(x.fill(4).items, 2u); // heap 2 only
+    EXPECT_EQ(counters(x.m).at("heaps_dropped_too_large_for_output"), 1u);
 }
 
 TEST(SourceMapping, NothingQueuedIsATimeoutAndAnEndedStreamIsStopped)
 {
-    recv::stream s;
-    auto& r = s.emplace_reader<fake_reader>();
-    heap_to_stream m(int16_heaps(), nullptr);
-    buffers b(1, 64);
-    source_output out;
-    EXPECT_EQ(m.fill(s, b.room(32, 0, 1ms), out).what, source_mapping::status::timeout);
-    r.feed({ heap(1, 4, 0) });
-    r.finish();
-    EXPECT_EQ(m.fill(s, b.room(32, 0, 1s), out).items, 2u); // what was queued first
-    EXPECT_EQ(m.fill(s, b.room(32, 0, 1s), out).what, source_mapping::status::stopped);
+    heaps_rig x;
+    EXPECT_EQ(x.fill(32, 0, 1ms).what, source_mapping::status::timeout);
+    x.r.feed({ heap(1, 4, 0) });
+    x.r.finish();
+    EXPECT_EQ(x.fill(32).items, 2u); // what was queued first
+    EXPECT_EQ(x.fill(32).what, source_mapping::status::stopped);
 }
 
 TEST(SourceMapping, HeapsBecomePdusOnlyWhenWanted)
 {
-    recv::stream s;
-    auto& r = s.emplace_reader<fake_reader>();
-    heap_to_stream m(int16_heaps(), nullptr);
-    buffers b(1, 64);
-    source_output out;
-    r.feed({ heap(1, 4, 0) });
-    EXPECT_EQ(m.fill(s, b.room(8, 0, 1s), out).items, 2u);
-    EXPECT_TRUE(out.heaps.empty());
-    out.want_heaps = true;
-    r.feed({ heap(2, 4, 0) });
-    EXPECT_EQ(m.fill(s, b.room(8, 2, 1s), out).items, 2u);
-    EXPECT_EQ(out.heaps.size(), 1u);
+    heaps_rig x;
+    x.r.feed({ heap(1, 4, 0) });
+    EXPECT_EQ(x.fill(8).items, 2u);
+    EXPECT_TRUE(x.out.heaps.empty());
+    x.out.want_heaps = true;
+    x.r.feed({ heap(2, 4, 0) });
+    EXPECT_EQ(x.fill(8, 2).items, 2u);
+    EXPECT_EQ(x.out.heaps.size(), 1u);
 }
 
 // ---- continuous ----------------------------------------------------------------------
