@@ -8,9 +8,12 @@
 #ifndef INCLUDED_SPEAD_TEST_PLAN_ERRORS_H
 #define INCLUDED_SPEAD_TEST_PLAN_ERRORS_H
 
-// What the tests of plan_source and plan_sink share: the message a plan throws, and
-// whether it names the block parameter first.
+// What the tests of plan_source and plan_sink share: the message a plan throws
+// (error_of), whether it names the block parameter first (names), and a table of bad
+// values each refused naming its parameter (expect_each_named).
 
+#include "mapping/sink_params.h"
+#include "mapping/source_params.h"
 #include <gnuradio/logger.h>
 #include <gtest/gtest.h>
 #include <functional>
@@ -36,6 +39,16 @@ std::string plan_error(Plan&& plan, const Params& p)
         return e.what();
     }
     return "(no error)";
+}
+
+inline std::string error_of(const gr::spead::source_params& p)
+{
+    return plan_error(gr::spead::plan_source, p);
+}
+
+inline std::string error_of(const gr::spead::sink_params& p)
+{
+    return plan_error(gr::spead::plan_sink, p);
 }
 
 /*! \p what starts with "parameter:". */

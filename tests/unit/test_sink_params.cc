@@ -21,13 +21,9 @@ namespace {
 
 using namespace gr::spead;
 
+using spead_test::error_of;
 using spead_test::names;
 const auto test_logger = spead_test::plan_logger;
-
-std::string error_of(const sink_params& p)
-{
-    return spead_test::plan_error(plan_sink, p);
-}
 
 TEST(SinkParams, DefaultsPlanAUdpSinkTo127001Port7148)
 {

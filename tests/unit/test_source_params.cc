@@ -19,13 +19,9 @@ namespace {
 
 using namespace gr::spead;
 
+using spead_test::error_of;
 using spead_test::names;
 const auto test_logger = spead_test::plan_logger;
-
-std::string error_of(const source_params& p)
-{
-    return spead_test::plan_error(plan_source, p);
-}
 
 TEST(SourceParams, DefaultsPlanAUdpSourceOnPort7148)
 {
