@@ -15,6 +15,7 @@
 #include "protocol/packetiser.h"
 #include <gnuradio/spead/send_heap.h>
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <vector>
@@ -148,8 +149,8 @@ TEST(HeapToStream, ThePayloadItemIsChosenOrEveryAddressedItemConcatenated)
 
     heap_to_stream all(config_for("int8"), nullptr);
     auto o = map(all, received);
-    std::vector<std::uint8_t> both = a;
-    both.insert(both.end(), b.begin(), b.end());
+    std::vector<std::uint8_t> both(a.size() + b.size(), 0xbb);
+    std::fill(both.begin(), both.begin() + 8, 0xaa); // a, then b
     EXPECT_EQ(o.bytes, both);
 
     auto c = config_for("int8");
