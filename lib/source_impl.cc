@@ -88,21 +88,6 @@ source::sptr source::make(const std::string& transport,
 namespace {
 /*! Outputs the block is made with: a bad value still makes a signature (of one
  * output); plan_source then refuses it naming the parameter. */
-chunk_to_stream_config series_config(const source_plan& plan,
-                                     const heap_to_stream& mapping)
-{
-    chunk_to_stream_config c;
-    c.item_size = plan.item_size;
-    c.outputs = plan.outputs;
-    // Continuous mode has no payload descriptor to read the order from: auto keeps
-    // the bytes as received (docs/continuous.md).
-    if (plan.mapping.byte_order == byte_order_mode::swap)
-        c.swap_unit = plan.mapping.type.component_size();
-    if (plan.mapping.sample_rate > 0)
-        c.rx_time = [&mapping](std::uint64_t t) { return mapping.rx_time(t); };
-    return c;
-}
-
 int output_count(const source_params& p)
 {
     if (p.output_mode != "continuous" || p.substreams < 1 || p.substreams > 1024)
@@ -119,8 +104,7 @@ source_impl::source_impl(const source_params& params)
                                  output_count(params),
                                  io_signature_size(params.item_type, params.vlen))),
       d_plan(logged_on_error(d_logger, [&] { return plan_source(params, d_logger); })),
-      d_mapping(d_plan.mapping, d_logger),
-      d_series(series_config(d_plan, d_mapping)),
+      d_mapping(make_source_mapping(d_plan, d_logger)),
       d_stats_timer(d_plan.stats_interval),
       d_descriptors_port(pmt::mp("descriptors")),
       d_heaps_port(pmt::mp("heaps")),
@@ -129,28 +113,12 @@ source_impl::source_impl(const source_params& params)
     message_port_register_out(d_descriptors_port);
     message_port_register_out(d_heaps_port);
     message_port_register_out(d_stats_port);
-
-    // The scheduler calls work() with at most half the output buffer, and only when at
-    // least min_noutput_items fit: so any heap up to max_heap_size always fits, and
-    // work() never has to return empty-handed for lack of space.
-    // Continuous mode copies any number of items (a heap may be split), so it needs
-    // neither for correctness; but with GNU Radio's default 32 KiB buffers every
-    // work() (and the downstream block's) moves a few KiB, and the scheduler's
-    // hand-offs cost more CPU than the data. 2 MiB per output (a chunk or two), less
-    // with many outputs, at least 256 KiB.
-    if (!d_plan.continuous) {
-        set_min_output_buffer(static_cast<long>(2 * d_plan.max_items));
-        set_min_noutput_items(static_cast<int>(d_plan.max_items));
-    } else {
-        constexpr std::size_t per_output = std::size_t(2) << 20;
-        constexpr std::size_t all_outputs = std::size_t(32) << 20;
-        constexpr std::size_t least = std::size_t(256) << 10;
-        const std::size_t bytes = std::max(
-            least,
-            std::min(per_output, all_outputs / std::max<std::size_t>(1, d_plan.outputs)));
-        set_min_output_buffer(
-            static_cast<long>(std::max<std::size_t>(1, bytes / d_mapping.item_size())));
-    }
+    // The scheduler calls work() with at most half the output buffer, and only when
+    // at least min_noutput_items fit: heaps mode then never has to return
+    // empty-handed for lack of space (see the mappings).
+    set_min_output_buffer(static_cast<long>(d_mapping->min_output_items()));
+    if (d_mapping->min_noutput_items() > 0)
+        set_min_noutput_items(static_cast<int>(d_mapping->min_noutput_items()));
 
     // Bind now: errors show when the block is made, and nothing sent after make() is
     // missed (a flowgraph's sink may start sending before this block starts). A capture
@@ -216,11 +184,7 @@ void source_impl::open_stream()
     std::lock_guard<std::mutex> lock(d_stream_mutex);
     d_stream = std::move(stream);
     d_bound = std::move(bound);
-    d_heaps_output = 0;
-    d_bytes_output = 0;
-    d_heaps_dropped_too_large_for_output = 0;
-    d_mapping.reset_counters();
-    d_series.reset();
+    d_mapping->reset();
 }
 
 void source_impl::close_stream()
@@ -235,15 +199,14 @@ void source_impl::close_stream()
         stream = std::move(d_stream);
         d_bound.clear();
     }
-    d_pending = recv::heap();
-    d_series.reset();
+    d_mapping->release();
     stream.reset(); // closes the sockets
 }
 
 bool source_impl::start()
 {
-    d_pending = recv::heap();
-    d_heaps_port_connected = !pmt::is_null(message_subscribers(d_heaps_port));
+    d_mapping->release();
+    d_output.want_heaps = !pmt::is_null(message_subscribers(d_heaps_port));
     d_stats_timer.reset();
     bool have_stream;
     {
@@ -266,7 +229,7 @@ bool source_impl::stop()
 {
     // GNU Radio 3.10 records the allocated size as this block's max output buffer,
     // which on the next start() would override (and undo) our min output buffer.
-    if (max_output_buffer(0) >= static_cast<long>(2 * d_plan.max_items))
+    if (max_output_buffer(0) >= static_cast<long>(d_mapping->min_output_items()))
         set_max_output_buffer(-1);
     publish_stats_if_due(true);
     close_stream();
@@ -288,17 +251,6 @@ bool source_impl::stop()
     return true;
 }
 
-bool source_impl::take_heap()
-{
-    d_new_descriptors.clear();
-    const auto verdict = d_mapping.take(d_pending, d_new_descriptors);
-    for (const auto& d : d_new_descriptors)
-        message_port_pub(d_descriptors_port, d);
-    if (d_heaps_port_connected)
-        message_port_pub(d_heaps_port, d_mapping.pdu(d_pending));
-    return verdict == heap_to_stream::verdict::output;
-}
-
 std::map<std::string, std::uint64_t> source_impl::stats() const
 {
     std::map<std::string, std::uint64_t> out;
@@ -309,14 +261,7 @@ std::map<std::string, std::uint64_t> source_impl::stats() const
             out[kv.first] = kv.second;
     }
     // The block's own counters (the stream's list names them too, at zero).
-    out["heaps_without_payload"] = d_mapping.heaps_without_payload();
-    out["heaps_dropped_partial_item"] = d_mapping.heaps_dropped_partial_item();
-    out["heaps_dropped_too_large_for_output"] =
-        d_heaps_dropped_too_large_for_output.load();
-    out["heaps_output"] = d_heaps_output.load();
-    out["bytes_output"] = d_bytes_output.load();
-    if (d_plan.continuous)
-        out["items_zero_filled"] = out["bytes_zero_filled"] / d_mapping.item_size();
+    d_mapping->add_counters(out);
     return out;
 }
 
@@ -339,57 +284,14 @@ void source_impl::publish_stats_if_due(bool force)
             stats_to_pmt(shown_stats(stats(), d_plan.transport.kind, d_plan.continuous)));
 }
 
-void source_impl::take_control_heaps()
+void source_impl::publish(const source_output& out)
 {
-    // Descriptors and stream control: their messages go out, they give no items.
-    while (d_stream->try_pop(d_pending)) {
-        take_heap();
-        d_pending = recv::heap();
-    }
-}
-
-int source_impl::work_continuous(int noutput_items, gr_vector_void_star& output_items)
-{
-    int produced = 0;
-    for (;;) {
-        if (!d_series.has_chunk()) {
-            take_control_heaps();
-            recv::chunk_entry entry;
-            if (produced > 0) {
-                if (!d_stream->try_pop_chunk(entry))
-                    break;
-            } else {
-                const auto result = d_stream->pop_chunk(entry, heap_wait);
-                if (result == recv::stream::pop_result::timeout) {
-                    publish_stats_if_due(false);
-                    boost::this_thread::interruption_point(); // tb.stop()
-                    continue;
-                }
-                if (result == recv::stream::pop_result::stopped) {
-                    take_control_heaps();
-                    publish_stats_if_due(true);
-                    return WORK_DONE;
-                }
-            }
-            d_series.take(std::move(entry), d_stream->get_heap_bytes());
-        }
-        d_series_tags.clear();
-        const std::size_t n = d_series.write(output_items,
-                                             std::size_t(produced),
-                                             std::size_t(noutput_items - produced),
-                                             nitems_written(0) + std::uint64_t(produced),
-                                             d_series_tags);
-        for (const auto& t : d_series_tags)
-            add_item_tag(t.port, t.tag);
-        produced += static_cast<int>(n);
-        d_bytes_output += n * d_mapping.item_size() * d_plan.outputs;
-        if (d_series.chunk_done())
-            d_stream->return_chunk(d_series.give_back());
-        if (produced == noutput_items)
-            break;
-    }
-    publish_stats_if_due(false);
-    return produced;
+    for (const auto& d : out.descriptors)
+        message_port_pub(d_descriptors_port, d);
+    for (const auto& pdu : out.heaps)
+        message_port_pub(d_heaps_port, pdu);
+    for (const auto& t : out.tags)
+        add_item_tag(t.port, t.tag);
 }
 
 int source_impl::work(int noutput_items,
@@ -398,70 +300,24 @@ int source_impl::work(int noutput_items,
 {
     if (!d_stream)
         return WORK_DONE; // start() could not open the stream (logged)
-    if (d_plan.continuous)
-        return work_continuous(noutput_items, output_items);
-    auto* out = static_cast<std::uint8_t*>(output_items[0]);
-    const std::size_t item_size = d_mapping.item_size();
-    int produced = 0;
+    const output_room room{ &output_items,
+                            static_cast<std::size_t>(noutput_items),
+                            nitems_written(0),
+                            heap_wait };
     for (;;) {
-        if (!d_pending) {
-            if (produced > 0) {
-                // Fill the rest of this call with what is already there, no waiting.
-                if (!d_stream->try_pop(d_pending))
-                    break;
-            } else {
-                // Wait for a heap: returning 0 would park the block for 250 ms.
-                const auto result = d_stream->pop(d_pending, heap_wait);
-                if (result == recv::stream::pop_result::timeout) {
-                    publish_stats_if_due(false);
-                    boost::this_thread::interruption_point(); // tb.stop()
-                    continue;
-                }
-                if (result == recv::stream::pop_result::stopped) {
-                    // A stop heap, the end of a capture or a reader failure (logged
-                    // and counted by the stream), with every queued heap output.
-                    publish_stats_if_due(true);
-                    return WORK_DONE;
-                }
-            }
-            if (!take_heap()) {
-                d_pending = recv::heap();
-                continue;
-            }
+        d_output.clear();
+        const auto filled = d_mapping->fill(*d_stream, room, d_output);
+        publish(d_output);
+        if (filled.what == source_mapping::status::stopped) {
+            publish_stats_if_due(true);
+            return WORK_DONE;
         }
-        const auto items = static_cast<int>(d_mapping.items());
-        if (items > noutput_items - produced) {
-            if (produced == 0) {
-                // Only when the scheduler caps noutput_items (max_noutput_items):
-                // min_noutput_items otherwise guarantees room for the largest heap.
-                d_heaps_dropped_too_large_for_output++;
-                d_logger->warn("heap {}: {} items do not fit the {} the scheduler "
-                               "offers; dropped (do not cap max_noutput_items below {})",
-                               d_pending.cnt(),
-                               items,
-                               noutput_items,
-                               d_plan.max_items);
-                d_pending = recv::heap();
-                continue;
-            }
-            break; // next call: a heap is never split
-        }
-        const std::uint64_t first =
-            nitems_written(0) + static_cast<std::uint64_t>(produced);
-        d_tags.clear();
-        d_mapping.write(d_pending,
-                        out + static_cast<std::size_t>(produced) * item_size,
-                        first,
-                        d_tags);
-        for (const auto& tag : d_tags)
-            add_item_tag(0, tag);
-        produced += items;
-        d_heaps_output++;
-        d_bytes_output += static_cast<std::uint64_t>(items) * item_size;
-        d_pending = recv::heap();
+        publish_stats_if_due(false);
+        if (filled.what == source_mapping::status::filled)
+            return static_cast<int>(filled.items);
+        // Nothing yet: wait again (returning 0 would park the block for 250 ms).
+        boost::this_thread::interruption_point(); // tb.stop()
     }
-    publish_stats_if_due(false);
-    return produced;
 }
 
 } // namespace spead

@@ -13,23 +13,104 @@
 namespace gr {
 namespace spead {
 
-chunk_to_stream::chunk_to_stream(const chunk_to_stream_config& config)
+chunk_to_stream::chunk_to_stream(const chunk_to_stream_config& config,
+                                 std::unique_ptr<heap_to_stream> control)
     : d_config(config),
       d_rx_time_key(pmt::mp("rx_time")),
       d_missing_key(pmt::mp("heap_missing")),
       d_incomplete_key(pmt::mp("heap_incomplete")),
-      d_source_id(pmt::mp("spead_source"))
+      d_source_id(pmt::mp("spead_source")),
+      d_control(std::move(control))
 {
     if (config.item_size == 0 || config.outputs == 0)
         throw std::invalid_argument("chunk_to_stream: item_size and outputs must be > 0");
 }
 
-void chunk_to_stream::reset()
+void chunk_to_stream::reset_chunk()
 {
     d_entry = recv::chunk_entry();
     d_taken = false;
     d_offset = d_total = 0;
     d_retag = true;
+    d_control_heap = recv::heap();
+}
+
+void chunk_to_stream::reset()
+{
+    reset_chunk();
+    if (d_control)
+        d_control->reset();
+    d_bytes_output = 0;
+}
+
+void chunk_to_stream::add_counters(std::map<std::string, std::uint64_t>& stats) const
+{
+    if (d_control)
+        d_control->add_counters(stats);
+    stats["bytes_output"] = d_bytes_output.load();
+    stats["items_zero_filled"] = stats["bytes_zero_filled"] / d_config.item_size;
+}
+
+std::size_t chunk_to_stream::min_output_items() const
+{
+    // A heap may be split, so no size is needed for correctness; but with GNU
+    // Radio's default 32 KiB buffers every work() (and the downstream block's) moves
+    // a few KiB, and the scheduler's hand-offs cost more CPU than the data.
+    constexpr std::size_t per_output = std::size_t(2) << 20;
+    constexpr std::size_t all_outputs = std::size_t(32) << 20;
+    constexpr std::size_t least = std::size_t(256) << 10;
+    const std::size_t bytes =
+        std::max(least, std::min(per_output, all_outputs / d_config.outputs));
+    return std::max<std::size_t>(1, bytes / d_config.item_size);
+}
+
+void chunk_to_stream::take_control_heaps(recv::stream& stream, source_output& out)
+{
+    // Descriptors and stream control: their messages go out, they give no items.
+    while (stream.try_pop(d_control_heap)) {
+        if (d_control)
+            d_control->take(d_control_heap, out);
+        d_control_heap = recv::heap();
+    }
+}
+
+source_mapping::result
+chunk_to_stream::fill(recv::stream& stream, const output_room& room, source_output& out)
+{
+    std::size_t produced = 0;
+    while (produced < room.max_items) {
+        if (!d_taken) {
+            take_control_heaps(stream, out);
+            // Once items are written, the rest of this call takes what is there.
+            recv::chunk_entry entry;
+            const auto popped = next(stream,
+                                     entry,
+                                     produced == 0,
+                                     room.wait,
+                                     &recv::stream::pop_chunk,
+                                     &recv::stream::try_pop_chunk);
+            if (popped == recv::stream::pop_result::timeout) {
+                if (produced > 0)
+                    break;
+                return { status::timeout, 0 };
+            }
+            if (popped == recv::stream::pop_result::stopped) {
+                take_control_heaps(stream, out);
+                return { status::stopped, 0 };
+            }
+            take(std::move(entry), stream.get_heap_bytes());
+        }
+        const std::size_t n = write(*room.outputs,
+                                    produced,
+                                    room.max_items - produced,
+                                    room.first_item + produced,
+                                    out.tags);
+        produced += n;
+        d_bytes_output += n * d_config.item_size * d_config.outputs;
+        if (chunk_done())
+            stream.return_chunk(give_back());
+    }
+    return { status::filled, produced };
 }
 
 void chunk_to_stream::take(recv::chunk_entry&& entry, std::size_t heap_bytes)

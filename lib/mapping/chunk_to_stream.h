@@ -8,16 +8,21 @@
 #ifndef INCLUDED_SPEAD_MAPPING_CHUNK_TO_STREAM_H
 #define INCLUDED_SPEAD_MAPPING_CHUNK_TO_STREAM_H
 
+#include "mapping/heap_to_stream.h"
 #include "mapping/item_type.h"
+#include "mapping/source_mapping.h"
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/recv_chunk.h>
 #include <gnuradio/tags.h>
 #include <gnuradio/types.h>
 #include <pmt/pmt.h>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -33,12 +38,6 @@ struct chunk_to_stream_config {
     std::function<pmt::pmt_t(std::uint64_t)> rx_time;
 };
 
-/*! A tag and the output it goes on. */
-struct output_tag {
-    unsigned port;
-    gr::tag_t tag;
-};
-
 /*!
  * \brief A continuous stream's chunks → items on every output, with their tags
  * (docs/continuous.md): `rx_time` on the first item and after every discontinuity (a
@@ -47,15 +46,33 @@ struct output_tag {
  * again there), `heap_incomplete` (uint64: bytes received) on an incomplete heap
  * output as received.
  *
- * A chunk may be written over several calls (a heap may be split between them). No
- * scheduler here: spead.source's work() pops chunks from the stream, hands each to
- * take(), writes it out with write() and gives it back. Not thread-safe (the block's
- * work thread).
+ * spead.source's `continuous` output mode. fill() runs it all: it pops each chunk,
+ * take()s it, write()s it out, over several calls if need be (a heap may be split
+ * between them), and gives it back; the heaps the stream delivers beside the chunks
+ * (descriptors, stop) go to \p control for their messages. No scheduler here:
+ * spead.source's work() calls fill(). Not thread-safe (the block's work thread); the
+ * counters may be read from any thread.
  */
-class SPEAD_API chunk_to_stream
+class SPEAD_API chunk_to_stream : public source_mapping
 {
 public:
-    explicit chunk_to_stream(const chunk_to_stream_config& config);
+    /*! \p control: maps the heaps beside the chunks (their descriptors and PDUs);
+     * none: they are dropped. */
+    explicit chunk_to_stream(const chunk_to_stream_config& config,
+                             std::unique_ptr<heap_to_stream> control = nullptr);
+
+    result
+    fill(recv::stream& stream, const output_room& room, source_output& out) override;
+    void release() override { reset_chunk(); }
+    /*! A new run: the first item is tagged rx_time again, counters zeroed. */
+    void reset() override;
+    /*! The control heaps' counters (heap_to_stream's), bytes_output and
+     * items_zero_filled. */
+    void add_counters(std::map<std::string, std::uint64_t>& stats) const override;
+    /*! A chunk or two: 2 MiB per output, less with many outputs, at least 256 KiB. */
+    std::size_t min_output_items() const override;
+    /*! Any number: a heap may be split. */
+    std::size_t min_noutput_items() const override { return 0; }
 
     /*! A chunk (or lost positions) to write out; \p heap_bytes: each heap's size. */
     void take(recv::chunk_entry&& entry, std::size_t heap_bytes);
@@ -74,10 +91,12 @@ public:
     bool chunk_done() const { return d_taken && d_offset == d_total; }
     /*! The chunk written out (null for lost positions), to give back to the stream. */
     std::unique_ptr<recv::chunk> give_back();
-    /*! A new run: the first item is tagged rx_time again. */
-    void reset();
 
 private:
+    /*! Nothing pending; the next position written gets rx_time. */
+    void reset_chunk();
+    /*! Takes the heaps waiting beside the chunks (descriptors, stop). */
+    void take_control_heaps(recv::stream& stream, source_output& out);
     void
     tag_position(std::size_t p, std::uint64_t at_item, std::vector<output_tag>& tags);
     void add(std::vector<output_tag>& tags,
@@ -91,6 +110,9 @@ private:
     const pmt::pmt_t d_missing_key;
     const pmt::pmt_t d_incomplete_key;
     const pmt::pmt_t d_source_id;
+    const std::unique_ptr<heap_to_stream> d_control;
+    recv::heap d_control_heap;
+    std::atomic<std::uint64_t> d_bytes_output{ 0 };
 
     recv::chunk_entry d_entry;
     bool d_taken = false;

@@ -62,10 +62,81 @@ heap_to_stream::heap_to_stream(const heap_to_stream_config& config, gr::logger_p
 {
 }
 
-void heap_to_stream::reset_counters()
+void heap_to_stream::reset()
 {
+    d_pending = recv::heap();
     d_without_payload = 0;
     d_partial_item = 0;
+    d_too_large_for_output = 0;
+    d_heaps_output = 0;
+    d_bytes_output = 0;
+}
+
+void heap_to_stream::add_counters(std::map<std::string, std::uint64_t>& stats) const
+{
+    stats["heaps_without_payload"] = d_without_payload.load();
+    stats["heaps_dropped_partial_item"] = d_partial_item.load();
+    stats["heaps_dropped_too_large_for_output"] = d_too_large_for_output.load();
+    stats["heaps_output"] = d_heaps_output.load();
+    stats["bytes_output"] = d_bytes_output.load();
+}
+
+source_mapping::result
+heap_to_stream::fill(recv::stream& stream, const output_room& room, source_output& out)
+{
+    auto* dst = static_cast<std::uint8_t*>((*room.outputs)[0]);
+    const std::size_t max_items = room.max_items;
+    std::size_t produced = 0;
+    for (;;) {
+        if (!d_pending) {
+            // Once items are written, the rest of this call takes what is there.
+            const auto popped = next(stream,
+                                     d_pending,
+                                     produced == 0,
+                                     room.wait,
+                                     &recv::stream::pop,
+                                     &recv::stream::try_pop);
+            if (popped != recv::stream::pop_result::heap) {
+                if (produced > 0)
+                    break;
+                // stopped: a stop heap, the end of a capture or a reader failure
+                // (logged and counted by the stream), with every queued heap output.
+                return { popped == recv::stream::pop_result::timeout ? status::timeout
+                                                                     : status::stopped,
+                         0 };
+            }
+            if (take(d_pending, out) != verdict::output) {
+                d_pending = recv::heap();
+                continue;
+            }
+        }
+        if (d_items > max_items - produced) {
+            if (produced > 0)
+                break; // next call: a heap is never split
+            // Only when the scheduler caps noutput_items (max_noutput_items):
+            // min_noutput_items otherwise guarantees room for the largest heap.
+            d_too_large_for_output++;
+            if (d_logger)
+                d_logger->warn("heap {}: {} items do not fit the {} the scheduler "
+                               "offers; dropped (do not cap max_noutput_items below {})",
+                               d_pending.cnt(),
+                               d_items,
+                               max_items,
+                               d_config.max_items);
+            d_pending = recv::heap();
+            continue;
+        }
+        d_tags.clear();
+        write(
+            d_pending, dst + produced * d_item_size, room.first_item + produced, d_tags);
+        for (gr::tag_t& t : d_tags)
+            out.tags.push_back({ 0, std::move(t) });
+        produced += d_items;
+        d_heaps_output++;
+        d_bytes_output += d_items * d_item_size;
+        d_pending = recv::heap();
+    }
+    return { status::filled, produced };
 }
 
 heap_to_stream::item_info& heap_to_stream::info_for(std::uint64_t id)
@@ -111,6 +182,14 @@ std::size_t heap_to_stream::collect_payload(const recv::heap& h)
             break; // the first item with that id
     }
     return total;
+}
+
+heap_to_stream::verdict heap_to_stream::take(const recv::heap& h, source_output& out)
+{
+    const verdict v = take(h, out.descriptors);
+    if (out.want_heaps)
+        out.heaps.push_back(pdu(h));
+    return v;
 }
 
 heap_to_stream::verdict heap_to_stream::take(const recv::heap& h,
@@ -169,9 +248,8 @@ bool heap_to_stream::timestamp_of(const recv::heap& h, std::uint64_t& value) con
     return true;
 }
 
-pmt::pmt_t heap_to_stream::rx_time(std::uint64_t timestamp) const
+pmt::pmt_t rx_time_of(std::uint64_t timestamp, double rate, double sync_time)
 {
-    const double rate = d_config.sample_rate;
     std::uint64_t secs;
     double frac;
     // An integer rate splits exactly; otherwise long double keeps sub-ns precision
@@ -186,9 +264,9 @@ pmt::pmt_t heap_to_stream::rx_time(std::uint64_t timestamp) const
         secs = static_cast<std::uint64_t>(whole);
         frac = static_cast<double>(t - whole);
     }
-    const double sync_whole = std::floor(d_config.sync_time);
+    const double sync_whole = std::floor(sync_time);
     secs += static_cast<std::uint64_t>(sync_whole);
-    frac += d_config.sync_time - sync_whole;
+    frac += sync_time - sync_whole;
     if (frac >= 1.0) {
         frac -= 1.0;
         secs++;

@@ -9,6 +9,7 @@
 #define INCLUDED_SPEAD_MAPPING_HEAP_TO_STREAM_H
 
 #include "mapping/item_type.h"
+#include "mapping/source_mapping.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/recv_heap.h>
@@ -18,6 +19,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,20 +39,41 @@ struct heap_to_stream_config {
     std::uint64_t timestamp_item = 0;
     double sample_rate = 0.0; //!< samples per second of the counter
     double sync_time = 0.0;   //!< UNIX time of timestamp 0
+    /*! Items of the largest heap (max_heap_size): the output buffer holds two. */
+    std::size_t max_items = 1;
 };
 
+/*! rx_time of a timestamp: (uint64 seconds, double fraction), as UHD's, counting
+ * \p sample_rate timestamps per second from \p sync_time (UNIX seconds). */
+SPEAD_API pmt::pmt_t
+rx_time_of(std::uint64_t timestamp, double sample_rate, double sync_time);
+
 /*!
- * \brief A received heap → stream items and the tags on its first item, its
- * descriptors → `descriptors` messages, the heap → a `heaps` PDU (docs/usage.md).
+ * \brief spead.source's `heaps` output mode: a received heap → stream items and the
+ * tags on its first item, its descriptors → `descriptors` messages, the heap → a
+ * `heaps` PDU (docs/usage.md).
  *
- * No scheduler here: spead.source hands each heap to take(), and, when it has room,
- * to write(). Not thread-safe (the block's work thread); the counters may be read from
- * any thread.
+ * fill() runs it all: it pops each heap, take()s it and, when there is room,
+ * write()s it (a heap is never split). No scheduler here: spead.source's work()
+ * calls fill(). Not thread-safe (the block's work thread); the counters may be read
+ * from any thread.
  */
-class SPEAD_API heap_to_stream
+class SPEAD_API heap_to_stream : public source_mapping
 {
 public:
     heap_to_stream(const heap_to_stream_config& config, gr::logger_ptr logger);
+
+    result
+    fill(recv::stream& stream, const output_room& room, source_output& out) override;
+    void release() override { d_pending = recv::heap(); }
+    void reset() override;
+    /*! heaps_without_payload, heaps_dropped_partial_item,
+     * heaps_dropped_too_large_for_output, heaps_output, bytes_output. */
+    void add_counters(std::map<std::string, std::uint64_t>& stats) const override;
+    /*! Two of the largest heap. */
+    std::size_t min_output_items() const override { return 2 * d_config.max_items; }
+    /*! The largest heap. */
+    std::size_t min_noutput_items() const override { return d_config.max_items; }
 
     enum class verdict {
         output,      //!< items() items to write
@@ -64,6 +87,8 @@ public:
      * output.
      */
     verdict take(const recv::heap& h, std::vector<pmt::pmt_t>& new_descriptors);
+    /*! take(), with the descriptors and (when wanted) the heap's PDU put in \p out. */
+    verdict take(const recv::heap& h, source_output& out);
     /*! Items of the heap last taken. */
     std::size_t items() const { return d_items; }
     /*! Writes the heap last taken to \p out (items() × item size bytes), in the
@@ -78,14 +103,15 @@ public:
      * received). */
     pmt::pmt_t pdu(const recv::heap& h);
     /*! rx_time of a timestamp: (uint64 seconds, double fraction), as UHD's. */
-    pmt::pmt_t rx_time(std::uint64_t timestamp) const;
+    pmt::pmt_t rx_time(std::uint64_t timestamp) const
+    {
+        return rx_time_of(timestamp, d_config.sample_rate, d_config.sync_time);
+    }
 
     /*! Bytes of one output item (item type × vlen). */
     std::size_t item_size() const { return d_item_size; }
     std::uint64_t heaps_without_payload() const { return d_without_payload.load(); }
     std::uint64_t heaps_dropped_partial_item() const { return d_partial_item.load(); }
-    /*! Zeroes the counters (a new run). */
-    void reset_counters();
 
 private:
     /*! What is known of an item id: its tag key and how to order its bytes. */
@@ -121,8 +147,13 @@ private:
     bool d_known_full_warned = false;
     std::vector<payload_piece> d_pieces; //!< of the heap last taken
     std::size_t d_items = 0;
+    recv::heap d_pending;          //!< taken from the queue, waiting for output space
+    std::vector<gr::tag_t> d_tags; //!< of the heap being written
     std::atomic<std::uint64_t> d_without_payload{ 0 };
     std::atomic<std::uint64_t> d_partial_item{ 0 };
+    std::atomic<std::uint64_t> d_too_large_for_output{ 0 };
+    std::atomic<std::uint64_t> d_heaps_output{ 0 };
+    std::atomic<std::uint64_t> d_bytes_output{ 0 };
 };
 
 } // namespace spead

@@ -32,7 +32,7 @@ void check_item_id(const std::string& parameter,
 
 void plan_mapping(const sink_params& p, sink_plan& plan)
 {
-    stream_to_heap_config& m = plan.mapping;
+    stream_to_heap_config& m = plan.heaps;
     m.type = item_type::parse(p.item_type);
     m.byte_order = parse_byte_order(p.byte_order, false);
     if (p.vlen < 1 || p.vlen > (1u << 24))
@@ -87,17 +87,21 @@ void check_data_item_id(const std::string& parameter,
                         const sink_plan& plan,
                         const std::string& default_id)
 {
-    check_item_id(parameter, id, plan.mapping.flavour, default_id);
-    if (id == plan.mapping.payload_item)
+    check_item_id(parameter, id, plan.heaps.flavour, default_id);
+    if (id == plan.heaps.payload_item)
         throw std::invalid_argument(parameter + ": " + item_id_tag_name(id) +
                                     " is also payload_item; give each item its own id");
 }
 
-void plan_input_mode(const sink_params& p, sink_plan& plan)
+void plan_input_mode(const sink_params& p, sink_plan& plan, const gr::logger_ptr& logger)
 {
-    if (p.input_mode != "tagged" && p.input_mode != "continuous")
+    if (p.input_mode == "tagged" && logger)
+        logger->warn("input_mode: 'tagged' is the old name of 'heaps' (a heap per tagged "
+                     "packet); it still works, but use heaps");
+    if (p.input_mode != "heaps" && p.input_mode != "tagged" &&
+        p.input_mode != "continuous")
         throw std::invalid_argument("input_mode: '" + p.input_mode +
-                                    "' is not an input mode; use tagged (a heap per "
+                                    "' is not an input mode; use heaps (a heap per "
                                     "tagged packet) or continuous (a timestamped "
                                     "stream cut into heaps of heap_items)");
     if (p.substreams < 1 || p.substreams > sink_max_substreams)
@@ -108,28 +112,21 @@ void plan_input_mode(const sink_params& p, sink_plan& plan)
     if (!plan.continuous) {
         if (p.substreams != 1)
             throw std::invalid_argument("substreams: " + std::to_string(p.substreams) +
-                                        " needs input_mode continuous; use 1 in tagged "
+                                        " needs input_mode continuous; use 1 in heaps "
                                         "mode");
         return;
     }
-    const flavour& f = plan.mapping.flavour;
-    continuous_config& c = plan.continuous_framing;
-    if (p.timestamp_item == 0)
-        throw std::invalid_argument("timestamp_item: 0 in continuous mode; give the id "
-                                    "of the timestamp immediate (default 0x1600)");
+    const flavour& f = plan.heaps.flavour;
+    stream_to_chunk_config& c = plan.chunks;
+    static_cast<sink_heap_config&>(c) = plan.heaps;
+    c.timestamp_item = p.timestamp_item;
+    c.substreams = p.substreams;
+    c.substream_item = p.substream_item;
+    c.item_bytes = plan.heaps.type.size() * plan.heaps.vlen;
+    c.validate_layout(); // what the receiving side checks too
     check_data_item_id("timestamp_item", p.timestamp_item, plan, "0x1600");
-    if (p.substreams > 1 && p.substream_item == 0)
-        throw std::invalid_argument("substream_item: 0 with " +
-                                    std::to_string(p.substreams) +
-                                    " substreams; give the id of the item that "
-                                    "carries the input index, e.g. 0x1601");
-    if (p.substream_item != 0) {
+    if (p.substream_item != 0)
         check_data_item_id("substream_item", p.substream_item, plan, "e.g. 0x1601");
-        if (p.substream_item == p.timestamp_item)
-            throw std::invalid_argument(
-                "substream_item: " + item_id_tag_name(p.substream_item) +
-                " is also timestamp_item; give each item its own id");
-    }
     if (p.timestamp_step > f.max_address())
         throw std::invalid_argument(
             "timestamp_step: " + std::to_string(p.timestamp_step) + " does not fit " +
@@ -149,21 +146,11 @@ void plan_input_mode(const sink_params& p, sink_plan& plan)
     if (!std::isfinite(p.sync_time))
         throw std::invalid_argument("sync_time: not a time; give the UNIX time in "
                                     "seconds of timestamp 0 (default 0)");
-    c.substreams = p.substreams;
     c.heap_items = p.heap_items;
-    c.item_size = plan.mapping.type.size() * plan.mapping.vlen;
-    c.timestamp_item = p.timestamp_item;
     c.timestamp_step = p.timestamp_step == 0 ? p.heap_items : p.timestamp_step;
     c.start_timestamp = p.start_timestamp;
     c.sample_rate = p.sample_rate;
     c.sync_time = p.sync_time;
-    c.substream_item = p.substream_item;
-    c.payload_item = plan.mapping.payload_item;
-    c.flavour = f;
-    c.cnt_start = plan.mapping.cnt_start;
-    c.cnt_step = plan.mapping.cnt_step;
-    // Heaps are cut by count; the length tag means nothing here.
-    plan.mapping.len_tag_key.clear();
 }
 
 void plan_stream(const sink_params& p, sink_plan& plan)
@@ -226,13 +213,21 @@ sink_plan plan_sink(const sink_params& p, const gr::logger_ptr& logger)
                                       transport_direction::send,
                                       logger);
     plan_mapping(p, plan);
-    plan_input_mode(p, plan);
+    plan_input_mode(p, plan, logger);
     plan_stream(p, plan);
     if (plan.transport.kind == transport_kind::pcap)
         plan_capture(p, plan);
     else
         plan_network(p, plan);
     return plan;
+}
+
+std::unique_ptr<sink_mapping> make_sink_mapping(const sink_plan& plan,
+                                                const gr::logger_ptr& logger)
+{
+    if (plan.continuous)
+        return std::make_unique<stream_to_chunk>(plan.chunks, logger);
+    return std::make_unique<stream_to_heap>(plan.heaps, logger);
 }
 
 } // namespace spead

@@ -9,7 +9,7 @@
 #define INCLUDED_SPEAD_MAPPING_SINK_PARAMS_H
 
 #include "mapping/block_transport.h"
-#include "mapping/continuous_framer.h"
+#include "mapping/stream_to_chunk.h"
 #include "mapping/stream_to_heap.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/api.h>
@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace gr {
@@ -50,7 +51,7 @@ struct sink_params {
     double stats_interval = 0.0;
     int comp_vector = 0;
     int max_poll = 10;
-    std::string input_mode = "tagged";
+    std::string input_mode = "heaps";
     std::uint64_t timestamp_item = 0x1600;
     std::uint64_t timestamp_step = 0;
     std::uint64_t start_timestamp = 0;
@@ -70,9 +71,9 @@ struct sink_plan {
     send::udp_ibv_config ibv; //!< ibverbs
     std::string capture_file; //!< pcap
     send::stream_config stream;
-    stream_to_heap_config mapping;
-    bool continuous = false;              //!< input_mode "continuous"
-    continuous_config continuous_framing; //!< when continuous
+    bool continuous = false;       //!< input_mode "continuous"
+    stream_to_heap_config heaps;   //!< heaps mode; its heap format is both modes'
+    stream_to_chunk_config chunks; //!< continuous mode
     bool send_stop_heap = true;
     std::chrono::duration<double> stats_interval{ 0 };
 };
@@ -86,6 +87,11 @@ constexpr std::size_t sink_send_slots = 8;
  * \throws std::invalid_argument naming the parameter, the value and the fix.
  */
 SPEAD_API sink_plan plan_sink(const sink_params& p, const gr::logger_ptr& logger);
+
+/*! The input mode's mapping: stream_to_heap (heaps) or stream_to_chunk
+ * (continuous). */
+SPEAD_API std::unique_ptr<sink_mapping> make_sink_mapping(const sink_plan& plan,
+                                                          const gr::logger_ptr& logger);
 
 } // namespace spead
 } // namespace gr

@@ -6,6 +6,7 @@
  */
 
 #include "mapping/block_messages.h"
+#include "mapping/chunk_to_stream.h"
 #include "mapping/source_params.h"
 #include "transport/pcap/pcap_file.h"
 #include "transport/split_endpoints.h"
@@ -63,6 +64,7 @@ void plan_mapping(const source_params& p, source_plan& plan)
             " bytes cannot hold one item of " + std::to_string(plan.item_size) +
             " bytes; give the largest heap you expect, in bytes (default 16 MiB)");
     plan.max_items = (p.max_heap_size + plan.item_size - 1) / plan.item_size;
+    m.max_items = plan.max_items;
     if (plan.max_items > static_cast<std::size_t>(INT_MAX / 2))
         throw std::invalid_argument(
             "max_heap_size: " + std::to_string(p.max_heap_size) +
@@ -114,10 +116,6 @@ void plan_mode(const source_params& p, source_plan& plan)
                 " outputs need output_mode continuous; use 1 in heaps mode");
         return;
     }
-    if (p.timestamp_item == 0)
-        throw std::invalid_argument(
-            "timestamp_item: 0, but output_mode continuous places each heap by its "
-            "timestamp; give the id of the immediate item holding it (e.g. 0x1600)");
     if (p.payload_item != 0)
         throw std::invalid_argument(
             "payload_item: " + item_id_tag_name(p.payload_item) +
@@ -126,20 +124,16 @@ void plan_mode(const source_params& p, source_plan& plan)
     if (p.substreams < 1 || p.substreams > 1024)
         throw std::invalid_argument("substreams: " + std::to_string(p.substreams) +
                                     " is out of range; use 1 to 1024 outputs");
-    if (p.substreams > 1 && p.substream_item == 0)
-        throw std::invalid_argument(
-            "substream_item: 0 with " + std::to_string(p.substreams) +
-            " substreams; give the id of the immediate item that names each heap's "
-            "output (e.g. a polarisation or F-engine index)");
+    continuous_layout layout; // what the sending side checks too
+    layout.timestamp_item = p.timestamp_item;
+    layout.substreams = p.substreams;
+    layout.substream_item = p.substream_item;
+    layout.validate_layout();
     if (p.substream_item != 0 && !is_data_item_id(p.substream_item))
         throw std::invalid_argument(
             "substream_item: " + item_id_tag_name(p.substream_item) +
             " is a reserved or impossible item id; use 0 (one substream) or the id of "
             "the immediate item naming the substream");
-    if (p.substream_item != 0 && p.substream_item == p.timestamp_item)
-        throw std::invalid_argument(
-            "substream_item: " + item_id_tag_name(p.substream_item) +
-            " is the timestamp item too; give another id");
     plan.outputs = p.substreams;
 }
 
@@ -257,6 +251,25 @@ source_plan plan_source(const source_params& p, const gr::logger_ptr& logger)
     else
         plan_network(p, plan);
     return plan;
+}
+
+std::unique_ptr<source_mapping> make_source_mapping(const source_plan& plan,
+                                                    const gr::logger_ptr& logger)
+{
+    auto heaps = std::make_unique<heap_to_stream>(plan.mapping, logger);
+    if (!plan.continuous)
+        return heaps;
+    chunk_to_stream_config c;
+    c.item_size = plan.item_size;
+    c.outputs = plan.outputs;
+    // Continuous mode has no payload descriptor to read the order from: auto keeps
+    // the bytes as received (docs/continuous.md).
+    if (plan.mapping.byte_order == byte_order_mode::swap)
+        c.swap_unit = plan.mapping.type.component_size();
+    const double rate = plan.mapping.sample_rate, sync = plan.mapping.sync_time;
+    if (rate > 0)
+        c.rx_time = [rate, sync](std::uint64_t t) { return rx_time_of(t, rate, sync); };
+    return std::make_unique<chunk_to_stream>(c, std::move(heaps));
 }
 
 } // namespace spead

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,11 @@ struct source_plan {
  * \throws std::invalid_argument naming the parameter, the value and the fix.
  */
 SPEAD_API source_plan plan_source(const source_params& p, const gr::logger_ptr& logger);
+
+/*! The output mode's mapping: heap_to_stream (heaps) or chunk_to_stream
+ * (continuous, with a heap_to_stream for the heaps beside the chunks). */
+SPEAD_API std::unique_ptr<source_mapping>
+make_source_mapping(const source_plan& plan, const gr::logger_ptr& logger);
 
 /*! Calls \p set, re-prefixing an std::invalid_argument that names \p config_name
  * (a config setter's parameter) with \p block_name (the block parameter's). */

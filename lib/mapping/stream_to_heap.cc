@@ -15,50 +15,71 @@ namespace gr {
 namespace spead {
 
 stream_to_heap::stream_to_heap(const stream_to_heap_config& config, gr::logger_ptr logger)
-    : d_config(config),
-      d_item_size(config.type.size() * config.vlen),
-      d_logger(std::move(logger)),
+    : sink_mapping(config, std::move(logger)),
+      d_config(config),
       d_len_tag_key(config.len_tag_key.empty() ? pmt::PMT_NIL
                                                : pmt::mp(config.len_tag_key)),
       d_heap_cnt_key(pmt::mp("heap_cnt")),
       d_next_cnt(config.cnt_start),
-      d_next_control_cnt(config.flavour.max_address()),
       d_needed(config.len_tag_key.empty() ? config.heap_items : 1)
 {
-    if (!d_config.payload_name.empty())
-        d_name_to_id[d_config.payload_name] = d_config.payload_item;
 }
 
 void stream_to_heap::reset()
 {
+    sink_mapping::reset();
     d_next_cnt = d_config.cnt_start;
-    d_next_control_cnt = d_config.flavour.max_address();
-    d_run_started = false;
-    d_descriptors_dirty = true;
-    d_heaps_since_descriptors = 0;
     d_skip = 0;
-    d_data_heaps = 0;
-    d_control_heaps = 0;
     d_items_dropped_untagged = 0;
     d_packets_dropped_too_large = 0;
-    d_heaps_rejected = 0;
     d_tags_too_wide = 0;
 }
 
 std::map<std::string, std::uint64_t> stream_to_heap::counters() const
 {
-    return { { "data_heaps", d_data_heaps.load() },
-             { "control_heaps", d_control_heaps.load() },
-             { "items_dropped_untagged", d_items_dropped_untagged.load() },
-             { "packets_dropped_too_large", d_packets_dropped_too_large.load() },
-             { "heaps_rejected", d_heaps_rejected.load() },
-             { "tags_too_wide", d_tags_too_wide.load() } };
+    auto out = sink_mapping::counters();
+    out["items_dropped_untagged"] = d_items_dropped_untagged.load();
+    out["packets_dropped_too_large"] = d_packets_dropped_too_large.load();
+    out["tags_too_wide"] = d_tags_too_wide.load();
+    return out;
 }
 
-void stream_to_heap::warn_once(const std::string& what, const std::string& message)
+std::size_t stream_to_heap::fixed_heap_items() const
 {
-    if (d_warned.insert(what).second && d_logger)
-        d_logger->warn("{}", message);
+    return pmt::is_null(d_len_tag_key) ? d_config.heap_items : 0;
+}
+
+std::size_t stream_to_heap::send(const sink_input& in, send_slots& out)
+{
+    const auto* data = static_cast<const std::uint8_t*>((*in.items)[0]);
+    const auto available = static_cast<std::size_t>((*in.available)[0]);
+    d_tags.clear();
+    in.tags(0, in.first, in.first + available, pmt::PMT_NIL, d_tags);
+    std::size_t tag = 0; // first tag at or after the next item
+    std::size_t consumed = 0;
+    while (consumed < available) {
+        const std::uint64_t at = in.first + consumed;
+        while (tag < d_tags.size() && d_tags[tag].offset < at)
+            tag++;
+        const auto next = frame(d_tags, tag, at, available - consumed, in.capacity);
+        if (next.what == action::wait)
+            break;
+        if (next.what == action::send) {
+            read_tags(d_tags, tag, next.end_tag, in.read_descriptors);
+            send_data_heap(out,
+                           data + consumed * item_size(),
+                           next.items,
+                           data_heaps() % out.substreams(),
+                           [this, &next](send::heap& h,
+                                         const std::uint8_t* payload,
+                                         std::uint64_t& cnt) {
+                               return build_data_heap(h, payload, next.items, cnt);
+                           });
+            tag = next.end_tag;
+        }
+        consumed += next.items;
+    }
+    return consumed;
 }
 
 // ---- framing
@@ -151,19 +172,18 @@ stream_to_heap::item_id_for_key(const pmt::pmt_t& key,
     if (auto parsed = parse_item_id_tag_name(name)) {
         id = *parsed;
     } else {
-        auto it = d_name_to_id.find(name);
-        if (it == d_name_to_id.end() && on_unknown_name) {
+        id = id_of_name(name);
+        if (id == 0 && on_unknown_name) {
             on_unknown_name();
-            it = d_name_to_id.find(name);
+            id = id_of_name(name);
         }
-        if (it == d_name_to_id.end()) {
+        if (id == 0) {
             warn_once("tag " + name,
                       "tag '" + name +
                           "' ignored: no descriptor names it (connect a spead.source's "
                           "descriptors port, or use an 0x... key)");
             return 0;
         }
-        id = it->second;
     }
     if (id == d_config.payload_item)
         return 0;
@@ -225,91 +245,8 @@ void stream_to_heap::read_tags(const std::vector<gr::tag_t>& tags,
     }
 }
 
-// ---- descriptors
-// -----------------------------------------------------------------------
-
-void stream_to_heap::learn_descriptor(const descriptor& d)
-{
-    if (d.id == d_config.payload_item)
-        return; // the sink describes its own payload
-    if (d.id <= item_id::stream_ctrl || d.id > d_config.flavour.max_item_id()) {
-        warn_once("descriptor " + item_id_tag_name(d.id),
-                  "descriptor for " + item_id_tag_name(d.id) + " (" + d.name +
-                      ") ignored: the id is reserved or does not fit " +
-                      d_config.flavour.name());
-        return;
-    }
-    auto it = d_descriptors.find(d.id);
-    if (it != d_descriptors.end()) {
-        if (it->second == d)
-            return;
-        if (!it->second.name.empty())
-            d_name_to_id.erase(it->second.name);
-    }
-    d_descriptors[d.id] = d;
-    if (!d.name.empty() && d.name != d_config.payload_name)
-        d_name_to_id[d.name] = d.id;
-    d_descriptors_dirty = true;
-}
-
-bool stream_to_heap::descriptors_due(std::size_t items)
-{
-    if (!d_config.payload_name.empty() && items != d_described_items) {
-        d_described_items = items;
-        d_descriptors_dirty = true;
-    }
-    return !d_run_started || d_descriptors_dirty ||
-           (d_config.descriptor_interval > 0 &&
-            d_heaps_since_descriptors >= d_config.descriptor_interval);
-}
-
-void stream_to_heap::build_control_heap(send::heap& h, bool descriptors, bool stop)
-{
-    if (descriptors && !d_run_started)
-        h.add_start();
-    if (descriptors) {
-        if (!d_config.payload_name.empty()) {
-            descriptor d;
-            d.id = d_config.payload_item;
-            d.name = d_config.payload_name;
-            d.description = d_config.payload_description;
-            const bool big =
-                (d_config.byte_order == byte_order_mode::swap) != host_is_big_endian();
-            d.numpy_header = make_numpy_header(
-                d_config.type.numpy_descr(big),
-                d_config.type.numpy_shape(d_described_items, d_config.vlen));
-            h.add_descriptor(d);
-        }
-        for (const auto& kv : d_descriptors)
-            h.add_descriptor(kv.second);
-        d_run_started = true;
-        d_descriptors_dirty = false;
-        d_heaps_since_descriptors = 0;
-    }
-    if (stop)
-        h.add_end();
-}
-
 // ---- data heaps
 // ------------------------------------------------------------------------
-
-void stream_to_heap::copy_payload(std::uint8_t* dst,
-                                  const std::uint8_t* src,
-                                  std::size_t items) const
-{
-    const std::size_t bytes = items * d_item_size;
-    if (d_config.byte_order == byte_order_mode::swap)
-        copy_swapped(dst, src, bytes, d_config.type.component_size());
-    else
-        std::memcpy(dst, src, bytes);
-}
-
-void stream_to_heap::heap_rejected(const std::string& why)
-{
-    d_heaps_rejected++;
-    warn_once("rejected " + why,
-              "heap not sent: " + why + " (counted in heaps_rejected)");
-}
 
 bool stream_to_heap::build_data_heap(send::heap& h,
                                      const std::uint8_t* payload,

@@ -15,6 +15,7 @@
 #include "protocol/packetiser.h"
 #include <gnuradio/spead/send_heap.h>
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <vector>
@@ -148,8 +149,8 @@ TEST(HeapToStream, ThePayloadItemIsChosenOrEveryAddressedItemConcatenated)
 
     heap_to_stream all(config_for("int8"), nullptr);
     auto o = map(all, received);
-    std::vector<std::uint8_t> both = a;
-    both.insert(both.end(), b.begin(), b.end());
+    std::vector<std::uint8_t> both(a.size() + b.size(), 0xbb);
+    std::fill(both.begin(), both.begin() + 8, 0xaa); // a, then b
     EXPECT_EQ(o.bytes, both);
 
     auto c = config_for("int8");
@@ -175,7 +176,7 @@ TEST(HeapToStream, HeapsWithoutPayloadOrWithAPartialItemAreCounted)
     EXPECT_EQ(o.verdict, heap_to_stream::verdict::partial_item);
     EXPECT_EQ(m.heaps_without_payload(), 1u);
     EXPECT_EQ(m.heaps_dropped_partial_item(), 1u);
-    m.reset_counters();
+    m.reset();
     EXPECT_EQ(m.heaps_without_payload() + m.heaps_dropped_partial_item(), 0u);
 }
 

@@ -9,7 +9,10 @@
 // and turned into the configs the block runs with.
 
 #include "mapping/sink_params.h"
+#include "plan_errors.h"
+#include <gnuradio/logger.h>
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -18,26 +21,9 @@ namespace {
 
 using namespace gr::spead;
 
-gr::logger_ptr test_logger()
-{
-    static auto logger = std::make_shared<gr::logger>("test sink_params");
-    return logger;
-}
-
-std::string error_of(const sink_params& p)
-{
-    try {
-        plan_sink(p, test_logger());
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
-bool names(const std::string& what, const std::string& parameter)
-{
-    return what.rfind(parameter + ":", 0) == 0;
-}
+using spead_test::error_of;
+using spead_test::names;
+const auto test_logger = spead_test::plan_logger;
 
 TEST(SinkParams, DefaultsPlanAUdpSinkTo127001Port7148)
 {
@@ -49,38 +35,29 @@ TEST(SinkParams, DefaultsPlanAUdpSinkTo127001Port7148)
     EXPECT_EQ(plan.stream.get_max_packet_size(), 1472u);
     EXPECT_EQ(plan.stream.get_max_heaps(), sink_send_slots);
     EXPECT_EQ(plan.stream.get_rate(), 0.0);
-    EXPECT_EQ(plan.mapping.payload_item, 0x1000u);
-    EXPECT_EQ(plan.mapping.flavour.heap_address_bits(), 40);
-    EXPECT_EQ(plan.mapping.payload_name, "payload");
+    EXPECT_EQ(plan.heaps.payload_item, 0x1000u);
+    EXPECT_EQ(plan.heaps.flavour.heap_address_bits(), 40);
+    EXPECT_EQ(plan.heaps.payload_name, "payload");
     EXPECT_TRUE(plan.send_stop_heap);
 }
 
 TEST(SinkParams, EachBadParameterIsNamed)
 {
+    using bad = spead_test::bad_value<sink_params>;
+    spead_test::expect_each_named(
+        plan_sink,
+        sink_params(),
+        { bad{ [](sink_params& p) { p.ttl = 256; }, "ttl" }, // the udp config's check
+          bad{ [](sink_params& p) { p.flavour = "64-32"; }, "flavour" },
+          bad{ [](sink_params& p) { p.payload_item = 0x10; }, "payload_item" },
+          bad{ [](sink_params& p) { p.len_tag_key = ""; }, "heap_items" },
+          bad{ [](sink_params& p) { p.heap_cnt_step = 0; }, "heap_cnt_step" },
+          // the send stream config's own check
+          bad{ [](sink_params& p) { p.max_packet_size = 8; }, "max_packet_size" },
+          bad{ [](sink_params& p) { p.rate_gbps = -1; }, "rate_gbps" },
+          bad{ [](sink_params& p) { p.transport = "ibverbs"; }, "interface" } });
     sink_params p;
-    p.ttl = 256; // the udp config's own check
-    EXPECT_TRUE(names(error_of(p), "ttl")) << error_of(p);
-    p = sink_params();
-    p.flavour = "64-32";
-    EXPECT_TRUE(names(error_of(p), "flavour")) << error_of(p);
-    p = sink_params();
-    p.payload_item = 0x10;
-    EXPECT_TRUE(names(error_of(p), "payload_item")) << error_of(p);
-    p = sink_params();
-    p.len_tag_key = "";
-    EXPECT_TRUE(names(error_of(p), "heap_items")) << error_of(p);
-    p = sink_params();
-    p.heap_cnt_step = 0;
-    EXPECT_TRUE(names(error_of(p), "heap_cnt_step")) << error_of(p);
-    p = sink_params();
-    p.max_packet_size = 8; // the send stream config's own check
-    EXPECT_TRUE(names(error_of(p), "max_packet_size")) << error_of(p);
-    p = sink_params();
-    p.rate_gbps = -1;
-    EXPECT_TRUE(names(error_of(p), "rate_gbps")) << error_of(p);
-    p = sink_params();
     p.transport = "ibverbs";
-    EXPECT_TRUE(names(error_of(p), "interface")) << error_of(p);
     EXPECT_NE(error_of(p).find("sends through the RDMA device"), std::string::npos);
 }
 
@@ -94,11 +71,11 @@ TEST(SinkParams, TheMappingGetsTheStreamParameters)
     p.byte_order = "swap";
     p.rate_gbps = 8;
     const sink_plan plan = plan_sink(p, test_logger());
-    EXPECT_EQ(plan.mapping.flavour.heap_address_bits(), 48);
-    EXPECT_EQ(plan.mapping.cnt_start, 5u);
-    EXPECT_EQ(plan.mapping.cnt_step, 2u);
-    EXPECT_EQ(plan.mapping.descriptor_interval, 10u);
-    EXPECT_EQ(plan.mapping.byte_order, byte_order_mode::swap);
+    EXPECT_EQ(plan.heaps.flavour.heap_address_bits(), 48);
+    EXPECT_EQ(plan.heaps.cnt_start, 5u);
+    EXPECT_EQ(plan.heaps.cnt_step, 2u);
+    EXPECT_EQ(plan.heaps.descriptor_interval, 10u);
+    EXPECT_EQ(plan.heaps.byte_order, byte_order_mode::swap);
     EXPECT_EQ(plan.stream.get_rate(), 1e9);
 }
 
@@ -114,7 +91,7 @@ sink_params continuous_params()
     return p;
 }
 
-TEST(SinkParams, ContinuousModePlansTheFramerFromTheParameters)
+TEST(SinkParams, ContinuousModePlansStreamToChunkFromTheParameters)
 {
     sink_params p = continuous_params();
     p.item_type = "complex_int16";
@@ -126,10 +103,10 @@ TEST(SinkParams, ContinuousModePlansTheFramerFromTheParameters)
     p.heap_cnt_start = 4;
     const sink_plan plan = plan_sink(p, test_logger());
     EXPECT_TRUE(plan.continuous);
-    const continuous_config& c = plan.continuous_framing;
+    const stream_to_chunk_config& c = plan.chunks;
     EXPECT_EQ(c.substreams, 2u);
     EXPECT_EQ(c.heap_items, 1024u);
-    EXPECT_EQ(c.item_size, 4u);
+    EXPECT_EQ(c.item_bytes, 4u);
     EXPECT_EQ(c.timestamp_item, 0x1600u);
     EXPECT_EQ(c.timestamp_step, 1024u); // 0 = heap_items
     EXPECT_EQ(c.start_timestamp, 7u);
@@ -137,12 +114,37 @@ TEST(SinkParams, ContinuousModePlansTheFramerFromTheParameters)
     EXPECT_EQ(c.sync_time, 3.5);
     EXPECT_EQ(c.substream_item, 0x1601u);
     EXPECT_EQ(c.cnt_start, 4u);
-    EXPECT_TRUE(plan.mapping.len_tag_key.empty()); // ignored: heaps are cut by count
+    // Heaps are cut by count (the length tag means nothing here).
+    EXPECT_EQ(make_sink_mapping(plan, test_logger())->fixed_heap_items(), 1024u);
 }
 
-TEST(SinkParams, TaggedModeIsTheDefault)
+TEST(SinkParams, HeapsModeIsTheDefault)
 {
-    EXPECT_FALSE(plan_sink(sink_params(), test_logger()).continuous);
+    EXPECT_EQ(sink_params().input_mode, "heaps");
+    const sink_plan plan = plan_sink(sink_params(), test_logger());
+    EXPECT_FALSE(plan.continuous);
+    EXPECT_EQ(make_sink_mapping(plan, test_logger())->fixed_heap_items(), 0u);
+}
+
+TEST(SinkParams, TaggedIsStillAcceptedForHeapsWithAWarningNamingHeaps)
+{
+    auto captured = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);
+    gr::logging::singleton().add_default_sink(captured);
+    sink_params p;
+    p.input_mode = "tagged";
+    const sink_plan plan = plan_sink(p, std::make_shared<gr::logger>("tagged alias"));
+    EXPECT_FALSE(plan.continuous);
+    const auto lines = captured->last_formatted();
+    std::size_t warnings = 0;
+    for (const auto& line : lines)
+        if (line.find("'tagged'") != std::string::npos) {
+            warnings++;
+            EXPECT_NE(line.find("use heaps"), std::string::npos) << line;
+        }
+    EXPECT_EQ(warnings, 1u);
+    p.input_mode = "heaps";
+    plan_sink(p, std::make_shared<gr::logger>("heaps"));
+    EXPECT_EQ(captured->last_formatted().size(), lines.size()); // no warning
 }
 
 TEST(SinkParams, AnUnknownInputModeIsNamed)

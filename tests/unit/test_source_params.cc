@@ -10,6 +10,7 @@
 // parameter through the block; these pin what the plan holds.)
 
 #include "mapping/source_params.h"
+#include "plan_errors.h"
 #include <gtest/gtest.h>
 #include <stdexcept>
 #include <string>
@@ -18,22 +19,9 @@ namespace {
 
 using namespace gr::spead;
 
-gr::logger_ptr test_logger()
-{
-    static auto logger = std::make_shared<gr::logger>("test source_params");
-    return logger;
-}
-
-/*! The message of the std::invalid_argument plan_source throws for \p p. */
-std::string error_of(const source_params& p)
-{
-    try {
-        plan_source(p, test_logger());
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+using spead_test::error_of;
+using spead_test::names;
+const auto test_logger = spead_test::plan_logger;
 
 TEST(SourceParams, DefaultsPlanAUdpSourceOnPort7148)
 {
@@ -64,31 +52,23 @@ TEST(SourceParams, AConfigSettersErrorIsRenamedToTheBlockParameter)
 
 TEST(SourceParams, EachBadParameterIsNamed)
 {
-    const auto named = [](const std::string& what, const std::string& parameter) {
-        return what.rfind(parameter + ":", 0) == 0;
-    };
-    source_params p;
-    p.vlen = 0;
-    EXPECT_TRUE(named(error_of(p), "vlen")) << error_of(p);
-    p = source_params();
-    p.transport = "tcp";
-    EXPECT_TRUE(named(error_of(p), "transport")) << error_of(p);
-    p = source_params();
-    p.max_heap_size = 4;
-    EXPECT_TRUE(named(error_of(p), "max_heap_size")) << error_of(p);
-    p = source_params();
-    p.timestamp_item = 0x1600;
-    EXPECT_TRUE(named(error_of(p), "sample_rate")) << error_of(p);
-    p = source_params();
-    p.max_poll = 0; // checked on udp too, so errors do not depend on the machine
-    EXPECT_TRUE(named(error_of(p), "max_poll")) << error_of(p);
-    p = source_params();
-    p.max_heaps = 0;
-    EXPECT_TRUE(named(error_of(p), "max_heaps")) << error_of(p);
-    p = source_params();
-    p.transport = "pcap";
-    p.endpoints = "";
-    EXPECT_TRUE(named(error_of(p), "capture_file")) << error_of(p);
+    using bad = spead_test::bad_value<source_params>;
+    spead_test::expect_each_named(
+        plan_source,
+        source_params(),
+        { bad{ [](source_params& p) { p.vlen = 0; }, "vlen" },
+          bad{ [](source_params& p) { p.transport = "tcp"; }, "transport" },
+          bad{ [](source_params& p) { p.max_heap_size = 4; }, "max_heap_size" },
+          // timestamp_item needs a rate
+          bad{ [](source_params& p) { p.timestamp_item = 0x1600; }, "sample_rate" },
+          // checked on udp too, so errors do not depend on the machine
+          bad{ [](source_params& p) { p.max_poll = 0; }, "max_poll" },
+          bad{ [](source_params& p) { p.max_heaps = 0; }, "max_heaps" },
+          bad{ [](source_params& p) {
+                  p.transport = "pcap";
+                  p.endpoints = "";
+              },
+               "capture_file" } });
 }
 
 TEST(SourceParams, ACaptureFileIsCheckedWhenTheBlockIsMade)
@@ -194,7 +174,8 @@ TEST(SourceParams, ContinuousModeParametersAreEachNamedWhenBad)
         << error_of(p);
     p = continuous_params();
     p.timestamp_item = 0;
-    EXPECT_TRUE(starts(error_of(p), "timestamp_item: 0, but output_mode continuous"))
+    EXPECT_TRUE(
+        starts(error_of(p), "timestamp_item: 0 names no item; a continuous stream"))
         << error_of(p);
     p = continuous_params();
     p.substreams = 2;

@@ -9,6 +9,7 @@
 #define INCLUDED_SPEAD_RECV_STREAM_H
 
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/continuous_layout.h>
 #include <gnuradio/spead/recv_chunk.h>
 #include <gnuradio/spead/recv_heap.h>
 #include <gnuradio/spead/recv_reader.h>
@@ -29,22 +30,14 @@ namespace recv {
 /*!
  * \brief A time-continuous stream (spead.source output_mode continuous): data heaps,
  * the ones carrying \p timestamp_item, are placed by timestamp into chunks
- * (recv::chunk) instead of being assembled into heaps; see docs/continuous.md.
+ * (recv::chunk) instead of being assembled into heaps; see docs/continuous.md. The
+ * layout fields (timestamp_item, timestamp_step, substreams, substream_item,
+ * item_bytes: every heap's size must be a whole number of items) are
+ * continuous_layout's, shared with spead.sink's continuous input.
  */
-struct SPEAD_API continuous_config {
-    /*! Immediate item holding each data heap's timestamp (required). */
-    std::uint64_t timestamp_item = 0;
-    /*! Timestamp increase from one heap to the next; 0: the items per heap (the heap
-     * size, learnt from the first data heap, divided by item_bytes). */
-    std::uint64_t timestamp_step = 0;
-    /*! Bytes of one output item: the heap size must be a whole number of them. */
-    std::size_t item_bytes = 1;
+struct SPEAD_API continuous_config : continuous_layout {
     /*! Positions that may fill at once, per substream (default 64). */
     std::size_t window_heaps = 64;
-    /*! Outputs that advance together (default 1). */
-    std::size_t substreams = 1;
-    /*! Immediate item naming a heap's substream; 0: every heap is substream 0. */
-    std::uint64_t substream_item = 0;
     /*! Positions waiting for the consumer; 0: as many as queue_bytes hold. */
     std::size_t queue_positions = 0;
     /*! Memory for positions waiting for the consumer when queue_positions is 0. */

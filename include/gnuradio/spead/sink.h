@@ -23,8 +23,9 @@ namespace spead {
  * \ingroup spead
  *
  * \details
- * One tagged-stream packet (a length tag \p len_tag_key) becomes one heap; with an empty
- * key, every \p heap_items items do. The payload is one addressed item (\p payload_item).
+ * With \p input_mode `heaps` (the default), one tagged-stream packet (a length tag
+ * \p len_tag_key) becomes one heap; with an empty key, every \p heap_items items
+ * do. The payload is one addressed item (\p payload_item).
  * Tags inside the packet become heap metadata:
  *  - `heap_cnt` (integer): the heap's cnt (otherwise \p heap_cnt_start, + \p
  *    heap_cnt_step per heap);
@@ -125,9 +126,10 @@ public:
      *        and pcap.
      * \param max_poll ibverbs: completion-queue polls before waiting, >= 1 (default
      *        10). Ignored by udp and pcap.
-     * \param input_mode `tagged` (default: a heap per tagged packet, or per \p
-     *        heap_items items) or `continuous` (a timestamped time series; the
-     *        parameters below apply to it only).
+     * \param input_mode `heaps` (default: a heap per tagged packet, or per \p
+     *        heap_items items; `tagged`, its old name, still works with a warning)
+     *        or `continuous` (a timestamped time series; the parameters below apply
+     *        to it only).
      * \param timestamp_item id of the immediate carrying each heap's timestamp
      *        (default 0x1600); not reserved, not \p payload_item.
      * \param timestamp_step timestamp increase from one heap of an input to the next;
@@ -167,7 +169,7 @@ public:
                      double stats_interval = 0.0,
                      int comp_vector = 0,
                      int max_poll = 10,
-                     const std::string& input_mode = "tagged",
+                     const std::string& input_mode = "heaps",
                      std::uint64_t timestamp_item = 0x1600,
                      std::uint64_t timestamp_step = 0,
                      std::uint64_t start_timestamp = 0,

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(sink.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(db09a15aa9341f7a36c111f752ab9ed2)                     */
+/* BINDTOOL_HEADER_FILE_HASH(0f906095192160ab2d5111bf7c840f41)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -61,7 +61,7 @@ void bind_sink(py::module& m)
              py::arg("stats_interval") = 0.,
              py::arg("comp_vector") = 0,
              py::arg("max_poll") = 10,
-             py::arg("input_mode") = "tagged",
+             py::arg("input_mode") = "heaps",
              py::arg("timestamp_item") = 5632,
              py::arg("timestamp_step") = 0,
              py::arg("start_timestamp") = 0,

@@ -21,8 +21,9 @@ static const char* __doc_gr_spead_sink_sink_1 = R"doc()doc";
 
 static const char* __doc_gr_spead_sink = R"doc(Sends a tagged stream as SPEAD heaps.
 
-One tagged-stream packet (a length tag len_tag_key) becomes one heap; with an empty
-key, every heap_items items do. The payload is one addressed item (payload_item).
+With input_mode `heaps` (the default), one tagged-stream packet (a length tag
+len_tag_key) becomes one heap; with an empty key, every heap_items items
+do. The payload is one addressed item (payload_item).
 Tags inside the packet become heap metadata:
  - `heap_cnt` (integer): the heap's cnt (otherwise heap_cnt_start, + \p
    heap_cnt_step per heap);
@@ -118,9 +119,10 @@ Args:
         and pcap.
     max_poll: ibverbs: completion-queue polls before waiting, >= 1 (default
         10). Ignored by udp and pcap.
-    input_mode: `tagged` (default: a heap per tagged packet, or per \p
-        heap_items items) or `continuous` (a timestamped time series; the
-        parameters below apply to it only).
+    input_mode: `heaps` (default: a heap per tagged packet, or per \p
+        heap_items items; `tagged`, its old name, still works with a warning)
+        or `continuous` (a timestamped time series; the parameters below apply
+        to it only).
     timestamp_item: id of the immediate carrying each heap's timestamp
         (default 0x1600); not reserved, not payload_item.
     timestamp_step: timestamp increase from one heap of an input to the next;

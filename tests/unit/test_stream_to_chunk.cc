@@ -5,10 +5,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// continuous_framer: the heaps spead.sink sends with input_mode="continuous", without
+// stream_to_chunk: the heaps spead.sink sends with input_mode="continuous", without
 // a flowgraph: timestamps per round, rx_time re-basing, substreams, cnts, wraps.
 
-#include "mapping/continuous_framer.h"
+#include "mapping/stream_to_chunk.h"
 #include <gnuradio/spead/item_ids.h>
 #include <gtest/gtest.h>
 #include <map>
@@ -18,16 +18,27 @@ namespace {
 
 using namespace gr::spead;
 
-continuous_config config()
+stream_to_chunk_config config()
 {
-    continuous_config c;
+    stream_to_chunk_config c;
+    c.type = item_type::parse("float");
+    c.item_bytes = 4;
     c.heap_items = 1024;
-    c.item_size = 4;
+    c.timestamp_item = 0x1600;
     c.timestamp_step = 1024;
     return c;
 }
 
-/*! A heap's immediates and payload, as the framer built it. */
+/*! config() with rx_time tags turned into timestamps at \p sample_rate. */
+stream_to_chunk_config timed(double sample_rate, double sync_time = 0.0)
+{
+    stream_to_chunk_config c = config();
+    c.sample_rate = sample_rate;
+    c.sync_time = sync_time;
+    return c;
+}
+
+/*! A heap's immediates and payload, as stream_to_chunk built it. */
 struct built {
     std::uint64_t cnt;
     std::map<std::uint64_t, std::uint64_t> immediates;
@@ -36,7 +47,7 @@ struct built {
     bool repeat;
 };
 
-built build(continuous_framer& f, std::size_t input, const std::uint8_t* payload)
+built build(stream_to_chunk& f, std::size_t input, const std::uint8_t* payload)
 {
     send::heap h(flavour(40));
     built out;
@@ -60,11 +71,11 @@ pmt::pmt_t rx_time(std::uint64_t secs, double frac)
     return pmt::make_tuple(pmt::from_uint64(secs), pmt::from_double(frac));
 }
 
-TEST(ContinuousFramer, TimestampsStartAtStartTimestampAndAdvanceByStepPerRound)
+TEST(StreamToChunk, TimestampsStartAtStartTimestampAndAdvanceByStepPerRound)
 {
-    continuous_config c = config();
+    stream_to_chunk_config c = config();
     c.start_timestamp = 5000;
-    continuous_framer f(c, nullptr);
+    stream_to_chunk f(c, nullptr);
     f.reset();
     std::vector<std::uint8_t> data(4096);
     for (std::uint64_t k = 0; k < 3; k++) {
@@ -74,9 +85,9 @@ TEST(ContinuousFramer, TimestampsStartAtStartTimestampAndAdvanceByStepPerRound)
     }
 }
 
-TEST(ContinuousFramer, EachHeapCarriesItsPayloadAddressedAndItsImmediatesRepeated)
+TEST(StreamToChunk, EachHeapCarriesItsPayloadAddressedAndItsImmediatesRepeated)
 {
-    continuous_framer f(config(), nullptr);
+    stream_to_chunk f(config(), nullptr);
     f.reset();
     std::vector<std::uint8_t> data(4096);
     const built b = build(f, 0, data.data());
@@ -86,14 +97,14 @@ TEST(ContinuousFramer, EachHeapCarriesItsPayloadAddressedAndItsImmediatesRepeate
     EXPECT_EQ(b.immediates.size(), 1u); // no substream item configured
 }
 
-TEST(ContinuousFramer, SubstreamsShareARoundsTimestampAndCarryTheirInputIndex)
+TEST(StreamToChunk, SubstreamsShareARoundsTimestampAndCarryTheirInputIndex)
 {
-    continuous_config c = config();
+    stream_to_chunk_config c = config();
     c.substreams = 2;
     c.substream_item = 0x1601;
     c.cnt_start = 10;
     c.cnt_step = 3;
-    continuous_framer f(c, nullptr);
+    stream_to_chunk f(c, nullptr);
     f.reset();
     std::vector<std::uint8_t> data(4096);
     std::vector<std::uint64_t> cnts;
@@ -109,12 +120,9 @@ TEST(ContinuousFramer, SubstreamsShareARoundsTimestampAndCarryTheirInputIndex)
     EXPECT_EQ(cnts, (std::vector<std::uint64_t>{ 10, 13, 16, 19 }));
 }
 
-TEST(ContinuousFramer, RxTimeAtAHeapBoundaryRebasesFromThatHeap)
+TEST(StreamToChunk, RxTimeAtAHeapBoundaryRebasesFromThatHeap)
 {
-    continuous_config c = config();
-    c.sample_rate = 1e6;
-    c.sync_time = 1000.0;
-    continuous_framer f(c, nullptr);
+    stream_to_chunk f(timed(1e6, 1000.0), nullptr);
     f.reset();
     std::vector<std::uint8_t> data(4096);
     build(f, 0, data.data());
@@ -127,11 +135,9 @@ TEST(ContinuousFramer, RxTimeAtAHeapBoundaryRebasesFromThatHeap)
     EXPECT_EQ(f.counters().at("rx_time_ignored"), 0u);
 }
 
-TEST(ContinuousFramer, RxTimeInsideAHeapRebasesFromTheNextHeap)
+TEST(StreamToChunk, RxTimeInsideAHeapRebasesFromTheNextHeap)
 {
-    continuous_config c = config();
-    c.sample_rate = 1e6;
-    continuous_framer f(c, nullptr);
+    stream_to_chunk f(timed(1e6), nullptr);
     f.reset();
     f.rx_time_tag(24, rx_time(1, 0.0)); // item 24 is timestamp 1000000
     EXPECT_EQ(f.round_timestamp(), 0u); // this heap keeps its timestamp
@@ -139,33 +145,29 @@ TEST(ContinuousFramer, RxTimeInsideAHeapRebasesFromTheNextHeap)
     EXPECT_EQ(f.round_timestamp(), 1000000u + 1000); // item 1024 is 1000 items later
 }
 
-TEST(ContinuousFramer, RxTimeScalesTheRestOfAHeapByTheStep)
+TEST(StreamToChunk, RxTimeScalesTheRestOfAHeapByTheStep)
 {
-    continuous_config c = config();
-    c.sample_rate = 1e6;
+    stream_to_chunk_config c = timed(1e6);
     c.timestamp_step = 2048; // e.g. 2 ADC samples per output item
-    continuous_framer f(c, nullptr);
+    stream_to_chunk f(c, nullptr);
     f.reset();
     f.rx_time_tag(512, rx_time(0, 0.5));
     f.next_round();
     EXPECT_EQ(f.round_timestamp(), 500000u + 1024);
 }
 
-TEST(ContinuousFramer, RxTimeWithoutASampleRateIsIgnoredAndCounted)
+TEST(StreamToChunk, RxTimeWithoutASampleRateIsIgnoredAndCounted)
 {
-    continuous_framer f(config(), nullptr);
+    stream_to_chunk f(config(), nullptr);
     f.reset();
     f.rx_time_tag(0, rx_time(5, 0.0));
     EXPECT_EQ(f.round_timestamp(), 0u);
     EXPECT_EQ(f.counters().at("rx_time_ignored"), 1u);
 }
 
-TEST(ContinuousFramer, RxTimeThatIsNotATimeOrBeforeSyncTimeIsIgnoredAndCounted)
+TEST(StreamToChunk, RxTimeThatIsNotATimeOrBeforeSyncTimeIsIgnoredAndCounted)
 {
-    continuous_config c = config();
-    c.sample_rate = 1e6;
-    c.sync_time = 100.0;
-    continuous_framer f(c, nullptr);
+    stream_to_chunk f(timed(1e6, 100.0), nullptr);
     f.reset();
     f.rx_time_tag(0, pmt::from_double(5.0));
     f.rx_time_tag(0, rx_time(99, 0.0));
@@ -173,11 +175,11 @@ TEST(ContinuousFramer, RxTimeThatIsNotATimeOrBeforeSyncTimeIsIgnoredAndCounted)
     EXPECT_EQ(f.counters().at("rx_time_ignored"), 2u);
 }
 
-TEST(ContinuousFramer, ATimestampTooWideIsSentModuloTheImmediateAndCounted)
+TEST(StreamToChunk, ATimestampTooWideIsSentModuloTheImmediateAndCounted)
 {
-    continuous_config c = config();
+    stream_to_chunk_config c = config();
     c.start_timestamp = (std::uint64_t(1) << 40) - 1024;
-    continuous_framer f(c, nullptr);
+    stream_to_chunk f(c, nullptr);
     f.reset();
     std::vector<std::uint8_t> data(4096);
     EXPECT_EQ(build(f, 0, data.data()).immediates.at(0x1600), c.start_timestamp);
@@ -188,9 +190,9 @@ TEST(ContinuousFramer, ATimestampTooWideIsSentModuloTheImmediateAndCounted)
     EXPECT_EQ(f.counters().at("timestamps_wrapped"), 2u);
 }
 
-TEST(ContinuousFramer, ResetStartsTheRunAgain)
+TEST(StreamToChunk, ResetStartsTheRunAgain)
 {
-    continuous_framer f(config(), nullptr);
+    stream_to_chunk f(config(), nullptr);
     f.reset();
     std::vector<std::uint8_t> data(4096);
     build(f, 0, data.data());
@@ -201,21 +203,21 @@ TEST(ContinuousFramer, ResetStartsTheRunAgain)
     EXPECT_EQ(b.cnt, 1u);
 }
 
-TEST(ContinuousFramer, WrapPeriodIsTheImmediateRangeOverTheSampleRate)
+TEST(StreamToChunk, WrapPeriodIsTheImmediateRangeOverTheSampleRate)
 {
-    continuous_config c = config();
-    EXPECT_FALSE(continuous_framer(c, nullptr).wrap_period());
+    stream_to_chunk_config c = config();
+    EXPECT_FALSE(stream_to_chunk(c, nullptr).wrap_period());
     c.sample_rate = 1.7e9;
-    EXPECT_NEAR(*continuous_framer(c, nullptr).wrap_period(), 646.8, 0.1); // ~11 min
+    EXPECT_NEAR(*stream_to_chunk(c, nullptr).wrap_period(), 646.8, 0.1); // ~11 min
     c.flavour = flavour(48);
-    EXPECT_NEAR(*continuous_framer(c, nullptr).wrap_period(), 165573.5, 0.1);
+    EXPECT_NEAR(*stream_to_chunk(c, nullptr).wrap_period(), 165573.5, 0.1);
 }
 
-TEST(ContinuousFramer, DescriptorsNameTheTimestampAndSubstreamAsImmediates)
+TEST(StreamToChunk, DescriptorsNameTheTimestampAndSubstreamAsImmediates)
 {
-    continuous_config c = config();
+    stream_to_chunk_config c = config();
     c.substream_item = 0x1601;
-    const auto d = continuous_framer(c, nullptr).descriptors();
+    const auto d = stream_to_chunk(c, nullptr).descriptors();
     ASSERT_EQ(d.size(), 2u);
     EXPECT_EQ(d[0].id, 0x1600u);
     EXPECT_EQ(d[0].name, "timestamp");
@@ -224,7 +226,7 @@ TEST(ContinuousFramer, DescriptorsNameTheTimestampAndSubstreamAsImmediates)
     EXPECT_EQ(d[1].id, 0x1601u);
     EXPECT_EQ(d[1].name, "substream");
     c.substream_item = 0;
-    EXPECT_EQ(continuous_framer(c, nullptr).descriptors().size(), 1u);
+    EXPECT_EQ(stream_to_chunk(c, nullptr).descriptors().size(), 1u);
 }
 
 } // namespace

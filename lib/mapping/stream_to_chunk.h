@@ -5,11 +5,13 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#ifndef INCLUDED_SPEAD_MAPPING_CONTINUOUS_FRAMER_H
-#define INCLUDED_SPEAD_MAPPING_CONTINUOUS_FRAMER_H
+#ifndef INCLUDED_SPEAD_MAPPING_STREAM_TO_CHUNK_H
+#define INCLUDED_SPEAD_MAPPING_STREAM_TO_CHUNK_H
 
+#include "mapping/sink_mapping.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/continuous_layout.h>
 #include <gnuradio/spead/descriptor.h>
 #include <gnuradio/spead/flavour.h>
 #include <gnuradio/spead/send_heap.h>
@@ -26,50 +28,53 @@
 namespace gr {
 namespace spead {
 
-/*! spead.sink's continuous input mode (sink::make documents each parameter). */
-struct continuous_config {
-    std::size_t substreams = 1;            //!< inputs, one heap each per round
-    std::size_t heap_items = 0;            //!< items per heap per input
-    std::size_t item_size = 0;             //!< bytes per input item
-    std::uint64_t timestamp_item = 0x1600; //!< immediate carrying the timestamp
-    std::uint64_t timestamp_step = 0;      //!< per round; never 0 once planned
-    std::uint64_t start_timestamp = 0;     //!< of round 0 without an rx_time tag
-    double sample_rate = 0.0;              //!< timestamps per second (rx_time)
-    double sync_time = 0.0;                //!< seconds: timestamp 0
-    std::uint64_t substream_item = 0;      //!< 0: none
-    std::uint64_t payload_item = 0x1000;
-    gr::spead::flavour flavour;
-    std::uint64_t cnt_start = 1;
-    std::uint64_t cnt_step = 1;
+/*! spead.sink's continuous input mode (sink::make documents each parameter): the
+ * heap format, the layout shared with the receiving side, and what only the sender
+ * has. */
+struct stream_to_chunk_config : sink_heap_config, continuous_layout {
+    std::size_t heap_items = 0;        //!< items per heap per input, >= 1
+    std::uint64_t start_timestamp = 0; //!< of round 0 without an rx_time tag
+    double sample_rate = 0.0;          //!< timestamps per second (rx_time)
+    double sync_time = 0.0;            //!< seconds: timestamp 0
 };
 
 /*!
- * \brief Heaps of a time-continuous stream, as spead.sink sends them with
- * input_mode="continuous" (docs/usage.md).
+ * \brief spead.sink's `continuous` input mode: each input a time series, cut into
+ * heaps of heap_items items that carry their timestamp (docs/continuous.md).
  *
  * The inputs advance together in rounds: round k holds one heap of heap_items items
  * from each input, input 0 first, all with the timestamp start + k × step. Heap j
  * (over all heaps sent) has cnt cnt_start + j × cnt_step, modulo the flavour's
  * addresses. An `rx_time` tag re-bases the timestamps: at a heap boundary from that
  * heap, elsewhere from the next one. A timestamp too wide for the flavour's immediate
- * is sent modulo 2^bits and counted (timestamps_wrapped). Not thread-safe (the
- * block's work thread); the counters may be read from any thread.
+ * is sent modulo 2^bits and counted (timestamps_wrapped). The timestamp and substream
+ * items are described with the payload (sink_mapping). No scheduler here:
+ * spead.sink's general_work() calls send(). Not thread-safe (the block's work
+ * thread); the counters may be read from any thread.
  */
-class SPEAD_API continuous_framer
+class SPEAD_API stream_to_chunk : public sink_mapping
 {
 public:
-    continuous_framer(const continuous_config& config, gr::logger_ptr logger);
+    /*! \throws std::invalid_argument when the layout is not valid
+     * (continuous_layout::validate_layout) or heap_items is 0 */
+    stream_to_chunk(const stream_to_chunk_config& config, gr::logger_ptr logger);
 
+    /*! Whole rounds of one heap per input. */
+    std::size_t send(const sink_input& in, send_slots& out) override;
+    std::size_t items_needed() const override { return d_config.heap_items; }
+    std::size_t fixed_heap_items() const override { return d_config.heap_items; }
     /*! A new run: round 0 at start_timestamp, cnts start again, counters zeroed; warns
      * when the timestamps wrap within a day at sample_rate. */
-    void reset();
+    void reset() override;
+    /*! sink_mapping's and timestamps_wrapped, rx_time_ignored. */
+    std::map<std::string, std::uint64_t> counters() const override;
 
     /*! Seconds the timestamp immediate takes to wrap at sample_rate (none when
      * sample_rate is 0). */
     std::optional<double> wrap_period() const;
 
     /*! Descriptors of the timestamp item and (when there is one) the substream item,
-     * immediates of the flavour's width. */
+     * immediates of the flavour's width (learnt at construction). */
     std::vector<descriptor> descriptors() const;
 
     /*!
@@ -94,16 +99,12 @@ public:
     /*! Every input's heap of the round went out: on to the next round. */
     void next_round();
 
-    /*! Counters by name: timestamps_wrapped, rx_time_ignored. */
-    std::map<std::string, std::uint64_t> counters() const;
-
 private:
-    void warn_once(const std::string& what, const std::string& message);
     void ignore_rx_time(const std::string& what, const std::string& why);
 
-    const continuous_config d_config;
-    gr::logger_ptr d_logger;
-    std::set<std::string> d_warned;
+    const stream_to_chunk_config d_config;
+    const pmt::pmt_t d_rx_time_key;
+    std::vector<gr::tag_t> d_tags; //!< rx_time tags of one heap
 
     std::uint64_t d_round = 0;
     std::uint64_t d_base_round = 0; //!< round whose timestamp is d_base_timestamp
@@ -118,4 +119,4 @@ private:
 } // namespace spead
 } // namespace gr
 
-#endif /* INCLUDED_SPEAD_MAPPING_CONTINUOUS_FRAMER_H */
+#endif /* INCLUDED_SPEAD_MAPPING_STREAM_TO_CHUNK_H */

@@ -6,8 +6,10 @@
  */
 
 #include "mapping/block_messages.h"
-#include "mapping/continuous_framer.h"
+#include "mapping/stream_to_chunk.h"
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 namespace gr {
@@ -32,16 +34,76 @@ std::string readable_duration(double seconds)
 
 } // namespace
 
-continuous_framer::continuous_framer(const continuous_config& config,
-                                     gr::logger_ptr logger)
-    : d_config(config),
-      d_logger(std::move(logger)),
+namespace {
+const stream_to_chunk_config& validated(const stream_to_chunk_config& c)
+{
+    c.validate_layout();
+    if (c.heap_items == 0)
+        throw std::invalid_argument("heap_items: 0 in continuous mode; give the items "
+                                    "per heap per input (>= 1)");
+    if (c.item_bytes != c.type.size() * c.vlen)
+        throw std::invalid_argument("item_bytes: " + std::to_string(c.item_bytes) +
+                                    " is not the bytes of one " + c.type.name() +
+                                    " item × vlen " + std::to_string(c.vlen));
+    return c;
+}
+} // namespace
+
+stream_to_chunk::stream_to_chunk(const stream_to_chunk_config& config,
+                                 gr::logger_ptr logger)
+    : sink_mapping(validated(config), std::move(logger)),
+      d_config(config),
+      d_rx_time_key(pmt::mp("rx_time")),
       d_base_timestamp(config.start_timestamp)
 {
+    for (const descriptor& d : descriptors())
+        learn_descriptor(d);
 }
 
-void continuous_framer::reset()
+std::map<std::string, std::uint64_t> stream_to_chunk::counters() const
 {
+    auto out = sink_mapping::counters();
+    out["timestamps_wrapped"] = d_timestamps_wrapped.load();
+    out["rx_time_ignored"] = d_rx_time_ignored.load();
+    return out;
+}
+
+std::size_t stream_to_chunk::send(const sink_input& in, send_slots& out)
+{
+    const std::size_t heap_items = d_config.heap_items;
+    const std::size_t heap_bytes = heap_items * item_size();
+    const std::size_t inputs = in.items->size();
+    std::size_t rounds = static_cast<std::size_t>((*in.available)[0]) / heap_items;
+    for (int n : *in.available)
+        rounds = std::min(rounds, static_cast<std::size_t>(n) / heap_items);
+    for (std::size_t r = 0; r < rounds; r++) {
+        // Every input has consumed as much as input 0: one offset for all.
+        const std::uint64_t start = in.first + r * heap_items;
+        for (std::size_t i = 0; i < inputs; i++) {
+            d_tags.clear();
+            in.tags(i, start, start + heap_items, d_rx_time_key, d_tags);
+            for (const gr::tag_t& t : d_tags)
+                rx_time_tag(t.offset - start, t.value);
+        }
+        for (std::size_t i = 0; i < inputs; i++)
+            send_data_heap(
+                out,
+                static_cast<const std::uint8_t*>((*in.items)[i]) + r * heap_bytes,
+                heap_items,
+                i % out.substreams(),
+                [this,
+                 i](send::heap& h, const std::uint8_t* payload, std::uint64_t& cnt) {
+                    cnt = build_heap(h, i, payload);
+                    return true;
+                });
+        next_round();
+    }
+    return rounds * heap_items;
+}
+
+void stream_to_chunk::reset()
+{
+    sink_mapping::reset();
     d_round = 0;
     d_base_round = 0;
     d_base_timestamp = d_config.start_timestamp;
@@ -65,14 +127,14 @@ void continuous_framer::reset()
                                                "must expect the wraps"));
 }
 
-std::optional<double> continuous_framer::wrap_period() const
+std::optional<double> stream_to_chunk::wrap_period() const
 {
     if (d_config.sample_rate <= 0)
         return std::nullopt;
     return std::ldexp(1.0, d_config.flavour.heap_address_bits()) / d_config.sample_rate;
 }
 
-std::vector<descriptor> continuous_framer::descriptors() const
+std::vector<descriptor> stream_to_chunk::descriptors() const
 {
     // An unsigned integer as wide as the immediate field: spead2 sends such an item
     // of shape () as an immediate, and reads ours back as one.
@@ -93,21 +155,14 @@ std::vector<descriptor> continuous_framer::descriptors() const
     return out;
 }
 
-void continuous_framer::warn_once(const std::string& what, const std::string& message)
-{
-    if (d_warned.insert(what).second && d_logger)
-        d_logger->warn("{}", message);
-}
-
-void continuous_framer::ignore_rx_time(const std::string& what, const std::string& why)
+void stream_to_chunk::ignore_rx_time(const std::string& what, const std::string& why)
 {
     d_rx_time_ignored++;
     warn_once("rx_time " + what,
               "rx_time tag ignored: " + why + " (counted in rx_time_ignored)");
 }
 
-void continuous_framer::rx_time_tag(std::uint64_t items_into_heap,
-                                    const pmt::pmt_t& value)
+void stream_to_chunk::rx_time_tag(std::uint64_t items_into_heap, const pmt::pmt_t& value)
 {
     if (d_config.sample_rate <= 0)
         return ignore_rx_time("rate",
@@ -147,15 +202,14 @@ void continuous_framer::rx_time_tag(std::uint64_t items_into_heap,
     d_next_base_timestamp.reset();
 }
 
-std::uint64_t continuous_framer::round_timestamp() const
+std::uint64_t stream_to_chunk::round_timestamp() const
 {
     // Wraps modulo 2^64 like a hardware counter would; build_heap() wraps it further.
     return d_base_timestamp + (d_round - d_base_round) * d_config.timestamp_step;
 }
 
-std::uint64_t continuous_framer::build_heap(send::heap& h,
-                                            std::size_t input,
-                                            const std::uint8_t* payload)
+std::uint64_t
+stream_to_chunk::build_heap(send::heap& h, std::size_t input, const std::uint8_t* payload)
 {
     const std::uint64_t mask = d_config.flavour.max_address();
     std::uint64_t timestamp = round_timestamp();
@@ -179,14 +233,13 @@ std::uint64_t continuous_framer::build_heap(send::heap& h,
     if (d_config.substream_item != 0)
         h.add_immediate(d_config.substream_item, input);
     // Never an immediate, even when tiny: a receiver takes immediates as metadata.
-    h.add_item(
-        d_config.payload_item, payload, d_config.heap_items * d_config.item_size, false);
+    h.add_item(d_config.payload_item, payload, d_config.heap_items * item_size(), false);
     h.set_repeat_immediates(true);
     // Wraps like the timestamp: receivers assemble by cnt only among recent heaps.
     return (d_config.cnt_start + d_heaps++ * d_config.cnt_step) & mask;
 }
 
-void continuous_framer::next_round()
+void stream_to_chunk::next_round()
 {
     d_round++;
     if (d_next_base_timestamp) {
@@ -194,12 +247,6 @@ void continuous_framer::next_round()
         d_base_timestamp = *d_next_base_timestamp;
         d_next_base_timestamp.reset();
     }
-}
-
-std::map<std::string, std::uint64_t> continuous_framer::counters() const
-{
-    return { { "timestamps_wrapped", d_timestamps_wrapped.load() },
-             { "rx_time_ignored", d_rx_time_ignored.load() } };
 }
 
 } // namespace spead

@@ -1,0 +1,179 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_MAPPING_SINK_MAPPING_H
+#define INCLUDED_SPEAD_MAPPING_SINK_MAPPING_H
+
+#include "mapping/item_type.h"
+#include "mapping/send_slots.h" // logger, flavour, send heaps
+#include <gnuradio/spead/descriptor.h>
+#include <gnuradio/tags.h>
+#include <gnuradio/types.h>
+#include <unordered_map>
+#include <atomic>
+#include <map>
+
+namespace gr {
+namespace spead {
+
+/*! What every heap spead.sink sends has, whatever the input mode (sink::make's
+ * parameters). */
+struct sink_heap_config {
+    item_type type = item_type::parse("complex_float");
+    std::size_t vlen = 1;
+    std::uint64_t payload_item = 0x1000;
+    gr::spead::flavour flavour;
+    std::uint64_t cnt_start = 1; //!< cnt of the first heap (without a heap_cnt tag)
+    std::uint64_t cnt_step = 1;
+    /*! Heaps between repeated descriptors; 0: at the start and on change only. */
+    std::size_t descriptor_interval = 0;
+    std::string payload_name = "payload"; //!< empty: no descriptor for the payload
+    std::string payload_description;
+    byte_order_mode byte_order = byte_order_mode::as_is;
+};
+
+/*! What spead.sink's general_work() hands its mapping. */
+struct sink_input {
+    const gr_vector_const_void_star* items = nullptr; //!< per input
+    const gr_vector_int* available = nullptr;         //!< items readable, per input
+    std::uint64_t first = 0;  //!< stream offset of every input's first item
+    std::size_t capacity = 0; //!< items the upstream buffer holds at most
+    /*! Appends input \p input's tags in [from, to) with key \p key (PMT_NIL: any). */
+    std::function<void(std::size_t input,
+                       std::uint64_t from,
+                       std::uint64_t to,
+                       const pmt::pmt_t& key,
+                       std::vector<gr::tag_t>& tags)>
+        tags;
+    /*! Reads the `descriptors` port now (a tag names an item not yet described). */
+    std::function<void()> read_descriptors;
+};
+
+/*!
+ * \brief What spead.sink runs, one per input mode: stream_to_heap (`heaps`) and
+ * stream_to_chunk (`continuous`). What both share lives here: the descriptors (the
+ * payload's and those learnt), control heaps (start, descriptors, stop), the payload
+ * copy in the configured byte order, sending through send_slots, and the counters
+ * data_heaps, control_heaps and heaps_rejected.
+ *
+ * Not thread-safe (the block's work thread); the counters may be read from any thread.
+ */
+class SPEAD_API sink_mapping
+{
+public:
+    sink_mapping(const sink_heap_config& config, gr::logger_ptr logger);
+    virtual ~sink_mapping();
+
+    /*! Sends heaps of the input available (whole heaps only). \return the items
+     * consumed, the same on every input. */
+    virtual std::size_t send(const sink_input& in, send_slots& out) = 0;
+    /*! Items each input needs before send() can send the next heap. */
+    virtual std::size_t items_needed() const = 0;
+    /*! Items per heap when heaps are cut by count (the scheduler then hands over
+     * whole heaps); 0 when a length tag frames them. */
+    virtual std::size_t fixed_heap_items() const = 0;
+    /*! A new run: cnts start again, descriptors are due, counters are zeroed. */
+    virtual void reset();
+    /*! Counters by name: data_heaps, control_heaps, heaps_rejected and the mode's. */
+    virtual std::map<std::string, std::uint64_t> counters() const;
+
+    /*! Learns a descriptor (from the `descriptors` port): its name can then key tags,
+     * and it goes out with the sink's descriptors. */
+    void learn_descriptor(const descriptor& d);
+    /*! Whether descriptors must go out before a data heap of \p items items: at the
+     * start of a run, when they (or the payload's shape) changed, and every
+     * descriptor_interval heaps. */
+    bool descriptors_due(std::size_t items);
+    /*! Builds a control heap: the descriptors (with stream start before the run's first
+     * ones), stream stop. Empty when there is nothing to say. */
+    void build_control_heap(send::heap& h, bool descriptors, bool stop);
+    /*! The run's first descriptors went out (so a stop heap is worth sending). */
+    bool run_started() const { return d_run_started; }
+    /*! cnt of the next control heap: counting down from the flavour's largest, so
+     * control heaps never take a cnt a heap_cnt tag might give. */
+    std::uint64_t next_control_cnt() { return d_next_control_cnt--; }
+    /*! Sends a control heap to every substream of \p out (errors logged). */
+    void send_control_heap(send_slots& out, bool descriptors, bool stop);
+    /*! At the end of a run: a stop heap to every substream, if the run started. */
+    void send_stop_heap(send_slots& out);
+
+    /*! Copies \p items items to a heap's payload buffer in the configured byte order. */
+    void
+    copy_payload(std::uint8_t* dst, const std::uint8_t* src, std::size_t items) const;
+    /*! A data heap was handed to the stream. */
+    void data_heap_sent() { d_data_heaps++, d_heaps_since_descriptors++; }
+    /*! A heap the stream refused (counted in heaps_rejected, said once). */
+    void heap_rejected(const std::string& why);
+    /*! A control heap was handed to the stream. */
+    void control_heap_sent() { d_control_heaps++; }
+    /*! Logs \p message as a warning the first time \p what happens. */
+    void warn_once(const std::string& what, const std::string& message);
+
+    std::size_t item_size() const { return d_item_size; }
+    std::uint64_t data_heaps() const { return d_data_heaps.load(); }
+
+protected:
+    /*!
+     * Sends \p items items at \p data as a data heap on \p substream: descriptors
+     * first when due, then a slot with the payload copied in, which \p build
+     * (send::heap&, const std::uint8_t* payload, std::uint64_t& cnt) -> bool fills
+     * with the heap's items and cnt (false: not sent).
+     */
+    template <typename Build>
+    void send_data_heap(send_slots& out,
+                        const std::uint8_t* data,
+                        std::size_t items,
+                        std::size_t substream,
+                        Build&& build)
+    {
+        // Descriptors first: a name resolved from a tag may have come with a
+        // descriptor just now, and it must go out before the heap that uses it.
+        if (descriptors_due(items))
+            send_control_heap(out, true, false);
+        const send_slots::slot_ref slot =
+            out.acquire(items * d_item_size, d_heap_config.flavour);
+        copy_payload(slot.payload, data, items);
+        std::uint64_t cnt = 0;
+        if (!build(slot.heap, static_cast<const std::uint8_t*>(slot.payload), cnt)) {
+            out.release(slot.index);
+            return;
+        }
+        try {
+            out.send(slot.index, cnt, substream);
+        } catch (const std::invalid_argument& e) {
+            heap_rejected(e.what());
+            return;
+        }
+        data_heap_sent();
+    }
+    /*! The id a learnt descriptor (or the payload's) gives \p name; 0: none. */
+    std::uint64_t id_of_name(const std::string& name) const;
+
+    const sink_heap_config d_heap_config;
+    const std::size_t d_item_size;
+    gr::logger_ptr d_logger;
+    std::atomic<std::uint64_t> d_heaps_rejected{ 0 };
+
+private:
+    // ---- descriptors the sink sends and names it understands ----
+    std::map<std::uint64_t, descriptor> d_descriptors; //!< learnt
+    std::unordered_map<std::string, std::uint64_t> d_name_to_id;
+    std::size_t d_described_items = 0; //!< payload shape in the last descriptor sent
+    bool d_descriptors_dirty = true;
+    bool d_run_started = false;
+    std::size_t d_heaps_since_descriptors = 0;
+    std::set<std::string> d_warned;
+    std::uint64_t d_next_control_cnt;
+
+    std::atomic<std::uint64_t> d_data_heaps{ 0 };
+    std::atomic<std::uint64_t> d_control_heaps{ 0 };
+};
+
+} // namespace spead
+} // namespace gr
+
+#endif /* INCLUDED_SPEAD_MAPPING_SINK_MAPPING_H */

@@ -1,0 +1,265 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// sink_mapping::send(): what spead.sink sends for its input in each input mode
+// (stream_to_heap, stream_to_chunk), through send_slots, without a flowgraph: the
+// heaps on the wire (recorded by a writer that decodes them), what is consumed.
+
+#include "mapping/stream_to_chunk.h"
+#include "mapping/stream_to_heap.h"
+#include "protocol/packet_decoder.h"
+#include "streams/packet_writer.h"
+#include <gtest/gtest.h>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace {
+
+using namespace gr::spead;
+using bytes = std::vector<std::uint8_t>;
+
+/*! One packet on the wire, decoded. */
+struct sent {
+    std::size_t substream;
+    std::uint64_t cnt;
+    std::map<std::uint64_t, std::uint64_t> immediates;
+    std::uint64_t payload_length;
+};
+
+/*! A transport that decodes every packet it is given. */
+class recording_writer : public send::packet_writer
+{
+public:
+    explicit recording_writer(std::vector<sent>& out) : d_out(out) {}
+    std::size_t write_packets(const send::packet* packets,
+                              std::size_t n,
+                              boost::system::error_code&) override
+    {
+        for (std::size_t i = 0; i < n; i++) {
+            bytes wire;
+            for (std::size_t p = 0; p < packets[i].n_pieces; p++)
+                wire.insert(wire.end(),
+                            packets[i].pieces[p].data,
+                            packets[i].pieces[p].data + packets[i].pieces[p].length);
+            packet_header h;
+            EXPECT_EQ(decode_packet(wire.data(), wire.size(), h), decode_result::ok);
+            sent s{ packets[i].substream, h.heap_cnt, {}, h.payload_length };
+            const std::uint64_t mask = (std::uint64_t(1) << h.heap_address_bits) - 1;
+            for (std::uint32_t k = 0; k < h.n_pointers; k++) {
+                std::uint64_t v = 0;
+                for (int b = 0; b < 8; b++)
+                    v = (v << 8) | h.pointers[8 * k + b];
+                const std::uint64_t id = (v >> h.heap_address_bits) & 0x7fffff;
+                if ((v >> 63) && id > 0x04)
+                    s.immediates[id] = v & mask;
+            }
+            std::lock_guard<std::mutex> lock(d_mutex);
+            d_out.push_back(s);
+        }
+        return n;
+    }
+
+private:
+    std::mutex d_mutex;
+    std::vector<sent>& d_out;
+};
+
+/*! send_slots over a recording writer with \p substreams destinations. */
+struct wire {
+    explicit wire(std::size_t substreams = 1) : slots(8, nullptr)
+    {
+        slots.open(
+            std::make_unique<send::stream>(slots.io(),
+                                           send::stream_config(),
+                                           substreams,
+                                           std::make_unique<recording_writer>(out)));
+    }
+    /*! Sends what is queued and closes the stream. */
+    const std::vector<sent>& packets()
+    {
+        slots.close();
+        return out;
+    }
+    /*! Only the data heaps (control heaps count down from the largest cnt). */
+    std::vector<sent> data()
+    {
+        std::vector<sent> d;
+        for (const sent& s : packets())
+            if (s.cnt < (std::uint64_t(1) << 32))
+                d.push_back(s);
+        return d;
+    }
+    std::vector<sent> out;
+    send_slots slots;
+};
+
+/*! The block's input: \p inputs buffers of int16 items and their tags. */
+struct input {
+    input(std::size_t inputs, std::size_t items)
+        : data(inputs, bytes(2 * items)), available(int(inputs), int(items)), tags(inputs)
+    {
+        for (auto& d : data)
+            pointers.push_back(d.data());
+        in.items = &pointers;
+        in.available = &available;
+        in.capacity = 1 << 20;
+        in.tags = [this](std::size_t i,
+                         std::uint64_t from,
+                         std::uint64_t to,
+                         const pmt::pmt_t& key,
+                         std::vector<gr::tag_t>& out) {
+            for (const gr::tag_t& t : tags[i])
+                if (t.offset >= from && t.offset < to &&
+                    (pmt::is_null(key) || pmt::eqv(key, t.key)))
+                    out.push_back(t);
+        };
+    }
+    void tag(std::size_t i, std::uint64_t offset, const char* key, const pmt::pmt_t& v)
+    {
+        gr::tag_t t;
+        t.offset = offset;
+        t.key = pmt::mp(key);
+        t.value = v;
+        tags[i].push_back(t);
+    }
+    std::vector<bytes> data;
+    gr_vector_const_void_star pointers;
+    gr_vector_int available;
+    std::vector<std::vector<gr::tag_t>> tags;
+    sink_input in;
+};
+
+stream_to_heap_config int16_packets()
+{
+    stream_to_heap_config c;
+    c.type = item_type::parse("int16");
+    return c;
+}
+
+stream_to_chunk_config int16_series(std::size_t substreams)
+{
+    stream_to_chunk_config c;
+    c.type = item_type::parse("int16");
+    c.item_bytes = 2;
+    c.heap_items = 4;
+    c.timestamp_item = 0x1600;
+    c.timestamp_step = 4;
+    c.substreams = substreams;
+    c.substream_item = substreams > 1 ? 0x1601 : 0;
+    c.sample_rate = 1000;
+    return c;
+}
+
+// ---- heaps ---------------------------------------------------------------------------
+
+TEST(SinkMapping, HeapsSendOneHeapPerTaggedPacketAfterTheDescriptors)
+{
+    wire w;
+    stream_to_heap m(int16_packets(), nullptr);
+    input x(1, 10);
+    x.tag(0, 0, "packet_len", pmt::from_long(4));
+    x.tag(0, 4, "packet_len", pmt::from_long(6));
+    x.tag(0, 4, "0x1600", pmt::from_long(77));
+    EXPECT_EQ(m.send(x.in, w.slots), 10u);
+    const auto all = w.packets();
+    ASSERT_EQ(all.size(), 4u);
+    EXPECT_EQ(all[0].immediates.count(0x06), 1u); // STREAM_CTRL start, descriptors
+    EXPECT_EQ(all[1].cnt, 1u);
+    EXPECT_EQ(all[1].payload_length, 8u);
+    // The payload's shape changed (6 items, not 4): its descriptor goes out again.
+    EXPECT_EQ(all[2].cnt, (std::uint64_t(1) << 40) - 2);
+    EXPECT_EQ(all[3].cnt, 2u);
+    EXPECT_EQ(all[3].payload_length, 12u);
+    EXPECT_EQ(all[3].immediates.at(0x1600), 77u);
+    EXPECT_EQ(m.counters().at("data_heaps"), 2u);
+    EXPECT_EQ(m.counters().at("control_heaps"), 2u);
+}
+
+TEST(SinkMapping, HeapsConsumeNothingOfAPacketNotAllThere)
+{
+    wire w;
+    stream_to_heap m(int16_packets(), nullptr);
+    input x(1, 6);
+    x.tag(0, 0, "packet_len", pmt::from_long(2));
+    x.tag(0, 2, "packet_len", pmt::from_long(8));
+    EXPECT_EQ(m.send(x.in, w.slots), 2u);
+    EXPECT_EQ(m.items_needed(), 8u);
+    EXPECT_EQ(w.data().size(), 1u);
+}
+
+TEST(SinkMapping, AStopHeapGoesToEverySubstreamOnlyOnceARunStarted)
+{
+    wire w(2);
+    stream_to_heap m(int16_packets(), nullptr);
+    m.send_stop_heap(w.slots);
+    EXPECT_EQ(m.counters().at("control_heaps"), 0u);
+    input x(1, 4);
+    x.tag(0, 0, "packet_len", pmt::from_long(4));
+    m.send(x.in, w.slots);
+    m.send_stop_heap(w.slots);
+    std::size_t stops = 0;
+    for (const sent& s : w.packets())
+        stops += s.immediates.count(0x06) && s.immediates.at(0x06) == 2;
+    EXPECT_EQ(stops, 2u);
+}
+
+// ---- continuous ----------------------------------------------------------------------
+
+TEST(SinkMapping, ContinuousSendsWholeRoundsOneHeapPerInputInputZeroFirst)
+{
+    wire w(2);
+    stream_to_chunk m(int16_series(2), nullptr);
+    m.reset();
+    input x(2, 10); // two rounds of 4 items, and 2 items over
+    EXPECT_EQ(m.send(x.in, w.slots), 8u);
+    const auto d = w.data();
+    ASSERT_EQ(d.size(), 4u);
+    const std::vector<std::uint64_t> timestamps{ 0, 0, 4, 4 };
+    for (std::size_t h = 0; h < 4; h++) {
+        EXPECT_EQ(d[h].immediates.at(0x1600), timestamps[h]) << h;
+        EXPECT_EQ(d[h].immediates.at(0x1601), h % 2) << h;
+        EXPECT_EQ(d[h].substream, h % 2) << h;
+        EXPECT_EQ(d[h].cnt, h + 1) << h;
+        EXPECT_EQ(d[h].payload_length, 8u);
+    }
+}
+
+TEST(SinkMapping, ContinuousRxTimeTagsRebaseTheTimestamps)
+{
+    wire w;
+    stream_to_chunk m(int16_series(1), nullptr);
+    m.reset();
+    input x(1, 8);
+    x.tag(0,
+          4,
+          "rx_time",
+          pmt::make_tuple(pmt::from_uint64(2), pmt::from_double(0.5))); // 2500 at 1 kHz
+    EXPECT_EQ(m.send(x.in, w.slots), 8u);
+    const auto d = w.data();
+    ASSERT_EQ(d.size(), 2u);
+    EXPECT_EQ(d[0].immediates.at(0x1600), 0u);
+    EXPECT_EQ(d[1].immediates.at(0x1600), 2500u);
+    EXPECT_EQ(m.counters().at("rx_time_ignored"), 0u);
+}
+
+TEST(SinkMapping, ContinuousRefusesALayoutTheReceiverWouldRefuse)
+{
+    stream_to_chunk_config c = int16_series(2);
+    c.substream_item = 0;
+    EXPECT_THROW(stream_to_chunk(c, nullptr), std::invalid_argument);
+    c = int16_series(1);
+    c.timestamp_item = 0;
+    EXPECT_THROW(stream_to_chunk(c, nullptr), std::invalid_argument);
+    c = int16_series(1);
+    c.item_bytes = 4; // not an int16
+    EXPECT_THROW(stream_to_chunk(c, nullptr), std::invalid_argument);
+}
+
+} // namespace
