@@ -72,12 +72,7 @@ stream_config& stream_config::set_queue_heaps(std::size_t n)
 
 void continuous_config::validate() const
 {
-    if (timestamp_item == 0)
-        throw std::invalid_argument(
-            "timestamp_item: 0 names no item; a continuous stream places heaps by the "
-            "immediate item holding their timestamp: give its id (e.g. 0x1600)");
-    if (item_bytes == 0)
-        throw std::invalid_argument("item_bytes: 0; give the bytes of one output item");
+    validate_layout(); // the fields a sink's continuous input shares, checked alike
     if (queue_positions > stream_config::max_queue_heaps)
         throw std::invalid_argument(
             "queue_positions: " + std::to_string(queue_positions) + " is more than " +
@@ -91,11 +86,6 @@ void continuous_config::validate() const
     // The rest are the timeline's and the chunk assembler's checks, made here too so
     // a bad value shows when the stream is made, not at its first heap.
     chunk_config_for(*this, item_bytes, incomplete_heaps::drop).validate();
-    if (substreams > 1 && substream_item == 0)
-        throw std::invalid_argument(
-            "substream_item: 0 with " + std::to_string(substreams) +
-            " substreams; give the id of the immediate item naming each heap's "
-            "substream (output), or use 1 substream");
 }
 
 stream_config& stream_config::set_continuous(const continuous_config& config)
