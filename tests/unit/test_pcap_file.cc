@@ -6,6 +6,7 @@
  */
 
 #include "byte_helpers.h"
+#include "error_message.h"
 #include "transport/pcap/pcap_file.h"
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -47,12 +48,7 @@ void write_file(const std::string& path, const std::vector<std::uint8_t>& bytes)
 template <typename F>
 std::string runtime_error_message(F f)
 {
-    try {
-        f();
-    } catch (const std::runtime_error& e) {
-        return e.what();
-    }
-    return "";
+    return spead_test::error_message<std::runtime_error>(f);
 }
 
 /*! Writes raw frames to a capture of the given link type with libpcap itself. */

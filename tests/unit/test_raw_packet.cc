@@ -43,6 +43,16 @@ frame_result parse(const std::vector<std::uint8_t>& frame,
     return parse_udp_frame(frame.data(), frame.size(), link, d);
 }
 
+/* parse() of ethernet_frame() with the bytes at the given offsets replaced. */
+frame_result
+parse_edited(std::initializer_list<std::pair<std::size_t, std::uint8_t>> edits)
+{
+    auto frame = ethernet_frame();
+    for (const auto& [offset, value] : edits)
+        frame[offset] = value;
+    return parse(frame);
+}
+
 } // namespace
 
 TEST(raw_packet_parse, finds_udp_payload_addresses_and_ports_in_ethernet_frame)
@@ -82,17 +92,14 @@ TEST(raw_packet_parse, ignores_ethernet_padding_after_ip_total_length)
 
 TEST(raw_packet_parse, does_not_verify_udp_checksum)
 {
-    auto frame = ethernet_frame();
-    frame[udp + 6] = 0xde; // wrong, as in the loopback captures
-    frame[udp + 7] = 0xad;
-    EXPECT_EQ(parse(frame), frame_result::ok);
+    // A wrong checksum, as in the loopback captures.
+    EXPECT_EQ(parse_edited({ { udp + 6, 0xde }, { udp + 7, 0xad } }), frame_result::ok);
 }
 
 TEST(raw_packet_parse, accepts_dont_fragment)
 {
-    auto frame = ethernet_frame();
-    frame[ip + 6] = 0x40; // DF, as every captured frame has
-    EXPECT_EQ(parse(frame), frame_result::ok);
+    // DF, as every captured frame has.
+    EXPECT_EQ(parse_edited({ { ip + 6, 0x40 } }), frame_result::ok);
 }
 
 TEST(raw_packet_parse, rejects_vlan_tagged_frames)
@@ -121,9 +128,8 @@ TEST(raw_packet_parse, rejects_other_ethertypes_as_not_ipv4_udp)
 
 TEST(raw_packet_parse, rejects_other_ip_protocols_as_not_ipv4_udp)
 {
-    auto frame = ethernet_frame();
-    frame[ip + 9] = 6; // TCP
-    EXPECT_EQ(parse(frame), frame_result::not_ipv4_udp);
+    // TCP
+    EXPECT_EQ(parse_edited({ { ip + 9, 6 } }), frame_result::not_ipv4_udp);
 }
 
 TEST(raw_packet_parse, rejects_wrong_ip_version_as_not_ipv4_udp)
@@ -137,24 +143,18 @@ TEST(raw_packet_parse, rejects_wrong_ip_version_as_not_ipv4_udp)
 
 TEST(raw_packet_parse, rejects_ip_options)
 {
-    auto frame = ethernet_frame();
-    frame[ip] = 0x46;
-    EXPECT_EQ(parse(frame), frame_result::ip_options);
+    EXPECT_EQ(parse_edited({ { ip, 0x46 } }), frame_result::ip_options);
 }
 
 TEST(raw_packet_parse, rejects_first_fragment_with_more_fragments_flag)
 {
-    auto frame = ethernet_frame();
-    frame[ip + 6] = 0x20;
-    EXPECT_EQ(parse(frame), frame_result::fragmented);
+    EXPECT_EQ(parse_edited({ { ip + 6, 0x20 } }), frame_result::fragmented);
 }
 
 TEST(raw_packet_parse, rejects_later_fragment_with_offset)
 {
-    auto frame = ethernet_frame();
-    frame[ip + 6] = 0x00;
-    frame[ip + 7] = 0xb9;
-    EXPECT_EQ(parse(frame), frame_result::fragmented);
+    EXPECT_EQ(parse_edited({ { ip + 6, 0x00 }, { ip + 7, 0xb9 } }),
+              frame_result::fragmented);
 }
 
 TEST(raw_packet_parse, rejects_frames_shorter_than_their_headers)
@@ -181,32 +181,31 @@ TEST(raw_packet_parse, rejects_frames_shorter_than_ip_total_length)
 
 TEST(raw_packet_parse, rejects_udp_length_beyond_ip_payload)
 {
-    auto frame = ethernet_frame();
-    frame[udp + 5] = 0x0d; // 13 > 12 bytes of UDP
-    EXPECT_EQ(parse(frame), frame_result::truncated);
+    // A UDP length of 13 > 12 bytes of UDP.
+    EXPECT_EQ(parse_edited({ { udp + 5, 0x0d } }), frame_result::truncated);
 }
 
 TEST(raw_packet_parse, rejects_udp_length_below_its_header)
 {
-    auto frame = ethernet_frame();
-    frame[udp + 5] = 0x07;
-    EXPECT_EQ(parse(frame), frame_result::truncated);
+    EXPECT_EQ(parse_edited({ { udp + 5, 0x07 } }), frame_result::truncated);
 }
 
 TEST(raw_packet_parse, rejects_ip_total_length_below_ip_and_udp_headers)
 {
-    auto frame = ethernet_frame();
-    frame[ip + 3] = 27;
-    EXPECT_EQ(parse(frame), frame_result::truncated);
+    EXPECT_EQ(parse_edited({ { ip + 3, 27 } }), frame_result::truncated);
 }
 
 TEST(raw_packet_stats, each_rejection_has_its_counter)
 {
-    EXPECT_EQ(stat_for(frame_result::not_ipv4_udp), recv_stat::frames_not_ipv4_udp);
-    EXPECT_EQ(stat_for(frame_result::vlan), recv_stat::frames_vlan);
-    EXPECT_EQ(stat_for(frame_result::ip_options), recv_stat::frames_ip_options);
-    EXPECT_EQ(stat_for(frame_result::fragmented), recv_stat::frames_fragmented);
-    EXPECT_EQ(stat_for(frame_result::truncated), recv_stat::frames_truncated);
+    const std::pair<frame_result, recv_stat> expected[] = {
+        { frame_result::not_ipv4_udp, recv_stat::frames_not_ipv4_udp },
+        { frame_result::vlan, recv_stat::frames_vlan },
+        { frame_result::ip_options, recv_stat::frames_ip_options },
+        { frame_result::fragmented, recv_stat::frames_fragmented },
+        { frame_result::truncated, recv_stat::frames_truncated },
+    };
+    for (const auto& [result, stat] : expected)
+        EXPECT_EQ(stat_for(result), stat) << int(result);
 }
 
 TEST(raw_packet_build, multicast_mac_is_01_00_5e_and_low_23_bits)

@@ -9,6 +9,7 @@
 // validation, the cnt sequence, the queue, completion order and timing, blocking
 // sends, errors and the rate limiter.
 
+#include "error_message.h"
 #include "protocol/packetiser.h"
 #include "streams/packet_writer.h"
 #include <gnuradio/spead/send_stream.h>
@@ -65,64 +66,20 @@ public:
     static inline std::size_t packets_when_destroyed = 0;
 
     /*! write_packets() throws from the n-th packet on. */
-    void throw_from(std::size_t n)
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        d_throw_from = n;
-    }
-
-    void hold_writes()
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        d_hold = true;
-    }
-    void release_writes()
-    {
-        {
-            std::lock_guard<std::mutex> lock(d_mutex);
-            d_hold = false;
-        }
-        d_cv.notify_all();
-    }
+    void throw_from(std::size_t n) { set(d_throw_from, n); }
+    void hold_writes() { set(d_hold, true); }
+    void release_writes() { set(d_hold, false); }
     /*! Packets with index >= n (counted over the stream's life) fail. */
-    void fail_from(std::size_t n)
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        d_fail_from = n;
-    }
-    void defer_completions()
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        d_deferred = true;
-    }
-    void complete_all()
-    {
-        {
-            std::lock_guard<std::mutex> lock(d_mutex);
-            d_deferred = false;
-        }
-        d_cv.notify_all();
-    }
-    bool writer_is_held()
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        return d_held_now;
-    }
+    void fail_from(std::size_t n) { set(d_fail_from, n); }
+    void defer_completions() { set(d_deferred, true); }
+    void complete_all() { set(d_deferred, false); }
+    bool writer_is_held() { return copy(d_held_now); }
 
-    std::vector<written_packet> packets()
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        return d_packets;
-    }
-    std::uint64_t bytes_written()
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        return d_bytes;
-    }
+    std::vector<written_packet> packets() { return copy(d_packets); }
+    std::uint64_t bytes_written() { return copy(d_bytes); }
     std::vector<std::pair<steady::time_point, std::size_t>> write_log()
     {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        return d_write_log;
+        return copy(d_write_log);
     }
 
     std::size_t write_packets(const send::packet* packets,
@@ -182,6 +139,23 @@ public:
     }
 
 private:
+    /*! Sets an option under the lock and wakes a held write or reap to look again. */
+    template <typename T>
+    void set(T& option, T value)
+    {
+        {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            option = value;
+        }
+        d_cv.notify_all();
+    }
+    template <typename T>
+    T copy(const T& record)
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return record;
+    }
+
     std::size_t d_max_packet_size;
     bool d_record_bytes;
     std::atomic<bool> d_writing{ false };
@@ -287,15 +261,7 @@ bool run_until(boost::asio::io_context& io, Pred done)
 
 // ---- stream_config -------------------------------------------------------------
 
-void expect_invalid(const std::function<void()>& f, const std::string& parameter)
-{
-    try {
-        f();
-        ADD_FAILURE() << "no exception for " << parameter;
-    } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()).rfind(parameter + ":", 0), 0u) << e.what();
-    }
-}
+using spead_test::expect_invalid;
 
 TEST(SendStreamConfig, DefaultsAreSpead2s)
 {

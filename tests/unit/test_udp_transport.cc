@@ -10,6 +10,7 @@
 // read-back warning, stop() and socket release. Counters must reconcile: packets sent =
 // packets decoded + packets the kernel reported dropped.
 
+#include "error_message.h"
 #include "free_port.h"
 #include "log_capture.h"
 #include "protocol/packetiser.h"
@@ -177,15 +178,7 @@ void expect_payload(const recv::heap& h, std::size_t size)
 
 // ---- config ----------------------------------------------------------------------
 
-void expect_invalid(const std::function<void()>& f, const std::string& parameter)
-{
-    try {
-        f();
-        ADD_FAILURE() << "no exception for " << parameter;
-    } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()).rfind(parameter + ":", 0), 0u) << e.what();
-    }
-}
+using spead_test::expect_invalid;
 
 TEST(RecvUdpConfig, DefaultsAreSpead2s)
 {
@@ -249,15 +242,13 @@ TEST(UdpTransport, SenderWithoutEndpointsIsRefused)
 TEST(UdpTransport, BindingAnAddressOfAnotherHostFailsSayingSo)
 {
     recv::stream s;
-    try {
-        s.emplace_reader<recv::udp_reader>(recv::udp_config().set_endpoints(
-            "203.0.113.9:" + std::to_string(free_udp_port())));
-        ADD_FAILURE() << "bound a foreign address";
-    } catch (const std::system_error& e) {
-        EXPECT_NE(std::string(e.what()).find("not an address of this host"),
-                  std::string::npos)
-            << e.what();
-    }
+    spead_test::expect_error_containing<std::system_error>(
+        [&] {
+            s.emplace_reader<recv::udp_reader>(recv::udp_config().set_endpoints(
+                "203.0.113.9:" + std::to_string(free_udp_port())));
+        },
+        "not an address of this host",
+        "a foreign address");
 }
 
 TEST(UdpTransport, PacketSizeAboveThePathMtuIsRefused)
@@ -279,16 +270,15 @@ TEST(UdpTransport, PacketSizeAboveThePathMtuIsRefused)
     boost::asio::io_context io;
     const auto udp =
         send::udp_config().set_endpoints("239.255.0.1:9").set_interface(name);
-    try {
-        send::udp_stream s(
-            io, send::stream_config().set_max_packet_size(mtu - 28 + 1), udp);
-        ADD_FAILURE() << "accepted a packet size above the MTU " << mtu;
-    } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()).rfind("max_packet_size:", 0), 0u) << e.what();
-        EXPECT_NE(std::string(e.what()).find("use at most " + std::to_string(mtu - 28)),
-                  std::string::npos)
-            << e.what();
-    }
+    const std::string message = spead_test::expect_error<std::invalid_argument>(
+        [&] {
+            send::udp_stream s(
+                io, send::stream_config().set_max_packet_size(mtu - 28 + 1), udp);
+        },
+        "a packet size above the MTU " + std::to_string(mtu));
+    EXPECT_EQ(message.rfind("max_packet_size:", 0), 0u) << message;
+    EXPECT_NE(message.find("use at most " + std::to_string(mtu - 28)), std::string::npos)
+        << message;
     EXPECT_NO_THROW(
         send::udp_stream(io, send::stream_config().set_max_packet_size(mtu - 28), udp));
 }
@@ -826,13 +816,13 @@ TEST(UdpReader, SecondReaderOnABusyUnicastPortFailsSayingWhy)
     recv::stream a;
     a.emplace_reader<recv::udp_reader>(recv::udp_config().set_endpoints(endpoint));
     recv::stream b;
-    try {
-        b.emplace_reader<recv::udp_reader>(recv::udp_config().set_endpoints(endpoint));
-        ADD_FAILURE() << "bound a busy port";
-    } catch (const std::system_error& e) {
-        EXPECT_NE(std::string(e.what()).find("another receiver"), std::string::npos)
-            << e.what();
-    }
+    spead_test::expect_error_containing<std::system_error>(
+        [&] {
+            b.emplace_reader<recv::udp_reader>(
+                recv::udp_config().set_endpoints(endpoint));
+        },
+        "another receiver",
+        "a busy port");
 }
 
 } // namespace
