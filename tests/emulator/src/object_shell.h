@@ -4,6 +4,8 @@
 #ifndef SPEAD_EMU_OBJECT_SHELL_H
 #define SPEAD_EMU_OBJECT_SHELL_H
 
+#include <pthread.h>
+
 #include <type_traits>
 
 namespace spead_emu {
@@ -23,6 +25,26 @@ struct object_shell {
         return verbs == nullptr ? nullptr
                                 : reinterpret_cast<const object_shell*>(verbs)->owner;
     }
+};
+
+// An object_shell whose verbs struct carries the mutex and condition variable that
+// rdma-core's own calls use (ibv_ack_cq_events, ibv_ack_async_event on an ibv_cq, ibv_qp
+// or ibv_wq): made with the shell and destroyed with it. (ibv_create_wq, an inline
+// verb, initialises them again; mlx5dv_create_wq does not.)
+template <typename Verbs, typename Owner>
+struct synchronised_shell : object_shell<Verbs, Owner> {
+    synchronised_shell()
+    {
+        pthread_mutex_init(&this->verbs.mutex, nullptr);
+        pthread_cond_init(&this->verbs.cond, nullptr);
+    }
+    ~synchronised_shell()
+    {
+        pthread_cond_destroy(&this->verbs.cond);
+        pthread_mutex_destroy(&this->verbs.mutex);
+    }
+    synchronised_shell(const synchronised_shell&) = delete;
+    synchronised_shell& operator=(const synchronised_shell&) = delete;
 };
 
 } // namespace spead_emu

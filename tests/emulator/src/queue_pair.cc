@@ -98,8 +98,6 @@ queue_pair::queue_pair(protection_domain& pd,
     qp.qp_num = pd.context().device().allocate_qp_number();
     qp.state = IBV_QPS_RESET;
     qp.qp_type = IBV_QPT_RAW_PACKET;
-    pthread_mutex_init(&qp.mutex, nullptr);
-    pthread_cond_init(&qp.cond, nullptr);
     // Reserve now so posting never allocates.
     for (auto& slot : m_send_ring) {
         slot.sges.reserve(m_cap.max_send_sge);
@@ -109,11 +107,7 @@ queue_pair::queue_pair(protection_domain& pd,
         slot.sges.reserve(m_cap.max_recv_sge);
 }
 
-queue_pair::~queue_pair()
-{
-    pthread_cond_destroy(&m_shell.verbs.cond);
-    pthread_mutex_destroy(&m_shell.verbs.mutex);
-}
+queue_pair::~queue_pair() = default;
 
 queue_pair* queue_pair::from(ibv_qp* qp)
 {

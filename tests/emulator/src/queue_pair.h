@@ -107,7 +107,7 @@ private:
                          uint64_t index);
     void reset_locked();
 
-    object_shell<ibv_qp, queue_pair> m_shell;
+    synchronised_shell<ibv_qp, queue_pair> m_shell;
     protection_domain& m_pd;
     completion_queue& m_send_cq;
     completion_queue& m_receive_cq;

@@ -96,16 +96,9 @@ work_queue::work_queue(protection_domain& pd,
     wq.state = IBV_WQS_RESET;
     wq.wq_type = IBV_WQT_RQ;
     wq.post_recv = post_wq_recv;
-    // ibv_create_wq (inline) initialises these again; mlx5dv_create_wq does not.
-    pthread_mutex_init(&wq.mutex, nullptr);
-    pthread_cond_init(&wq.cond, nullptr);
 }
 
-work_queue::~work_queue()
-{
-    pthread_cond_destroy(&m_shell.verbs.cond);
-    pthread_mutex_destroy(&m_shell.verbs.mutex);
-}
+work_queue::~work_queue() = default;
 
 work_queue* work_queue::from(ibv_wq* wq)
 {

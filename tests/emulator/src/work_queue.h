@@ -106,7 +106,7 @@ private:
                          unsigned wc_flags,
                          queue_pair* steering_qp);
 
-    object_shell<ibv_wq, work_queue> m_shell;
+    synchronised_shell<ibv_wq, work_queue> m_shell;
     protection_domain& m_pd;
     completion_queue& m_cq;
     const striding_layout m_layout;
