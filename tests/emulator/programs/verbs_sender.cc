@@ -15,6 +15,8 @@
 #include "program_support.h"
 #include "verbs_device.h"
 
+#include <verbs_builders.h>
+
 #include <arpa/inet.h>
 #include <endian.h>
 
@@ -25,6 +27,7 @@
 #include <vector>
 
 using namespace emu_programs;
+using namespace verbs_builders;
 using namespace verbs_owners;
 
 namespace {
@@ -97,12 +100,7 @@ void write_headers(uint8_t* header,
 int main(int argc, char** argv)
 {
     const options args(argc, argv, 1);
-    interface_info interface;
-    std::string error;
-    if (!resolve_interface(args.required("interface"), interface, error)) {
-        fprintf(stderr, "emu_verbs_sender: %s\n", error.c_str());
-        return exit_usage;
-    }
+    const interface_info interface = interface_option(args, "emu_verbs_sender");
     frame_addressing to{};
     if (!parse_endpoint(
             args.required("destination"), to.destination, to.destination_port)) {
@@ -142,6 +140,7 @@ int main(int argc, char** argv)
     }
 
     cm_id_ptr id;
+    std::string error;
     if (const int status = open_device_of(interface, id, error)) {
         fprintf(stderr, "emu_verbs_sender: %s\n", error.c_str());
         return status;
@@ -158,10 +157,7 @@ int main(int argc, char** argv)
     cq_ptr cq(ibv_create_cq(context, static_cast<int>(batch), nullptr, nullptr, 0));
     if (!cq)
         return fail("ibv_create_cq");
-    ibv_qp_init_attr qp_attr{};
-    qp_attr.send_cq = cq.get();
-    qp_attr.recv_cq = cq.get();
-    qp_attr.qp_type = IBV_QPT_RAW_PACKET;
+    ibv_qp_init_attr qp_attr = qp_init_attr(cq.get());
     qp_attr.cap.max_send_wr = batch;
     qp_attr.cap.max_send_sge = 2;
     qp_ptr qp(ibv_create_qp(pd.get(), &qp_attr));
