@@ -7,6 +7,7 @@
 #include "completion_queue.h"
 #include "device.h"
 #include "device_context.h"
+#include "enum_names.h"
 #include "flow_counters.h"
 #include "log.h"
 #include "netdev.h"
@@ -26,24 +27,9 @@ namespace {
 
 const char* state_name(ibv_qp_state state)
 {
-    switch (state) {
-    case IBV_QPS_RESET:
-        return "RESET";
-    case IBV_QPS_INIT:
-        return "INIT";
-    case IBV_QPS_RTR:
-        return "RTR";
-    case IBV_QPS_RTS:
-        return "RTS";
-    case IBV_QPS_SQD:
-        return "SQD";
-    case IBV_QPS_SQE:
-        return "SQE";
-    case IBV_QPS_ERR:
-        return "ERR";
-    default:
-        return "UNKNOWN";
-    }
+    static const char* const names[] = { "RESET", "INIT", "RTR", "RTS",
+                                         "SQD",   "SQE",  "ERR" };
+    return enum_name(names, state, "UNKNOWN");
 }
 
 // The transitions a RAW_PACKET QP takes (IB spec QP state table, as the kernel checks).
@@ -83,8 +69,8 @@ queue_pair::queue_pair(protection_domain& pd,
       m_receive_cq(receive_cq),
       m_cap(attr.cap),
       m_signal_all(attr.sq_sig_all != 0),
-      m_send_ring(attr.cap.max_send_wr),
-      m_receive_ring(attr.cap.max_recv_wr),
+      m_send(attr.cap.max_send_wr),
+      m_receive(attr.cap.max_recv_wr),
       m_nic(std::move(nic))
 {
     m_shell.owner = this;
@@ -99,11 +85,11 @@ queue_pair::queue_pair(protection_domain& pd,
     qp.state = IBV_QPS_RESET;
     qp.qp_type = IBV_QPT_RAW_PACKET;
     // Reserve now so posting never allocates.
-    for (auto& slot : m_send_ring) {
+    for (auto& slot : m_send.slots) {
         slot.sges.reserve(m_cap.max_send_sge);
         slot.inline_data.reserve(m_cap.max_inline_data);
     }
-    for (auto& slot : m_receive_ring)
+    for (auto& slot : m_receive.slots)
         slot.sges.reserve(m_cap.max_recv_sge);
 }
 
@@ -348,18 +334,10 @@ int queue_pair::post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr)
                 error = EINVAL;
                 break;
             }
-            if (wr->num_sge < 0 ||
-                static_cast<uint32_t>(wr->num_sge) > m_cap.max_send_sge) {
-                error = ENOMEM; // as mlx5
+            send_work* claimed = nullptr; // too many SGEs: ENOMEM, as mlx5
+            if ((error = m_send.claim(wr->num_sge, m_cap.max_send_sge, ENOMEM, claimed)))
                 break;
-            }
-            // A slot stays in use until a completion at or after it is polled, so
-            // without a signalled WR the queue fills up.
-            if (m_send_posted - m_send_released.load() >= m_send_ring.size()) {
-                error = ENOMEM;
-                break;
-            }
-            send_work& slot = m_send_ring[m_send_posted % m_send_ring.size()];
+            send_work& slot = *claimed;
             slot.wr_id = wr->wr_id;
             slot.signalled = m_signal_all || (wr->send_flags & IBV_SEND_SIGNALED);
             slot.offload_checksums = (wr->send_flags & IBV_SEND_IP_CSUM) != 0;
@@ -384,7 +362,7 @@ int queue_pair::post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr)
             } else {
                 slot.sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
             }
-            m_send_posted++;
+            m_send.posted++;
             posted = true;
         }
     }
@@ -407,19 +385,12 @@ int queue_pair::post_receive(ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
                 error = EINVAL;
                 break;
             }
-            if (wr->num_sge < 0 ||
-                static_cast<uint32_t>(wr->num_sge) > m_cap.max_recv_sge) {
-                error = EINVAL;
+            receive_slot* slot = nullptr;
+            if ((error = m_receive.claim(wr->num_sge, m_cap.max_recv_sge, EINVAL, slot)))
                 break;
-            }
-            if (m_receive_posted - m_receive_released.load() >= m_receive_ring.size()) {
-                error = ENOMEM;
-                break;
-            }
-            receive_slot& slot = m_receive_ring[m_receive_posted % m_receive_ring.size()];
-            slot.wr_id = wr->wr_id;
-            slot.sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-            m_receive_posted++;
+            slot->wr_id = wr->wr_id;
+            slot->sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
+            m_receive.posted++;
             flush = m_state == IBV_QPS_ERR;
         }
     }
@@ -444,12 +415,12 @@ void queue_pair::detach(steering_flow& flow)
 
 void queue_pair::release_send_slots_through(uint64_t index)
 {
-    advance_to(m_send_released, index + 1);
+    advance_to(m_send.released, index + 1);
 }
 
 void queue_pair::release_receive_slots_through(uint64_t index)
 {
-    advance_to(m_receive_released, index + 1);
+    advance_to(m_receive.released, index + 1);
 }
 
 bool queue_pair::receives_allowed() const
@@ -494,15 +465,15 @@ void queue_pair::deliver_frame(const uint8_t* frame,
               length);
         return;
     }
-    if (m_receive_consumed == m_receive_posted) {
+    if (m_receive.taken == m_receive.posted) {
         count(&frame_counters::rx_frames_dropped_no_receive, m_counters, port);
         trace("QP 0x%x: no receive posted, frame of %zu bytes dropped",
               m_shell.verbs.qp_num,
               length);
         return;
     }
-    const uint64_t index = m_receive_consumed++;
-    const receive_slot& slot = m_receive_ring[index % m_receive_ring.size()];
+    const uint64_t index = m_receive.taken++;
+    const receive_slot& slot = m_receive.at(index);
     const ibv_wc_status status = context().memory_regions().scatter(
         m_pd, slot.sges.data(), slot.sges.size(), frame, length);
     if (status != IBV_WC_SUCCESS) {
@@ -531,16 +502,16 @@ void queue_pair::deliver_frame(const uint8_t* frame,
 bool queue_pair::take_next_send(send_work& work)
 {
     std::lock_guard<std::mutex> lock(m_mutex);
-    if (m_state != IBV_QPS_RTS || m_send_taken == m_send_posted)
+    if (m_state != IBV_QPS_RTS || m_send.taken == m_send.posted)
         return false;
-    const send_work& slot = m_send_ring[m_send_taken % m_send_ring.size()];
+    const send_work& slot = m_send.at(m_send.taken);
     work.wr_id = slot.wr_id;
     work.signalled = slot.signalled;
     work.offload_checksums = slot.offload_checksums;
     work.is_inline = slot.is_inline;
     work.sges.assign(slot.sges.begin(), slot.sges.end());
     work.inline_data.assign(slot.inline_data.begin(), slot.inline_data.end());
-    work.index = m_send_taken++;
+    work.index = m_send.taken++;
     work.generation = m_generation;
     return true;
 }
@@ -583,10 +554,10 @@ void queue_pair::flush_if_in_error()
     std::lock_guard<std::mutex> lock(m_mutex);
     if (m_state != IBV_QPS_ERR)
         return;
-    while (m_receive_consumed < m_receive_posted) {
-        const uint64_t index = m_receive_consumed++;
+    while (m_receive.taken < m_receive.posted) {
+        const uint64_t index = m_receive.taken++;
         complete_locked(m_receive_cq,
-                        m_receive_ring[index % m_receive_ring.size()].wr_id,
+                        m_receive.at(index).wr_id,
                         IBV_WC_WR_FLUSH_ERR,
                         IBV_WC_RECV,
                         0,
@@ -594,10 +565,10 @@ void queue_pair::flush_if_in_error()
                         false,
                         index);
     }
-    while (m_send_taken < m_send_posted) {
-        const uint64_t index = m_send_taken++;
+    while (m_send.taken < m_send.posted) {
+        const uint64_t index = m_send.taken++;
         complete_locked(m_send_cq,
-                        m_send_ring[index % m_send_ring.size()].wr_id,
+                        m_send.at(index).wr_id,
                         IBV_WC_WR_FLUSH_ERR,
                         IBV_WC_SEND,
                         0,
@@ -621,10 +592,10 @@ void queue_pair::reset_locked()
     m_state = IBV_QPS_RESET;
     m_generation++;
     // Everything outstanding is forgotten without completions, as on hardware.
-    m_send_taken = m_send_posted;
-    m_send_released = m_send_posted;
-    m_receive_consumed = m_receive_posted;
-    m_receive_released = m_receive_posted;
+    m_send.taken = m_send.posted;
+    m_send.released = m_send.posted;
+    m_receive.taken = m_receive.posted;
+    m_receive.released = m_receive.posted;
     m_send_cq.remove_entries_of(this);
     m_receive_cq.remove_entries_of(this);
 }

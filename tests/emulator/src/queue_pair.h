@@ -9,6 +9,7 @@
 #include "counters.h"
 #include "flow_rule.h"
 #include "object_shell.h"
+#include "work_ring.h"
 
 #include <infiniband/verbs.h>
 
@@ -118,15 +119,8 @@ private:
     ibv_qp_state m_state = IBV_QPS_RESET;
     uint64_t m_generation = 0;
 
-    std::vector<send_work> m_send_ring;
-    uint64_t m_send_posted = 0;
-    uint64_t m_send_taken = 0;
-    std::atomic<uint64_t> m_send_released{ 0 };
-
-    std::vector<receive_slot> m_receive_ring;
-    uint64_t m_receive_posted = 0;
-    uint64_t m_receive_consumed = 0;
-    std::atomic<uint64_t> m_receive_released{ 0 };
+    work_ring<send_work> m_send;
+    work_ring<receive_slot> m_receive;
 
     std::vector<steering_flow*> m_flows;
     indirection_table* m_rx_hash_table = nullptr; // RX-hash QPs receive through it

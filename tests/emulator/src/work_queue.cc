@@ -6,6 +6,7 @@
 #include "completion_queue.h"
 #include "device.h"
 #include "device_context.h"
+#include "enum_names.h"
 #include "log.h"
 #include "memory_region.h"
 #include "protection_domain.h"
@@ -50,16 +51,8 @@ std::unique_ptr<T[], void (*)(void*)> aligned_zeroed(size_t bytes)
 
 const char* wq_state_name(ibv_wq_state state)
 {
-    switch (state) {
-    case IBV_WQS_RESET:
-        return "RESET";
-    case IBV_WQS_RDY:
-        return "RDY";
-    case IBV_WQS_ERR:
-        return "ERR";
-    default:
-        return "UNKNOWN";
-    }
+    static const char* const names[] = { "RESET", "RDY", "ERR" };
+    return enum_name(names, state, "UNKNOWN");
 }
 
 int post_wq_recv(ibv_wq* wq, ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
