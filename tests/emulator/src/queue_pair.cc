@@ -18,6 +18,7 @@
 
 #include <linux/capability.h>
 
+#include <type_traits>
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -477,8 +478,7 @@ void queue_pair::deliver_frame(const uint8_t* frame,
     const ibv_wc_status status = context().memory_regions().scatter(
         m_pd, slot.sges.data(), slot.sges.size(), frame, length);
     if (status != IBV_WC_SUCCESS) {
-        complete_locked(
-            m_receive_cq, slot.wr_id, status, IBV_WC_RECV, 0, 0, false, index);
+        complete_receive_locked(slot, status, index);
         enter_error_state_locked(status == IBV_WC_LOC_LEN_ERR
                                      ? "a received frame did not fit its receive WR"
                                      : "a receive WR named memory it may not write");
@@ -489,14 +489,8 @@ void queue_pair::deliver_frame(const uint8_t* frame,
         offloaded_checksums_valid(frame, length, l4_checksum_left_to_hardware)
             ? IBV_WC_IP_CSUM_OK
             : 0;
-    complete_locked(m_receive_cq,
-                    slot.wr_id,
-                    IBV_WC_SUCCESS,
-                    IBV_WC_RECV,
-                    static_cast<uint32_t>(length),
-                    flags,
-                    false,
-                    index);
+    complete_receive_locked(
+        slot, IBV_WC_SUCCESS, index, static_cast<uint32_t>(length), flags);
 }
 
 bool queue_pair::take_next_send(send_work& work)
@@ -537,12 +531,11 @@ void queue_pair::finish_send(const send_work& work, ibv_wc_status status)
         return; // the QP was reset while the frame was on its way
     if (status == IBV_WC_SUCCESS) {
         if (work.signalled)
-            complete_locked(
-                m_send_cq, work.wr_id, status, IBV_WC_SEND, 0, 0, true, work.index);
+            complete_send_locked(work.wr_id, status, work.index);
         return;
     }
     // Errors complete even unsignalled WRs, and break the QP.
-    complete_locked(m_send_cq, work.wr_id, status, IBV_WC_SEND, 0, 0, true, work.index);
+    complete_send_locked(work.wr_id, status, work.index);
     enter_error_state_locked(
         status == IBV_WC_LOC_PROT_ERR
             ? "a send WR named memory that is not registered to its PD"
@@ -554,27 +547,19 @@ void queue_pair::flush_if_in_error()
     std::lock_guard<std::mutex> lock(m_mutex);
     if (m_state != IBV_QPS_ERR)
         return;
-    while (m_receive.taken < m_receive.posted) {
-        const uint64_t index = m_receive.taken++;
-        complete_locked(m_receive_cq,
-                        m_receive.at(index).wr_id,
-                        IBV_WC_WR_FLUSH_ERR,
-                        IBV_WC_RECV,
-                        0,
-                        0,
-                        false,
-                        index);
-    }
-    while (m_send.taken < m_send.posted) {
-        const uint64_t index = m_send.taken++;
-        complete_locked(m_send_cq,
-                        m_send.at(index).wr_id,
-                        IBV_WC_WR_FLUSH_ERR,
-                        IBV_WC_SEND,
-                        0,
-                        0,
-                        true,
-                        index);
+    flush_locked(m_receive);
+    flush_locked(m_send);
+}
+
+template <typename Slot>
+void queue_pair::flush_locked(work_ring<Slot>& ring)
+{
+    while (ring.taken < ring.posted) {
+        const uint64_t index = ring.taken++;
+        if constexpr (std::is_same_v<Slot, send_work>)
+            complete_send_locked(ring.at(index).wr_id, IBV_WC_WR_FLUSH_ERR, index);
+        else
+            complete_receive_locked(ring.at(index), IBV_WC_WR_FLUSH_ERR, index);
     }
 }
 
@@ -592,40 +577,53 @@ void queue_pair::reset_locked()
     m_state = IBV_QPS_RESET;
     m_generation++;
     // Everything outstanding is forgotten without completions, as on hardware.
-    m_send.taken = m_send.posted;
-    m_send.released = m_send.posted;
-    m_receive.taken = m_receive.posted;
-    m_receive.released = m_receive.posted;
+    m_send.forget_outstanding();
+    m_receive.forget_outstanding();
     m_send_cq.remove_entries_of(this);
     m_receive_cq.remove_entries_of(this);
 }
 
-void queue_pair::complete_locked(completion_queue& cq,
-                                 uint64_t wr_id,
-                                 ibv_wc_status status,
-                                 ibv_wc_opcode opcode,
-                                 uint32_t byte_length,
-                                 unsigned flags,
-                                 bool is_send,
-                                 uint64_t index)
+void queue_pair::complete_send_locked(uint64_t wr_id,
+                                      ibv_wc_status status,
+                                      uint64_t index)
 {
     completion_entry entry{};
     entry.wc.wr_id = wr_id;
     entry.wc.status = status;
-    entry.wc.opcode = opcode;
-    entry.wc.byte_len = byte_length;
-    entry.wc.qp_num = m_shell.verbs.qp_num;
-    entry.wc.wc_flags = flags;
-    entry.qp = this;
-    entry.is_send = is_send;
+    entry.wc.opcode = IBV_WC_SEND;
+    entry.is_send = true;
     entry.work_queue_index = index;
+    complete_locked(m_send_cq, entry);
+}
+
+void queue_pair::complete_receive_locked(const receive_slot& slot,
+                                         ibv_wc_status status,
+                                         uint64_t index,
+                                         uint32_t byte_length,
+                                         unsigned flags)
+{
+    completion_entry entry{};
+    entry.wc.wr_id = slot.wr_id;
+    entry.wc.status = status;
+    entry.wc.opcode = IBV_WC_RECV;
+    entry.wc.byte_len = byte_length;
+    entry.wc.wc_flags = flags;
+    entry.work_queue_index = index;
+    complete_locked(m_receive_cq, entry);
+}
+
+void queue_pair::complete_locked(completion_queue& cq, completion_entry& entry)
+{
+    entry.wc.qp_num = m_shell.verbs.qp_num;
+    entry.qp = this;
+    const ibv_wc_status status = entry.wc.status;
     if (status != IBV_WC_SUCCESS && status != IBV_WC_WR_FLUSH_ERR) {
         count(&frame_counters::error_completions,
               m_counters,
               context().device().port_counters());
         trace("QP 0x%x: wr_id %llu completed with %s",
               m_shell.verbs.qp_num,
-              static_cast<unsigned long long>(wr_id),
+              static_cast<unsigned long long>(entry.wc.wr_id),
               ibv_wc_status_str(status));
     }
     if (!cq.push(entry))

@@ -22,6 +22,7 @@
 namespace spead_emu {
 
 class completion_queue;
+struct completion_entry;
 class device_context;
 class indirection_table;
 class nic_thread;
@@ -98,14 +99,17 @@ private:
 
     bool receives_allowed() const;
     void enter_error_state_locked(const char* reason);
-    void complete_locked(completion_queue& cq,
-                         uint64_t wr_id,
-                         ibv_wc_status status,
-                         ibv_wc_opcode opcode,
-                         uint32_t byte_length,
-                         unsigned flags,
-                         bool is_send,
-                         uint64_t index);
+    // Completes the work request at \p index of the send or the receive queue.
+    void complete_send_locked(uint64_t wr_id, ibv_wc_status status, uint64_t index);
+    void complete_receive_locked(const receive_slot& slot,
+                                 ibv_wc_status status,
+                                 uint64_t index,
+                                 uint32_t byte_length = 0,
+                                 unsigned flags = 0);
+    void complete_locked(completion_queue& cq, completion_entry& entry);
+    // Completes every work request the NIC has not taken with IBV_WC_WR_FLUSH_ERR.
+    template <typename Slot>
+    void flush_locked(work_ring<Slot>& ring);
     void reset_locked();
 
     synchronised_shell<ibv_qp, queue_pair> m_shell;

@@ -34,6 +34,13 @@ struct work_ring {
         return 0;
     }
 
+    // A reset: what is outstanding is forgotten, without completions.
+    void forget_outstanding()
+    {
+        taken = posted;
+        released = posted;
+    }
+
     std::vector<Slot> slots;
     uint64_t posted = 0; // by the application, under the queue pair's mutex
     uint64_t taken = 0;  // by the NIC thread
