@@ -15,7 +15,6 @@ namespace spead_emu {
 
 completion_channel::completion_channel(device_context& context) : m_context(context)
 {
-    m_shell.owner = this;
     m_shell.verbs.context = context.verbs();
     m_shell.verbs.fd = m_pipe.fd();
     m_shell.verbs.refcnt = 0; // CQs using the channel, as rdma-core counts them

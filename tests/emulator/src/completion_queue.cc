@@ -35,7 +35,6 @@ completion_queue::completion_queue(device_context& context,
                                    completion_channel* channel)
     : m_context(context), m_channel(channel), m_ring(static_cast<size_t>(capacity))
 {
-    m_shell.owner = this;
     ibv_cq_ex& cq = m_shell.verbs;
     cq.context = context.verbs();
     cq.channel = channel == nullptr ? nullptr : channel->verbs();

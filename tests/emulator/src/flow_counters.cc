@@ -20,7 +20,6 @@ constexpr auto cache_period = std::chrono::seconds(1);
 
 flow_counters::flow_counters(device_context& context) : m_context(context)
 {
-    m_shell.owner = this;
     m_shell.verbs.context = context.verbs();
 }
 

@@ -123,7 +123,6 @@ memory_region::memory_region(protection_domain& pd,
                              size_t pinned_bytes)
     : m_pd(pd), m_iova(iova), m_access(access), m_pinned_bytes(pinned_bytes)
 {
-    m_shell.owner = this;
     ibv_mr& mr = m_shell.verbs;
     mr.context = pd.context().verbs();
     mr.pd = pd.verbs();

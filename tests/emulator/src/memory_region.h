@@ -41,7 +41,7 @@ public:
     uint8_t* translate(uint64_t iova, uint32_t length, bool for_write) const;
 
 private:
-    object_shell<ibv_mr, memory_region> m_shell;
+    object_shell<ibv_mr, memory_region> m_shell{ this };
     protection_domain& m_pd;
     uint64_t m_iova;
     unsigned m_access;

@@ -15,8 +15,11 @@ namespace spead_emu {
 // fields (qp->context->ops, cq->channel); the emulator finds itself from the pointer.
 template <typename Verbs, typename Owner>
 struct object_shell {
+    // Declared in the owner as `m_shell{ this }`.
+    explicit object_shell(Owner* owner_object) : owner(owner_object) {}
+
     Verbs verbs{};
-    Owner* owner = nullptr;
+    Owner* owner;
 
     static Owner* owner_of(const Verbs* verbs)
     {
@@ -33,7 +36,8 @@ struct object_shell {
 // verb, initialises them again; mlx5dv_create_wq does not.)
 template <typename Verbs, typename Owner>
 struct synchronised_shell : object_shell<Verbs, Owner> {
-    synchronised_shell()
+    explicit synchronised_shell(Owner* owner_object)
+        : object_shell<Verbs, Owner>(owner_object)
     {
         pthread_mutex_init(&this->verbs.mutex, nullptr);
         pthread_cond_init(&this->verbs.cond, nullptr);

@@ -15,9 +15,15 @@ namespace spead_emu {
 protection_domain::protection_domain(device_context& context, uint32_t handle)
     : m_context(context)
 {
-    m_shell.owner = this;
     m_shell.verbs.context = context.verbs();
     m_shell.verbs.handle = handle;
+}
+
+void protection_domain::adopt(ibv_context*& context, ibv_pd*& pd, uint32_t& handle)
+{
+    context = m_context.verbs();
+    pd = verbs();
+    handle = m_context.allocate_handle();
 }
 
 protection_domain* protection_domain::from(ibv_pd* pd)

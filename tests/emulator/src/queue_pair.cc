@@ -74,14 +74,11 @@ queue_pair::queue_pair(protection_domain& pd,
       m_receive(attr.cap.max_recv_wr),
       m_nic(std::move(nic))
 {
-    m_shell.owner = this;
     ibv_qp& qp = m_shell.verbs;
-    qp.context = pd.context().verbs();
+    pd.adopt(qp.context, qp.pd, qp.handle);
     qp.qp_context = attr.qp_context;
-    qp.pd = pd.verbs();
     qp.send_cq = send_cq.verbs();
     qp.recv_cq = receive_cq.verbs();
-    qp.handle = pd.context().allocate_handle();
     qp.qp_num = pd.context().device().allocate_qp_number();
     qp.state = IBV_QPS_RESET;
     qp.qp_type = IBV_QPT_RAW_PACKET;

@@ -112,7 +112,7 @@ private:
     void flush_locked(work_ring<Slot>& ring);
     void reset_locked();
 
-    synchronised_shell<ibv_qp, queue_pair> m_shell;
+    synchronised_shell<ibv_qp, queue_pair> m_shell{ this };
     protection_domain& m_pd;
     completion_queue& m_send_cq;
     completion_queue& m_receive_cq;

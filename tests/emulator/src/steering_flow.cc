@@ -20,7 +20,6 @@ steering_flow::steering_flow(queue_pair& qp,
                              uint32_t handle)
     : m_qp(qp), m_rule(rule), m_counters(counters)
 {
-    m_shell.owner = this;
     m_shell.verbs.context = qp.verbs()->context;
     m_shell.verbs.handle = handle;
 }

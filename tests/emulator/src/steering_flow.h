@@ -30,7 +30,7 @@ public:
     flow_counters* counters() const { return m_counters; }
 
 private:
-    object_shell<ibv_flow, steering_flow> m_shell;
+    object_shell<ibv_flow, steering_flow> m_shell{ this };
     queue_pair& m_qp;
     flow_rule m_rule;
     flow_counters* m_counters;

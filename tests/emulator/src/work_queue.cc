@@ -78,14 +78,11 @@ work_queue::work_queue(protection_domain& pd,
       m_doorbell_record(aligned_zeroed<uint32_t>(sizeof(uint32_t))),
       m_wr_ids(wqe_count)
 {
-    m_shell.owner = this;
     ibv_wq& wq = m_shell.verbs;
-    wq.context = pd.context().verbs();
+    pd.adopt(wq.context, wq.pd, wq.handle);
     wq.wq_context = attr.wq_context;
-    wq.pd = pd.verbs();
     wq.cq = cq.verbs();
     wq.wq_num = pd.context().device().allocate_qp_number();
-    wq.handle = pd.context().allocate_handle();
     wq.state = IBV_WQS_RESET;
     wq.wq_type = IBV_WQT_RQ;
     wq.post_recv = post_wq_recv;
@@ -451,7 +448,6 @@ void work_queue::complete_locked(uint32_t byte_len,
 indirection_table::indirection_table(device_context& context, work_queue& queue)
     : m_context(context), m_queue(queue)
 {
-    m_shell.owner = this;
     m_shell.verbs.context = context.verbs();
     m_shell.verbs.ind_tbl_handle = static_cast<int>(context.allocate_handle());
     m_shell.verbs.ind_tbl_num = m_shell.verbs.ind_tbl_handle;

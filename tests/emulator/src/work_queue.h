@@ -106,7 +106,7 @@ private:
                          unsigned wc_flags,
                          queue_pair* steering_qp);
 
-    synchronised_shell<ibv_wq, work_queue> m_shell;
+    synchronised_shell<ibv_wq, work_queue> m_shell{ this };
     protection_domain& m_pd;
     completion_queue& m_cq;
     const striding_layout m_layout;
@@ -148,7 +148,7 @@ public:
 
 private:
     indirection_table(device_context& context, work_queue& queue);
-    object_shell<ibv_rwq_ind_table, indirection_table> m_shell;
+    object_shell<ibv_rwq_ind_table, indirection_table> m_shell{ this };
     device_context& m_context;
     work_queue& m_queue;
 };
