@@ -7,6 +7,7 @@
 #include "device.h"
 #include "flow_counters.h"
 #include "log.h"
+#include "verbs_lifecycle.h"
 
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -222,11 +223,9 @@ int ibv_close_device(ibv_context* context)
 
 int ibv_get_async_event(ibv_context* context, ibv_async_event* event)
 {
-    device_context* emulated = device_context::from(context);
-    if (emulated == nullptr || event == nullptr) {
-        errno = EINVAL;
+    device_context* emulated = spead_emu::owner_given<device_context>(context, event);
+    if (emulated == nullptr)
         return -1;
-    }
     if (emulated->async_events().next(*event) != 0)
         return -1;
     if (event->event_type == IBV_EVENT_CQ_ERR)

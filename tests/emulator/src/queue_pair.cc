@@ -14,6 +14,7 @@
 #include "nic_thread.h"
 #include "protection_domain.h"
 #include "steering_flow.h"
+#include "verbs_lifecycle.h"
 #include "work_queue.h"
 
 #include <linux/capability.h>
@@ -641,19 +642,15 @@ int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
 
 ibv_qp* create_qp_ex(ibv_context* context, ibv_qp_init_attr_ex* attr)
 {
-    device_context* emulated = device_context::from(context);
-    if (emulated == nullptr || attr == nullptr) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    return queue_pair::create_with_rx_hash(*emulated, *attr);
+    device_context* emulated = owner_given<device_context>(context, attr);
+    return emulated == nullptr ? nullptr
+                               : queue_pair::create_with_rx_hash(*emulated, *attr);
 }
 
 int modify_qp_rate_limit(ibv_qp*, ibv_qp_rate_limit_attr*)
 {
     warn("ibv_modify_qp_rate_limit: hardware packet pacing is not emulated; EOPNOTSUPP, "
-         "as "
-         "from a NIC without pacing support");
+         "as from a NIC without pacing support");
     return EOPNOTSUPP;
 }
 
@@ -667,12 +664,9 @@ extern "C" {
 
 ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* qp_init_attr)
 {
-    protection_domain* domain = protection_domain::from(pd);
-    if (domain == nullptr || qp_init_attr == nullptr) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    return queue_pair::create(*domain, *qp_init_attr);
+    protection_domain* domain =
+        spead_emu::owner_given<protection_domain>(pd, qp_init_attr);
+    return domain == nullptr ? nullptr : queue_pair::create(*domain, *qp_init_attr);
 }
 
 int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask)

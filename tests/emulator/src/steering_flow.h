@@ -12,6 +12,7 @@
 
 namespace spead_emu {
 
+class device_context;
 class flow_counters;
 class queue_pair;
 
@@ -25,6 +26,7 @@ public:
     static steering_flow* from(ibv_flow* flow);
     ibv_flow* verbs() { return &m_shell.verbs; }
     queue_pair& qp() { return m_qp; }
+    device_context& context();
     const flow_rule& rule() const { return m_rule; }
     // Bound by an IBV_FLOW_SPEC_ACTION_COUNT spec: counts every frame steered here.
     flow_counters* counters() const { return m_counters; }

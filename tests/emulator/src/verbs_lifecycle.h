@@ -13,6 +13,19 @@
 
 namespace spead_emu {
 
+// The emulator object behind \p verbs, when it is one and \p argument is given; else
+// nullptr with errno EINVAL.
+template <typename Owner, typename Verbs, typename Argument>
+Owner* owner_given(Verbs* verbs, const Argument* argument)
+{
+    Owner* owner = Owner::from(verbs);
+    if (owner == nullptr || argument == nullptr) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    return owner;
+}
+
 // A create call on \p verbs: nullptr with errno EINVAL for a context the emulator did
 // not open; else, under its control mutex, \p make(context) gives the new object (or
 // nullptr with errno set), which is counted in \p live and returned as its verbs struct.
