@@ -109,10 +109,7 @@ int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context)
 void ibv_ack_cq_events(ibv_cq* cq, unsigned int nevents)
 {
     // rdma-core's bookkeeping, on the public struct: ibv_destroy_cq waits for it.
-    pthread_mutex_lock(&cq->mutex);
-    cq->comp_events_completed += nevents;
-    pthread_cond_signal(&cq->cond);
-    pthread_mutex_unlock(&cq->mutex);
+    spead_emu::acknowledge_events(*cq, &ibv_cq::comp_events_completed, nevents);
 }
 
 } // extern "C"

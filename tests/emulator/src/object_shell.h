@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include <type_traits>
+#include <cstdint>
 
 namespace spead_emu {
 
@@ -50,6 +51,17 @@ struct synchronised_shell : object_shell<Verbs, Owner> {
     synchronised_shell(const synchronised_shell&) = delete;
     synchronised_shell& operator=(const synchronised_shell&) = delete;
 };
+
+// As rdma-core acknowledges events: adds \p n to one of the struct's acknowledged
+// counts under its mutex and wakes the destroy call that waits for it.
+template <typename Verbs>
+void acknowledge_events(Verbs& verbs, uint32_t Verbs::*acknowledged, uint32_t n)
+{
+    pthread_mutex_lock(&verbs.mutex);
+    verbs.*acknowledged += n;
+    pthread_cond_signal(&verbs.cond);
+    pthread_mutex_unlock(&verbs.mutex);
+}
 
 } // namespace spead_emu
 
