@@ -193,6 +193,14 @@ flow_ptr steer_loopback_udp(ibv_qp* qp, uint16_t port)
     return flow;
 }
 
+raw_queue_pair make_loopback_receiver(uint16_t port, const queue_pair_options& options)
+{
+    raw_queue_pair made = make_raw_queue_pair(options);
+    made.flow = steer_loopback_udp(made.qp.get(), port);
+    bring_up(made.qp.get(), IBV_QPS_RTR);
+    return made;
+}
+
 void send_kernel_datagram(const std::string& payload, uint16_t port, const char* address)
 {
     const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);

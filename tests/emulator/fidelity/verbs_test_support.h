@@ -76,6 +76,9 @@ ibv_qp_state current_state(ibv_qp* qp);
 // udp_flow_rule and make_udp_flow_rule() come from verbs_builders.h.
 // Steers loopback frames to 127.0.0.1:port into the QP.
 flow_ptr steer_loopback_udp(ibv_qp* qp, uint16_t port);
+// A QP at RTR that receives the loopback frames to 127.0.0.1:port (its flow in .flow).
+raw_queue_pair make_loopback_receiver(uint16_t port,
+                                      const queue_pair_options& options = {});
 
 // --- traffic --------------------------------------------------------------------------
 // Sends one datagram from a kernel UDP socket to address:port (host byte order port).
