@@ -60,8 +60,7 @@ TEST(WithoutIpChecksumOffload, NotAdvertisedAndNotDone)
 {
     REQUIRE_ENVIRONMENT("SPEAD_EMU_IP_CSUM", "0");
     context_ptr context = open_loopback_device();
-    ibv_device_attr_ex attr{};
-    ASSERT_EQ(ibv_query_device_ex(context.get(), nullptr, &attr), 0);
+    const ibv_device_attr_ex attr = query_device_ex(context.get());
     EXPECT_FALSE(attr.raw_packet_caps & IBV_RAW_PACKET_CAP_IP_CSUM);
     EXPECT_FALSE(attr.device_cap_flags_ex & IBV_DEVICE_RAW_IP_CSUM);
     EXPECT_FALSE(attr.orig_attr.device_cap_flags & IBV_DEVICE_RAW_IP_CSUM);

@@ -210,26 +210,24 @@ TEST(Send, FrameLongerThanTheMtuCompletesWithLengthError)
 
 TEST(Send, InlineDataIsCopiedWhenPosted)
 {
-    queue_pair_options options;
-    raw_queue_pair capture = make_loopback_receiver(7208, options);
+    raw_queue_pair capture = make_loopback_receiver(7208);
     registered_buffer captured = register_buffer(capture.pd.get(), 1024);
     ASSERT_EQ(post_one_receive(capture.qp.get(), 1, captured.sge()), 0);
 
-    context_ptr context = open_loopback_device();
-    pd_ptr pd(ibv_alloc_pd(context.get()));
-    cq_ptr cq(ibv_create_cq(context.get(), 4, nullptr, nullptr, 0));
-    ibv_qp_init_attr attr = qp_init_attr(cq.get());
-    attr.cap.max_send_wr = 4;
-    attr.cap.max_send_sge = 1;
-    attr.cap.max_inline_data = 256;
-    qp_ptr qp(ibv_create_qp(pd.get(), &attr));
-    ASSERT_NE(qp, nullptr);
-    bring_up(qp.get(), IBV_QPS_RTS);
+    queue_pair_options inline_sends;
+    inline_sends.send_wr = 4;
+    inline_sends.send_sge = 1;
+    inline_sends.inline_data = 256;
+    raw_queue_pair sender = make_raw_queue_pair(inline_sends);
+    ASSERT_NE(sender.qp, nullptr);
+    bring_up(sender.qp.get(), IBV_QPS_RTS);
     std::vector<uint8_t> frame = make_loopback_udp_frame(7208, "inline");
     ibv_sge sge{ reinterpret_cast<uintptr_t>(frame.data()),
                  static_cast<uint32_t>(frame.size()),
                  0 };
-    ASSERT_EQ(post(qp.get(), send_wr(1, &sge, 1, IBV_SEND_INLINE | IBV_SEND_IP_CSUM)), 0);
+    ASSERT_EQ(
+        post(sender.qp.get(), send_wr(1, &sge, 1, IBV_SEND_INLINE | IBV_SEND_IP_CSUM)),
+        0);
     memset(frame.data() + udp_frame_overhead, '!', 6); // reusable at once
     const auto completions = poll_completions(capture.receive_cq.get(), 1);
     ASSERT_EQ(completions.size(), 1u);

@@ -120,6 +120,13 @@ context_ptr open_loopback_device()
     return context;
 }
 
+ibv_device_attr_ex query_device_ex(ibv_context* context)
+{
+    ibv_device_attr_ex attr{};
+    EXPECT_EQ(ibv_query_device_ex(context, nullptr, &attr), 0);
+    return attr;
+}
+
 raw_queue_pair make_raw_queue_pair(const queue_pair_options& options)
 {
     raw_queue_pair made;
@@ -138,6 +145,7 @@ raw_queue_pair make_raw_queue_pair(const queue_pair_options& options)
     attr.cap.max_recv_wr = options.receive_wr;
     attr.cap.max_send_sge = options.send_sge;
     attr.cap.max_recv_sge = options.receive_sge;
+    attr.cap.max_inline_data = options.inline_data;
     made.qp.reset(ibv_create_qp(made.pd.get(), &attr));
     EXPECT_NE(made.qp, nullptr) << "ibv_create_qp: " << strerror(errno);
     return made;

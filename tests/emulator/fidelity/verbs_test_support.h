@@ -44,6 +44,9 @@ void run_command(const std::string& command);
 // --- opening the emulated loopback device ------------------------------------------
 context_ptr open_loopback_device();
 
+// ibv_query_device_ex's answer (a failure fails the test).
+ibv_device_attr_ex query_device_ex(ibv_context* context);
+
 // A receive or send QP on the loopback device, with everything it needs.
 struct raw_queue_pair {
     context_ptr context;
@@ -61,6 +64,7 @@ struct queue_pair_options {
     uint32_t receive_sge = 1;
     int cq_entries = 64;
     bool with_channel = false;
+    uint32_t inline_data = 0;
 };
 raw_queue_pair make_raw_queue_pair(const queue_pair_options& options = {});
 

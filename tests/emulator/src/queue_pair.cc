@@ -123,12 +123,6 @@ ibv_qp* queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
         errno = EINVAL;
         return nullptr;
     }
-    // The kernel's rule for raw packet QPs, checked against the calling thread.
-    if (!has_effective_capability(CAP_NET_RAW)) {
-        trace("ibv_create_qp(IBV_QPT_RAW_PACKET): no CAP_NET_RAW, EPERM");
-        errno = EPERM;
-        return nullptr;
-    }
     std::unique_ptr<nic_thread> nic;
     if (const int error = open_nic(context, nic)) {
         errno = error;
@@ -154,6 +148,11 @@ ibv_qp* queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
 
 int queue_pair::open_nic(device_context& context, std::unique_ptr<nic_thread>& nic)
 {
+    // The kernel's rule for raw packet QPs, checked against the calling thread.
+    if (!has_effective_capability(CAP_NET_RAW)) {
+        trace("raw packet QP: no CAP_NET_RAW, EPERM");
+        return EPERM;
+    }
     const auto netdev = query_netdev(context.device().netdev());
     return netdev ? nic_thread::open(netdev->ifindex, netdev->mtu, nic) : ENODEV;
 }
@@ -186,10 +185,6 @@ ibv_qp* queue_pair::create_with_rx_hash(device_context& context,
     }
     if (attr.rx_hash_conf.rx_hash_function != IBV_RX_HASH_FUNC_TOEPLITZ) {
         errno = EOPNOTSUPP;
-        return nullptr;
-    }
-    if (!has_effective_capability(CAP_NET_RAW)) {
-        errno = EPERM;
         return nullptr;
     }
     std::unique_ptr<nic_thread> nic;

@@ -94,7 +94,8 @@ private:
                completion_queue& receive_cq,
                const ibv_qp_init_attr& attr,
                std::unique_ptr<nic_thread> nic);
-    // Opens the packet socket for the QP's netdev (errno on failure).
+    // With CAP_NET_RAW (else EPERM), opens the packet socket for the QP's netdev: 0 or
+    // an errno.
     static int open_nic(device_context& context, std::unique_ptr<nic_thread>& nic);
 
     bool receives_allowed() const;
