@@ -28,6 +28,18 @@ inline ibv_qp_init_attr qp_init_attr(ibv_cq* send_cq,
     return attr;
 }
 
+// The attribute that heads a normal flow rule on port 1, followed by \p num_of_specs
+// specs in \p size bytes in all.
+inline ibv_flow_attr flow_attr(uint16_t size, uint8_t num_of_specs)
+{
+    ibv_flow_attr attr{};
+    attr.type = IBV_FLOW_ATTR_NORMAL;
+    attr.size = size;
+    attr.num_of_specs = num_of_specs;
+    attr.port = 1;
+    return attr;
+}
+
 // The ETH + IPv4 + UDP rule a SPEAD receiver creates: exact destination MAC, IPv4
 // destination (mask 0 when the address is 0.0.0.0) and UDP destination port. The specs
 // follow the attribute back to back (every size is a multiple of 4, so no padding).
@@ -47,10 +59,7 @@ inline udp_flow_rule
 make_udp_flow_rule(const uint8_t mac[6], in_addr_t destination, uint16_t port)
 {
     udp_flow_rule rule{};
-    rule.attr.type = IBV_FLOW_ATTR_NORMAL;
-    rule.attr.size = sizeof(rule);
-    rule.attr.num_of_specs = 3;
-    rule.attr.port = 1;
+    rule.attr = flow_attr(sizeof(rule), 3);
     rule.eth.type = IBV_FLOW_SPEC_ETH;
     rule.eth.size = sizeof(rule.eth);
     memcpy(rule.eth.val.dst_mac, mac, 6);
