@@ -9,6 +9,7 @@
 // a stream, and recording heaps to a capture that replays bit for bit.
 
 #include "error_message.h"
+#include "temp_file.h"
 #include <gnuradio/spead/recv_pcap.h>
 #include <gnuradio/spead/send_pcap.h>
 #include <gtest/gtest.h>
@@ -59,15 +60,7 @@ std::vector<std::uint64_t> data_heap_cnts(const std::vector<recv::heap>& heaps)
     return out;
 }
 
-/*! A file name in the test temp dir, removed when the test ends. */
-struct temp_file {
-    explicit temp_file(const std::string& stem)
-        : path(::testing::TempDir() + stem + "_" + std::to_string(getpid()) + ".pcap")
-    {
-    }
-    ~temp_file() { std::remove(path.c_str()); }
-    std::string path;
-};
+using spead_test::temp_file;
 
 TEST(PcapReader, ReplaysACaptureAndEndsTheStream)
 {

@@ -43,6 +43,15 @@ frame_result parse(const std::vector<std::uint8_t>& frame,
     return parse_udp_frame(frame.data(), frame.size(), link, d);
 }
 
+/* The datagram parse_udp_frame() finds in \p frame, which it must accept. */
+udp_datagram parsed(const std::vector<std::uint8_t>& frame,
+                    link_type link = link_type::ethernet)
+{
+    udp_datagram d{};
+    EXPECT_EQ(parse_udp_frame(frame.data(), frame.size(), link, d), frame_result::ok);
+    return d;
+}
+
 /* parse() of ethernet_frame() with the bytes at the given offsets replaced. */
 frame_result
 parse_edited(std::initializer_list<std::pair<std::size_t, std::uint8_t>> edits)
@@ -58,9 +67,7 @@ parse_edited(std::initializer_list<std::pair<std::size_t, std::uint8_t>> edits)
 TEST(raw_packet_parse, finds_udp_payload_addresses_and_ports_in_ethernet_frame)
 {
     const auto frame = ethernet_frame();
-    udp_datagram d;
-    ASSERT_EQ(parse_udp_frame(frame.data(), frame.size(), link_type::ethernet, d),
-              frame_result::ok);
+    const udp_datagram d = parsed(frame);
     EXPECT_EQ(d.payload, frame.data() + 42);
     EXPECT_EQ(d.payload_size, 4u);
     EXPECT_EQ(d.src_ip, 0x7f000001u);
@@ -72,9 +79,7 @@ TEST(raw_packet_parse, finds_udp_payload_addresses_and_ports_in_ethernet_frame)
 TEST(raw_packet_parse, finds_udp_payload_in_linux_cooked_frame)
 {
     const auto frame = linux_sll_frame();
-    udp_datagram d;
-    ASSERT_EQ(parse_udp_frame(frame.data(), frame.size(), link_type::linux_sll, d),
-              frame_result::ok);
+    const udp_datagram d = parsed(frame, link_type::linux_sll);
     EXPECT_EQ(d.payload, frame.data() + 44);
     EXPECT_EQ(d.payload_size, 4u);
     EXPECT_EQ(d.dst_port, 7150);
@@ -84,9 +89,7 @@ TEST(raw_packet_parse, ignores_ethernet_padding_after_ip_total_length)
 {
     auto frame = ethernet_frame();
     frame.resize(60, 0); // minimum Ethernet frame
-    udp_datagram d;
-    ASSERT_EQ(parse_udp_frame(frame.data(), frame.size(), link_type::ethernet, d),
-              frame_result::ok);
+    const udp_datagram d = parsed(frame);
     EXPECT_EQ(d.payload_size, 4u);
 }
 

@@ -502,16 +502,23 @@ TEST(SendStream, SendHeapThrowsSystemErrorWhenTheTransportFails)
     EXPECT_EQ(stats[send_stat::packets_failed], 4u); // the rest of the batch
 }
 
-TEST(SendStream, AFailedHeapDoesNotStopTheNextOne)
+/*! Sends a 6-packet heap with the writer broken (by \p break_from: failing or
+ * throwing) from its first packet, then again with it mended; both sends' stats. */
+send_stats broken_then_mended(void (fake_stream::*break_from)(std::size_t))
 {
     boost::asio::io_context io;
     fake_stream s(io, send::stream_config().set_max_packet_size(1000));
-    test_heap h(5000);
-    s.fail_from(0);
+    test_heap h(5000); // 6 packets
+    (s.*break_from)(0);
     EXPECT_THROW(s.send_heap(h.h), boost::system::system_error);
-    s.fail_from(std::numeric_limits<std::size_t>::max());
+    (s.*break_from)(std::numeric_limits<std::size_t>::max());
     EXPECT_GT(s.send_heap(h.h), 5000u);
-    const send_stats stats = s.get_stats();
+    return s.get_stats();
+}
+
+TEST(SendStream, AFailedHeapDoesNotStopTheNextOne)
+{
+    const send_stats stats = broken_then_mended(&fake_stream::fail_from);
     EXPECT_EQ(stats[send_stat::heaps_failed], 1u);
     EXPECT_EQ(stats[send_stat::heaps], 1u);
 }
@@ -567,14 +574,7 @@ TEST(SendStream, DestroyingAStreamSendsItsQueueThenDestroysItsWriter)
 
 TEST(SendStream, AWriterThatThrowsFailsItsHeapAndTheStreamGoesOn)
 {
-    boost::asio::io_context io;
-    fake_stream s(io, send::stream_config().set_max_packet_size(1000));
-    test_heap h(5000); // 6 packets
-    s.throw_from(0);
-    EXPECT_THROW(s.send_heap(h.h), boost::system::system_error);
-    s.throw_from(std::numeric_limits<std::size_t>::max());
-    EXPECT_GT(s.send_heap(h.h), 5000u);
-    const send_stats stats = s.get_stats();
+    const send_stats stats = broken_then_mended(&fake_stream::throw_from);
     EXPECT_EQ(stats[send_stat::heaps_failed], 1u);
     EXPECT_EQ(stats[send_stat::heaps], 1u);
     EXPECT_EQ(stats[send_stat::packets_failed], 6u);

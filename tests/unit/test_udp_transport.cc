@@ -92,6 +92,14 @@ std::vector<std::uint8_t> single_packet_heap(std::uint64_t cnt, std::size_t size
     return out;
 }
 
+/*! The next heap of \p rs, which must come within \p limit. */
+recv::heap next_heap(recv::stream& rs, std::chrono::milliseconds limit = 1s)
+{
+    recv::heap h;
+    EXPECT_EQ(rs.pop(h, limit), recv::stream::pop_result::heap);
+    return h;
+}
+
 /*! A plain socket sending raw datagrams to 127.0.0.1:port. */
 class raw_sender
 {
@@ -521,9 +529,7 @@ TEST(UdpReader, OversizeDatagramsAreCounted)
     const recv_stats stats = rs.get_stats();
     EXPECT_EQ(stats[recv_stat::datagrams_oversize], 1u);
     EXPECT_EQ(stats[recv_stat::packets], 1u);
-    recv::heap h;
-    ASSERT_EQ(rs.pop(h, 1s), recv::stream::pop_result::heap);
-    EXPECT_EQ(h.cnt(), 7u);
+    EXPECT_EQ(next_heap(rs).cnt(), 7u);
 }
 
 /*! Sends \p datagrams to 127.0.0.1:port as one segmentation-offload message
@@ -570,8 +576,7 @@ recv_stats oversize_run_and_a_heap()
                       heap },
                     1000);
     EXPECT_TRUE(wait_for([&] { return accounted_packets(rs.get_stats()) == 4; }));
-    recv::heap h;
-    EXPECT_EQ(rs.pop(h, 1s), recv::stream::pop_result::heap);
+    const recv::heap h = next_heap(rs);
     EXPECT_EQ(h.cnt(), 7u);
     expect_payload(h, 100);
     return rs.get_stats();
@@ -643,9 +648,7 @@ TEST(UdpReader, JunkIsCountedAndSurvived)
     tx.send({ 0x53, 0x04, 0x03, 0x05 });          // truncated header
     tx.send(std::vector<std::uint8_t>(64, 0xff)); // wrong magic
     tx.send(single_packet_heap(3, 100));
-    recv::heap h;
-    ASSERT_EQ(rs.pop(h, 5s), recv::stream::pop_result::heap);
-    EXPECT_EQ(h.cnt(), 3u);
+    EXPECT_EQ(next_heap(rs, 5s).cnt(), 3u);
     const recv_stats stats = rs.get_stats();
     EXPECT_EQ(stats[recv_stat::packets], 1u);
     EXPECT_EQ(stats[recv_stat::packets_truncated] + stats[recv_stat::packets_bad_header] +
