@@ -62,6 +62,13 @@ parse_edited(std::initializer_list<std::pair<std::size_t, std::uint8_t>> edits)
     return parse(frame);
 }
 
+/* parse() of ethernet_frame() with \p ethertype (or a VLAN TPID) in place of IPv4's. */
+frame_result parse_with_ethertype(std::uint16_t ethertype)
+{
+    return parse_edited(
+        { { 12, std::uint8_t(ethertype >> 8) }, { 13, std::uint8_t(ethertype) } });
+}
+
 } // namespace
 
 TEST(raw_packet_parse, finds_udp_payload_addresses_and_ports_in_ethernet_frame)
@@ -107,12 +114,8 @@ TEST(raw_packet_parse, accepts_dont_fragment)
 
 TEST(raw_packet_parse, rejects_vlan_tagged_frames)
 {
-    for (const std::uint16_t tpid : { 0x8100, 0x88a8, 0x9100 }) {
-        auto frame = ethernet_frame();
-        frame[12] = std::uint8_t(tpid >> 8);
-        frame[13] = std::uint8_t(tpid);
-        EXPECT_EQ(parse(frame), frame_result::vlan) << std::hex << tpid;
-    }
+    for (const std::uint16_t tpid : { 0x8100, 0x88a8, 0x9100 })
+        EXPECT_EQ(parse_with_ethertype(tpid), frame_result::vlan) << std::hex << tpid;
     auto cooked = linux_sll_frame();
     cooked[14] = 0x81;
     cooked[15] = 0x00;
@@ -121,12 +124,9 @@ TEST(raw_packet_parse, rejects_vlan_tagged_frames)
 
 TEST(raw_packet_parse, rejects_other_ethertypes_as_not_ipv4_udp)
 {
-    for (const std::uint16_t ethertype : { 0x0806, 0x86dd, 0x88cc }) {
-        auto frame = ethernet_frame();
-        frame[12] = std::uint8_t(ethertype >> 8);
-        frame[13] = std::uint8_t(ethertype);
-        EXPECT_EQ(parse(frame), frame_result::not_ipv4_udp) << std::hex << ethertype;
-    }
+    for (const std::uint16_t ethertype : { 0x0806, 0x86dd, 0x88cc })
+        EXPECT_EQ(parse_with_ethertype(ethertype), frame_result::not_ipv4_udp)
+            << std::hex << ethertype;
 }
 
 TEST(raw_packet_parse, rejects_other_ip_protocols_as_not_ipv4_udp)

@@ -123,11 +123,9 @@ ibv_qp* queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
         errno = EINVAL;
         return nullptr;
     }
-    std::unique_ptr<nic_thread> nic;
-    if (const int error = open_nic(context, nic)) {
-        errno = error;
+    std::unique_ptr<nic_thread> nic = open_nic(context);
+    if (nic == nullptr)
         return nullptr;
-    }
     std::lock_guard<std::mutex> lock(context.control_mutex());
     auto* qp = new queue_pair(pd, *send_cq, *receive_cq, attr, std::move(nic));
     pd.live_queue_pairs++;
@@ -146,15 +144,20 @@ ibv_qp* queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
     return qp->verbs();
 }
 
-int queue_pair::open_nic(device_context& context, std::unique_ptr<nic_thread>& nic)
+std::unique_ptr<nic_thread> queue_pair::open_nic(device_context& context)
 {
+    std::unique_ptr<nic_thread> nic;
+    int error = EPERM;
     // The kernel's rule for raw packet QPs, checked against the calling thread.
     if (!has_effective_capability(CAP_NET_RAW)) {
         trace("raw packet QP: no CAP_NET_RAW, EPERM");
-        return EPERM;
+    } else {
+        const auto netdev = query_netdev(context.device().netdev());
+        error = netdev ? nic_thread::open(netdev->ifindex, netdev->mtu, nic) : ENODEV;
     }
-    const auto netdev = query_netdev(context.device().netdev());
-    return netdev ? nic_thread::open(netdev->ifindex, netdev->mtu, nic) : ENODEV;
+    if (error != 0)
+        errno = error;
+    return nic;
 }
 
 ibv_qp* queue_pair::create_with_rx_hash(device_context& context,
@@ -187,11 +190,9 @@ ibv_qp* queue_pair::create_with_rx_hash(device_context& context,
         errno = EOPNOTSUPP;
         return nullptr;
     }
-    std::unique_ptr<nic_thread> nic;
-    if (const int error = open_nic(context, nic)) {
-        errno = error;
+    std::unique_ptr<nic_thread> nic = open_nic(context);
+    if (nic == nullptr)
         return nullptr;
-    }
     ibv_qp_init_attr plain{};
     plain.qp_context = attr.qp_context;
     plain.qp_type = IBV_QPT_RAW_PACKET;

@@ -94,9 +94,9 @@ private:
                completion_queue& receive_cq,
                const ibv_qp_init_attr& attr,
                std::unique_ptr<nic_thread> nic);
-    // With CAP_NET_RAW (else EPERM), opens the packet socket for the QP's netdev: 0 or
-    // an errno.
-    static int open_nic(device_context& context, std::unique_ptr<nic_thread>& nic);
+    // With CAP_NET_RAW (else EPERM), the packet socket for the QP's netdev; nullptr
+    // with errno set when it cannot be had.
+    static std::unique_ptr<nic_thread> open_nic(device_context& context);
 
     bool receives_allowed() const;
     void enter_error_state_locked(const char* reason);
