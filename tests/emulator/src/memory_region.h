@@ -22,14 +22,13 @@ class protection_domain;
 class memory_region
 {
 public:
+    // Takes a memory key and a handle of the PD's context; the pinned bytes are those
+    // of the pages the range touches.
     memory_region(protection_domain& pd,
                   void* address,
                   size_t length,
                   uint64_t iova,
-                  unsigned access,
-                  uint32_t key,
-                  uint32_t handle,
-                  size_t pinned_bytes);
+                  unsigned access);
 
     static memory_region* from(ibv_mr* mr);
     ibv_mr* verbs() { return &m_shell.verbs; }
