@@ -81,11 +81,8 @@ int main(int argc, char** argv)
     }
 
     cm_id_ptr id;
-    std::string error;
-    if (const int status = open_device_of(interface, id, error)) {
-        fprintf(stderr, "emu_verbs_receiver: %s\n", error.c_str());
+    if (const int status = open_device_of(interface, id, "emu_verbs_receiver"))
         return status;
-    }
     ibv_context* context = id->verbs;
     ibv_port_attr port_attr{};
     if (ibv_query_port(context, id->port_num, &port_attr) != 0 ||
@@ -114,14 +111,10 @@ int main(int argc, char** argv)
     qp_attr.cap.max_send_sge = 1;
     qp_attr.cap.max_recv_wr = slots;
     qp_attr.cap.max_recv_sge = 1;
-    qp_ptr qp(ibv_create_qp(pd.get(), &qp_attr));
+    const char* failed = nullptr;
+    qp_ptr qp = create_qp_at_init(pd.get(), qp_attr, id->port_num, failed);
     if (!qp)
-        return fail("ibv_create_qp (CAP_NET_RAW is needed)");
-    ibv_qp_attr init{};
-    init.qp_state = IBV_QPS_INIT;
-    init.port_num = id->port_num;
-    if (ibv_modify_qp(qp.get(), &init, IBV_QP_STATE | IBV_QP_PORT) != 0)
-        return fail("ibv_modify_qp(INIT)");
+        return fail(failed);
     const mac_address destination_mac = multicast ? multicast_mac(group) : interface.mac;
     udp_flow_rule rule = make_udp_flow_rule(
         destination_mac.data(), (multicast ? group : interface.address).s_addr, port);

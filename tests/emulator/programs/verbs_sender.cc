@@ -140,11 +140,8 @@ int main(int argc, char** argv)
     }
 
     cm_id_ptr id;
-    std::string error;
-    if (const int status = open_device_of(interface, id, error)) {
-        fprintf(stderr, "emu_verbs_sender: %s\n", error.c_str());
+    if (const int status = open_device_of(interface, id, "emu_verbs_sender"))
         return status;
-    }
     ibv_context* context = id->verbs;
     ibv_device_attr_ex device{};
     if (ibv_query_device_ex(context, nullptr, &device) != 0)
@@ -160,14 +157,11 @@ int main(int argc, char** argv)
     ibv_qp_init_attr qp_attr = qp_init_attr(cq.get());
     qp_attr.cap.max_send_wr = batch;
     qp_attr.cap.max_send_sge = 2;
-    qp_ptr qp(ibv_create_qp(pd.get(), &qp_attr));
+    const char* failed = nullptr;
+    qp_ptr qp = create_qp_at_init(pd.get(), qp_attr, id->port_num, failed);
     if (!qp)
-        return fail("ibv_create_qp (CAP_NET_RAW is needed)");
+        return fail(failed);
     ibv_qp_attr attr{};
-    attr.qp_state = IBV_QPS_INIT;
-    attr.port_num = id->port_num;
-    if (ibv_modify_qp(qp.get(), &attr, IBV_QP_STATE | IBV_QP_PORT) != 0)
-        return fail("ibv_modify_qp(INIT)");
     attr.qp_state = IBV_QPS_RTR;
     if (ibv_modify_qp(qp.get(), &attr, IBV_QP_STATE) != 0)
         return fail("ibv_modify_qp(RTR)");
