@@ -8,6 +8,7 @@
 #include "byte_helpers.h"
 #include "transport/raw_packet.h"
 #include <gtest/gtest.h>
+#include <tuple>
 
 using namespace gr::spead;
 using spead_test::from_hex;
@@ -77,10 +78,8 @@ TEST(raw_packet_parse, finds_udp_payload_addresses_and_ports_in_ethernet_frame)
     const udp_datagram d = parsed(frame);
     EXPECT_EQ(d.payload, frame.data() + 42);
     EXPECT_EQ(d.payload_size, 4u);
-    EXPECT_EQ(d.src_ip, 0x7f000001u);
-    EXPECT_EQ(d.dst_ip, 0x7f000001u);
-    EXPECT_EQ(d.src_port, 45947);
-    EXPECT_EQ(d.dst_port, 7150);
+    EXPECT_EQ(std::tie(d.src_ip, d.src_port, d.dst_ip, d.dst_port),
+              std::make_tuple(0x7f000001u, 45947, 0x7f000001u, 7150));
 }
 
 TEST(raw_packet_parse, finds_udp_payload_in_linux_cooked_frame)
@@ -271,16 +270,12 @@ TEST(raw_packet_build, built_frame_parses_back)
     flow.dst_port = 65535;
     udp_frame_builder builder(flow);
     std::vector<std::uint8_t> frame(42 + 8972);
-    const std::size_t size = builder.write_headers(frame.data(), 8972);
-    udp_datagram d;
-    ASSERT_EQ(parse_udp_frame(frame.data(), size, link_type::ethernet, d),
-              frame_result::ok);
+    frame.resize(builder.write_headers(frame.data(), 8972));
+    const udp_datagram d = parsed(frame);
     EXPECT_EQ(d.payload, frame.data() + 42);
     EXPECT_EQ(d.payload_size, 8972u);
-    EXPECT_EQ(d.src_ip, 0xc0a80001u);
-    EXPECT_EQ(d.dst_ip, 0xc0a80002u);
-    EXPECT_EQ(d.src_port, 1);
-    EXPECT_EQ(d.dst_port, 65535);
+    EXPECT_EQ(std::tie(d.src_ip, d.src_port, d.dst_ip, d.dst_port),
+              std::make_tuple(0xc0a80001u, 1, 0xc0a80002u, 65535));
     EXPECT_EQ(ipv4_header_checksum(frame.data() + ip), 0); // a valid header sums to 0
 }
 
