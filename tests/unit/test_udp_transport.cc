@@ -10,6 +10,7 @@
 // read-back warning, stop() and socket release. Counters must reconcile: packets sent =
 // packets decoded + packets the kernel reported dropped.
 
+#include "byte_helpers.h"
 #include "error_message.h"
 #include "free_port.h"
 #include "log_capture.h"
@@ -80,16 +81,10 @@ struct test_heap {
 /*! One SPEAD packet holding a whole small heap, as bytes for a plain socket. */
 std::vector<std::uint8_t> single_packet_heap(std::uint64_t cnt, std::size_t size)
 {
-    test_heap th(cnt, size);
-    send::packet_generator gen(th.h, cnt, 9000);
-    std::vector<std::uint8_t> header(9000);
-    std::vector<send::packet_piece> pieces;
-    gen.next(header.data(), pieces);
-    EXPECT_FALSE(gen.has_next());
-    std::vector<std::uint8_t> out;
-    for (const auto& p : pieces)
-        out.insert(out.end(), p.data, p.data + p.length);
-    return out;
+    const test_heap th(cnt, size);
+    auto packets = spead_test::packetise(th.h, cnt, 9000);
+    EXPECT_EQ(packets.size(), 1u);
+    return packets.empty() ? std::vector<std::uint8_t>() : std::move(packets.front());
 }
 
 /*! The next heap of \p rs, which must come within \p limit. */
