@@ -442,14 +442,12 @@ void queue_pair::deliver_frame(const uint8_t* frame,
     if (flow_counters* counters = (*steered)->counters())
         counters->count_frame(length);
     if (m_rx_hash_table != nullptr) {
-        m_rx_hash_table->only_queue().deliver_frame(
-            frame,
-            length,
+        const unsigned flags =
             offloaded_checksums_valid(frame, length, l4_checksum_left_to_hardware)
                 ? IBV_WC_IP_CSUM_OK
-                : 0,
-            this,
-            m_counters);
+                : 0;
+        m_rx_hash_table->only_queue().deliver_frame(
+            { frame, length, flags, this, m_counters });
         return;
     }
     if (!receives_allowed()) {
