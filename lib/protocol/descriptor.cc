@@ -8,6 +8,7 @@
 #include "endian.h"
 #include "item_pointer.h"
 #include "packet_decoder.h"
+#include "packetiser.h"
 #include <gnuradio/spead/descriptor.h>
 #include <gnuradio/spead/item_ids.h>
 #include <string_view>
@@ -47,8 +48,8 @@ constexpr std::uint8_t shape_flag_variable_pyspead = 2;
  * allocation-free and linear-time under hostile input. */
 constexpr std::size_t max_descriptor_item_pointers = 64;
 
-constexpr std::size_t packet_header_size = 8;
-constexpr std::size_t item_pointer_size = 8;
+using send::item_pointer_size;
+using send::packet_header_size;
 
 } // namespace
 
@@ -100,13 +101,7 @@ std::vector<std::uint8_t> encode_descriptor(const descriptor& d, const flavour& 
     std::vector<std::uint8_t> out(header_size + payload_size);
     std::uint8_t* p = out.data();
 
-    p[0] = 0x53; // magic
-    p[1] = 0x04; // version
-    p[2] = std::uint8_t(8 - address_bytes);
-    p[3] = std::uint8_t(address_bytes);
-    p[4] = 0;
-    p[5] = 0;
-    store_be16(p + 6, std::uint16_t(n_pointers));
+    send::write_packet_header(p, address_bytes, n_pointers);
     p += packet_header_size;
 
     const item_pointer_codec codec(f.heap_address_bits());

@@ -19,7 +19,6 @@ namespace spead {
 namespace send {
 
 namespace {
-constexpr std::size_t item_pointer_size = 8;
 /* Payload bytes that a packet full of item pointers still carries. One byte would
  * make payload offsets unique; eight keep the payload of later packets aligned. */
 constexpr std::size_t min_payload_per_packet = 8;
@@ -140,14 +139,8 @@ std::size_t packet_generator::next(std::uint8_t* header_buf,
     const int address_bytes = f.heap_address_bytes();
     const item_pointer_codec codec(f.heap_address_bits());
 
-    header_buf[0] = 0x53; // magic
-    header_buf[1] = 0x04; // version
-    header_buf[2] = std::uint8_t(8 - address_bytes);
-    header_buf[3] = std::uint8_t(address_bytes);
-    header_buf[4] = 0;
-    header_buf[5] = 0;
-    store_be16(header_buf + 6, std::uint16_t(n_pointers + n_repeated + 4));
-    std::uint8_t* pointer = header_buf + 8;
+    write_packet_header(header_buf, address_bytes, n_pointers + n_repeated + 4);
+    std::uint8_t* pointer = header_buf + packet_header_size;
     auto put = [&pointer](std::uint64_t value) {
         store_be64(pointer, value);
         pointer += item_pointer_size;

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_PROTOCOL_PACKETISER_H
 #define INCLUDED_SPEAD_PROTOCOL_PACKETISER_H
 
+#include "endian.h"
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/send_heap.h>
 #include <cstddef>
@@ -17,6 +18,24 @@
 namespace gr {
 namespace spead {
 namespace send {
+
+constexpr std::size_t packet_header_size = 8; //!< magic ... number of item pointers
+constexpr std::size_t item_pointer_size = 8;
+
+/*! Writes the 8-byte SPEAD packet header at \p out: magic 0x53, version 4, the item id
+ * and heap address widths of a flavour with \p address_bytes, and the number of item
+ * pointers that follow. */
+inline void
+write_packet_header(std::uint8_t* out, int address_bytes, std::size_t n_pointers)
+{
+    out[0] = 0x53; // magic
+    out[1] = 0x04; // version
+    out[2] = std::uint8_t(8 - address_bytes);
+    out[3] = std::uint8_t(address_bytes);
+    out[4] = 0;
+    out[5] = 0;
+    store_be16(out + 6, std::uint16_t(n_pointers));
+}
 
 /*! A contiguous piece of a packet: the header in a scratch buffer, or payload that
  * points straight into item memory (which is what allows zero-copy sends). */
@@ -42,7 +61,8 @@ struct SPEAD_API packet_piece {
 class SPEAD_API packet_generator
 {
 public:
-    static constexpr std::size_t prefix_size = 8 + 4 * 8; //!< header + the four specials
+    //! header + the four specials
+    static constexpr std::size_t prefix_size = packet_header_size + 4 * item_pointer_size;
 
     /*! \throws std::invalid_argument if max_packet_size cannot carry the prefix, one item
      * pointer and 8 payload bytes (with repeated immediates: all the item pointers),

@@ -7,6 +7,7 @@
 
 // Endpoint lists and interfaces as users write them (transport/endpoint.h).
 
+#include "error_message.h"
 #include "transport/endpoint.h"
 #include <gtest/gtest.h>
 #include <net/if.h>
@@ -27,13 +28,8 @@ udp::endpoint ep(const char* address, unsigned short port)
 /*! The message of the std::invalid_argument that parsing \p text throws. */
 std::string parse_error(const std::string& text, endpoint_use use = endpoint_use::receive)
 {
-    try {
-        parse_endpoints(text, "endpoints", use);
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "\"" << text << "\" was accepted";
-    return std::string();
+    return spead_test::expect_error<std::invalid_argument>(
+        [&] { parse_endpoints(text, "endpoints", use); }, "\"" + text + "\"");
 }
 
 /*! Every error names the parameter, quotes the bad value and shows the syntax. */
@@ -299,13 +295,8 @@ TEST(ResolveInterface, ByAddress)
 
 std::string interface_error(const std::string& text)
 {
-    try {
-        resolve_interface(text, "interface");
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << text << " was accepted";
-    return std::string();
+    return spead_test::expect_error<std::invalid_argument>(
+        [&] { resolve_interface(text, "interface"); }, text);
 }
 
 TEST(ResolveInterface, UnknownNameListsTheInterfacesThereAre)

@@ -24,6 +24,17 @@ decode_result decode(const std::vector<std::uint8_t>& bytes)
     packet_header h;
     return decode(bytes, h);
 }
+/*! The four specials of 4-byte heap 1, then an immediate \p id = \p value, then 4
+ * bytes of payload. */
+std::vector<std::uint8_t> canonical_four_then(std::uint64_t id, std::uint64_t value)
+{
+    return raw_packet({ { true, 1, 1 },
+                        { true, 2, 4 },
+                        { true, 3, 0 },
+                        { true, 4, 4 },
+                        { true, id, value } },
+                      pattern(4));
+}
 } // namespace
 
 TEST(packet_decoder, decodes_specials_and_points_into_the_datagram)
@@ -122,13 +133,7 @@ TEST(packet_decoder, rejects_missing_required_specials)
 
 TEST(packet_decoder, rejects_repeated_specials)
 {
-    auto bytes = raw_packet({ { true, 1, 1 },
-                              { true, 2, 4 },
-                              { true, 3, 0 },
-                              { true, 4, 4 },
-                              { true, 1, 2 } },
-                            pattern(4));
-    EXPECT_EQ(decode(bytes), decode_result::bad_specials);
+    EXPECT_EQ(decode(canonical_four_then(1, 2)), decode_result::bad_specials);
 }
 
 TEST(packet_decoder, rejects_addressed_specials)
@@ -180,11 +185,5 @@ TEST(packet_decoder, decodes_specials_in_any_order_and_among_items)
 
 TEST(packet_decoder, rejects_a_repeated_special_after_the_canonical_four)
 {
-    auto bytes = raw_packet({ { true, 1, 1 },
-                              { true, 2, 4 },
-                              { true, 3, 0 },
-                              { true, 4, 4 },
-                              { true, 3, 0 } },
-                            pattern(4));
-    EXPECT_EQ(decode(bytes), decode_result::bad_specials);
+    EXPECT_EQ(decode(canonical_four_then(3, 0)), decode_result::bad_specials);
 }

@@ -35,6 +35,14 @@ std::uint64_t addr(std::uint64_t id, std::uint64_t address)
     return (id << 40) | address;
 }
 
+/*! packetise() makes \p h, as heap \p cnt, into the one packet \p hex. */
+void expect_one_packet(const send::heap& h, std::uint64_t cnt, const char* hex)
+{
+    const auto packets = packetise(h, cnt, 1472);
+    ASSERT_EQ(packets.size(), 1u);
+    EXPECT_EQ(packets[0], from_hex(hex));
+}
+
 std::size_t n_pointers(const std::vector<std::uint8_t>& packet)
 {
     return std::size_t(packet[6]) << 8 | packet[7];
@@ -48,41 +56,38 @@ TEST(packetiser, heap_of_immediates_gets_null_pointer_and_one_padding_byte)
     send::heap h(flavour(40));
     h.add_immediate(0x1000, 0x4cf91f46);
     h.add_immediate(0x1001, 0x7220517d);
-    const auto packets = packetise(h, 2, 1472);
-    ASSERT_EQ(packets.size(), 1u);
-    EXPECT_EQ(
-        packets[0],
-        from_hex("5304030500000007"
-                 "8000010000000002 8000020000000001 8000030000000000 8000040000000001"
-                 "801000004cf91f46 801001007220517d 0000000000000000"
-                 "00"));
+    expect_one_packet(
+        h,
+        2,
+        "5304030500000007"
+        "8000010000000002 8000020000000001 8000030000000000 8000040000000001"
+        "801000004cf91f46 801001007220517d 0000000000000000"
+        "00");
 }
 
 TEST(packetiser, stop_heap_is_stream_ctrl_then_null_in_57_bytes)
 {
     send::heap h(flavour(40));
     h.add_end();
-    const auto packets = packetise(h, 4, 1472);
-    ASSERT_EQ(packets.size(), 1u);
-    EXPECT_EQ(
-        packets[0],
-        from_hex("5304030500000006"
-                 "8000010000000004 8000020000000001 8000030000000000 8000040000000001"
-                 "8000060000000002 0000000000000000"
-                 "00"));
+    expect_one_packet(
+        h,
+        4,
+        "5304030500000006"
+        "8000010000000004 8000020000000001 8000030000000000 8000040000000001"
+        "8000060000000002 0000000000000000"
+        "00");
 }
 
 TEST(packetiser, empty_heap_is_a_null_pointer_and_one_padding_byte)
 {
     send::heap h(flavour(48));
-    const auto packets = packetise(h, 9, 1472);
-    ASSERT_EQ(packets.size(), 1u);
-    EXPECT_EQ(
-        packets[0],
-        from_hex("5304020600000005"
-                 "8001000000000009 8002000000000001 8003000000000000 8004000000000001"
-                 "0000000000000000"
-                 "00"));
+    expect_one_packet(
+        h,
+        9,
+        "5304020600000005"
+        "8001000000000009 8002000000000001 8003000000000000 8004000000000001"
+        "0000000000000000"
+        "00");
 }
 
 TEST(packetiser, short_values_become_right_aligned_immediates)

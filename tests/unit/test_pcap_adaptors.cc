@@ -8,6 +8,8 @@
 // recv::pcap_reader and send::pcap_stream: replaying spead2's reference captures into
 // a stream, and recording heaps to a capture that replays bit for bit.
 
+#include "error_message.h"
+#include "temp_file.h"
 #include <gnuradio/spead/recv_pcap.h>
 #include <gnuradio/spead/send_pcap.h>
 #include <gtest/gtest.h>
@@ -58,15 +60,7 @@ std::vector<std::uint64_t> data_heap_cnts(const std::vector<recv::heap>& heaps)
     return out;
 }
 
-/*! A file name in the test temp dir, removed when the test ends. */
-struct temp_file {
-    explicit temp_file(const std::string& stem)
-        : path(::testing::TempDir() + stem + "_" + std::to_string(getpid()) + ".pcap")
-    {
-    }
-    ~temp_file() { std::remove(path.c_str()); }
-    std::string path;
-};
+using spead_test::temp_file;
 
 TEST(PcapReader, ReplaysACaptureAndEndsTheStream)
 {
@@ -117,14 +111,10 @@ TEST(PcapReader, EndOfFileEndsTheStreamWithoutAStopHeap)
 TEST(PcapReader, MissingFileIsReportedByName)
 {
     recv::stream s;
-    try {
-        s.emplace_reader<recv::pcap_reader>("/nonexistent/capture.pcap");
-        ADD_FAILURE() << "opened a missing file";
-    } catch (const std::runtime_error& e) {
-        EXPECT_NE(std::string(e.what()).find("/nonexistent/capture.pcap"),
-                  std::string::npos)
-            << e.what();
-    }
+    spead_test::expect_error_containing<std::runtime_error>(
+        [&] { s.emplace_reader<recv::pcap_reader>("/nonexistent/capture.pcap"); },
+        "/nonexistent/capture.pcap",
+        "a missing file");
 }
 
 TEST(PcapStream, BadDestinationsAreRefused)

@@ -6,6 +6,8 @@
  */
 
 #include "byte_helpers.h"
+#include "error_message.h"
+#include "temp_file.h"
 #include "transport/pcap/pcap_file.h"
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -26,11 +28,6 @@ std::string vector_path(const std::string& name)
     return std::string(GR_SPEAD_VECTORS_DIR) + "/" + name;
 }
 
-std::string temp_path(const std::string& name)
-{
-    return testing::TempDir() + "gr_spead_" + name;
-}
-
 std::vector<std::uint8_t> read_file(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
@@ -47,12 +44,7 @@ void write_file(const std::string& path, const std::vector<std::uint8_t>& bytes)
 template <typename F>
 std::string runtime_error_message(F f)
 {
-    try {
-        f();
-    } catch (const std::runtime_error& e) {
-        return e.what();
-    }
-    return "";
+    return spead_test::error_message<std::runtime_error>(f);
 }
 
 /*! Writes raw frames to a capture of the given link type with libpcap itself. */
@@ -177,9 +169,9 @@ TEST(pcap_file_reader, next_batch_returns_full_batches_then_the_rest_then_zero)
 
 TEST(pcap_file_reader, missing_file_error_names_file_and_cause)
 {
-    const std::string path = temp_path("does_not_exist.pcap");
-    const auto message = runtime_error_message([&] { pcap_file_reader reader(path); });
-    EXPECT_THAT(message, HasSubstr(path));
+    const spead_test::temp_file file("does_not_exist.pcap");
+    const auto message = runtime_error_message([&] { pcap_file_reader reader(file); });
+    EXPECT_THAT(message, HasSubstr(file.path));
     EXPECT_THAT(message, HasSubstr("No such file"));
 }
 
@@ -193,28 +185,26 @@ TEST(pcap_file_reader, non_capture_file_error_names_file)
 
 TEST(pcap_file_reader, unsupported_link_type_error_names_it)
 {
-    const std::string path = temp_path("raw_ip.pcap");
-    write_raw_capture(path, DLT_RAW, {});
-    const auto message = runtime_error_message([&] { pcap_file_reader reader(path); });
-    EXPECT_THAT(message, HasSubstr(path));
+    const spead_test::temp_file file("raw_ip.pcap");
+    write_raw_capture(file, DLT_RAW, {});
+    const auto message = runtime_error_message([&] { pcap_file_reader reader(file); });
+    EXPECT_THAT(message, HasSubstr(file.path));
     EXPECT_THAT(message, HasSubstr("RAW"));
     EXPECT_THAT(message, HasSubstr("not supported"));
-    std::remove(path.c_str());
 }
 
 TEST(pcap_file_reader, truncated_file_throws_while_reading)
 {
-    const std::string path = temp_path("truncated.pcap");
+    const spead_test::temp_file file("truncated.pcap");
     auto bytes = read_file(vector_path("spead64-40_small_desc_stop.pcap"));
     bytes.resize(bytes.size() - 10);
-    write_file(path, bytes);
-    pcap_file_reader reader(path);
+    write_file(file, bytes);
+    pcap_file_reader reader(file);
     udp_datagram d;
     for (int i = 0; i < 3; i++)
         ASSERT_TRUE(reader.next(d));
     const auto message = runtime_error_message([&] { reader.next(d); });
-    EXPECT_THAT(message, HasSubstr(path));
-    std::remove(path.c_str());
+    EXPECT_THAT(message, HasSubstr(file.path));
 }
 
 TEST(pcap_file_reader, reads_linux_cooked_capture_and_counts_rejected_frames)
@@ -231,8 +221,8 @@ TEST(pcap_file_reader, reads_linux_cooked_capture_and_counts_rejected_frames)
     auto truncated = cooked_udp_frame(7148);
     truncated.pop_back();
 
-    const std::string path = temp_path("cooked.pcap");
-    write_raw_capture(path,
+    const spead_test::temp_file file("cooked.pcap");
+    write_raw_capture(file,
                       DLT_LINUX_SLL,
                       { cooked_udp_frame(7148),
                         vlan,
@@ -242,7 +232,7 @@ TEST(pcap_file_reader, reads_linux_cooked_capture_and_counts_rejected_frames)
                         truncated,
                         cooked_udp_frame(9999),
                         cooked_udp_frame(7148) });
-    pcap_file_reader reader(path, 7148);
+    pcap_file_reader reader(file, 7148);
     EXPECT_EQ(reader.get_link_type(), link_type::linux_sll);
     std::vector<std::string> payloads;
     udp_datagram d;
@@ -250,19 +240,19 @@ TEST(pcap_file_reader, reads_linux_cooked_capture_and_counts_rejected_frames)
         payloads.emplace_back(reinterpret_cast<const char*>(d.payload), d.payload_size);
     EXPECT_EQ(payloads, (std::vector<std::string>{ "abcd", "abcd" }));
     const recv_stats& s = reader.stats();
-    EXPECT_EQ(s[recv_stat::frames_vlan], 1u);
-    EXPECT_EQ(s[recv_stat::frames_not_ipv4_udp], 1u);
-    EXPECT_EQ(s[recv_stat::frames_ip_options], 1u);
-    EXPECT_EQ(s[recv_stat::frames_fragmented], 1u);
-    EXPECT_EQ(s[recv_stat::frames_truncated], 1u);
-    EXPECT_EQ(s[recv_stat::frames_filtered], 1u);
+    for (const recv_stat rejected : { recv_stat::frames_vlan,
+                                      recv_stat::frames_not_ipv4_udp,
+                                      recv_stat::frames_ip_options,
+                                      recv_stat::frames_fragmented,
+                                      recv_stat::frames_truncated,
+                                      recv_stat::frames_filtered })
+        EXPECT_EQ(s[rejected], 1u) << stat_name(rejected);
     EXPECT_EQ(reader.frames_read(), 8u);
-    std::remove(path.c_str());
 }
 
 TEST(pcap_file_writer, round_trips_payloads_flows_and_order)
 {
-    const std::string path = temp_path("round_trip.pcap");
+    const spead_test::temp_file file("round_trip.pcap");
     udp_flow to_a;
     to_a.src_ip = 0x0a000001;
     to_a.dst_ip = 0xef000001;
@@ -274,14 +264,14 @@ TEST(pcap_file_writer, round_trips_payloads_flows_and_order)
     const std::vector<std::uint8_t> first(1472, 0x11), second(57, 0x22),
         third(8968, 0x33);
     {
-        pcap_file_writer writer(path);
+        pcap_file_writer writer(file);
         writer.write(to_a, first.data(), first.size());
         writer.write(to_b, second.data(), second.size());
         writer.write(to_a, third.data(), third.size());
         writer.flush();
         EXPECT_EQ(writer.packets_written(), 3u);
     }
-    pcap_file_reader reader(path);
+    pcap_file_reader reader(file);
     udp_datagram d;
     ASSERT_TRUE(reader.next(d));
     EXPECT_EQ(std::vector<std::uint8_t>(d.payload, d.payload + d.payload_size), first);
@@ -295,12 +285,11 @@ TEST(pcap_file_writer, round_trips_payloads_flows_and_order)
     ASSERT_TRUE(reader.next(d));
     EXPECT_EQ(std::vector<std::uint8_t>(d.payload, d.payload + d.payload_size), third);
     EXPECT_FALSE(reader.next(d));
-    std::remove(path.c_str());
 }
 
 TEST(pcap_file_writer, writes_ethernet_frames_with_timestamps_and_counting_ids)
 {
-    const std::string path = temp_path("frames.pcap");
+    const spead_test::temp_file file("frames.pcap");
     udp_flow flow;
     flow.src_ip = 0x7f000001;
     flow.dst_ip = 0x7f000001;
@@ -310,12 +299,12 @@ TEST(pcap_file_writer, writes_ethernet_frames_with_timestamps_and_counting_ids)
     const auto when =
         pcap_file_writer::clock::time_point(std::chrono::microseconds(1700000000123456));
     {
-        pcap_file_writer writer(path, 64);
+        pcap_file_writer writer(file, 64);
         writer.write(flow, payload.data(), payload.size(), when);
         writer.write(flow, payload.data(), payload.size(), when);
     }
     char errbuf[PCAP_ERRBUF_SIZE];
-    pcap_t* handle = pcap_open_offline(path.c_str(), errbuf);
+    pcap_t* handle = pcap_open_offline(file.path.c_str(), errbuf);
     ASSERT_NE(handle, nullptr) << errbuf;
     EXPECT_EQ(pcap_datalink(handle), DLT_EN10MB);
     pcap_pkthdr* header;
@@ -334,26 +323,24 @@ TEST(pcap_file_writer, writes_ethernet_frames_with_timestamps_and_counting_ids)
     EXPECT_EQ(data[14 + 4], 0x00);
     EXPECT_EQ(data[14 + 5], 0x01); // identification counts up
     pcap_close(handle);
-    std::remove(path.c_str());
 }
 
 TEST(pcap_file_writer, gathers_packetiser_pieces)
 {
-    const std::string path = temp_path("pieces.pcap");
+    const spead_test::temp_file file("pieces.pcap");
     const std::vector<std::uint8_t> head = { 0x53, 0x04 }, tail = { 9, 9, 9 };
     const send::packet_piece pieces[] = { { head.data(), head.size() },
                                           { tail.data(), tail.size() } };
     udp_flow flow;
     {
-        pcap_file_writer writer(path);
+        pcap_file_writer writer(file);
         writer.write(flow, pieces, 2);
     }
-    pcap_file_reader reader(path);
+    pcap_file_reader reader(file);
     udp_datagram d;
     ASSERT_TRUE(reader.next(d));
     EXPECT_EQ(std::vector<std::uint8_t>(d.payload, d.payload + d.payload_size),
               (std::vector<std::uint8_t>{ 0x53, 0x04, 9, 9, 9 }));
-    std::remove(path.c_str());
 }
 
 TEST(pcap_file_writer, unwritable_path_error_names_file)
@@ -366,10 +353,9 @@ TEST(pcap_file_writer, unwritable_path_error_names_file)
 
 TEST(pcap_file_writer, rejects_payload_beyond_ipv4_limit)
 {
-    const std::string path = temp_path("too_big.pcap");
-    pcap_file_writer writer(path);
+    const spead_test::temp_file file("too_big.pcap");
+    pcap_file_writer writer(file);
     std::vector<std::uint8_t> payload(max_udp_payload + 1);
     EXPECT_THROW(writer.write(udp_flow(), payload.data(), payload.size()),
                  std::invalid_argument);
-    std::remove(path.c_str());
 }

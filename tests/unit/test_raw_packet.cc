@@ -8,6 +8,7 @@
 #include "byte_helpers.h"
 #include "transport/raw_packet.h"
 #include <gtest/gtest.h>
+#include <tuple>
 
 using namespace gr::spead;
 using spead_test::from_hex;
@@ -43,28 +44,48 @@ frame_result parse(const std::vector<std::uint8_t>& frame,
     return parse_udp_frame(frame.data(), frame.size(), link, d);
 }
 
+/* The datagram parse_udp_frame() finds in \p frame, which it must accept. */
+udp_datagram parsed(const std::vector<std::uint8_t>& frame,
+                    link_type link = link_type::ethernet)
+{
+    udp_datagram d{};
+    EXPECT_EQ(parse_udp_frame(frame.data(), frame.size(), link, d), frame_result::ok);
+    return d;
+}
+
+/* parse() of ethernet_frame() with the bytes at the given offsets replaced. */
+frame_result
+parse_edited(std::initializer_list<std::pair<std::size_t, std::uint8_t>> edits)
+{
+    auto frame = ethernet_frame();
+    for (const auto& [offset, value] : edits)
+        frame[offset] = value;
+    return parse(frame);
+}
+
+/* parse() of ethernet_frame() with \p ethertype (or a VLAN TPID) in place of IPv4's. */
+frame_result parse_with_ethertype(std::uint16_t ethertype)
+{
+    return parse_edited(
+        { { 12, std::uint8_t(ethertype >> 8) }, { 13, std::uint8_t(ethertype) } });
+}
+
 } // namespace
 
 TEST(raw_packet_parse, finds_udp_payload_addresses_and_ports_in_ethernet_frame)
 {
     const auto frame = ethernet_frame();
-    udp_datagram d;
-    ASSERT_EQ(parse_udp_frame(frame.data(), frame.size(), link_type::ethernet, d),
-              frame_result::ok);
+    const udp_datagram d = parsed(frame);
     EXPECT_EQ(d.payload, frame.data() + 42);
     EXPECT_EQ(d.payload_size, 4u);
-    EXPECT_EQ(d.src_ip, 0x7f000001u);
-    EXPECT_EQ(d.dst_ip, 0x7f000001u);
-    EXPECT_EQ(d.src_port, 45947);
-    EXPECT_EQ(d.dst_port, 7150);
+    EXPECT_EQ(std::tie(d.src_ip, d.src_port, d.dst_ip, d.dst_port),
+              std::make_tuple(0x7f000001u, 45947, 0x7f000001u, 7150));
 }
 
 TEST(raw_packet_parse, finds_udp_payload_in_linux_cooked_frame)
 {
     const auto frame = linux_sll_frame();
-    udp_datagram d;
-    ASSERT_EQ(parse_udp_frame(frame.data(), frame.size(), link_type::linux_sll, d),
-              frame_result::ok);
+    const udp_datagram d = parsed(frame, link_type::linux_sll);
     EXPECT_EQ(d.payload, frame.data() + 44);
     EXPECT_EQ(d.payload_size, 4u);
     EXPECT_EQ(d.dst_port, 7150);
@@ -74,35 +95,26 @@ TEST(raw_packet_parse, ignores_ethernet_padding_after_ip_total_length)
 {
     auto frame = ethernet_frame();
     frame.resize(60, 0); // minimum Ethernet frame
-    udp_datagram d;
-    ASSERT_EQ(parse_udp_frame(frame.data(), frame.size(), link_type::ethernet, d),
-              frame_result::ok);
+    const udp_datagram d = parsed(frame);
     EXPECT_EQ(d.payload_size, 4u);
 }
 
 TEST(raw_packet_parse, does_not_verify_udp_checksum)
 {
-    auto frame = ethernet_frame();
-    frame[udp + 6] = 0xde; // wrong, as in the loopback captures
-    frame[udp + 7] = 0xad;
-    EXPECT_EQ(parse(frame), frame_result::ok);
+    // A wrong checksum, as in the loopback captures.
+    EXPECT_EQ(parse_edited({ { udp + 6, 0xde }, { udp + 7, 0xad } }), frame_result::ok);
 }
 
 TEST(raw_packet_parse, accepts_dont_fragment)
 {
-    auto frame = ethernet_frame();
-    frame[ip + 6] = 0x40; // DF, as every captured frame has
-    EXPECT_EQ(parse(frame), frame_result::ok);
+    // DF, as every captured frame has.
+    EXPECT_EQ(parse_edited({ { ip + 6, 0x40 } }), frame_result::ok);
 }
 
 TEST(raw_packet_parse, rejects_vlan_tagged_frames)
 {
-    for (const std::uint16_t tpid : { 0x8100, 0x88a8, 0x9100 }) {
-        auto frame = ethernet_frame();
-        frame[12] = std::uint8_t(tpid >> 8);
-        frame[13] = std::uint8_t(tpid);
-        EXPECT_EQ(parse(frame), frame_result::vlan) << std::hex << tpid;
-    }
+    for (const std::uint16_t tpid : { 0x8100, 0x88a8, 0x9100 })
+        EXPECT_EQ(parse_with_ethertype(tpid), frame_result::vlan) << std::hex << tpid;
     auto cooked = linux_sll_frame();
     cooked[14] = 0x81;
     cooked[15] = 0x00;
@@ -111,19 +123,15 @@ TEST(raw_packet_parse, rejects_vlan_tagged_frames)
 
 TEST(raw_packet_parse, rejects_other_ethertypes_as_not_ipv4_udp)
 {
-    for (const std::uint16_t ethertype : { 0x0806, 0x86dd, 0x88cc }) {
-        auto frame = ethernet_frame();
-        frame[12] = std::uint8_t(ethertype >> 8);
-        frame[13] = std::uint8_t(ethertype);
-        EXPECT_EQ(parse(frame), frame_result::not_ipv4_udp) << std::hex << ethertype;
-    }
+    for (const std::uint16_t ethertype : { 0x0806, 0x86dd, 0x88cc })
+        EXPECT_EQ(parse_with_ethertype(ethertype), frame_result::not_ipv4_udp)
+            << std::hex << ethertype;
 }
 
 TEST(raw_packet_parse, rejects_other_ip_protocols_as_not_ipv4_udp)
 {
-    auto frame = ethernet_frame();
-    frame[ip + 9] = 6; // TCP
-    EXPECT_EQ(parse(frame), frame_result::not_ipv4_udp);
+    // TCP
+    EXPECT_EQ(parse_edited({ { ip + 9, 6 } }), frame_result::not_ipv4_udp);
 }
 
 TEST(raw_packet_parse, rejects_wrong_ip_version_as_not_ipv4_udp)
@@ -137,24 +145,18 @@ TEST(raw_packet_parse, rejects_wrong_ip_version_as_not_ipv4_udp)
 
 TEST(raw_packet_parse, rejects_ip_options)
 {
-    auto frame = ethernet_frame();
-    frame[ip] = 0x46;
-    EXPECT_EQ(parse(frame), frame_result::ip_options);
+    EXPECT_EQ(parse_edited({ { ip, 0x46 } }), frame_result::ip_options);
 }
 
 TEST(raw_packet_parse, rejects_first_fragment_with_more_fragments_flag)
 {
-    auto frame = ethernet_frame();
-    frame[ip + 6] = 0x20;
-    EXPECT_EQ(parse(frame), frame_result::fragmented);
+    EXPECT_EQ(parse_edited({ { ip + 6, 0x20 } }), frame_result::fragmented);
 }
 
 TEST(raw_packet_parse, rejects_later_fragment_with_offset)
 {
-    auto frame = ethernet_frame();
-    frame[ip + 6] = 0x00;
-    frame[ip + 7] = 0xb9;
-    EXPECT_EQ(parse(frame), frame_result::fragmented);
+    EXPECT_EQ(parse_edited({ { ip + 6, 0x00 }, { ip + 7, 0xb9 } }),
+              frame_result::fragmented);
 }
 
 TEST(raw_packet_parse, rejects_frames_shorter_than_their_headers)
@@ -181,32 +183,31 @@ TEST(raw_packet_parse, rejects_frames_shorter_than_ip_total_length)
 
 TEST(raw_packet_parse, rejects_udp_length_beyond_ip_payload)
 {
-    auto frame = ethernet_frame();
-    frame[udp + 5] = 0x0d; // 13 > 12 bytes of UDP
-    EXPECT_EQ(parse(frame), frame_result::truncated);
+    // A UDP length of 13 > 12 bytes of UDP.
+    EXPECT_EQ(parse_edited({ { udp + 5, 0x0d } }), frame_result::truncated);
 }
 
 TEST(raw_packet_parse, rejects_udp_length_below_its_header)
 {
-    auto frame = ethernet_frame();
-    frame[udp + 5] = 0x07;
-    EXPECT_EQ(parse(frame), frame_result::truncated);
+    EXPECT_EQ(parse_edited({ { udp + 5, 0x07 } }), frame_result::truncated);
 }
 
 TEST(raw_packet_parse, rejects_ip_total_length_below_ip_and_udp_headers)
 {
-    auto frame = ethernet_frame();
-    frame[ip + 3] = 27;
-    EXPECT_EQ(parse(frame), frame_result::truncated);
+    EXPECT_EQ(parse_edited({ { ip + 3, 27 } }), frame_result::truncated);
 }
 
 TEST(raw_packet_stats, each_rejection_has_its_counter)
 {
-    EXPECT_EQ(stat_for(frame_result::not_ipv4_udp), recv_stat::frames_not_ipv4_udp);
-    EXPECT_EQ(stat_for(frame_result::vlan), recv_stat::frames_vlan);
-    EXPECT_EQ(stat_for(frame_result::ip_options), recv_stat::frames_ip_options);
-    EXPECT_EQ(stat_for(frame_result::fragmented), recv_stat::frames_fragmented);
-    EXPECT_EQ(stat_for(frame_result::truncated), recv_stat::frames_truncated);
+    const std::pair<frame_result, recv_stat> expected[] = {
+        { frame_result::not_ipv4_udp, recv_stat::frames_not_ipv4_udp },
+        { frame_result::vlan, recv_stat::frames_vlan },
+        { frame_result::ip_options, recv_stat::frames_ip_options },
+        { frame_result::fragmented, recv_stat::frames_fragmented },
+        { frame_result::truncated, recv_stat::frames_truncated },
+    };
+    for (const auto& [result, stat] : expected)
+        EXPECT_EQ(stat_for(result), stat) << int(result);
 }
 
 TEST(raw_packet_build, multicast_mac_is_01_00_5e_and_low_23_bits)
@@ -269,16 +270,12 @@ TEST(raw_packet_build, built_frame_parses_back)
     flow.dst_port = 65535;
     udp_frame_builder builder(flow);
     std::vector<std::uint8_t> frame(42 + 8972);
-    const std::size_t size = builder.write_headers(frame.data(), 8972);
-    udp_datagram d;
-    ASSERT_EQ(parse_udp_frame(frame.data(), size, link_type::ethernet, d),
-              frame_result::ok);
+    frame.resize(builder.write_headers(frame.data(), 8972));
+    const udp_datagram d = parsed(frame);
     EXPECT_EQ(d.payload, frame.data() + 42);
     EXPECT_EQ(d.payload_size, 8972u);
-    EXPECT_EQ(d.src_ip, 0xc0a80001u);
-    EXPECT_EQ(d.dst_ip, 0xc0a80002u);
-    EXPECT_EQ(d.src_port, 1);
-    EXPECT_EQ(d.dst_port, 65535);
+    EXPECT_EQ(std::tie(d.src_ip, d.src_port, d.dst_ip, d.dst_port),
+              std::make_tuple(0xc0a80001u, 1, 0xc0a80002u, 65535));
     EXPECT_EQ(ipv4_header_checksum(frame.data() + ip), 0); // a valid header sums to 0
 }
 

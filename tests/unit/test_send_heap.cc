@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "error_message.h"
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/send_heap.h>
 #include <gmock/gmock.h>
@@ -18,12 +19,7 @@ namespace {
 template <typename F>
 std::string invalid_argument_message(F f)
 {
-    try {
-        f();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "";
+    return spead_test::error_message<std::invalid_argument>(f);
 }
 } // namespace
 

@@ -9,6 +9,7 @@
 // validation, the cnt sequence, the queue, completion order and timing, blocking
 // sends, errors and the rate limiter.
 
+#include "error_message.h"
 #include "protocol/packetiser.h"
 #include "streams/packet_writer.h"
 #include <gnuradio/spead/send_stream.h>
@@ -65,64 +66,20 @@ public:
     static inline std::size_t packets_when_destroyed = 0;
 
     /*! write_packets() throws from the n-th packet on. */
-    void throw_from(std::size_t n)
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        d_throw_from = n;
-    }
-
-    void hold_writes()
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        d_hold = true;
-    }
-    void release_writes()
-    {
-        {
-            std::lock_guard<std::mutex> lock(d_mutex);
-            d_hold = false;
-        }
-        d_cv.notify_all();
-    }
+    void throw_from(std::size_t n) { set(d_throw_from, n); }
+    void hold_writes() { set(d_hold, true); }
+    void release_writes() { set(d_hold, false); }
     /*! Packets with index >= n (counted over the stream's life) fail. */
-    void fail_from(std::size_t n)
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        d_fail_from = n;
-    }
-    void defer_completions()
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        d_deferred = true;
-    }
-    void complete_all()
-    {
-        {
-            std::lock_guard<std::mutex> lock(d_mutex);
-            d_deferred = false;
-        }
-        d_cv.notify_all();
-    }
-    bool writer_is_held()
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        return d_held_now;
-    }
+    void fail_from(std::size_t n) { set(d_fail_from, n); }
+    void defer_completions() { set(d_deferred, true); }
+    void complete_all() { set(d_deferred, false); }
+    bool writer_is_held() { return copy(d_held_now); }
 
-    std::vector<written_packet> packets()
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        return d_packets;
-    }
-    std::uint64_t bytes_written()
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        return d_bytes;
-    }
+    std::vector<written_packet> packets() { return copy(d_packets); }
+    std::uint64_t bytes_written() { return copy(d_bytes); }
     std::vector<std::pair<steady::time_point, std::size_t>> write_log()
     {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        return d_write_log;
+        return copy(d_write_log);
     }
 
     std::size_t write_packets(const send::packet* packets,
@@ -182,6 +139,23 @@ public:
     }
 
 private:
+    /*! Sets an option under the lock and wakes a held write or reap to look again. */
+    template <typename T>
+    void set(T& option, T value)
+    {
+        {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            option = value;
+        }
+        d_cv.notify_all();
+    }
+    template <typename T>
+    T copy(const T& record)
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return record;
+    }
+
     std::size_t d_max_packet_size;
     bool d_record_bytes;
     std::atomic<bool> d_writing{ false };
@@ -248,6 +222,15 @@ std::uint64_t heap_cnt_of(const std::vector<std::uint8_t>& packet)
     return pointer & ((std::uint64_t(1) << 40) - 1);
 }
 
+/*! HEAP_CNT of each packet the fake writer saw, in order. */
+std::vector<std::uint64_t> heap_cnts_of(const std::vector<written_packet>& packets)
+{
+    std::vector<std::uint64_t> cnts;
+    for (const written_packet& p : packets)
+        cnts.push_back(heap_cnt_of(p.bytes));
+    return cnts;
+}
+
 /*! HEAP_OFFSET of a SPEAD-64-40 packet (the third item pointer, as spead2 orders). */
 std::uint64_t heap_offset_of(const std::vector<std::uint8_t>& packet)
 {
@@ -287,15 +270,7 @@ bool run_until(boost::asio::io_context& io, Pred done)
 
 // ---- stream_config -------------------------------------------------------------
 
-void expect_invalid(const std::function<void()>& f, const std::string& parameter)
-{
-    try {
-        f();
-        ADD_FAILURE() << "no exception for " << parameter;
-    } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()).rfind(parameter + ":", 0), 0u) << e.what();
-    }
-}
+using spead_test::expect_invalid;
 
 TEST(SendStreamConfig, DefaultsAreSpead2s)
 {
@@ -340,12 +315,7 @@ TEST(SendStream, CntSequenceNumbersHeapsWithoutAnExplicitCnt)
     s.send_heap(h.h, 5); // explicit: does not advance the sequence
     s.send_heap(h.h);
     s.send_heap(h.h);
-    const auto packets = s.packets();
-    ASSERT_EQ(packets.size(), 4u);
-    EXPECT_EQ(heap_cnt_of(packets[0].bytes), 10u);
-    EXPECT_EQ(heap_cnt_of(packets[1].bytes), 5u);
-    EXPECT_EQ(heap_cnt_of(packets[2].bytes), 13u);
-    EXPECT_EQ(heap_cnt_of(packets[3].bytes), 16u);
+    EXPECT_EQ(heap_cnts_of(s.packets()), (std::vector<std::uint64_t>{ 10, 5, 13, 16 }));
 }
 
 TEST(SendStream, CntSequenceStartsAtOne)
@@ -355,10 +325,7 @@ TEST(SendStream, CntSequenceStartsAtOne)
     test_heap h(10);
     s.send_heap(h.h);
     s.send_heap(h.h);
-    const auto packets = s.packets();
-    ASSERT_EQ(packets.size(), 2u);
-    EXPECT_EQ(heap_cnt_of(packets[0].bytes), 1u);
-    EXPECT_EQ(heap_cnt_of(packets[1].bytes), 2u);
+    EXPECT_EQ(heap_cnts_of(s.packets()), (std::vector<std::uint64_t>{ 1, 2 }));
 }
 
 TEST(SendStream, CntStepZeroIsRejected)
@@ -536,16 +503,23 @@ TEST(SendStream, SendHeapThrowsSystemErrorWhenTheTransportFails)
     EXPECT_EQ(stats[send_stat::packets_failed], 4u); // the rest of the batch
 }
 
-TEST(SendStream, AFailedHeapDoesNotStopTheNextOne)
+/*! Sends a 6-packet heap with the writer broken (by \p break_from: failing or
+ * throwing) from its first packet, then again with it mended; both sends' stats. */
+send_stats broken_then_mended(void (fake_stream::*break_from)(std::size_t))
 {
     boost::asio::io_context io;
     fake_stream s(io, send::stream_config().set_max_packet_size(1000));
-    test_heap h(5000);
-    s.fail_from(0);
+    test_heap h(5000); // 6 packets
+    (s.*break_from)(0);
     EXPECT_THROW(s.send_heap(h.h), boost::system::system_error);
-    s.fail_from(std::numeric_limits<std::size_t>::max());
+    (s.*break_from)(std::numeric_limits<std::size_t>::max());
     EXPECT_GT(s.send_heap(h.h), 5000u);
-    const send_stats stats = s.get_stats();
+    return s.get_stats();
+}
+
+TEST(SendStream, AFailedHeapDoesNotStopTheNextOne)
+{
+    const send_stats stats = broken_then_mended(&fake_stream::fail_from);
     EXPECT_EQ(stats[send_stat::heaps_failed], 1u);
     EXPECT_EQ(stats[send_stat::heaps], 1u);
 }
@@ -601,14 +575,7 @@ TEST(SendStream, DestroyingAStreamSendsItsQueueThenDestroysItsWriter)
 
 TEST(SendStream, AWriterThatThrowsFailsItsHeapAndTheStreamGoesOn)
 {
-    boost::asio::io_context io;
-    fake_stream s(io, send::stream_config().set_max_packet_size(1000));
-    test_heap h(5000); // 6 packets
-    s.throw_from(0);
-    EXPECT_THROW(s.send_heap(h.h), boost::system::system_error);
-    s.throw_from(std::numeric_limits<std::size_t>::max());
-    EXPECT_GT(s.send_heap(h.h), 5000u);
-    const send_stats stats = s.get_stats();
+    const send_stats stats = broken_then_mended(&fake_stream::throw_from);
     EXPECT_EQ(stats[send_stat::heaps_failed], 1u);
     EXPECT_EQ(stats[send_stat::heaps], 1u);
     EXPECT_EQ(stats[send_stat::packets_failed], 6u);

@@ -10,6 +10,8 @@
 // read-back warning, stop() and socket release. Counters must reconcile: packets sent =
 // packets decoded + packets the kernel reported dropped.
 
+#include "byte_helpers.h"
+#include "error_message.h"
 #include "free_port.h"
 #include "log_capture.h"
 #include "protocol/packetiser.h"
@@ -79,16 +81,37 @@ struct test_heap {
 /*! One SPEAD packet holding a whole small heap, as bytes for a plain socket. */
 std::vector<std::uint8_t> single_packet_heap(std::uint64_t cnt, std::size_t size)
 {
-    test_heap th(cnt, size);
-    send::packet_generator gen(th.h, cnt, 9000);
-    std::vector<std::uint8_t> header(9000);
-    std::vector<send::packet_piece> pieces;
-    gen.next(header.data(), pieces);
-    EXPECT_FALSE(gen.has_next());
-    std::vector<std::uint8_t> out;
-    for (const auto& p : pieces)
-        out.insert(out.end(), p.data, p.data + p.length);
-    return out;
+    const test_heap th(cnt, size);
+    auto packets = spead_test::packetise(th.h, cnt, 9000);
+    EXPECT_EQ(packets.size(), 1u);
+    return packets.empty() ? std::vector<std::uint8_t>() : std::move(packets.front());
+}
+
+/*! A receiver's config for 127.0.0.1:port. */
+recv::udp_config loopback_config(unsigned short port)
+{
+    return recv::udp_config().set_endpoints("127.0.0.1:" + std::to_string(port));
+}
+
+/*! Sends \p count heaps of \p size bytes (cnt 1, 2, ...) to \p endpoint from a kernel
+ * UDP stream of 1472-byte packets, each heap as one message; returns the packets sent. */
+std::uint64_t send_heaps(const std::string& endpoint, int count, std::size_t size)
+{
+    boost::asio::io_context io;
+    send::udp_stream ss(io,
+                        send::stream_config().set_max_packet_size(1472),
+                        send::udp_config().set_endpoints(endpoint));
+    for (int i = 0; i < count; i++)
+        ss.send_heap(test_heap(i + 1, size).h);
+    return ss.get_stats()[send_stat::packets];
+}
+
+/*! The next heap of \p rs, which must come within \p limit. */
+recv::heap next_heap(recv::stream& rs, std::chrono::milliseconds limit = 1s)
+{
+    recv::heap h;
+    EXPECT_EQ(rs.pop(h, limit), recv::stream::pop_result::heap);
+    return h;
 }
 
 /*! A plain socket sending raw datagrams to 127.0.0.1:port. */
@@ -142,6 +165,21 @@ private:
     std::optional<std::string> d_old;
 };
 
+/*! While it lives, readers opened coalesce received datagrams (GRO) only if
+ * \p coalescing (the default of a reader). */
+class coalescing_setting
+{
+public:
+    explicit coalescing_setting(bool coalescing)
+    {
+        if (!coalescing)
+            d_off.emplace("GR_SPEAD_UDP_GRO", "0");
+    }
+
+private:
+    std::optional<scoped_env> d_off;
+};
+
 /*! Polls \p done every millisecond for at most \p limit. */
 bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds limit = 10s)
 {
@@ -177,15 +215,7 @@ void expect_payload(const recv::heap& h, std::size_t size)
 
 // ---- config ----------------------------------------------------------------------
 
-void expect_invalid(const std::function<void()>& f, const std::string& parameter)
-{
-    try {
-        f();
-        ADD_FAILURE() << "no exception for " << parameter;
-    } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()).rfind(parameter + ":", 0), 0u) << e.what();
-    }
-}
+using spead_test::expect_invalid;
 
 TEST(RecvUdpConfig, DefaultsAreSpead2s)
 {
@@ -249,15 +279,13 @@ TEST(UdpTransport, SenderWithoutEndpointsIsRefused)
 TEST(UdpTransport, BindingAnAddressOfAnotherHostFailsSayingSo)
 {
     recv::stream s;
-    try {
-        s.emplace_reader<recv::udp_reader>(recv::udp_config().set_endpoints(
-            "203.0.113.9:" + std::to_string(free_udp_port())));
-        ADD_FAILURE() << "bound a foreign address";
-    } catch (const std::system_error& e) {
-        EXPECT_NE(std::string(e.what()).find("not an address of this host"),
-                  std::string::npos)
-            << e.what();
-    }
+    spead_test::expect_error_containing<std::system_error>(
+        [&] {
+            s.emplace_reader<recv::udp_reader>(recv::udp_config().set_endpoints(
+                "203.0.113.9:" + std::to_string(free_udp_port())));
+        },
+        "not an address of this host",
+        "a foreign address");
 }
 
 TEST(UdpTransport, PacketSizeAboveThePathMtuIsRefused)
@@ -279,16 +307,15 @@ TEST(UdpTransport, PacketSizeAboveThePathMtuIsRefused)
     boost::asio::io_context io;
     const auto udp =
         send::udp_config().set_endpoints("239.255.0.1:9").set_interface(name);
-    try {
-        send::udp_stream s(
-            io, send::stream_config().set_max_packet_size(mtu - 28 + 1), udp);
-        ADD_FAILURE() << "accepted a packet size above the MTU " << mtu;
-    } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()).rfind("max_packet_size:", 0), 0u) << e.what();
-        EXPECT_NE(std::string(e.what()).find("use at most " + std::to_string(mtu - 28)),
-                  std::string::npos)
-            << e.what();
-    }
+    const std::string message = spead_test::expect_error<std::invalid_argument>(
+        [&] {
+            send::udp_stream s(
+                io, send::stream_config().set_max_packet_size(mtu - 28 + 1), udp);
+        },
+        "a packet size above the MTU " + std::to_string(mtu));
+    EXPECT_EQ(message.rfind("max_packet_size:", 0), 0u) << message;
+    EXPECT_NE(message.find("use at most " + std::to_string(mtu - 28)), std::string::npos)
+        << message;
     EXPECT_NO_THROW(
         send::udp_stream(io, send::stream_config().set_max_packet_size(mtu - 28), udp));
 }
@@ -520,10 +547,7 @@ TEST(UdpReader, OversizeDatagramsAreCounted)
 {
     const unsigned short port = free_udp_port();
     recv::stream rs;
-    rs.emplace_reader<recv::udp_reader>(
-        recv::udp_config()
-            .set_endpoints("127.0.0.1:" + std::to_string(port))
-            .set_max_size(1000));
+    rs.emplace_reader<recv::udp_reader>(loopback_config(port).set_max_size(1000));
     raw_sender tx(port);
     tx.send(std::vector<std::uint8_t>(1500, 0x53));
     tx.send(single_packet_heap(7, 100));
@@ -531,9 +555,7 @@ TEST(UdpReader, OversizeDatagramsAreCounted)
     const recv_stats stats = rs.get_stats();
     EXPECT_EQ(stats[recv_stat::datagrams_oversize], 1u);
     EXPECT_EQ(stats[recv_stat::packets], 1u);
-    recv::heap h;
-    ASSERT_EQ(rs.pop(h, 1s), recv::stream::pop_result::heap);
-    EXPECT_EQ(h.cnt(), 7u);
+    EXPECT_EQ(next_heap(rs).cnt(), 7u);
 }
 
 /*! Sends \p datagrams to 127.0.0.1:port as one segmentation-offload message
@@ -564,14 +586,12 @@ void send_as_one_run(unsigned short port,
 
 /*! A run of three 1000-byte datagrams and a one-packet heap, into a reader whose
  * max_size is 800; returns its stats once all four are accounted for. */
-recv_stats oversize_run_and_a_heap()
+recv_stats oversize_run_and_a_heap(bool coalescing)
 {
+    const coalescing_setting gro(coalescing);
     const unsigned short port = free_udp_port();
     recv::stream rs;
-    rs.emplace_reader<recv::udp_reader>(
-        recv::udp_config()
-            .set_endpoints("127.0.0.1:" + std::to_string(port))
-            .set_max_size(800));
+    rs.emplace_reader<recv::udp_reader>(loopback_config(port).set_max_size(800));
     const auto heap = single_packet_heap(7, 100);
     send_as_one_run(port,
                     { std::vector<std::uint8_t>(1000, 0x53),
@@ -580,8 +600,7 @@ recv_stats oversize_run_and_a_heap()
                       heap },
                     1000);
     EXPECT_TRUE(wait_for([&] { return accounted_packets(rs.get_stats()) == 4; }));
-    recv::heap h;
-    EXPECT_EQ(rs.pop(h, 1s), recv::stream::pop_result::heap);
+    const recv::heap h = next_heap(rs);
     EXPECT_EQ(h.cnt(), 7u);
     expect_payload(h, 100);
     return rs.get_stats();
@@ -589,7 +608,7 @@ recv_stats oversize_run_and_a_heap()
 
 TEST(UdpReader, ACoalescedRunIsSplitIntoItsDatagramsEachCheckedForSize)
 {
-    const recv_stats stats = oversize_run_and_a_heap();
+    const recv_stats stats = oversize_run_and_a_heap(true);
     EXPECT_EQ(stats[recv_stat::datagrams_oversize], 3u);
     EXPECT_EQ(stats[recv_stat::packets], 1u);
     EXPECT_EQ(stats[recv_stat::heaps], 1u);
@@ -598,8 +617,7 @@ TEST(UdpReader, ACoalescedRunIsSplitIntoItsDatagramsEachCheckedForSize)
 
 TEST(UdpReader, WithoutCoalescingTheSameRunCountsTheSame)
 {
-    scoped_env no_gro("GR_SPEAD_UDP_GRO", "0");
-    const recv_stats stats = oversize_run_and_a_heap();
+    const recv_stats stats = oversize_run_and_a_heap(false);
     EXPECT_EQ(stats[recv_stat::datagrams_oversize], 3u);
     EXPECT_EQ(stats[recv_stat::packets], 1u);
 }
@@ -610,23 +628,13 @@ TEST(UdpReader, RunsOfDatagramsArriveCoalescedUnlessTurnedOff)
     // piece and hands the stream all 42 at once, more than a batch of 64 messages could
     // hold were each one datagram. Without coalescing the same heap comes one by one.
     for (const bool coalescing : { true, false }) {
-        std::optional<scoped_env> no_gro;
-        if (!coalescing)
-            no_gro.emplace("GR_SPEAD_UDP_GRO", "0");
+        const coalescing_setting gro(coalescing);
         const unsigned short port = free_udp_port();
         const std::string endpoint = "127.0.0.1:" + std::to_string(port);
         recv::stream rs(recv::stream_config().set_max_heaps(8));
         auto reader = std::make_unique<recv::udp_reader>(
             rs, recv::udp_config().set_endpoints(endpoint));
-        boost::asio::io_context io;
-        send::udp_stream ss(io,
-                            send::stream_config().set_max_packet_size(1472),
-                            send::udp_config().set_endpoints(endpoint));
-        std::vector<test_heap> heaps;
-        for (int i = 0; i < 3; i++)
-            heaps.emplace_back(i + 1, 60000);
-        for (auto& th : heaps)
-            ss.send_heap(th.h);
+        const std::uint64_t sent = send_heaps(endpoint, 3, 60000);
         rs.add_reader(std::move(reader)); // all three are queued: one batch
         recv::heap h;
         for (int i = 0; i < 3; i++) {
@@ -634,7 +642,7 @@ TEST(UdpReader, RunsOfDatagramsArriveCoalescedUnlessTurnedOff)
             expect_payload(h, 60000);
         }
         const recv_stats stats = rs.get_stats();
-        EXPECT_EQ(stats[recv_stat::packets], ss.get_stats()[send_stat::packets]);
+        EXPECT_EQ(stats[recv_stat::packets], sent);
         if (coalescing)
             EXPECT_EQ(stats[recv_stat::max_batch], stats[recv_stat::packets]);
         else
@@ -646,16 +654,13 @@ TEST(UdpReader, JunkIsCountedAndSurvived)
 {
     const unsigned short port = free_udp_port();
     recv::stream rs;
-    rs.emplace_reader<recv::udp_reader>(
-        recv::udp_config().set_endpoints("127.0.0.1:" + std::to_string(port)));
+    rs.emplace_reader<recv::udp_reader>(loopback_config(port));
     raw_sender tx(port);
     tx.send({});                                  // empty datagram
     tx.send({ 0x53, 0x04, 0x03, 0x05 });          // truncated header
     tx.send(std::vector<std::uint8_t>(64, 0xff)); // wrong magic
     tx.send(single_packet_heap(3, 100));
-    recv::heap h;
-    ASSERT_EQ(rs.pop(h, 5s), recv::stream::pop_result::heap);
-    EXPECT_EQ(h.cnt(), 3u);
+    EXPECT_EQ(next_heap(rs, 5s).cnt(), 3u);
     const recv_stats stats = rs.get_stats();
     EXPECT_EQ(stats[recv_stat::packets], 1u);
     EXPECT_EQ(stats[recv_stat::packets_truncated] + stats[recv_stat::packets_bad_header] +
@@ -665,15 +670,13 @@ TEST(UdpReader, JunkIsCountedAndSurvived)
 
 /*! Fills a 4 KiB socket buffer with 200 one-datagram heaps before the reader starts, then
  * sends 5 more, which carry the drop counter (SO_RXQ_OVFL) with them. */
-recv_stats drops_of_single_datagrams()
+recv_stats drops_of_single_datagrams(bool coalescing)
 {
+    const coalescing_setting gro(coalescing);
     const unsigned short port = free_udp_port();
     recv::stream rs(recv::stream_config().set_queue_heaps(512));
     auto reader = std::make_unique<recv::udp_reader>(
-        rs,
-        recv::udp_config()
-            .set_endpoints("127.0.0.1:" + std::to_string(port))
-            .set_buffer_size(4096));
+        rs, loopback_config(port).set_buffer_size(4096));
     raw_sender tx(port);
     const int before = 200;
     for (int i = 0; i < before; i++)
@@ -696,15 +699,14 @@ recv_stats drops_of_single_datagrams()
 TEST(UdpReader, KernelDropsAreCountedInSocketOverflow)
 {
     // Without coalescing the kernel counts each datagram it drops.
-    scoped_env no_gro("GR_SPEAD_UDP_GRO", "0");
-    const recv_stats stats = drops_of_single_datagrams();
+    const recv_stats stats = drops_of_single_datagrams(false);
     EXPECT_GT(stats[recv_stat::packets_dropped_socket_overflow], 0u);
     EXPECT_EQ(stats[recv_stat::runs_dropped_socket_overflow], 0u);
 }
 
 TEST(UdpReader, KernelDropsOfSingleDatagramsOnACoalescingSocketAreRunsOfOne)
 {
-    const recv_stats stats = drops_of_single_datagrams();
+    const recv_stats stats = drops_of_single_datagrams(true);
     EXPECT_GT(stats[recv_stat::runs_dropped_socket_overflow], 0u);
     EXPECT_EQ(stats[recv_stat::packets_dropped_socket_overflow], 0u);
 }
@@ -719,19 +721,11 @@ TEST(UdpReader, ACoalescedRunTheKernelDropsIsCountedOnceAndWhole)
     recv::stream rs(recv::stream_config().set_queue_heaps(512).set_max_heaps(64));
     auto reader = std::make_unique<recv::udp_reader>(
         rs, recv::udp_config().set_endpoints(endpoint).set_buffer_size(4096));
-    boost::asio::io_context io;
-    send::udp_stream ss(io,
-                        send::stream_config().set_max_packet_size(1472),
-                        send::udp_config().set_endpoints(endpoint));
-    std::vector<test_heap> heaps;
-    for (int i = 0; i < 40; i++)
-        heaps.emplace_back(i + 1, 60000); // 42 packets each: one run per heap
-    for (auto& th : heaps)
-        ss.send_heap(th.h);
+    const int heaps = 40;
+    const std::uint64_t sent = send_heaps(endpoint, heaps, 60000); // 42 packets a heap
     rs.add_reader(std::move(reader));
-    const std::uint64_t sent = ss.get_stats()[send_stat::packets];
-    ASSERT_EQ(sent % heaps.size(), 0u);
-    const std::uint64_t run = sent / heaps.size();
+    ASSERT_EQ(sent % heaps, 0u);
+    const std::uint64_t run = sent / heaps;
     ASSERT_LE(run, 64u) << "a heap must leave as one message";
 
     // Each heap left as one message; the kernel drops it whole and counts it once.
@@ -753,8 +747,7 @@ TEST(UdpReader, DatagramsQueuedAtStopAreCountedNotLost)
 {
     const unsigned short port = free_udp_port();
     recv::stream rs(recv::stream_config().set_queue_heaps(64));
-    auto reader = std::make_unique<recv::udp_reader>(
-        rs, recv::udp_config().set_endpoints("127.0.0.1:" + std::to_string(port)));
+    auto reader = std::make_unique<recv::udp_reader>(rs, loopback_config(port));
     raw_sender tx(port);
     for (int i = 0; i < 20; i++)
         tx.send(single_packet_heap(i + 1, 500));
@@ -826,13 +819,13 @@ TEST(UdpReader, SecondReaderOnABusyUnicastPortFailsSayingWhy)
     recv::stream a;
     a.emplace_reader<recv::udp_reader>(recv::udp_config().set_endpoints(endpoint));
     recv::stream b;
-    try {
-        b.emplace_reader<recv::udp_reader>(recv::udp_config().set_endpoints(endpoint));
-        ADD_FAILURE() << "bound a busy port";
-    } catch (const std::system_error& e) {
-        EXPECT_NE(std::string(e.what()).find("another receiver"), std::string::npos)
-            << e.what();
-    }
+    spead_test::expect_error_containing<std::system_error>(
+        [&] {
+            b.emplace_reader<recv::udp_reader>(
+                recv::udp_config().set_endpoints(endpoint));
+        },
+        "another receiver",
+        "a busy port");
 }
 
 } // namespace

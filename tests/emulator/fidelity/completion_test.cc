@@ -22,13 +22,21 @@ raw_queue_pair receiver_with_channel(uint16_t port, int cq_entries = 64)
     queue_pair_options options;
     options.with_channel = true;
     options.cq_entries = cq_entries;
-    raw_queue_pair made = make_raw_queue_pair(options);
-    made.flow = steer_loopback_udp(made.qp.get(), port);
-    bring_up(made.qp.get(), IBV_QPS_RTR);
+    raw_queue_pair made = make_loopback_receiver(port, options);
     // As a receiver does: poll() the channel fd with a timeout.
     const int flags = fcntl(made.channel->fd, F_GETFL);
     fcntl(made.channel->fd, F_SETFL, flags | O_NONBLOCK);
     return made;
+}
+
+// Arms the receive CQ, posts one receive into \p buffer and sends it a datagram: the
+// channel then holds one unread event.
+void raise_one_event(raw_queue_pair& made, const registered_buffer& buffer, uint16_t port)
+{
+    ASSERT_EQ(post_one_receive(made.qp.get(), 1, buffer.sge()), 0);
+    ASSERT_EQ(ibv_req_notify_cq(made.receive_cq.get(), 0), 0);
+    send_kernel_datagram("event", port);
+    ASSERT_TRUE(readable_within(made.channel->fd, 3000));
 }
 
 } // namespace
@@ -75,10 +83,7 @@ TEST(CompletionQueue, DestroyingItWithUnacknowledgedEventsIsRefused)
 {
     raw_queue_pair made = receiver_with_channel(7303);
     registered_buffer buffer = register_buffer(made.pd.get(), 1024);
-    ASSERT_EQ(post_one_receive(made.qp.get(), 1, buffer.sge()), 0);
-    ASSERT_EQ(ibv_req_notify_cq(made.receive_cq.get(), 0), 0);
-    send_kernel_datagram("event", 7303);
-    ASSERT_TRUE(readable_within(made.channel->fd, 3000));
+    ASSERT_NO_FATAL_FAILURE(raise_one_event(made, buffer, 7303));
     ibv_cq* cq = nullptr;
     void* cq_context = nullptr;
     ASSERT_EQ(ibv_get_cq_event(made.channel.get(), &cq, &cq_context), 0);
@@ -96,10 +101,7 @@ TEST(CompletionQueue, UnreadEventsDoNotBlockDestruction)
 {
     raw_queue_pair made = receiver_with_channel(7304);
     registered_buffer buffer = register_buffer(made.pd.get(), 1024);
-    ASSERT_EQ(post_one_receive(made.qp.get(), 1, buffer.sge()), 0);
-    ASSERT_EQ(ibv_req_notify_cq(made.receive_cq.get(), 0), 0);
-    send_kernel_datagram("event", 7304);
-    ASSERT_TRUE(readable_within(made.channel->fd, 3000));
+    ASSERT_NO_FATAL_FAILURE(raise_one_event(made, buffer, 7304));
     ASSERT_EQ(ibv_destroy_flow(made.flow.release()), 0);
     ASSERT_EQ(ibv_destroy_qp(made.qp.release()), 0);
     EXPECT_EQ(ibv_destroy_cq(made.receive_cq.release()), 0)

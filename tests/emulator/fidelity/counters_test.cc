@@ -265,23 +265,14 @@ TEST(LiveObjects, EveryObjectIsCountedWhileItExists)
         flow_ptr flow = steer_counted(made.qp.get(), 7613, counters.get());
         spead_emu_live_objects live{};
         ASSERT_EQ(emulator().query_live_objects(made.context.get(), &live), 0);
-        EXPECT_EQ(live.protection_domains, 1);
-        EXPECT_EQ(live.completion_channels, 1);
-        EXPECT_EQ(live.completion_queues, 2);
-        EXPECT_EQ(live.queue_pairs, 1);
-        EXPECT_EQ(live.memory_regions, 1);
-        EXPECT_EQ(live.flows, 1);
-        EXPECT_EQ(live.counters, 1);
+        // PDs, channels, CQs, QPs, MRs, flows, counters.
+        EXPECT_EQ(live, (spead_emu_live_objects{ 1, 1, 2, 1, 1, 1, 1 }));
         flow.reset();
         counters.reset();
         buffer.mr.reset();
         made.qp.reset();
         ASSERT_EQ(emulator().query_live_objects(made.context.get(), &live), 0);
-        EXPECT_EQ(live.queue_pairs, 0);
-        EXPECT_EQ(live.memory_regions, 0);
-        EXPECT_EQ(live.flows, 0);
-        EXPECT_EQ(live.counters, 0);
-        EXPECT_EQ(live.completion_queues, 2);
+        EXPECT_EQ(live, (spead_emu_live_objects{ 1, 1, 2, 0, 0, 0, 0 }));
     }
     EXPECT_EQ(before.queue_pairs, 1);
     EXPECT_EQ(before.flows, 0);

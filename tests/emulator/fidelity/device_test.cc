@@ -40,8 +40,7 @@ TEST(DeviceList, NodeGuidIsTheEui64OfTheNetdevMac)
 TEST(DeviceQuery, AdvertisesFlowSteeringAndIpChecksumOffload)
 {
     context_ptr context = open_loopback_device();
-    ibv_device_attr_ex attr{};
-    ASSERT_EQ(ibv_query_device_ex(context.get(), nullptr, &attr), 0);
+    const ibv_device_attr_ex attr = query_device_ex(context.get());
     EXPECT_TRUE(attr.raw_packet_caps & IBV_RAW_PACKET_CAP_IP_CSUM);
     EXPECT_TRUE(attr.device_cap_flags_ex & IBV_DEVICE_MANAGED_FLOW_STEERING);
     EXPECT_TRUE(attr.orig_attr.device_cap_flags & IBV_DEVICE_RAW_IP_CSUM);

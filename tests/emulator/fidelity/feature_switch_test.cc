@@ -60,18 +60,15 @@ TEST(WithoutIpChecksumOffload, NotAdvertisedAndNotDone)
 {
     REQUIRE_ENVIRONMENT("SPEAD_EMU_IP_CSUM", "0");
     context_ptr context = open_loopback_device();
-    ibv_device_attr_ex attr{};
-    ASSERT_EQ(ibv_query_device_ex(context.get(), nullptr, &attr), 0);
+    const ibv_device_attr_ex attr = query_device_ex(context.get());
     EXPECT_FALSE(attr.raw_packet_caps & IBV_RAW_PACKET_CAP_IP_CSUM);
     EXPECT_FALSE(attr.device_cap_flags_ex & IBV_DEVICE_RAW_IP_CSUM);
     EXPECT_FALSE(attr.orig_attr.device_cap_flags & IBV_DEVICE_RAW_IP_CSUM);
 
     // Asked anyway, the NIC sends the headers as built: checksum fields stay 0.
     raw_queue_pair sender = make_raw_queue_pair();
-    raw_queue_pair capture = make_raw_queue_pair();
+    raw_queue_pair capture = make_loopback_receiver(7210);
     registered_buffer captured = register_buffer(capture.pd.get(), 2048);
-    flow_ptr flow = steer_loopback_udp(capture.qp.get(), 7210);
-    bring_up(capture.qp.get(), IBV_QPS_RTR);
     bring_up(sender.qp.get(), IBV_QPS_RTS);
     ASSERT_EQ(post_one_receive(capture.qp.get(), 1, captured.sge(0, 2048)), 0);
     const std::vector<uint8_t> frame = make_loopback_udp_frame(7210, "as built");

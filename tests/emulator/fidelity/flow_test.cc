@@ -49,10 +49,7 @@ TEST(Flow, UnsupportedSpecsAndRuleTypesFailWithEopnotsupp)
         ibv_flow_spec_ipv6 ipv6;
     } ipv6{};
     static_assert(sizeof(ipv6) == sizeof(ibv_flow_attr) + sizeof(ibv_flow_spec_ipv6));
-    ipv6.attr.type = IBV_FLOW_ATTR_NORMAL;
-    ipv6.attr.size = sizeof(ipv6);
-    ipv6.attr.num_of_specs = 1;
-    ipv6.attr.port = 1;
+    ipv6.attr = flow_attr(sizeof(ipv6), 1);
     ipv6.ipv6.type = IBV_FLOW_SPEC_IPV6;
     ipv6.ipv6.size = sizeof(ipv6.ipv6);
     expect_refused(made.qp.get(), ipv6.attr, EOPNOTSUPP, "IPv6 spec");

@@ -41,9 +41,7 @@ TEST(MemoryRegion, EveryRegistrationEntryPointGivesAUsableRegion)
 
 TEST(MemoryRegion, SgeAddressesAreIoVirtualAddressesOfTheRegion)
 {
-    raw_queue_pair made = make_raw_queue_pair();
-    made.flow = steer_loopback_udp(made.qp.get(), 7601);
-    bring_up(made.qp.get(), IBV_QPS_RTR);
+    raw_queue_pair made = make_loopback_receiver(7601);
     std::vector<uint8_t> memory(4096, 0);
     const uint64_t iova = 0x10000000;
     mr_ptr mr(ibv_reg_mr_iova(

@@ -45,10 +45,7 @@ TEST(Permissions, RawPacketQpWithoutCapNetRawFailsWithEperm)
     context_ptr context = open_loopback_device();
     pd_ptr pd(ibv_alloc_pd(context.get()));
     cq_ptr cq(ibv_create_cq(context.get(), 8, nullptr, nullptr, 0));
-    ibv_qp_init_attr attr{};
-    attr.send_cq = cq.get();
-    attr.recv_cq = cq.get();
-    attr.qp_type = IBV_QPT_RAW_PACKET;
+    ibv_qp_init_attr attr = qp_init_attr(cq.get());
     attr.cap.max_recv_wr = 1;
     attr.cap.max_recv_sge = 1;
     {

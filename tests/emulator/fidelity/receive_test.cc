@@ -24,10 +24,8 @@ std::string payload_of(const registered_buffer& buffer, size_t offset, const ibv
 
 TEST(Receive, FrameWithNoReceivePostedIsDroppedAndCounted)
 {
-    raw_queue_pair made = make_raw_queue_pair();
+    raw_queue_pair made = make_loopback_receiver(7101);
     registered_buffer buffer = register_buffer(made.pd.get(), 2048);
-    flow_ptr flow = steer_loopback_udp(made.qp.get(), 7101);
-    bring_up(made.qp.get(), IBV_QPS_RTR);
     for (int i = 0; i < 3; i++)
         send_kernel_datagram("nobody posted for me", 7101);
     spead_emu_counters counters{};
@@ -52,10 +50,8 @@ TEST(Receive, FrameWithNoReceivePostedIsDroppedAndCounted)
 
 TEST(Receive, FramesFillTheOldestPostedReceiveFirst)
 {
-    raw_queue_pair made = make_raw_queue_pair();
+    raw_queue_pair made = make_loopback_receiver(7102);
     registered_buffer buffer = register_buffer(made.pd.get(), 3 * 1024);
-    flow_ptr flow = steer_loopback_udp(made.qp.get(), 7102);
-    bring_up(made.qp.get(), IBV_QPS_RTR);
     for (uint64_t i = 0; i < 3; i++)
         ASSERT_EQ(post_one_receive(made.qp.get(), 100 + i, buffer.sge(i * 1024, 1024)),
                   0);
@@ -77,10 +73,8 @@ TEST(Receive, FramesFillTheOldestPostedReceiveFirst)
 
 TEST(Receive, FrameLargerThanTheReceiveBufferCompletesWithLengthError)
 {
-    raw_queue_pair made = make_raw_queue_pair();
+    raw_queue_pair made = make_loopback_receiver(7103);
     registered_buffer buffer = register_buffer(made.pd.get(), 4096);
-    flow_ptr flow = steer_loopback_udp(made.qp.get(), 7103);
-    bring_up(made.qp.get(), IBV_QPS_RTR);
     ASSERT_EQ(post_one_receive(made.qp.get(), 7, buffer.sge(0, 64)), 0);
     ASSERT_EQ(post_one_receive(made.qp.get(), 8, buffer.sge(64, 64)), 0);
     send_kernel_datagram(std::string(200, 'x'), 7103);
@@ -95,10 +89,8 @@ TEST(Receive, FrameLargerThanTheReceiveBufferCompletesWithLengthError)
 
 TEST(Receive, ReceiveIntoMemoryOfAnotherLkeyCompletesWithProtectionError)
 {
-    raw_queue_pair made = make_raw_queue_pair();
+    raw_queue_pair made = make_loopback_receiver(7104);
     registered_buffer buffer = register_buffer(made.pd.get(), 2048);
-    flow_ptr flow = steer_loopback_udp(made.qp.get(), 7104);
-    bring_up(made.qp.get(), IBV_QPS_RTR);
     ibv_sge wrong = buffer.sge();
     wrong.lkey += 1;
     ASSERT_EQ(post_one_receive(made.qp.get(), 9, wrong), 0)
@@ -112,10 +104,8 @@ TEST(Receive, ReceiveIntoMemoryOfAnotherLkeyCompletesWithProtectionError)
 
 TEST(Receive, ReceiveBufferWithoutLocalWriteCompletesWithProtectionError)
 {
-    raw_queue_pair made = make_raw_queue_pair();
+    raw_queue_pair made = make_loopback_receiver(7105);
     registered_buffer read_only = register_buffer(made.pd.get(), 2048, 0);
-    flow_ptr flow = steer_loopback_udp(made.qp.get(), 7105);
-    bring_up(made.qp.get(), IBV_QPS_RTR);
     ASSERT_EQ(post_one_receive(made.qp.get(), 3, read_only.sge()), 0);
     send_kernel_datagram("may not write", 7105);
     const auto completions = poll_completions(made.receive_cq.get(), 1);
@@ -125,10 +115,8 @@ TEST(Receive, ReceiveBufferWithoutLocalWriteCompletesWithProtectionError)
 
 TEST(Receive, OnlyFramesMatchingAFlowAreSteeredToTheQp)
 {
-    raw_queue_pair made = make_raw_queue_pair();
+    raw_queue_pair made = make_loopback_receiver(7106);
     registered_buffer buffer = register_buffer(made.pd.get(), 2 * 1024);
-    flow_ptr flow = steer_loopback_udp(made.qp.get(), 7106);
-    bring_up(made.qp.get(), IBV_QPS_RTR);
     ASSERT_EQ(post_one_receive(made.qp.get(), 1, buffer.sge(0, 1024)), 0);
     ASSERT_EQ(post_one_receive(made.qp.get(), 2, buffer.sge(1024, 1024)), 0);
     send_kernel_datagram("other port", 7107);
@@ -165,10 +153,8 @@ TEST(Receive, MaskedOutDestinationAddressMatchesAnyAddress)
 
 TEST(Receive, CompletionSaysWhenIpAndUdpChecksumsAreGood)
 {
-    raw_queue_pair made = make_raw_queue_pair();
+    raw_queue_pair made = make_loopback_receiver(7109);
     registered_buffer buffer = register_buffer(made.pd.get(), 1024);
-    flow_ptr flow = steer_loopback_udp(made.qp.get(), 7109);
-    bring_up(made.qp.get(), IBV_QPS_RTR);
     ASSERT_EQ(post_one_receive(made.qp.get(), 1, buffer.sge()), 0);
     send_kernel_datagram("checked", 7109);
     const auto completions = poll_completions(made.receive_cq.get(), 1);

@@ -53,6 +53,16 @@ int post(ibv_qp* qp, ibv_send_wr wr)
 
 uint16_t load_be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
 
+// A sender at RTS whose send queue has four slots.
+raw_queue_pair four_slot_sender()
+{
+    queue_pair_options options;
+    options.send_wr = 4;
+    raw_queue_pair sender = make_raw_queue_pair(options);
+    bring_up(sender.qp.get(), IBV_QPS_RTS);
+    return sender;
+}
+
 } // namespace
 
 TEST(Send, FrameGatheredFromTwoMemoryRegionsReachesAKernelSocket)
@@ -80,10 +90,8 @@ TEST(Send, FrameGatheredFromTwoMemoryRegionsReachesAKernelSocket)
 TEST(Send, IpChecksumFlagMakesTheNicFillTheIpv4HeaderChecksum)
 {
     raw_queue_pair sender = make_raw_queue_pair();
-    raw_queue_pair capture = make_raw_queue_pair();
+    raw_queue_pair capture = make_loopback_receiver(7202);
     registered_buffer captured = register_buffer(capture.pd.get(), 2048);
-    flow_ptr flow = steer_loopback_udp(capture.qp.get(), 7202);
-    bring_up(capture.qp.get(), IBV_QPS_RTR);
     bring_up(sender.qp.get(), IBV_QPS_RTS);
     ASSERT_EQ(post_one_receive(capture.qp.get(), 1, captured.sge(0, 1024)), 0);
     ASSERT_EQ(post_one_receive(capture.qp.get(), 2, captured.sge(1024, 1024)), 0);
@@ -115,10 +123,7 @@ TEST(Send, IpChecksumFlagMakesTheNicFillTheIpv4HeaderChecksum)
 
 TEST(Send, SendQueueFillsUpWhenNothingIsSignalled)
 {
-    queue_pair_options options;
-    options.send_wr = 4;
-    raw_queue_pair sender = make_raw_queue_pair(options);
-    bring_up(sender.qp.get(), IBV_QPS_RTS);
+    raw_queue_pair sender = four_slot_sender();
     two_part_frame frame = make_two_part_frame(sender.pd.get(), 7203, "unsignalled");
     for (uint64_t i = 0; i < 4; i++)
         ASSERT_EQ(post(sender.qp.get(), send_wr(i, frame.sges, 2, IBV_SEND_IP_CSUM)), 0);
@@ -138,10 +143,7 @@ TEST(Send, SendQueueFillsUpWhenNothingIsSignalled)
 
 TEST(Send, PollingASignalledCompletionFreesTheSlotsBeforeIt)
 {
-    queue_pair_options options;
-    options.send_wr = 4;
-    raw_queue_pair sender = make_raw_queue_pair(options);
-    bring_up(sender.qp.get(), IBV_QPS_RTS);
+    raw_queue_pair sender = four_slot_sender();
     two_part_frame frame = make_two_part_frame(sender.pd.get(), 7204, "batch");
     // A batch of four with only the last signalled, as a sender does.
     for (uint64_t i = 0; i < 4; i++)
@@ -208,31 +210,24 @@ TEST(Send, FrameLongerThanTheMtuCompletesWithLengthError)
 
 TEST(Send, InlineDataIsCopiedWhenPosted)
 {
-    queue_pair_options options;
-    raw_queue_pair capture = make_raw_queue_pair(options);
+    raw_queue_pair capture = make_loopback_receiver(7208);
     registered_buffer captured = register_buffer(capture.pd.get(), 1024);
-    flow_ptr flow = steer_loopback_udp(capture.qp.get(), 7208);
-    bring_up(capture.qp.get(), IBV_QPS_RTR);
     ASSERT_EQ(post_one_receive(capture.qp.get(), 1, captured.sge()), 0);
 
-    context_ptr context = open_loopback_device();
-    pd_ptr pd(ibv_alloc_pd(context.get()));
-    cq_ptr cq(ibv_create_cq(context.get(), 4, nullptr, nullptr, 0));
-    ibv_qp_init_attr attr{};
-    attr.send_cq = cq.get();
-    attr.recv_cq = cq.get();
-    attr.qp_type = IBV_QPT_RAW_PACKET;
-    attr.cap.max_send_wr = 4;
-    attr.cap.max_send_sge = 1;
-    attr.cap.max_inline_data = 256;
-    qp_ptr qp(ibv_create_qp(pd.get(), &attr));
-    ASSERT_NE(qp, nullptr);
-    bring_up(qp.get(), IBV_QPS_RTS);
+    queue_pair_options inline_sends;
+    inline_sends.send_wr = 4;
+    inline_sends.send_sge = 1;
+    inline_sends.inline_data = 256;
+    raw_queue_pair sender = make_raw_queue_pair(inline_sends);
+    ASSERT_NE(sender.qp, nullptr);
+    bring_up(sender.qp.get(), IBV_QPS_RTS);
     std::vector<uint8_t> frame = make_loopback_udp_frame(7208, "inline");
     ibv_sge sge{ reinterpret_cast<uintptr_t>(frame.data()),
                  static_cast<uint32_t>(frame.size()),
                  0 };
-    ASSERT_EQ(post(qp.get(), send_wr(1, &sge, 1, IBV_SEND_INLINE | IBV_SEND_IP_CSUM)), 0);
+    ASSERT_EQ(
+        post(sender.qp.get(), send_wr(1, &sge, 1, IBV_SEND_INLINE | IBV_SEND_IP_CSUM)),
+        0);
     memset(frame.data() + udp_frame_overhead, '!', 6); // reusable at once
     const auto completions = poll_completions(capture.receive_cq.get(), 1);
     ASSERT_EQ(completions.size(), 1u);

@@ -33,9 +33,6 @@ TEST_F(Unemulated, QueuePairTypeOtherThanRawPacketAborts)
     context_ptr context = open_loopback_device();
     pd_ptr pd(ibv_alloc_pd(context.get()));
     cq_ptr cq(ibv_create_cq(context.get(), 8, nullptr, nullptr, 0));
-    ibv_qp_init_attr attr{};
-    attr.send_cq = cq.get();
-    attr.recv_cq = cq.get();
-    attr.qp_type = IBV_QPT_UD;
+    ibv_qp_init_attr attr = qp_init_attr(cq.get(), cq.get(), IBV_QPT_UD);
     EXPECT_DEATH(ibv_create_qp(pd.get(), &attr), "IBV_QPT_RAW_PACKET");
 }

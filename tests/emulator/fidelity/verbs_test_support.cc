@@ -120,6 +120,13 @@ context_ptr open_loopback_device()
     return context;
 }
 
+ibv_device_attr_ex query_device_ex(ibv_context* context)
+{
+    ibv_device_attr_ex attr{};
+    EXPECT_EQ(ibv_query_device_ex(context, nullptr, &attr), 0);
+    return attr;
+}
+
 raw_queue_pair make_raw_queue_pair(const queue_pair_options& options)
 {
     raw_queue_pair made;
@@ -133,14 +140,12 @@ raw_queue_pair make_raw_queue_pair(const queue_pair_options& options)
         ibv_create_cq(made.context.get(), options.cq_entries, nullptr, nullptr, 0));
     made.receive_cq.reset(ibv_create_cq(
         made.context.get(), options.cq_entries, nullptr, made.channel.get(), 0));
-    ibv_qp_init_attr attr{};
-    attr.send_cq = made.send_cq.get();
-    attr.recv_cq = made.receive_cq.get();
-    attr.qp_type = IBV_QPT_RAW_PACKET;
+    ibv_qp_init_attr attr = qp_init_attr(made.send_cq.get(), made.receive_cq.get());
     attr.cap.max_send_wr = options.send_wr;
     attr.cap.max_recv_wr = options.receive_wr;
     attr.cap.max_send_sge = options.send_sge;
     attr.cap.max_recv_sge = options.receive_sge;
+    attr.cap.max_inline_data = options.inline_data;
     made.qp.reset(ibv_create_qp(made.pd.get(), &attr));
     EXPECT_NE(made.qp, nullptr) << "ibv_create_qp: " << strerror(errno);
     return made;
@@ -187,29 +192,6 @@ ibv_qp_state current_state(ibv_qp* qp)
     return attr.qp_state;
 }
 
-udp_flow_rule
-make_udp_flow_rule(const uint8_t mac[6], in_addr_t destination, uint16_t port)
-{
-    udp_flow_rule rule{};
-    rule.attr.type = IBV_FLOW_ATTR_NORMAL;
-    rule.attr.size = sizeof(rule);
-    rule.attr.num_of_specs = 3;
-    rule.attr.port = 1;
-    rule.eth.type = IBV_FLOW_SPEC_ETH;
-    rule.eth.size = sizeof(rule.eth);
-    memcpy(rule.eth.val.dst_mac, mac, 6);
-    memset(rule.eth.mask.dst_mac, 0xff, 6);
-    rule.ipv4.type = IBV_FLOW_SPEC_IPV4;
-    rule.ipv4.size = sizeof(rule.ipv4);
-    rule.ipv4.val.dst_ip = destination;
-    rule.ipv4.mask.dst_ip = destination == htonl(INADDR_ANY) ? 0 : 0xffffffff;
-    rule.udp.type = IBV_FLOW_SPEC_UDP;
-    rule.udp.size = sizeof(rule.udp);
-    rule.udp.val.dst_port = htons(port);
-    rule.udp.mask.dst_port = 0xffff;
-    return rule;
-}
-
 flow_ptr steer_loopback_udp(ibv_qp* qp, uint16_t port)
 {
     const uint8_t loopback_mac[6] = {};
@@ -217,6 +199,14 @@ flow_ptr steer_loopback_udp(ibv_qp* qp, uint16_t port)
     flow_ptr flow(ibv_create_flow(qp, &rule.attr));
     EXPECT_NE(flow, nullptr) << "ibv_create_flow: " << strerror(errno);
     return flow;
+}
+
+raw_queue_pair make_loopback_receiver(uint16_t port, const queue_pair_options& options)
+{
+    raw_queue_pair made = make_raw_queue_pair(options);
+    made.flow = steer_loopback_udp(made.qp.get(), port);
+    bring_up(made.qp.get(), IBV_QPS_RTR);
+    return made;
 }
 
 void send_kernel_datagram(const std::string& payload, uint16_t port, const char* address)

@@ -9,6 +9,7 @@
 #define SPEAD_EMU_VERBS_TEST_SUPPORT_H
 
 #include <spead_emu/extensions.h>
+#include <verbs_builders.h>
 #include <verbs_owners.h>
 
 #include <gtest/gtest.h>
@@ -23,6 +24,7 @@
 
 namespace verbs_test {
 
+using namespace verbs_builders;
 using namespace verbs_owners;
 
 // --- the private namespace ----------------------------------------------------------
@@ -42,6 +44,9 @@ void run_command(const std::string& command);
 // --- opening the emulated loopback device ------------------------------------------
 context_ptr open_loopback_device();
 
+// ibv_query_device_ex's answer (a failure fails the test).
+ibv_device_attr_ex query_device_ex(ibv_context* context);
+
 // A receive or send QP on the loopback device, with everything it needs.
 struct raw_queue_pair {
     context_ptr context;
@@ -59,6 +64,7 @@ struct queue_pair_options {
     uint32_t receive_sge = 1;
     int cq_entries = 64;
     bool with_channel = false;
+    uint32_t inline_data = 0;
 };
 raw_queue_pair make_raw_queue_pair(const queue_pair_options& options = {});
 
@@ -71,23 +77,12 @@ void bring_up(ibv_qp* qp, ibv_qp_state state);
 ibv_qp_state current_state(ibv_qp* qp);
 
 // --- flows ----------------------------------------------------------------------------
-// The ETH + IPv4 + UDP rule a SPEAD receiver creates: exact destination MAC, IPv4
-// destination (mask 0 when the address is 0.0.0.0) and UDP destination port. The specs
-// follow the attribute back to back (every size is a multiple of 4, so no padding).
-struct udp_flow_rule {
-    ibv_flow_attr attr;
-    ibv_flow_spec_eth eth;
-    ibv_flow_spec_ipv4 ipv4;
-    ibv_flow_spec_tcp_udp udp;
-};
-static_assert(sizeof(udp_flow_rule) == sizeof(ibv_flow_attr) + sizeof(ibv_flow_spec_eth) +
-                                           sizeof(ibv_flow_spec_ipv4) +
-                                           sizeof(ibv_flow_spec_tcp_udp),
-              "flow specs must be contiguous");
-udp_flow_rule
-make_udp_flow_rule(const uint8_t mac[6], in_addr_t destination, uint16_t port);
+// udp_flow_rule and make_udp_flow_rule() come from verbs_builders.h.
 // Steers loopback frames to 127.0.0.1:port into the QP.
 flow_ptr steer_loopback_udp(ibv_qp* qp, uint16_t port);
+// A QP at RTR that receives the loopback frames to 127.0.0.1:port (its flow in .flow).
+raw_queue_pair make_loopback_receiver(uint16_t port,
+                                      const queue_pair_options& options = {});
 
 // --- traffic --------------------------------------------------------------------------
 // Sends one datagram from a kernel UDP socket to address:port (host byte order port).

@@ -94,6 +94,17 @@ bool resolve_interface(const std::string& name_or_address,
     return true;
 }
 
+interface_info interface_option(const options& args, const char* program)
+{
+    interface_info interface;
+    std::string error;
+    if (!resolve_interface(args.required("interface"), interface, error)) {
+        fprintf(stderr, "%s: %s\n", program, error.c_str());
+        exit(exit_usage);
+    }
+    return interface;
+}
+
 bool parse_endpoint(const std::string& text, in_addr& address, uint16_t& port)
 {
     const auto colon = text.rfind(':');
@@ -118,21 +129,6 @@ bool parse_mac(const std::string& text, mac_address& mac)
     for (int i = 0; i < 6; i++)
         mac[i] = static_cast<uint8_t>(bytes[i]);
     return true;
-}
-
-std::string mac_text(const mac_address& mac)
-{
-    char text[18];
-    snprintf(text,
-             sizeof(text),
-             "%02x:%02x:%02x:%02x:%02x:%02x",
-             mac[0],
-             mac[1],
-             mac[2],
-             mac[3],
-             mac[4],
-             mac[5]);
-    return text;
 }
 
 mac_address multicast_mac(in_addr group)

@@ -53,9 +53,11 @@ struct interface_info {
 bool resolve_interface(const std::string& name_or_address,
                        interface_info& info,
                        std::string& error);
+// The interface --interface names (required); exits with exit_usage, saying why after
+// the program's name, when it names none of this host's.
+interface_info interface_option(const options& args, const char* program);
 bool parse_endpoint(const std::string& text, in_addr& address, uint16_t& port);
 bool parse_mac(const std::string& text, mac_address& mac);
-std::string mac_text(const mac_address& mac);
 // 01:00:5e plus the low 23 bits of the group.
 mac_address multicast_mac(in_addr group);
 bool is_multicast(in_addr address);

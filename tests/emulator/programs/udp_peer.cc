@@ -19,6 +19,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -34,14 +35,28 @@ int usage()
     return exit_usage;
 }
 
+// What both directions take: an endpoint (--destination or --bind), --count and --size.
+struct run_options {
+    in_addr address;
+    uint16_t port;
+    uint64_t count;
+    size_t size;
+};
+
+// Exits with the usage when the endpoint option is not IPv4:PORT.
+run_options run_options_of(const options& args, const char* endpoint_option)
+{
+    run_options run{};
+    if (!parse_endpoint(args.required(endpoint_option), run.address, run.port))
+        exit(usage());
+    run.count = static_cast<uint64_t>(args.number("count", 0));
+    run.size = static_cast<size_t>(args.number("size", 1024));
+    return run;
+}
+
 int send_datagrams(const options& args)
 {
-    in_addr destination{};
-    uint16_t port = 0;
-    if (!parse_endpoint(args.required("destination"), destination, port))
-        return usage();
-    const uint64_t count = args.number("count", 0);
-    const size_t size = args.number("size", 1024);
+    const auto [destination, port, count, size] = run_options_of(args, "destination");
     const auto interval = std::chrono::microseconds(args.number("interval-us", 0));
     const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     const int ttl = static_cast<int>(args.number("ttl", 1));
@@ -87,12 +102,7 @@ int send_datagrams(const options& args)
 
 int receive_datagrams(const options& args)
 {
-    in_addr address{};
-    uint16_t port = 0;
-    if (!parse_endpoint(args.required("bind"), address, port))
-        return usage();
-    const uint64_t count = args.number("count", 0);
-    const size_t size = args.number("size", 1024);
+    const auto [address, port, count, size] = run_options_of(args, "bind");
     const auto limit = std::chrono::milliseconds(args.number("timeout-ms", 10000));
     const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     const int buffer = 32 << 20;

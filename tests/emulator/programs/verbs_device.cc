@@ -6,12 +6,15 @@
 #include <arpa/inet.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
 namespace emu_programs {
 
-int open_device_of(const interface_info& interface,
+namespace {
+
+int find_device_of(const interface_info& interface,
                    verbs_owners::cm_id_ptr& id,
                    std::string& error)
 {
@@ -42,6 +45,38 @@ int open_device_of(const interface_info& interface,
         return exit_no_rdma_device;
     }
     return exit_ok;
+}
+
+} // namespace
+
+verbs_owners::qp_ptr
+create_qp_at_init(ibv_pd* pd, ibv_qp_init_attr& attr, uint8_t port, const char*& failed)
+{
+    verbs_owners::qp_ptr qp(ibv_create_qp(pd, &attr));
+    if (!qp) {
+        failed = "ibv_create_qp (CAP_NET_RAW is needed)";
+        return qp;
+    }
+    ibv_qp_attr init{};
+    init.qp_state = IBV_QPS_INIT;
+    init.port_num = port;
+    if (const int error = ibv_modify_qp(qp.get(), &init, IBV_QP_STATE | IBV_QP_PORT)) {
+        failed = "ibv_modify_qp(INIT)";
+        qp.reset();
+        errno = error;
+    }
+    return qp;
+}
+
+int open_device_of(const interface_info& interface,
+                   verbs_owners::cm_id_ptr& id,
+                   const char* program)
+{
+    std::string error;
+    const int status = find_device_of(interface, id, error);
+    if (status != exit_ok)
+        fprintf(stderr, "%s: %s\n", program, error.c_str());
+    return status;
 }
 
 bool wait_for_send_completion(ibv_cq* cq, ibv_wc& wc, std::chrono::milliseconds limit)

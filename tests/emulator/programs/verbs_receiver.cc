@@ -14,6 +14,8 @@
 #include "program_support.h"
 #include "verbs_device.h"
 
+#include <verbs_builders.h>
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <net/ethernet.h>
@@ -27,6 +29,7 @@
 #include <vector>
 
 using namespace emu_programs;
+using namespace verbs_builders;
 using namespace verbs_owners;
 
 namespace {
@@ -37,35 +40,6 @@ int fail(const char* what)
 {
     fprintf(stderr, "emu_verbs_receiver: %s: %s\n", what, strerror(errno));
     return exit_verbs_error;
-}
-
-struct flow_rule {
-    ibv_flow_attr attr;
-    ibv_flow_spec_eth eth;
-    ibv_flow_spec_ipv4 ipv4;
-    ibv_flow_spec_tcp_udp udp;
-};
-
-flow_rule make_rule(const mac_address& mac, in_addr destination, uint16_t port)
-{
-    flow_rule rule{};
-    rule.attr.type = IBV_FLOW_ATTR_NORMAL;
-    rule.attr.size = sizeof(rule);
-    rule.attr.num_of_specs = 3;
-    rule.attr.port = 1;
-    rule.eth.type = IBV_FLOW_SPEC_ETH;
-    rule.eth.size = sizeof(rule.eth);
-    memcpy(rule.eth.val.dst_mac, mac.data(), 6);
-    memset(rule.eth.mask.dst_mac, 0xff, 6);
-    rule.ipv4.type = IBV_FLOW_SPEC_IPV4;
-    rule.ipv4.size = sizeof(rule.ipv4);
-    rule.ipv4.val.dst_ip = destination.s_addr;
-    rule.ipv4.mask.dst_ip = destination.s_addr == 0 ? 0 : 0xffffffff;
-    rule.udp.type = IBV_FLOW_SPEC_UDP;
-    rule.udp.size = sizeof(rule.udp);
-    rule.udp.val.dst_port = htons(port);
-    rule.udp.mask.dst_port = 0xffff;
-    return rule;
 }
 
 // Joins the group with an ordinary socket so IGMP reaches the switch; the socket must
@@ -87,12 +61,7 @@ int join_group(in_addr group, const interface_info& interface)
 int main(int argc, char** argv)
 {
     const options args(argc, argv, 1);
-    interface_info interface;
-    std::string error;
-    if (!resolve_interface(args.required("interface"), interface, error)) {
-        fprintf(stderr, "emu_verbs_receiver: %s\n", error.c_str());
-        return exit_usage;
-    }
+    const interface_info interface = interface_option(args, "emu_verbs_receiver");
     const auto port = static_cast<uint16_t>(args.number("port", 0));
     const uint64_t count = args.number("count", 0);
     const size_t size = args.number("size", 1024);
@@ -112,10 +81,8 @@ int main(int argc, char** argv)
     }
 
     cm_id_ptr id;
-    if (const int status = open_device_of(interface, id, error)) {
-        fprintf(stderr, "emu_verbs_receiver: %s\n", error.c_str());
+    if (const int status = open_device_of(interface, id, "emu_verbs_receiver"))
         return status;
-    }
     ibv_context* context = id->verbs;
     ibv_port_attr port_attr{};
     if (ibv_query_port(context, id->port_num, &port_attr) != 0 ||
@@ -139,25 +106,18 @@ int main(int argc, char** argv)
     cq_ptr cq(ibv_create_cq(context, static_cast<int>(slots), nullptr, channel.get(), 0));
     if (!cq)
         return fail("ibv_create_cq");
-    ibv_qp_init_attr qp_attr{};
-    qp_attr.send_cq = cq.get();
-    qp_attr.recv_cq = cq.get();
-    qp_attr.qp_type = IBV_QPT_RAW_PACKET;
+    ibv_qp_init_attr qp_attr = qp_init_attr(cq.get());
     qp_attr.cap.max_send_wr = 1;
     qp_attr.cap.max_send_sge = 1;
     qp_attr.cap.max_recv_wr = slots;
     qp_attr.cap.max_recv_sge = 1;
-    qp_ptr qp(ibv_create_qp(pd.get(), &qp_attr));
+    const char* failed = nullptr;
+    qp_ptr qp = create_qp_at_init(pd.get(), qp_attr, id->port_num, failed);
     if (!qp)
-        return fail("ibv_create_qp (CAP_NET_RAW is needed)");
-    ibv_qp_attr init{};
-    init.qp_state = IBV_QPS_INIT;
-    init.port_num = id->port_num;
-    if (ibv_modify_qp(qp.get(), &init, IBV_QP_STATE | IBV_QP_PORT) != 0)
-        return fail("ibv_modify_qp(INIT)");
-    flow_rule rule = make_rule(multicast ? multicast_mac(group) : interface.mac,
-                               multicast ? group : interface.address,
-                               port);
+        return fail(failed);
+    const mac_address destination_mac = multicast ? multicast_mac(group) : interface.mac;
+    udp_flow_rule rule = make_udp_flow_rule(
+        destination_mac.data(), (multicast ? group : interface.address).s_addr, port);
     flow_ptr flow(ibv_create_flow(qp.get(), &rule.attr));
     if (!flow)
         return fail("ibv_create_flow");

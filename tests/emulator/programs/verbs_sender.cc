@@ -15,6 +15,8 @@
 #include "program_support.h"
 #include "verbs_device.h"
 
+#include <verbs_builders.h>
+
 #include <arpa/inet.h>
 #include <endian.h>
 
@@ -25,6 +27,7 @@
 #include <vector>
 
 using namespace emu_programs;
+using namespace verbs_builders;
 using namespace verbs_owners;
 
 namespace {
@@ -97,12 +100,7 @@ void write_headers(uint8_t* header,
 int main(int argc, char** argv)
 {
     const options args(argc, argv, 1);
-    interface_info interface;
-    std::string error;
-    if (!resolve_interface(args.required("interface"), interface, error)) {
-        fprintf(stderr, "emu_verbs_sender: %s\n", error.c_str());
-        return exit_usage;
-    }
+    const interface_info interface = interface_option(args, "emu_verbs_sender");
     frame_addressing to{};
     if (!parse_endpoint(
             args.required("destination"), to.destination, to.destination_port)) {
@@ -142,10 +140,8 @@ int main(int argc, char** argv)
     }
 
     cm_id_ptr id;
-    if (const int status = open_device_of(interface, id, error)) {
-        fprintf(stderr, "emu_verbs_sender: %s\n", error.c_str());
+    if (const int status = open_device_of(interface, id, "emu_verbs_sender"))
         return status;
-    }
     ibv_context* context = id->verbs;
     ibv_device_attr_ex device{};
     if (ibv_query_device_ex(context, nullptr, &device) != 0)
@@ -158,20 +154,14 @@ int main(int argc, char** argv)
     cq_ptr cq(ibv_create_cq(context, static_cast<int>(batch), nullptr, nullptr, 0));
     if (!cq)
         return fail("ibv_create_cq");
-    ibv_qp_init_attr qp_attr{};
-    qp_attr.send_cq = cq.get();
-    qp_attr.recv_cq = cq.get();
-    qp_attr.qp_type = IBV_QPT_RAW_PACKET;
+    ibv_qp_init_attr qp_attr = qp_init_attr(cq.get());
     qp_attr.cap.max_send_wr = batch;
     qp_attr.cap.max_send_sge = 2;
-    qp_ptr qp(ibv_create_qp(pd.get(), &qp_attr));
+    const char* failed = nullptr;
+    qp_ptr qp = create_qp_at_init(pd.get(), qp_attr, id->port_num, failed);
     if (!qp)
-        return fail("ibv_create_qp (CAP_NET_RAW is needed)");
+        return fail(failed);
     ibv_qp_attr attr{};
-    attr.qp_state = IBV_QPS_INIT;
-    attr.port_num = id->port_num;
-    if (ibv_modify_qp(qp.get(), &attr, IBV_QP_STATE | IBV_QP_PORT) != 0)
-        return fail("ibv_modify_qp(INIT)");
     attr.qp_state = IBV_QPS_RTR;
     if (ibv_modify_qp(qp.get(), &attr, IBV_QP_STATE) != 0)
         return fail("ibv_modify_qp(RTR)");

@@ -6,6 +6,7 @@
 #include "completion_queue.h"
 #include "device_context.h"
 #include "log.h"
+#include "verbs_lifecycle.h"
 
 #include <cerrno>
 #include <mutex>
@@ -14,7 +15,6 @@ namespace spead_emu {
 
 completion_channel::completion_channel(device_context& context) : m_context(context)
 {
-    m_shell.owner = this;
     m_shell.verbs.context = context.verbs();
     m_shell.verbs.fd = m_pipe.fd();
     m_shell.verbs.refcnt = 0; // CQs using the channel, as rdma-core counts them
@@ -70,34 +70,24 @@ extern "C" {
 
 ibv_comp_channel* ibv_create_comp_channel(ibv_context* context)
 {
-    device_context* emulated = device_context::from(context);
-    if (emulated == nullptr) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    std::lock_guard<std::mutex> lock(emulated->control_mutex());
-    completion_channel* channel = completion_channel::create(*emulated);
-    if (channel == nullptr)
-        return nullptr;
-    emulated->live_completion_channels++;
-    return channel->verbs();
+    return spead_emu::create_in_context(
+        context, &device_context::live_completion_channels, completion_channel::create);
 }
 
 int ibv_destroy_comp_channel(ibv_comp_channel* channel)
 {
-    completion_channel* emulated = completion_channel::from(channel);
-    if (emulated == nullptr)
-        return EINVAL;
-    device_context& context = emulated->context();
-    std::lock_guard<std::mutex> lock(context.control_mutex());
-    if (channel->refcnt != 0) {
-        spead_emu::trace("ibv_destroy_comp_channel refused: %d CQ(s) still use it",
-                         channel->refcnt);
-        return EBUSY; // as rdma-core
-    }
-    context.live_completion_channels--;
-    delete emulated;
-    return 0;
+    return spead_emu::destroy_in_context<completion_channel>(
+        channel,
+        &device_context::live_completion_channels,
+        [channel](completion_channel&, device_context&) {
+            if (channel->refcnt != 0) {
+                spead_emu::trace(
+                    "ibv_destroy_comp_channel refused: %d CQ(s) still use it",
+                    channel->refcnt);
+                return EBUSY; // as rdma-core
+            }
+            return 0;
+        });
 }
 
 int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context)
@@ -119,10 +109,7 @@ int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context)
 void ibv_ack_cq_events(ibv_cq* cq, unsigned int nevents)
 {
     // rdma-core's bookkeeping, on the public struct: ibv_destroy_cq waits for it.
-    pthread_mutex_lock(&cq->mutex);
-    cq->comp_events_completed += nevents;
-    pthread_cond_signal(&cq->cond);
-    pthread_mutex_unlock(&cq->mutex);
+    spead_emu::acknowledge_events(*cq, &ibv_cq::comp_events_completed, nevents);
 }
 
 } // extern "C"

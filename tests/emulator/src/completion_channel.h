@@ -38,7 +38,7 @@ public:
 private:
     explicit completion_channel(device_context& context);
 
-    object_shell<ibv_comp_channel, completion_channel> m_shell;
+    object_shell<ibv_comp_channel, completion_channel> m_shell{ this };
     device_context& m_context;
     // Same shape as the kernel's struct ib_uverbs_comp_event_desc.
     event_pipe<uint64_t> m_pipe;

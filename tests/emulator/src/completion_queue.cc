@@ -8,6 +8,7 @@
 #include "device_context.h"
 #include "log.h"
 #include "queue_pair.h"
+#include "verbs_lifecycle.h"
 #include "work_queue.h"
 
 #include <cerrno>
@@ -34,22 +35,15 @@ completion_queue::completion_queue(device_context& context,
                                    completion_channel* channel)
     : m_context(context), m_channel(channel), m_ring(static_cast<size_t>(capacity))
 {
-    m_shell.owner = this;
     ibv_cq_ex& cq = m_shell.verbs;
     cq.context = context.verbs();
     cq.channel = channel == nullptr ? nullptr : channel->verbs();
     cq.cq_context = cq_context;
     cq.handle = context.allocate_handle();
     cq.cqe = capacity;
-    pthread_mutex_init(&cq.mutex, nullptr);
-    pthread_cond_init(&cq.cond, nullptr);
 }
 
-completion_queue::~completion_queue()
-{
-    pthread_cond_destroy(&m_shell.verbs.cond);
-    pthread_mutex_destroy(&m_shell.verbs.mutex);
-}
+completion_queue::~completion_queue() = default;
 
 completion_queue* completion_queue::from(ibv_cq* cq)
 {
@@ -240,38 +234,38 @@ ibv_cq* ibv_create_cq(ibv_context* context,
 
 int ibv_destroy_cq(ibv_cq* cq)
 {
-    completion_queue* emulated = completion_queue::from(cq);
-    if (emulated == nullptr)
-        return EINVAL;
-    device_context& context = emulated->context();
-    std::lock_guard<std::mutex> lock(context.control_mutex());
-    if (emulated->attached_queue_pairs != 0) {
-        spead_emu::trace("ibv_destroy_cq refused: %d QP(s) still use it",
-                         emulated->attached_queue_pairs);
-        return EBUSY; // the kernel refuses too
-    }
-    // Unread events die with the CQ, as in the kernel; read ones must be acknowledged.
-    if (emulated->channel() != nullptr)
-        emulated->channel()->discard_events_of(cq);
-    context.async_events().discard_events_about(cq);
-    const uint32_t completion_events = emulated->unacknowledged_completion_events();
-    const uint32_t async_events = emulated->unacknowledged_async_events();
-    if (completion_events != 0 || async_events != 0) {
-        spead_emu::warn(
-            "ibv_destroy_cq(CQ %u) refused with EBUSY: %u completion event(s) "
-            "from ibv_get_cq_event and %u async event(s) were never "
-            "acknowledged. On hardware this call blocks forever; call "
-            "ibv_ack_cq_events/ibv_ack_async_event first.",
-            cq->handle,
-            completion_events,
-            async_events);
-        return EBUSY;
-    }
-    if (cq->channel != nullptr)
-        cq->channel->refcnt--;
-    context.live_completion_queues--;
-    delete emulated;
-    return 0;
+    return spead_emu::destroy_in_context<completion_queue>(
+        cq,
+        &device_context::live_completion_queues,
+        [cq](completion_queue& emulated, device_context& context) {
+            if (emulated.attached_queue_pairs != 0) {
+                spead_emu::trace("ibv_destroy_cq refused: %d QP(s) still use it",
+                                 emulated.attached_queue_pairs);
+                return EBUSY; // the kernel refuses too
+            }
+            // Unread events die with the CQ, as in the kernel; read ones must be
+            // acknowledged.
+            if (emulated.channel() != nullptr)
+                emulated.channel()->discard_events_of(cq);
+            context.async_events().discard_events_about(cq);
+            const uint32_t completion_events =
+                emulated.unacknowledged_completion_events();
+            const uint32_t async_events = emulated.unacknowledged_async_events();
+            if (completion_events != 0 || async_events != 0) {
+                spead_emu::warn(
+                    "ibv_destroy_cq(CQ %u) refused with EBUSY: %u completion event(s) "
+                    "from ibv_get_cq_event and %u async event(s) were never "
+                    "acknowledged. On hardware this call blocks forever; call "
+                    "ibv_ack_cq_events/ibv_ack_async_event first.",
+                    cq->handle,
+                    completion_events,
+                    async_events);
+                return EBUSY;
+            }
+            if (cq->channel != nullptr)
+                cq->channel->refcnt--;
+            return 0;
+        });
 }
 
 } // extern "C"

@@ -90,7 +90,7 @@ private:
     void take_locked(ibv_wc& completion);
     void remove_entries_if(const std::function<bool(const completion_entry&)>& unwanted);
 
-    object_shell<ibv_cq_ex, completion_queue> m_shell;
+    synchronised_shell<ibv_cq_ex, completion_queue> m_shell{ this };
     ibv_wc m_current{}; // of the extended poll in progress
     device_context& m_context;
     completion_channel* m_channel;

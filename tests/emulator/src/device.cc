@@ -92,7 +92,6 @@ const device_features& features()
 emulated_device::emulated_device(const netdev_facts& netdev, int index)
     : m_netdev(netdev.name), m_index(index), m_node_guid(guid_from_mac(netdev.mac))
 {
-    m_shell.owner = this;
     ibv_device& device = m_shell.verbs;
     device.node_type = IBV_NODE_CA;
     device.transport_type =

@@ -71,7 +71,7 @@ public:
     uint32_t allocate_qp_number() { return m_next_qp_number++; }
 
 private:
-    object_shell<ibv_device, emulated_device> m_shell;
+    object_shell<ibv_device, emulated_device> m_shell{ this };
     std::string m_netdev;
     int m_index;
     __be64 m_node_guid;

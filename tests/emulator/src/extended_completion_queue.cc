@@ -70,24 +70,20 @@ int completion_queue::enable_extended_polling(uint64_t wc_flags)
     cq.read_opcode = read_opcode;
     cq.read_vendor_err = read_vendor_err;
     cq.read_wc_flags = read_wc_flags;
-    if (wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
-        cq.read_byte_len = read_byte_len;
-    if (wc_flags & IBV_WC_EX_WITH_IMM)
-        cq.read_imm_data = read_imm_data;
-    if (wc_flags & IBV_WC_EX_WITH_QP_NUM)
-        cq.read_qp_num = read_qp_num;
-    if (wc_flags & IBV_WC_EX_WITH_SRC_QP)
-        cq.read_src_qp = read_src_qp;
-    if (wc_flags & IBV_WC_EX_WITH_SLID)
-        cq.read_slid = read_slid;
-    if (wc_flags & IBV_WC_EX_WITH_SL)
-        cq.read_sl = read_sl;
-    if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
-        cq.read_dlid_path_bits = read_dlid_path_bits;
-    if (wc_flags & IBV_WC_EX_WITH_CVLAN)
-        cq.read_cvlan = read_cvlan;
-    if (wc_flags & IBV_WC_EX_WITH_FLOW_TAG)
-        cq.read_flow_tag = read_flow_tag;
+    const auto provide_if_asked = [wc_flags](uint64_t flag, auto& reader, auto function) {
+        if (wc_flags & flag)
+            reader = function;
+    };
+    provide_if_asked(IBV_WC_EX_WITH_BYTE_LEN, cq.read_byte_len, read_byte_len);
+    provide_if_asked(IBV_WC_EX_WITH_IMM, cq.read_imm_data, read_imm_data);
+    provide_if_asked(IBV_WC_EX_WITH_QP_NUM, cq.read_qp_num, read_qp_num);
+    provide_if_asked(IBV_WC_EX_WITH_SRC_QP, cq.read_src_qp, read_src_qp);
+    provide_if_asked(IBV_WC_EX_WITH_SLID, cq.read_slid, read_slid);
+    provide_if_asked(IBV_WC_EX_WITH_SL, cq.read_sl, read_sl);
+    provide_if_asked(
+        IBV_WC_EX_WITH_DLID_PATH_BITS, cq.read_dlid_path_bits, read_dlid_path_bits);
+    provide_if_asked(IBV_WC_EX_WITH_CVLAN, cq.read_cvlan, read_cvlan);
+    provide_if_asked(IBV_WC_EX_WITH_FLOW_TAG, cq.read_flow_tag, read_flow_tag);
     return 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include "device_context.h"
 #include "log.h"
+#include "verbs_lifecycle.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -19,7 +20,6 @@ constexpr auto cache_period = std::chrono::seconds(1);
 
 flow_counters::flow_counters(device_context& context) : m_context(context)
 {
-    m_shell.owner = this;
     m_shell.verbs.context = context.verbs();
 }
 
@@ -116,20 +116,16 @@ namespace operations {
 
 ibv_counters* create_counters(ibv_context* context, ibv_counters_init_attr* attr)
 {
-    device_context* emulated = device_context::from(context);
-    if (emulated == nullptr || attr == nullptr) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    if (attr->comp_mask != 0) {
-        errno = EOPNOTSUPP;
-        return nullptr;
-    }
-    std::lock_guard<std::mutex> lock(emulated->control_mutex());
-    auto* counters = new flow_counters(*emulated);
-    emulated->live_counters++;
-    trace("counters object created");
-    return counters->verbs();
+    return create_in_context(context,
+                             &device_context::live_counters,
+                             [attr](device_context& emulated) -> flow_counters* {
+                                 if (attr == nullptr || attr->comp_mask != 0) {
+                                     errno = attr == nullptr ? EINVAL : EOPNOTSUPP;
+                                     return nullptr;
+                                 }
+                                 trace("counters object created");
+                                 return new flow_counters(emulated);
+                             });
 }
 
 ibv_counters* create_counters_unsupported(ibv_context*, ibv_counters_init_attr*)
@@ -140,18 +136,17 @@ ibv_counters* create_counters_unsupported(ibv_context*, ibv_counters_init_attr*)
 
 int destroy_counters(ibv_counters* counters)
 {
-    flow_counters* emulated = flow_counters::from(counters);
-    if (emulated == nullptr)
-        return EINVAL;
-    device_context& context = emulated->context();
-    std::lock_guard<std::mutex> lock(context.control_mutex());
-    if (emulated->bound()) {
-        trace("ibv_destroy_counters refused: a flow still counts into it (EBUSY)");
-        return EBUSY; // the kernel holds a use count for the flow
-    }
-    context.live_counters--;
-    delete emulated;
-    return 0;
+    return destroy_in_context<flow_counters>(
+        counters,
+        &device_context::live_counters,
+        [](flow_counters& emulated, device_context&) {
+            if (emulated.bound()) {
+                trace(
+                    "ibv_destroy_counters refused: a flow still counts into it (EBUSY)");
+                return EBUSY; // the kernel holds a use count for the flow
+            }
+            return 0;
+        });
 }
 
 int attach_counters_point_flow(ibv_counters* counters,

@@ -57,7 +57,7 @@ private:
     };
     void fill(uint64_t* values, uint32_t count, uint64_t packets, uint64_t bytes) const;
 
-    object_shell<ibv_counters, flow_counters> m_shell;
+    object_shell<ibv_counters, flow_counters> m_shell{ this };
     device_context& m_context;
     std::mutex m_mutex; // points, binding, cache
     std::vector<point> m_points;

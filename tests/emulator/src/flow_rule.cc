@@ -34,6 +34,36 @@ bool masked_equal(const T& frame_value, const T& rule_value, const T& mask)
                         sizeof(T));
 }
 
+// The name of a spec type the emulator matches on or acts on.
+const char* supported_spec_name(unsigned type)
+{
+    switch (type) {
+    case IBV_FLOW_SPEC_ETH:
+        return "IBV_FLOW_SPEC_ETH";
+    case IBV_FLOW_SPEC_IPV4:
+        return "IBV_FLOW_SPEC_IPV4";
+    case IBV_FLOW_SPEC_UDP:
+        return "IBV_FLOW_SPEC_UDP";
+    default:
+        return "IBV_FLOW_SPEC_ACTION_COUNT";
+    }
+}
+
+// Takes a match spec (ETH, IPv4, UDP) of the rule's attribute into its value and
+// mask; false when its size is wrong or the rule has one already.
+template <typename Spec, typename Filter>
+bool take_match(const Spec& spec,
+                unsigned size,
+                std::optional<Filter>& value,
+                std::optional<Filter>& mask)
+{
+    if (size != sizeof(Spec) || value)
+        return false;
+    value = spec.val;
+    mask = spec.mask;
+    return true;
+}
+
 const char* known_unsupported_spec(unsigned type)
 {
     if (type & IBV_FLOW_SPEC_INNER)
@@ -122,34 +152,20 @@ int flow_rule::parse(const ibv_flow_attr& attr, flow_rule& rule, std::string& re
             reason = std::string(name) + " is not emulated";
             return EOPNOTSUPP;
         }
+        bool taken = false; // false: malformed or repeated
         switch (type) {
         case IBV_FLOW_SPEC_ETH:
-            if (size != sizeof(ibv_flow_spec_eth) || rule.m_eth_value) {
-                reason = "malformed or repeated IBV_FLOW_SPEC_ETH";
-                return EINVAL;
-            }
-            if (spec->eth.mask.vlan_tag != 0) {
+            taken = take_match(spec->eth, size, rule.m_eth_value, rule.m_eth_mask);
+            if (taken && spec->eth.mask.vlan_tag != 0) {
                 reason = "matching on the VLAN tag is not emulated";
                 return EOPNOTSUPP;
             }
-            rule.m_eth_value = spec->eth.val;
-            rule.m_eth_mask = spec->eth.mask;
             break;
         case IBV_FLOW_SPEC_IPV4:
-            if (size != sizeof(ibv_flow_spec_ipv4) || rule.m_ipv4_value) {
-                reason = "malformed or repeated IBV_FLOW_SPEC_IPV4";
-                return EINVAL;
-            }
-            rule.m_ipv4_value = spec->ipv4.val;
-            rule.m_ipv4_mask = spec->ipv4.mask;
+            taken = take_match(spec->ipv4, size, rule.m_ipv4_value, rule.m_ipv4_mask);
             break;
         case IBV_FLOW_SPEC_UDP:
-            if (size != sizeof(ibv_flow_spec_tcp_udp) || rule.m_udp_value) {
-                reason = "malformed or repeated IBV_FLOW_SPEC_UDP";
-                return EINVAL;
-            }
-            rule.m_udp_value = spec->tcp_udp.val;
-            rule.m_udp_mask = spec->tcp_udp.mask;
+            taken = take_match(spec->tcp_udp, size, rule.m_udp_value, rule.m_udp_mask);
             break;
         case IBV_FLOW_SPEC_ACTION_COUNT: {
             // Packed after the 100 bytes of an ETH+IPv4+UDP rule, the pointer may be
@@ -159,15 +175,17 @@ int flow_rule::parse(const ibv_flow_attr& attr, flow_rule& rule, std::string& re
                 memcpy(&counters,
                        cursor + offsetof(ibv_flow_spec_counter_action, counters),
                        sizeof(counters));
-            if (counters == nullptr || rule.m_counters) {
-                reason = "malformed or repeated IBV_FLOW_SPEC_ACTION_COUNT";
-                return EINVAL;
-            }
-            rule.m_counters = counters;
+            taken = counters != nullptr && !rule.m_counters;
+            if (taken)
+                rule.m_counters = counters;
             break;
         }
         default:
             reason = "unknown flow spec type " + std::to_string(type);
+            return EINVAL;
+        }
+        if (!taken) {
+            reason = std::string("malformed or repeated ") + supported_spec_name(type);
             return EINVAL;
         }
         cursor += size;

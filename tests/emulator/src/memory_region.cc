@@ -95,14 +95,7 @@ register_memory(ibv_pd* pd, void* address, size_t length, uint64_t iova, unsigne
     }
     device_context& context = domain->context();
     std::lock_guard<std::mutex> lock(context.control_mutex());
-    auto* region = new memory_region(*domain,
-                                     address,
-                                     length,
-                                     iova,
-                                     access,
-                                     context.allocate_memory_key(),
-                                     context.allocate_handle(),
-                                     pinned);
+    auto* region = new memory_region(*domain, address, length, iova, access);
     context.memory_regions().add(*region);
     domain->live_memory_regions++;
     context.live_memory_regions++;
@@ -113,25 +106,19 @@ register_memory(ibv_pd* pd, void* address, size_t length, uint64_t iova, unsigne
 
 } // namespace
 
-memory_region::memory_region(protection_domain& pd,
-                             void* address,
-                             size_t length,
-                             uint64_t iova,
-                             unsigned access,
-                             uint32_t key,
-                             uint32_t handle,
-                             size_t pinned_bytes)
-    : m_pd(pd), m_iova(iova), m_access(access), m_pinned_bytes(pinned_bytes)
+memory_region::memory_region(
+    protection_domain& pd, void* address, size_t length, uint64_t iova, unsigned access)
+    : m_pd(pd),
+      m_iova(iova),
+      m_access(access),
+      m_pinned_bytes(pinned_span(address, length))
 {
-    m_shell.owner = this;
     ibv_mr& mr = m_shell.verbs;
-    mr.context = pd.context().verbs();
-    mr.pd = pd.verbs();
+    pd.adopt(mr.context, mr.pd, mr.handle);
     mr.addr = address;
     mr.length = length;
-    mr.handle = handle;
-    mr.lkey = key;
-    mr.rkey = key;
+    mr.lkey = pd.context().allocate_memory_key();
+    mr.rkey = mr.lkey;
 }
 
 memory_region* memory_region::from(ibv_mr* mr)

@@ -22,14 +22,13 @@ class protection_domain;
 class memory_region
 {
 public:
+    // Takes a memory key and a handle of the PD's context; the pinned bytes are those
+    // of the pages the range touches.
     memory_region(protection_domain& pd,
                   void* address,
                   size_t length,
                   uint64_t iova,
-                  unsigned access,
-                  uint32_t key,
-                  uint32_t handle,
-                  size_t pinned_bytes);
+                  unsigned access);
 
     static memory_region* from(ibv_mr* mr);
     ibv_mr* verbs() { return &m_shell.verbs; }
@@ -41,7 +40,7 @@ public:
     uint8_t* translate(uint64_t iova, uint32_t length, bool for_write) const;
 
 private:
-    object_shell<ibv_mr, memory_region> m_shell;
+    object_shell<ibv_mr, memory_region> m_shell{ this };
     protection_domain& m_pd;
     uint64_t m_iova;
     unsigned m_access;

@@ -18,6 +18,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 namespace spead_emu {
 namespace {
@@ -64,20 +65,13 @@ int nic_thread::open(int ifindex, int mtu, std::unique_ptr<nic_thread>& nic)
             0 ||
         setsockopt(socket.get(), SOL_PACKET, PACKET_AUXDATA, &one, sizeof(one)) != 0)
         return errno;
-    if (setsockopt(socket.get(),
-                   SOL_SOCKET,
-                   SO_RCVBUFFORCE,
-                   &socket_buffer_bytes,
-                   sizeof(socket_buffer_bytes)) != 0)
-        setsockopt(
-            socket.get(), SOL_SOCKET, SO_RCVBUF, &socket_buffer_bytes, sizeof(int));
-    if (setsockopt(socket.get(),
-                   SOL_SOCKET,
-                   SO_SNDBUFFORCE,
-                   &socket_buffer_bytes,
-                   sizeof(socket_buffer_bytes)) != 0)
-        setsockopt(
-            socket.get(), SOL_SOCKET, SO_SNDBUF, &socket_buffer_bytes, sizeof(int));
+    // Beyond net.core.[rw]mem_max when allowed (CAP_NET_ADMIN), else up to it.
+    for (const auto& [forced, capped] : { std::pair{ SO_RCVBUFFORCE, SO_RCVBUF },
+                                          std::pair{ SO_SNDBUFFORCE, SO_SNDBUF } }) {
+        const int* bytes = &socket_buffer_bytes;
+        if (setsockopt(socket.get(), SOL_SOCKET, forced, bytes, sizeof(int)) != 0)
+            setsockopt(socket.get(), SOL_SOCKET, capped, bytes, sizeof(int));
+    }
     if (bind(socket.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0)
         return errno;
     unique_fd doorbell(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));

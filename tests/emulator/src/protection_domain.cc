@@ -5,6 +5,7 @@
 
 #include "device_context.h"
 #include "log.h"
+#include "verbs_lifecycle.h"
 
 #include <cerrno>
 #include <mutex>
@@ -14,9 +15,15 @@ namespace spead_emu {
 protection_domain::protection_domain(device_context& context, uint32_t handle)
     : m_context(context)
 {
-    m_shell.owner = this;
     m_shell.verbs.context = context.verbs();
     m_shell.verbs.handle = handle;
+}
+
+void protection_domain::adopt(ibv_context*& context, ibv_pd*& pd, uint32_t& handle)
+{
+    context = m_context.verbs();
+    pd = verbs();
+    handle = m_context.allocate_handle();
 }
 
 protection_domain* protection_domain::from(ibv_pd* pd)
@@ -33,34 +40,28 @@ extern "C" {
 
 ibv_pd* ibv_alloc_pd(ibv_context* context)
 {
-    device_context* emulated = device_context::from(context);
-    if (emulated == nullptr) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    std::lock_guard<std::mutex> lock(emulated->control_mutex());
-    auto* pd = new protection_domain(*emulated, emulated->allocate_handle());
-    emulated->live_protection_domains++;
-    return pd->verbs();
+    return spead_emu::create_in_context(
+        context, &device_context::live_protection_domains, [](device_context& emulated) {
+            return new protection_domain(emulated, emulated.allocate_handle());
+        });
 }
 
 int ibv_dealloc_pd(ibv_pd* pd)
 {
-    protection_domain* emulated = protection_domain::from(pd);
-    if (emulated == nullptr)
-        return EINVAL;
-    device_context& context = emulated->context();
-    std::lock_guard<std::mutex> lock(context.control_mutex());
-    if (emulated->live_memory_regions || emulated->live_queue_pairs) {
-        // The kernel refuses too (the PD's use count is not zero).
-        spead_emu::trace("ibv_dealloc_pd refused: %d MR(s) and %d QP(s) still use it",
-                         emulated->live_memory_regions,
-                         emulated->live_queue_pairs);
-        return EBUSY;
-    }
-    context.live_protection_domains--;
-    delete emulated;
-    return 0;
+    return spead_emu::destroy_in_context<protection_domain>(
+        pd,
+        &device_context::live_protection_domains,
+        [](protection_domain& emulated, device_context&) {
+            if (emulated.live_memory_regions || emulated.live_queue_pairs) {
+                // The kernel refuses too (the PD's use count is not zero).
+                spead_emu::trace(
+                    "ibv_dealloc_pd refused: %d MR(s) and %d QP(s) still use it",
+                    emulated.live_memory_regions,
+                    emulated.live_queue_pairs);
+                return EBUSY;
+            }
+            return 0;
+        });
 }
 
 } // extern "C"

@@ -19,6 +19,8 @@ public:
     static protection_domain* from(ibv_pd* pd);
     ibv_pd* verbs() { return &m_shell.verbs; }
     device_context& context() { return m_context; }
+    // Stamps an object made on this PD (QP, WQ) with its context, the PD and a handle.
+    void adopt(ibv_context*& context, ibv_pd*& pd, uint32_t& handle);
 
     // Objects that keep the PD alive (ibv_dealloc_pd refuses with EBUSY while any
     // remain). Guarded by the context's control mutex.
@@ -26,7 +28,7 @@ public:
     int live_queue_pairs = 0;
 
 private:
-    object_shell<ibv_pd, protection_domain> m_shell;
+    object_shell<ibv_pd, protection_domain> m_shell{ this };
     device_context& m_context;
 };
 

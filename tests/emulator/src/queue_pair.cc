@@ -7,16 +7,19 @@
 #include "completion_queue.h"
 #include "device.h"
 #include "device_context.h"
+#include "enum_names.h"
 #include "flow_counters.h"
 #include "log.h"
 #include "netdev.h"
 #include "nic_thread.h"
 #include "protection_domain.h"
 #include "steering_flow.h"
+#include "verbs_lifecycle.h"
 #include "work_queue.h"
 
 #include <linux/capability.h>
 
+#include <type_traits>
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -26,24 +29,9 @@ namespace {
 
 const char* state_name(ibv_qp_state state)
 {
-    switch (state) {
-    case IBV_QPS_RESET:
-        return "RESET";
-    case IBV_QPS_INIT:
-        return "INIT";
-    case IBV_QPS_RTR:
-        return "RTR";
-    case IBV_QPS_RTS:
-        return "RTS";
-    case IBV_QPS_SQD:
-        return "SQD";
-    case IBV_QPS_SQE:
-        return "SQE";
-    case IBV_QPS_ERR:
-        return "ERR";
-    default:
-        return "UNKNOWN";
-    }
+    static const char* const names[] = { "RESET", "INIT", "RTR", "RTS",
+                                         "SQD",   "SQE",  "ERR" };
+    return enum_name(names, state, "UNKNOWN");
 }
 
 // The transitions a RAW_PACKET QP takes (IB spec QP state table, as the kernel checks).
@@ -83,37 +71,28 @@ queue_pair::queue_pair(protection_domain& pd,
       m_receive_cq(receive_cq),
       m_cap(attr.cap),
       m_signal_all(attr.sq_sig_all != 0),
-      m_send_ring(attr.cap.max_send_wr),
-      m_receive_ring(attr.cap.max_recv_wr),
+      m_send(attr.cap.max_send_wr),
+      m_receive(attr.cap.max_recv_wr),
       m_nic(std::move(nic))
 {
-    m_shell.owner = this;
     ibv_qp& qp = m_shell.verbs;
-    qp.context = pd.context().verbs();
+    pd.adopt(qp.context, qp.pd, qp.handle);
     qp.qp_context = attr.qp_context;
-    qp.pd = pd.verbs();
     qp.send_cq = send_cq.verbs();
     qp.recv_cq = receive_cq.verbs();
-    qp.handle = pd.context().allocate_handle();
     qp.qp_num = pd.context().device().allocate_qp_number();
     qp.state = IBV_QPS_RESET;
     qp.qp_type = IBV_QPT_RAW_PACKET;
-    pthread_mutex_init(&qp.mutex, nullptr);
-    pthread_cond_init(&qp.cond, nullptr);
     // Reserve now so posting never allocates.
-    for (auto& slot : m_send_ring) {
+    for (auto& slot : m_send.slots) {
         slot.sges.reserve(m_cap.max_send_sge);
         slot.inline_data.reserve(m_cap.max_inline_data);
     }
-    for (auto& slot : m_receive_ring)
+    for (auto& slot : m_receive.slots)
         slot.sges.reserve(m_cap.max_recv_sge);
 }
 
-queue_pair::~queue_pair()
-{
-    pthread_cond_destroy(&m_shell.verbs.cond);
-    pthread_mutex_destroy(&m_shell.verbs.mutex);
-}
+queue_pair::~queue_pair() = default;
 
 queue_pair* queue_pair::from(ibv_qp* qp)
 {
@@ -144,17 +123,9 @@ ibv_qp* queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
         errno = EINVAL;
         return nullptr;
     }
-    // The kernel's rule for raw packet QPs, checked against the calling thread.
-    if (!has_effective_capability(CAP_NET_RAW)) {
-        trace("ibv_create_qp(IBV_QPT_RAW_PACKET): no CAP_NET_RAW, EPERM");
-        errno = EPERM;
+    std::unique_ptr<nic_thread> nic = open_nic(context);
+    if (nic == nullptr)
         return nullptr;
-    }
-    std::unique_ptr<nic_thread> nic;
-    if (const int error = open_nic(context, nic)) {
-        errno = error;
-        return nullptr;
-    }
     std::lock_guard<std::mutex> lock(context.control_mutex());
     auto* qp = new queue_pair(pd, *send_cq, *receive_cq, attr, std::move(nic));
     pd.live_queue_pairs++;
@@ -173,10 +144,20 @@ ibv_qp* queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
     return qp->verbs();
 }
 
-int queue_pair::open_nic(device_context& context, std::unique_ptr<nic_thread>& nic)
+std::unique_ptr<nic_thread> queue_pair::open_nic(device_context& context)
 {
-    const auto netdev = query_netdev(context.device().netdev());
-    return netdev ? nic_thread::open(netdev->ifindex, netdev->mtu, nic) : ENODEV;
+    std::unique_ptr<nic_thread> nic;
+    int error = EPERM;
+    // The kernel's rule for raw packet QPs, checked against the calling thread.
+    if (!has_effective_capability(CAP_NET_RAW)) {
+        trace("raw packet QP: no CAP_NET_RAW, EPERM");
+    } else {
+        const auto netdev = query_netdev(context.device().netdev());
+        error = netdev ? nic_thread::open(netdev->ifindex, netdev->mtu, nic) : ENODEV;
+    }
+    if (error != 0)
+        errno = error;
+    return nic;
 }
 
 ibv_qp* queue_pair::create_with_rx_hash(device_context& context,
@@ -209,15 +190,9 @@ ibv_qp* queue_pair::create_with_rx_hash(device_context& context,
         errno = EOPNOTSUPP;
         return nullptr;
     }
-    if (!has_effective_capability(CAP_NET_RAW)) {
-        errno = EPERM;
+    std::unique_ptr<nic_thread> nic = open_nic(context);
+    if (nic == nullptr)
         return nullptr;
-    }
-    std::unique_ptr<nic_thread> nic;
-    if (const int error = open_nic(context, nic)) {
-        errno = error;
-        return nullptr;
-    }
     ibv_qp_init_attr plain{};
     plain.qp_context = attr.qp_context;
     plain.qp_type = IBV_QPT_RAW_PACKET;
@@ -354,18 +329,10 @@ int queue_pair::post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr)
                 error = EINVAL;
                 break;
             }
-            if (wr->num_sge < 0 ||
-                static_cast<uint32_t>(wr->num_sge) > m_cap.max_send_sge) {
-                error = ENOMEM; // as mlx5
+            send_work* claimed = nullptr; // too many SGEs: ENOMEM, as mlx5
+            if ((error = m_send.claim(wr->num_sge, m_cap.max_send_sge, ENOMEM, claimed)))
                 break;
-            }
-            // A slot stays in use until a completion at or after it is polled, so
-            // without a signalled WR the queue fills up.
-            if (m_send_posted - m_send_released.load() >= m_send_ring.size()) {
-                error = ENOMEM;
-                break;
-            }
-            send_work& slot = m_send_ring[m_send_posted % m_send_ring.size()];
+            send_work& slot = *claimed;
             slot.wr_id = wr->wr_id;
             slot.signalled = m_signal_all || (wr->send_flags & IBV_SEND_SIGNALED);
             slot.offload_checksums = (wr->send_flags & IBV_SEND_IP_CSUM) != 0;
@@ -390,7 +357,7 @@ int queue_pair::post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr)
             } else {
                 slot.sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
             }
-            m_send_posted++;
+            m_send.posted++;
             posted = true;
         }
     }
@@ -413,19 +380,12 @@ int queue_pair::post_receive(ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
                 error = EINVAL;
                 break;
             }
-            if (wr->num_sge < 0 ||
-                static_cast<uint32_t>(wr->num_sge) > m_cap.max_recv_sge) {
-                error = EINVAL;
+            receive_slot* slot = nullptr;
+            if ((error = m_receive.claim(wr->num_sge, m_cap.max_recv_sge, EINVAL, slot)))
                 break;
-            }
-            if (m_receive_posted - m_receive_released.load() >= m_receive_ring.size()) {
-                error = ENOMEM;
-                break;
-            }
-            receive_slot& slot = m_receive_ring[m_receive_posted % m_receive_ring.size()];
-            slot.wr_id = wr->wr_id;
-            slot.sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-            m_receive_posted++;
+            slot->wr_id = wr->wr_id;
+            slot->sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
+            m_receive.posted++;
             flush = m_state == IBV_QPS_ERR;
         }
     }
@@ -450,12 +410,12 @@ void queue_pair::detach(steering_flow& flow)
 
 void queue_pair::release_send_slots_through(uint64_t index)
 {
-    advance_to(m_send_released, index + 1);
+    advance_to(m_send.released, index + 1);
 }
 
 void queue_pair::release_receive_slots_through(uint64_t index)
 {
-    advance_to(m_receive_released, index + 1);
+    advance_to(m_receive.released, index + 1);
 }
 
 bool queue_pair::receives_allowed() const
@@ -482,14 +442,12 @@ void queue_pair::deliver_frame(const uint8_t* frame,
     if (flow_counters* counters = (*steered)->counters())
         counters->count_frame(length);
     if (m_rx_hash_table != nullptr) {
-        m_rx_hash_table->only_queue().deliver_frame(
-            frame,
-            length,
+        const unsigned flags =
             offloaded_checksums_valid(frame, length, l4_checksum_left_to_hardware)
                 ? IBV_WC_IP_CSUM_OK
-                : 0,
-            this,
-            m_counters);
+                : 0;
+        m_rx_hash_table->only_queue().deliver_frame(
+            { frame, length, flags, this, m_counters });
         return;
     }
     if (!receives_allowed()) {
@@ -500,20 +458,19 @@ void queue_pair::deliver_frame(const uint8_t* frame,
               length);
         return;
     }
-    if (m_receive_consumed == m_receive_posted) {
+    if (m_receive.taken == m_receive.posted) {
         count(&frame_counters::rx_frames_dropped_no_receive, m_counters, port);
         trace("QP 0x%x: no receive posted, frame of %zu bytes dropped",
               m_shell.verbs.qp_num,
               length);
         return;
     }
-    const uint64_t index = m_receive_consumed++;
-    const receive_slot& slot = m_receive_ring[index % m_receive_ring.size()];
+    const uint64_t index = m_receive.taken++;
+    const receive_slot& slot = m_receive.at(index);
     const ibv_wc_status status = context().memory_regions().scatter(
         m_pd, slot.sges.data(), slot.sges.size(), frame, length);
     if (status != IBV_WC_SUCCESS) {
-        complete_locked(
-            m_receive_cq, slot.wr_id, status, IBV_WC_RECV, 0, 0, false, index);
+        complete_receive_locked(slot, status, index);
         enter_error_state_locked(status == IBV_WC_LOC_LEN_ERR
                                      ? "a received frame did not fit its receive WR"
                                      : "a receive WR named memory it may not write");
@@ -524,29 +481,23 @@ void queue_pair::deliver_frame(const uint8_t* frame,
         offloaded_checksums_valid(frame, length, l4_checksum_left_to_hardware)
             ? IBV_WC_IP_CSUM_OK
             : 0;
-    complete_locked(m_receive_cq,
-                    slot.wr_id,
-                    IBV_WC_SUCCESS,
-                    IBV_WC_RECV,
-                    static_cast<uint32_t>(length),
-                    flags,
-                    false,
-                    index);
+    complete_receive_locked(
+        slot, IBV_WC_SUCCESS, index, static_cast<uint32_t>(length), flags);
 }
 
 bool queue_pair::take_next_send(send_work& work)
 {
     std::lock_guard<std::mutex> lock(m_mutex);
-    if (m_state != IBV_QPS_RTS || m_send_taken == m_send_posted)
+    if (m_state != IBV_QPS_RTS || m_send.taken == m_send.posted)
         return false;
-    const send_work& slot = m_send_ring[m_send_taken % m_send_ring.size()];
+    const send_work& slot = m_send.at(m_send.taken);
     work.wr_id = slot.wr_id;
     work.signalled = slot.signalled;
     work.offload_checksums = slot.offload_checksums;
     work.is_inline = slot.is_inline;
     work.sges.assign(slot.sges.begin(), slot.sges.end());
     work.inline_data.assign(slot.inline_data.begin(), slot.inline_data.end());
-    work.index = m_send_taken++;
+    work.index = m_send.taken++;
     work.generation = m_generation;
     return true;
 }
@@ -572,12 +523,11 @@ void queue_pair::finish_send(const send_work& work, ibv_wc_status status)
         return; // the QP was reset while the frame was on its way
     if (status == IBV_WC_SUCCESS) {
         if (work.signalled)
-            complete_locked(
-                m_send_cq, work.wr_id, status, IBV_WC_SEND, 0, 0, true, work.index);
+            complete_send_locked(work.wr_id, status, work.index);
         return;
     }
     // Errors complete even unsignalled WRs, and break the QP.
-    complete_locked(m_send_cq, work.wr_id, status, IBV_WC_SEND, 0, 0, true, work.index);
+    complete_send_locked(work.wr_id, status, work.index);
     enter_error_state_locked(
         status == IBV_WC_LOC_PROT_ERR
             ? "a send WR named memory that is not registered to its PD"
@@ -589,27 +539,19 @@ void queue_pair::flush_if_in_error()
     std::lock_guard<std::mutex> lock(m_mutex);
     if (m_state != IBV_QPS_ERR)
         return;
-    while (m_receive_consumed < m_receive_posted) {
-        const uint64_t index = m_receive_consumed++;
-        complete_locked(m_receive_cq,
-                        m_receive_ring[index % m_receive_ring.size()].wr_id,
-                        IBV_WC_WR_FLUSH_ERR,
-                        IBV_WC_RECV,
-                        0,
-                        0,
-                        false,
-                        index);
-    }
-    while (m_send_taken < m_send_posted) {
-        const uint64_t index = m_send_taken++;
-        complete_locked(m_send_cq,
-                        m_send_ring[index % m_send_ring.size()].wr_id,
-                        IBV_WC_WR_FLUSH_ERR,
-                        IBV_WC_SEND,
-                        0,
-                        0,
-                        true,
-                        index);
+    flush_locked(m_receive);
+    flush_locked(m_send);
+}
+
+template <typename Slot>
+void queue_pair::flush_locked(work_ring<Slot>& ring)
+{
+    while (ring.taken < ring.posted) {
+        const uint64_t index = ring.taken++;
+        if constexpr (std::is_same_v<Slot, send_work>)
+            complete_send_locked(ring.at(index).wr_id, IBV_WC_WR_FLUSH_ERR, index);
+        else
+            complete_receive_locked(ring.at(index), IBV_WC_WR_FLUSH_ERR, index);
     }
 }
 
@@ -627,40 +569,53 @@ void queue_pair::reset_locked()
     m_state = IBV_QPS_RESET;
     m_generation++;
     // Everything outstanding is forgotten without completions, as on hardware.
-    m_send_taken = m_send_posted;
-    m_send_released = m_send_posted;
-    m_receive_consumed = m_receive_posted;
-    m_receive_released = m_receive_posted;
+    m_send.forget_outstanding();
+    m_receive.forget_outstanding();
     m_send_cq.remove_entries_of(this);
     m_receive_cq.remove_entries_of(this);
 }
 
-void queue_pair::complete_locked(completion_queue& cq,
-                                 uint64_t wr_id,
-                                 ibv_wc_status status,
-                                 ibv_wc_opcode opcode,
-                                 uint32_t byte_length,
-                                 unsigned flags,
-                                 bool is_send,
-                                 uint64_t index)
+void queue_pair::complete_send_locked(uint64_t wr_id,
+                                      ibv_wc_status status,
+                                      uint64_t index)
 {
     completion_entry entry{};
     entry.wc.wr_id = wr_id;
     entry.wc.status = status;
-    entry.wc.opcode = opcode;
-    entry.wc.byte_len = byte_length;
-    entry.wc.qp_num = m_shell.verbs.qp_num;
-    entry.wc.wc_flags = flags;
-    entry.qp = this;
-    entry.is_send = is_send;
+    entry.wc.opcode = IBV_WC_SEND;
+    entry.is_send = true;
     entry.work_queue_index = index;
+    complete_locked(m_send_cq, entry);
+}
+
+void queue_pair::complete_receive_locked(const receive_slot& slot,
+                                         ibv_wc_status status,
+                                         uint64_t index,
+                                         uint32_t byte_length,
+                                         unsigned flags)
+{
+    completion_entry entry{};
+    entry.wc.wr_id = slot.wr_id;
+    entry.wc.status = status;
+    entry.wc.opcode = IBV_WC_RECV;
+    entry.wc.byte_len = byte_length;
+    entry.wc.wc_flags = flags;
+    entry.work_queue_index = index;
+    complete_locked(m_receive_cq, entry);
+}
+
+void queue_pair::complete_locked(completion_queue& cq, completion_entry& entry)
+{
+    entry.wc.qp_num = m_shell.verbs.qp_num;
+    entry.qp = this;
+    const ibv_wc_status status = entry.wc.status;
     if (status != IBV_WC_SUCCESS && status != IBV_WC_WR_FLUSH_ERR) {
         count(&frame_counters::error_completions,
               m_counters,
               context().device().port_counters());
         trace("QP 0x%x: wr_id %llu completed with %s",
               m_shell.verbs.qp_num,
-              static_cast<unsigned long long>(wr_id),
+              static_cast<unsigned long long>(entry.wc.wr_id),
               ibv_wc_status_str(status));
     }
     if (!cq.push(entry))
@@ -681,19 +636,15 @@ int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
 
 ibv_qp* create_qp_ex(ibv_context* context, ibv_qp_init_attr_ex* attr)
 {
-    device_context* emulated = device_context::from(context);
-    if (emulated == nullptr || attr == nullptr) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    return queue_pair::create_with_rx_hash(*emulated, *attr);
+    device_context* emulated = owner_given<device_context>(context, attr);
+    return emulated == nullptr ? nullptr
+                               : queue_pair::create_with_rx_hash(*emulated, *attr);
 }
 
 int modify_qp_rate_limit(ibv_qp*, ibv_qp_rate_limit_attr*)
 {
     warn("ibv_modify_qp_rate_limit: hardware packet pacing is not emulated; EOPNOTSUPP, "
-         "as "
-         "from a NIC without pacing support");
+         "as from a NIC without pacing support");
     return EOPNOTSUPP;
 }
 
@@ -707,12 +658,9 @@ extern "C" {
 
 ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* qp_init_attr)
 {
-    protection_domain* domain = protection_domain::from(pd);
-    if (domain == nullptr || qp_init_attr == nullptr) {
-        errno = EINVAL;
-        return nullptr;
-    }
-    return queue_pair::create(*domain, *qp_init_attr);
+    protection_domain* domain =
+        spead_emu::owner_given<protection_domain>(pd, qp_init_attr);
+    return domain == nullptr ? nullptr : queue_pair::create(*domain, *qp_init_attr);
 }
 
 int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask)

@@ -9,6 +9,7 @@
 #include "counters.h"
 #include "flow_rule.h"
 #include "object_shell.h"
+#include "work_ring.h"
 
 #include <infiniband/verbs.h>
 
@@ -21,6 +22,7 @@
 namespace spead_emu {
 
 class completion_queue;
+struct completion_entry;
 class device_context;
 class indirection_table;
 class nic_thread;
@@ -92,22 +94,26 @@ private:
                completion_queue& receive_cq,
                const ibv_qp_init_attr& attr,
                std::unique_ptr<nic_thread> nic);
-    // Opens the packet socket for the QP's netdev (errno on failure).
-    static int open_nic(device_context& context, std::unique_ptr<nic_thread>& nic);
+    // With CAP_NET_RAW (else EPERM), the packet socket for the QP's netdev; nullptr
+    // with errno set when it cannot be had.
+    static std::unique_ptr<nic_thread> open_nic(device_context& context);
 
     bool receives_allowed() const;
     void enter_error_state_locked(const char* reason);
-    void complete_locked(completion_queue& cq,
-                         uint64_t wr_id,
-                         ibv_wc_status status,
-                         ibv_wc_opcode opcode,
-                         uint32_t byte_length,
-                         unsigned flags,
-                         bool is_send,
-                         uint64_t index);
+    // Completes the work request at \p index of the send or the receive queue.
+    void complete_send_locked(uint64_t wr_id, ibv_wc_status status, uint64_t index);
+    void complete_receive_locked(const receive_slot& slot,
+                                 ibv_wc_status status,
+                                 uint64_t index,
+                                 uint32_t byte_length = 0,
+                                 unsigned flags = 0);
+    void complete_locked(completion_queue& cq, completion_entry& entry);
+    // Completes every work request the NIC has not taken with IBV_WC_WR_FLUSH_ERR.
+    template <typename Slot>
+    void flush_locked(work_ring<Slot>& ring);
     void reset_locked();
 
-    object_shell<ibv_qp, queue_pair> m_shell;
+    synchronised_shell<ibv_qp, queue_pair> m_shell{ this };
     protection_domain& m_pd;
     completion_queue& m_send_cq;
     completion_queue& m_receive_cq;
@@ -118,15 +124,8 @@ private:
     ibv_qp_state m_state = IBV_QPS_RESET;
     uint64_t m_generation = 0;
 
-    std::vector<send_work> m_send_ring;
-    uint64_t m_send_posted = 0;
-    uint64_t m_send_taken = 0;
-    std::atomic<uint64_t> m_send_released{ 0 };
-
-    std::vector<receive_slot> m_receive_ring;
-    uint64_t m_receive_posted = 0;
-    uint64_t m_receive_consumed = 0;
-    std::atomic<uint64_t> m_receive_released{ 0 };
+    work_ring<send_work> m_send;
+    work_ring<receive_slot> m_receive;
 
     std::vector<steering_flow*> m_flows;
     indirection_table* m_rx_hash_table = nullptr; // RX-hash QPs receive through it

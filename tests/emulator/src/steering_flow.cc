@@ -7,6 +7,7 @@
 #include "flow_counters.h"
 #include "log.h"
 #include "queue_pair.h"
+#include "verbs_lifecycle.h"
 
 #include <cerrno>
 #include <mutex>
@@ -20,7 +21,6 @@ steering_flow::steering_flow(queue_pair& qp,
                              uint32_t handle)
     : m_qp(qp), m_rule(rule), m_counters(counters)
 {
-    m_shell.owner = this;
     m_shell.verbs.context = qp.verbs()->context;
     m_shell.verbs.handle = handle;
 }
@@ -30,15 +30,15 @@ steering_flow* steering_flow::from(ibv_flow* flow)
     return object_shell<ibv_flow, steering_flow>::owner_of(flow);
 }
 
+device_context& steering_flow::context() { return m_qp.context(); }
+
 namespace operations {
 
 ibv_flow* create_flow(ibv_qp* qp, ibv_flow_attr* attr)
 {
-    queue_pair* target = queue_pair::from(qp);
-    if (target == nullptr || attr == nullptr) {
-        errno = EINVAL;
+    queue_pair* target = owner_given<queue_pair>(qp, attr);
+    if (target == nullptr)
         return nullptr;
-    }
     flow_rule rule;
     std::string reason;
     if (const int error = flow_rule::parse(*attr, rule, reason)) {
@@ -79,16 +79,13 @@ ibv_flow* create_flow(ibv_qp* qp, ibv_flow_attr* attr)
 
 int destroy_flow(ibv_flow* flow)
 {
-    steering_flow* emulated = steering_flow::from(flow);
-    if (emulated == nullptr)
-        return EINVAL;
-    std::lock_guard<std::mutex> lock(emulated->qp().context().control_mutex());
-    emulated->qp().detach(*emulated);
-    if (emulated->counters() != nullptr)
-        emulated->counters()->unbind();
-    emulated->qp().context().live_flows--;
-    delete emulated;
-    return 0;
+    return destroy_in_context<steering_flow>(
+        flow, &device_context::live_flows, [](steering_flow& emulated, device_context&) {
+            emulated.qp().detach(emulated);
+            if (emulated.counters() != nullptr)
+                emulated.counters()->unbind();
+            return 0;
+        });
 }
 
 } // namespace operations

@@ -12,6 +12,7 @@
 
 namespace spead_emu {
 
+class device_context;
 class flow_counters;
 class queue_pair;
 
@@ -25,12 +26,13 @@ public:
     static steering_flow* from(ibv_flow* flow);
     ibv_flow* verbs() { return &m_shell.verbs; }
     queue_pair& qp() { return m_qp; }
+    device_context& context();
     const flow_rule& rule() const { return m_rule; }
     // Bound by an IBV_FLOW_SPEC_ACTION_COUNT spec: counts every frame steered here.
     flow_counters* counters() const { return m_counters; }
 
 private:
-    object_shell<ibv_flow, steering_flow> m_shell;
+    object_shell<ibv_flow, steering_flow> m_shell{ this };
     queue_pair& m_qp;
     flow_rule m_rule;
     flow_counters* m_counters;

@@ -3,6 +3,8 @@
  */
 // The enum-to-text helpers, with rdma-core's wording so logs read the same on hardware.
 // (check_abi.py compares them with the installed library.)
+#include "enum_names.h"
+
 #include <infiniband/verbs.h>
 
 extern "C" {
@@ -35,8 +37,7 @@ const char* ibv_wc_status_str(ibv_wc_status status)
         "TM error",
         "TM software rendezvous",
     };
-    const auto index = static_cast<unsigned>(status);
-    return index < sizeof(names) / sizeof(names[0]) ? names[index] : "unknown";
+    return spead_emu::enum_name(names, status, "unknown");
 }
 
 const char* ibv_port_state_str(ibv_port_state state)
@@ -44,8 +45,7 @@ const char* ibv_port_state_str(ibv_port_state state)
     static const char* const names[] = {
         "no state change (NOP)", "down", "init", "armed", "active", "active defer",
     };
-    const auto index = static_cast<unsigned>(state);
-    return index < sizeof(names) / sizeof(names[0]) ? names[index] : "unknown";
+    return spead_emu::enum_name(names, state, "unknown");
 }
 
 const char* ibv_node_type_str(ibv_node_type type)
@@ -59,10 +59,7 @@ const char* ibv_node_type_str(ibv_node_type type)
         "usNIC UDP",
         "unspecified",
     };
-    const int index = static_cast<int>(type) - IBV_NODE_CA;
-    return index >= 0 && index < static_cast<int>(sizeof(names) / sizeof(names[0]))
-               ? names[index]
-               : "unknown";
+    return spead_emu::enum_name(names, type, "unknown", IBV_NODE_CA);
 }
 
 const char* ibv_event_type_str(ibv_event_type event)
@@ -89,8 +86,7 @@ const char* ibv_event_type_str(ibv_event_type event)
         "GID table change",
         "WQ fatal",
     };
-    const auto index = static_cast<unsigned>(event);
-    return index < sizeof(names) / sizeof(names[0]) ? names[index] : "unknown";
+    return spead_emu::enum_name(names, event, "unknown");
 }
 
 } // extern "C"

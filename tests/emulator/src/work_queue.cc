@@ -6,6 +6,7 @@
 #include "completion_queue.h"
 #include "device.h"
 #include "device_context.h"
+#include "enum_names.h"
 #include "log.h"
 #include "memory_region.h"
 #include "protection_domain.h"
@@ -50,16 +51,8 @@ std::unique_ptr<T[], void (*)(void*)> aligned_zeroed(size_t bytes)
 
 const char* wq_state_name(ibv_wq_state state)
 {
-    switch (state) {
-    case IBV_WQS_RESET:
-        return "RESET";
-    case IBV_WQS_RDY:
-        return "RDY";
-    case IBV_WQS_ERR:
-        return "ERR";
-    default:
-        return "UNKNOWN";
-    }
+    static const char* const names[] = { "RESET", "RDY", "ERR" };
+    return enum_name(names, state, "UNKNOWN");
 }
 
 int post_wq_recv(ibv_wq* wq, ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
@@ -85,27 +78,17 @@ work_queue::work_queue(protection_domain& pd,
       m_doorbell_record(aligned_zeroed<uint32_t>(sizeof(uint32_t))),
       m_wr_ids(wqe_count)
 {
-    m_shell.owner = this;
     ibv_wq& wq = m_shell.verbs;
-    wq.context = pd.context().verbs();
+    pd.adopt(wq.context, wq.pd, wq.handle);
     wq.wq_context = attr.wq_context;
-    wq.pd = pd.verbs();
     wq.cq = cq.verbs();
     wq.wq_num = pd.context().device().allocate_qp_number();
-    wq.handle = pd.context().allocate_handle();
     wq.state = IBV_WQS_RESET;
     wq.wq_type = IBV_WQT_RQ;
     wq.post_recv = post_wq_recv;
-    // ibv_create_wq (inline) initialises these again; mlx5dv_create_wq does not.
-    pthread_mutex_init(&wq.mutex, nullptr);
-    pthread_cond_init(&wq.cond, nullptr);
 }
 
-work_queue::~work_queue()
-{
-    pthread_cond_destroy(&m_shell.verbs.cond);
-    pthread_mutex_destroy(&m_shell.verbs.mutex);
-}
+work_queue::~work_queue() = default;
 
 work_queue* work_queue::from(ibv_wq* wq)
 {
@@ -308,46 +291,38 @@ const mlx5_wqe_data_seg* work_queue::take_wqe_locked()
     return reinterpret_cast<const mlx5_wqe_data_seg*>(wqe);
 }
 
-void work_queue::deliver_frame(const uint8_t* frame,
-                               size_t length,
-                               unsigned wc_flags,
-                               queue_pair* steering_qp,
-                               frame_counters& qp_counters)
+void work_queue::deliver_frame(const steered_frame& in)
 {
     std::lock_guard<std::mutex> lock(m_mutex);
     if (m_state != IBV_WQS_RDY) {
         count(&frame_counters::rx_frames_dropped_qp_not_ready,
-              qp_counters,
+              in.qp_counters,
               context().device().port_counters());
         trace("WQ 0x%x in %s: frame of %zu bytes dropped",
               m_shell.verbs.wq_num,
               wq_state_name(m_state),
-              length);
+              in.length);
         return;
     }
     if (m_layout.stride_bytes)
-        deliver_striding_locked(frame, length, wc_flags, steering_qp, qp_counters);
+        deliver_striding_locked(in);
     else
-        deliver_whole_locked(frame, length, wc_flags, steering_qp, qp_counters);
+        deliver_whole_locked(in);
 }
 
-void work_queue::deliver_striding_locked(const uint8_t* frame,
-                                         size_t length,
-                                         unsigned wc_flags,
-                                         queue_pair* steering_qp,
-                                         frame_counters& qp_counters)
+void work_queue::deliver_striding_locked(const steered_frame& in)
 {
     frame_counters& port = context().device().port_counters();
     const uint32_t shift = m_layout.two_byte_shift ? 2 : 0;
-    const uint32_t bytes = static_cast<uint32_t>(length) + shift;
+    const uint32_t bytes = static_cast<uint32_t>(in.length) + shift;
     const uint32_t strides = (bytes + m_layout.stride_bytes - 1) / m_layout.stride_bytes;
     if (strides > m_layout.strides_per_wqe) {
-        count(&frame_counters::rx_frames_dropped_oversize, qp_counters, port);
+        count(&frame_counters::rx_frames_dropped_oversize, in.qp_counters, port);
         if (!m_warned_oversize)
             warn("WQ 0x%x: a frame of %zu bytes is larger than a whole WQE (%u strides "
                  "of %u bytes); dropped",
                  m_shell.verbs.wq_num,
-                 length,
+                 in.length,
                  m_layout.strides_per_wqe,
                  m_layout.stride_bytes);
         m_warned_oversize = true;
@@ -356,16 +331,16 @@ void work_queue::deliver_striding_locked(const uint8_t* frame,
     if (m_have_current && m_current_strides_used + strides > m_layout.strides_per_wqe) {
         // The rest of this WQE is too small: a filler completion consumes it.
         const uint32_t rest = m_layout.strides_per_wqe - m_current_strides_used;
-        complete_locked((filler_flag | rest) << 16, IBV_WC_SUCCESS, 0, steering_qp);
+        complete_locked((filler_flag | rest) << 16, IBV_WC_SUCCESS, 0, in.steering_qp);
         m_have_current = false;
     }
     if (!m_have_current) {
         const mlx5_wqe_data_seg* segment = take_wqe_locked();
         if (segment == nullptr) {
-            count(&frame_counters::rx_frames_dropped_no_receive, qp_counters, port);
+            count(&frame_counters::rx_frames_dropped_no_receive, in.qp_counters, port);
             trace("WQ 0x%x: no WQE posted, frame of %zu bytes dropped",
                   m_shell.verbs.wq_num,
-                  length);
+                  in.length);
             return;
         }
         m_current = *segment;
@@ -383,28 +358,25 @@ void work_queue::deliver_striding_locked(const uint8_t* frame,
     const ibv_wc_status status =
         be32toh(m_current.byte_count) < wqe_bytes
             ? IBV_WC_LOC_LEN_ERR
-            : context().memory_regions().scatter(m_pd, &target, 1, frame, length);
+            : context().memory_regions().scatter(m_pd, &target, 1, in.bytes, in.length);
     if (status != IBV_WC_SUCCESS) {
-        fail_locked(status, steering_qp, "a striding WQE named memory it may not write");
+        fail_locked(
+            status, in.steering_qp, "a striding WQE named memory it may not write");
         return;
     }
-    count(&frame_counters::rx_frames_delivered, qp_counters, port);
-    complete_locked(strides << 16 | bytes, IBV_WC_SUCCESS, wc_flags, steering_qp);
+    count(&frame_counters::rx_frames_delivered, in.qp_counters, port);
+    complete_locked(strides << 16 | bytes, IBV_WC_SUCCESS, in.wc_flags, in.steering_qp);
     m_current_strides_used += strides;
     if (m_current_strides_used == m_layout.strides_per_wqe)
         m_have_current = false; // the WQE is used up; its last completion says so
 }
 
-void work_queue::deliver_whole_locked(const uint8_t* frame,
-                                      size_t length,
-                                      unsigned wc_flags,
-                                      queue_pair* steering_qp,
-                                      frame_counters& qp_counters)
+void work_queue::deliver_whole_locked(const steered_frame& in)
 {
     frame_counters& port = context().device().port_counters();
     const mlx5_wqe_data_seg* segments = take_wqe_locked();
     if (segments == nullptr) {
-        count(&frame_counters::rx_frames_dropped_no_receive, qp_counters, port);
+        count(&frame_counters::rx_frames_dropped_no_receive, in.qp_counters, port);
         return;
     }
     ibv_sge targets[device_limits::max_sge];
@@ -416,16 +388,17 @@ void work_queue::deliver_whole_locked(const uint8_t* frame,
         targets[used].lkey = be32toh(segments[used].lkey);
     }
     const ibv_wc_status status =
-        context().memory_regions().scatter(m_pd, targets, used, frame, length);
+        context().memory_regions().scatter(m_pd, targets, used, in.bytes, in.length);
     if (status != IBV_WC_SUCCESS) {
         fail_locked(status,
-                    steering_qp,
+                    in.steering_qp,
                     status == IBV_WC_LOC_LEN_ERR ? "a received frame did not fit its WQE"
                                                  : "a WQE named memory it may not write");
         return;
     }
-    count(&frame_counters::rx_frames_delivered, qp_counters, port);
-    complete_locked(static_cast<uint32_t>(length), IBV_WC_SUCCESS, wc_flags, steering_qp);
+    count(&frame_counters::rx_frames_delivered, in.qp_counters, port);
+    complete_locked(
+        static_cast<uint32_t>(in.length), IBV_WC_SUCCESS, in.wc_flags, in.steering_qp);
 }
 
 void work_queue::fail_locked(ibv_wc_status status,
@@ -465,7 +438,6 @@ void work_queue::complete_locked(uint32_t byte_len,
 indirection_table::indirection_table(device_context& context, work_queue& queue)
     : m_context(context), m_queue(queue)
 {
-    m_shell.owner = this;
     m_shell.verbs.context = context.verbs();
     m_shell.verbs.ind_tbl_handle = static_cast<int>(context.allocate_handle());
     m_shell.verbs.ind_tbl_num = m_shell.verbs.ind_tbl_handle;

@@ -70,12 +70,16 @@ public:
     // a striding RQ (several completions per WQE) wr_ids mean nothing.
     uint64_t wr_id_of_next_completion();
 
-    // The NIC's side: a frame steered here by a RX-hash QP.
-    void deliver_frame(const uint8_t* frame,
-                       size_t length,
-                       unsigned wc_flags,
-                       queue_pair* steering_qp,
-                       frame_counters& qp_counters);
+    // The NIC's side: a frame steered here by a RX-hash QP, whose counters and
+    // completions it goes to.
+    struct steered_frame {
+        const uint8_t* bytes;
+        size_t length;
+        unsigned wc_flags;
+        queue_pair* steering_qp;
+        frame_counters& qp_counters;
+    };
+    void deliver_frame(const steered_frame& in);
 
     // Indirection tables using this WQ (ibv_destroy_wq refuses with EBUSY while any
     // remain). Guarded by the context's control mutex.
@@ -90,23 +94,15 @@ private:
                uint32_t wqe_bytes);
     // The next posted WQE's first data segment, or nullptr when none is posted.
     const mlx5_wqe_data_seg* take_wqe_locked();
-    void deliver_striding_locked(const uint8_t* frame,
-                                 size_t length,
-                                 unsigned wc_flags,
-                                 queue_pair* steering_qp,
-                                 frame_counters& qp_counters);
-    void deliver_whole_locked(const uint8_t* frame,
-                              size_t length,
-                              unsigned wc_flags,
-                              queue_pair* steering_qp,
-                              frame_counters& qp_counters);
+    void deliver_striding_locked(const steered_frame& in);
+    void deliver_whole_locked(const steered_frame& in);
     void fail_locked(ibv_wc_status status, queue_pair* steering_qp, const char* reason);
     void complete_locked(uint32_t byte_len,
                          ibv_wc_status status,
                          unsigned wc_flags,
                          queue_pair* steering_qp);
 
-    object_shell<ibv_wq, work_queue> m_shell;
+    synchronised_shell<ibv_wq, work_queue> m_shell{ this };
     protection_domain& m_pd;
     completion_queue& m_cq;
     const striding_layout m_layout;
@@ -148,7 +144,7 @@ public:
 
 private:
     indirection_table(device_context& context, work_queue& queue);
-    object_shell<ibv_rwq_ind_table, indirection_table> m_shell;
+    object_shell<ibv_rwq_ind_table, indirection_table> m_shell{ this };
     device_context& m_context;
     work_queue& m_queue;
 };

@@ -16,6 +16,10 @@
 #include <dlfcn.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+#include <ostream>
+#endif
+
 struct ibv_context;
 struct ibv_device;
 struct ibv_qp;
@@ -96,6 +100,24 @@ struct spead_emu_api {
                query_live_objects;
     }
 };
+
+/* Live counts compare and print whole, so a test states them in one expectation. */
+inline bool operator==(const spead_emu_live_objects& a, const spead_emu_live_objects& b)
+{
+    return a.protection_domains == b.protection_domains &&
+           a.completion_channels == b.completion_channels &&
+           a.completion_queues == b.completion_queues && a.queue_pairs == b.queue_pairs &&
+           a.memory_regions == b.memory_regions && a.flows == b.flows &&
+           a.counters == b.counters;
+}
+inline std::ostream& operator<<(std::ostream& out, const spead_emu_live_objects& live)
+{
+    return out << "{ protection_domains " << live.protection_domains
+               << ", completion_channels " << live.completion_channels
+               << ", completion_queues " << live.completion_queues << ", queue_pairs "
+               << live.queue_pairs << ", memory_regions " << live.memory_regions
+               << ", flows " << live.flows << ", counters " << live.counters << " }";
+}
 #endif
 
 #endif

@@ -1,0 +1,23 @@
+/* Copyright 2026 gr-spead authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Names of verbs enum values, looked up in a table with a bounds check.
+#ifndef SPEAD_EMU_ENUM_NAMES_H
+#define SPEAD_EMU_ENUM_NAMES_H
+
+#include <cstddef>
+
+namespace spead_emu {
+
+// names[value - first], or \p unknown for a value outside the table.
+template <size_t N>
+const char*
+enum_name(const char* const (&names)[N], long value, const char* unknown, long first = 0)
+{
+    const long index = value - first;
+    return index >= 0 && static_cast<size_t>(index) < N ? names[index] : unknown;
+}
+
+} // namespace spead_emu
+
+#endif
