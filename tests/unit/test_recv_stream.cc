@@ -8,6 +8,7 @@
 // recv::stream: config validation, the bounded heap queue, end of stream, stop() and
 // the statistics it sums. Packets are fed by fake readers, no sockets.
 
+#include "error_message.h"
 #include "fake_reader.h"
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/recv_stream.h>
@@ -28,6 +29,7 @@ namespace {
 using namespace gr::spead;
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
+using spead_test::expect_invalid;
 using spead_test::fake_reader;
 
 void put_be64(std::vector<std::uint8_t>& out, std::uint64_t v)
@@ -130,16 +132,6 @@ TEST(RecvStreamConfig, SettersChainAndStore)
     EXPECT_EQ(c.get_incomplete_heaps(), recv::incomplete_heaps::deliver);
     EXPECT_FALSE(c.get_stop_on_stop_heap());
     EXPECT_EQ(c.get_queue_heaps(), 3u);
-}
-
-void expect_invalid(const std::function<void()>& f, const std::string& parameter)
-{
-    try {
-        f();
-        ADD_FAILURE() << "no exception for " << parameter;
-    } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()).rfind(parameter + ":", 0), 0u) << e.what();
-    }
 }
 
 TEST(RecvStreamConfig, ZeroIsRejectedNamingTheParameter)

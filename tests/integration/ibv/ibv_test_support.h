@@ -14,6 +14,7 @@
 #ifndef INCLUDED_SPEAD_TESTS_IBV_TEST_SUPPORT_H
 #define INCLUDED_SPEAD_TESTS_IBV_TEST_SUPPORT_H
 
+#include "error_message.h"
 #include <gnuradio/spead/recv_heap.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
 #include <gnuradio/spead/send_heap.h>
@@ -89,9 +90,8 @@ void print_build_outcome(const std::function<void()>& build);
 
 /*! \p text has \p part in it. */
 bool contains(const std::string& text, const std::string& part);
-/*! Expects \p f to throw std::invalid_argument whose message starts with
- * "\p parameter:" (the parameter it names). */
-void expect_invalid(const std::function<void()>& f, const std::string& parameter);
+/*! Expects \p f to throw std::invalid_argument naming \p parameter (tests/common). */
+using spead_test::expect_invalid;
 
 /*! The port the tests send to unless they need another. */
 constexpr unsigned short default_port = 7148;
