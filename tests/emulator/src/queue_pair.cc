@@ -436,11 +436,21 @@ void queue_pair::deliver_frame(const uint8_t* frame,
         });
     if (steered == m_flows.end())
         return; // not for this QP: on hardware it would go to the kernel or elsewhere
-    // A flow's counters count at steering, before the receive queue is looked at: a
-    // frame dropped below for want of a receive still counts (matched − completed is
-    // what the NIC dropped). Overlapping rules: the first created wins.
-    if (flow_counters* counters = (*steered)->counters())
-        counters->count_frame(length);
+    // A flow's counters count every frame steered to it: one dropped below for want
+    // of a receive counts too (matched − completed is what the NIC dropped).
+    // Overlapping rules: the first created wins. Counted as this returns, once the
+    // frame is completed or dropped: hardware completes a frame microseconds after
+    // counting it, but this thread can be descheduled for milliseconds in between,
+    // which a reader (whose settle time is 1 ms) would take for a drop.
+    struct count_when_settled {
+        flow_counters* counters;
+        size_t length;
+        ~count_when_settled()
+        {
+            if (counters != nullptr)
+                counters->count_frame(length);
+        }
+    } counted{ (*steered)->counters(), length };
     if (m_rx_hash_table != nullptr) {
         const unsigned flags =
             offloaded_checksums_valid(frame, length, l4_checksum_left_to_hardware)
