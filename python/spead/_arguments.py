@@ -40,3 +40,21 @@ def bind_arguments(call, names, args, kwargs):
             raise ValueError(f"{key}: given twice (by position and by name) to {call}")
         values[key] = value
     return values
+
+
+def unsigned(name, value):
+    """value as an int, for what spead2 takes as an unsigned C++ integer: a negative
+    or non-integer value is a TypeError there (pybind11's conversion), so here too."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise TypeError(f"{name}: {value!r} is not an unsigned integer; give an "
+                        "integer >= 0")
+    return int(value)
+
+
+class CheckedFields:
+    """A config whose fields are checked whenever they are set, as spead2's setters
+    do: setting `x` stores what the class's `_check_x(value)` returns."""
+
+    def __setattr__(self, name, value):
+        check = getattr(type(self), "_check_" + name, None)
+        object.__setattr__(self, name, value if check is None else check(value))

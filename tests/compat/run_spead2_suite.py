@@ -126,6 +126,7 @@ def main():
     args = parser.parse_args()
 
     source = spead2_source(args)
+    source = os.path.abspath(source) if source else source
     if not source or not os.path.isdir(source):
         print("run_spead2_suite: SKIP: no spead2 source tree or git repository given; "
               "set SPEAD2_SOURCE_DIR (environment, or -DSPEAD2_SOURCE_DIR=... at cmake "
@@ -137,7 +138,8 @@ def main():
         print(f"run_spead2_suite: spead2 tests from {extract_tests(source, args.tag, tmp)}")
         junit = os.path.join(tmp, "results.xml")
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", GR_DONT_LOAD_PREFS="1")
-        path = [os.path.join(HERE, "alias")] + ([args.modules] if args.modules else [])
+        path = [os.path.join(HERE, "alias")] + (
+            [os.path.abspath(args.modules)] if args.modules else [])
         env["PYTHONPATH"] = os.pathsep.join(path + [env.get("PYTHONPATH", "")]).rstrip(
             os.pathsep)
         env.pop("SPEAD2_COMPAT_PLACEHOLDERS", None)

@@ -149,7 +149,7 @@ class RingStreamConfig:
     network is never made to wait. contiguous_only=False delivers incomplete heaps
     (zero-filled, with their payload_ranges)."""
 
-    DEFAULT_HEAPS = _recv.DEFAULT_RING_HEAPS
+    DEFAULT_HEAPS = 4  # spead2's
 
     def __init__(self, *, heaps=DEFAULT_HEAPS, contiguous_only=True,
                  incomplete_keep_payload_ranges=False):
@@ -283,9 +283,12 @@ class Stream(_recv._Stream):
             rest = args[2:]
             names = ("max_size", "buffer_size", "interface_address")
             interface = kwargs.pop("interface_address", "")
-        elif args and hasattr(args[0], "fileno"):
-            raise ValueError("socket: adding a reader on an existing socket is not "
-                             "supported; give the port (and group) instead")
+        elif (args and hasattr(args[0], "fileno")) or "socket" in kwargs:
+            raise NotImplementedError(
+                "add_udp_reader(socket): a reader on an existing socket is not supported "
+                "by gr-spead; give the port instead: add_udp_reader(port, "
+                "bind_hostname=...) or add_udp_reader(multicast_group, port, "
+                "interface_address=...) (see docs/python.md)")
         elif "port" in kwargs:
             return self.add_udp_reader(kwargs.pop("port"), *args, **kwargs)
         else:
@@ -304,8 +307,11 @@ class Stream(_recv._Stream):
         if names[2] == "bind_hostname" and "bind_hostname" in options:
             host = options.pop("bind_hostname")
         interface = options.pop("interface_address", interface)
-        if not isinstance(port, numbers.Integral) or not 1 <= port <= 65535:
-            raise ValueError(f"port: {port!r} is not a UDP port; give 1 to 65535")
+        if isinstance(port, bool) or not isinstance(port, numbers.Integral) or \
+                not 0 <= port <= 65535:  # spead2's uint16 conversion: TypeError
+            raise TypeError(f"port: {port!r} is not a UDP port; give 1 to 65535")
+        if port == 0:
+            raise ValueError("port: 0; give the port the sender sends to (1 to 65535)")
         max_size = _check_count("max_size", options.get("max_size",
                                                         self.DEFAULT_UDP_MAX_SIZE))
         buffer_size = _check_size("buffer_size", options.get("buffer_size",
