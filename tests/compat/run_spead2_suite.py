@@ -65,9 +65,9 @@ def extract_tests(source, tag, dest):
 
 
 def load_unsupported(path):
-    """[(pattern, docs line number, docs line)] from unsupported.txt; each entry's
-    reference must be found in docs/python.md, on a line that declares something
-    unsupported."""
+    """[(pattern, docs line number, reference)] from unsupported.txt; each entry's
+    reference must be found on exactly one line of docs/python.md, a table row or
+    bullet that declares something unsupported ("| no", "not supported")."""
     with open(DOCS, encoding="utf-8") as f:
         docs = f.read().splitlines()
     entries = []
@@ -82,7 +82,11 @@ def load_unsupported(path):
                 raise SystemExit(f"{path}:{number}: reference {reference!r} is found on "
                                  f"{len(found)} lines of docs/python.md; it must name "
                                  "exactly one line that declares the feature unsupported")
-            text = docs[found[0] - 1]
+            text = docs[found[0] - 1]  # and the rest of its bullet (wrapped lines)
+            for more in docs[found[0]:]:
+                if not more.startswith("  "):
+                    break
+                text += " " + more.strip()
             if "| no" not in text and "not supported" not in text:
                 raise SystemExit(f"{path}:{number}: docs/python.md:{found[0]} does not "
                                  f"declare anything unsupported: {text!r}")

@@ -293,9 +293,10 @@ class UdpStream(_StreamMethods):
         self.config = config
 
 
-class UdpIbvConfig:
-    """Settings of an ibverbs sender (as spead2.send.UdpIbvConfig). memory_regions:
-    objects with a buffer (numpy arrays) whose items are sent without a copy."""
+class UdpIbvConfig(CheckedFields):
+    """Settings of an ibverbs sender (as spead2.send.UdpIbvConfig), checked by every
+    setter as spead2's; buffer_size 0 means the default. memory_regions: objects with
+    a buffer (numpy arrays) whose items are sent without a copy."""
 
     DEFAULT_BUFFER_SIZE = _send.DEFAULT_UDP_IBV_BUFFER_SIZE
     DEFAULT_MAX_POLL = _send.DEFAULT_UDP_IBV_MAX_POLL
@@ -303,13 +304,48 @@ class UdpIbvConfig:
     def __init__(self, *, endpoints=(), interface_address="",
                  buffer_size=DEFAULT_BUFFER_SIZE, ttl=1, comp_vector=0,
                  max_poll=DEFAULT_MAX_POLL, memory_regions=()):
-        self.endpoints = list(endpoints)
+        self.endpoints = endpoints
         self.interface_address = interface_address
-        self.buffer_size = int(_check("buffer_size", buffer_size, 0))
-        self.ttl = int(_check("ttl", ttl, 0))
-        self.comp_vector = int(comp_vector)
-        self.max_poll = int(_check("max_poll", max_poll, 1))
-        self.memory_regions = list(memory_regions)
+        self.buffer_size = buffer_size
+        self.ttl = ttl
+        self.comp_vector = comp_vector
+        self.max_poll = max_poll
+        self.memory_regions = memory_regions
+
+    _check_endpoints = staticmethod(list)
+    _check_memory_regions = staticmethod(list)
+
+    @staticmethod
+    def _check_interface_address(value):
+        if not isinstance(value, str):
+            raise TypeError(f"interface_address: {value!r} is not a str; give an IPv4 "
+                            "address or netdev name")
+        return value
+
+    @classmethod
+    def _check_buffer_size(cls, value):
+        return unsigned("buffer_size", value) or cls.DEFAULT_BUFFER_SIZE
+
+    @staticmethod
+    def _check_ttl(value):
+        if unsigned("ttl", value) > 255:  # spead2's uint8
+            raise TypeError(f"ttl: {value} is not a TTL; give 0 to 255")
+        return int(value)
+
+    @staticmethod
+    def _check_comp_vector(value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"comp_vector: {value!r} is not an integer")
+        return int(value)
+
+    @staticmethod
+    def _check_max_poll(value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"max_poll: {value!r} is not an integer")
+        if value < 1:
+            raise ValueError(f"max_poll: {value} is not positive; give 1 or more "
+                             f"(default {UdpIbvConfig.DEFAULT_MAX_POLL})")
+        return int(value)
 
 
 class UdpIbvStream(_StreamMethods):

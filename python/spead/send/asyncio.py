@@ -11,6 +11,7 @@ stream holds each heap (and the memory of its items) until it has been sent.
 """
 
 import asyncio
+import errno
 
 from . import UdpIbvStream as _SyncUdpIbvStream
 from . import UdpStream as _SyncUdpStream
@@ -72,11 +73,20 @@ class _AsyncMethods:
 
     def async_send_heaps(self, heaps, mode=GroupMode.SERIAL):
         """Queues every HeapReference now, in order, and returns a future (not a
-        coroutine, as spead2) with the bytes sent; it fails with BlockingIOError when
-        the queue had no room for them all."""
+        coroutine, as spead2) with the bytes sent. More heaps than max_heaps: none is
+        queued and the future fails with BlockingIOError, as spead2; heaps that find
+        the queue full fail it the same way."""
         self._watch()
+        refs = _heap_references(heaps, mode)
+        if len(refs) > self.config.max_heaps:  # never fits: none is queued, as spead2
+            future = self._loop.create_future()
+            future.set_exception(BlockingIOError(
+                errno.EAGAIN, f"async_send_heaps: {len(refs)} heaps do not fit a queue "
+                f"of max_heaps={self.config.max_heaps}; send them in smaller groups or "
+                "raise StreamConfig(max_heaps=...)"))
+            return future
         futures = [self.async_send_heap(heap, cnt, substream_index)
-                   for heap, cnt, substream_index in _heap_references(heaps, mode)]
+                   for heap, cnt, substream_index in refs]
         return asyncio.ensure_future(_total(futures), loop=self._loop)
 
     async def async_flush(self):
