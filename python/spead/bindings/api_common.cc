@@ -34,10 +34,10 @@ thread_pool::thread_pool(int threads, const std::vector<int>& affinity)
     const long cores = static_cast<long>(std::thread::hardware_concurrency());
     for (int core : affinity)
         if (core < 0 || core >= CPU_SETSIZE || (cores > 0 && core >= cores)) {
-            const std::string message = "ThreadPool affinity: core " +
-                                        std::to_string(core) + " does not exist (cores 0 to " +
-                                        std::to_string(cores - 1) +
-                                        "); its threads run unpinned";
+            const std::string message =
+                "ThreadPool affinity: core " + std::to_string(core) +
+                " does not exist (cores 0 to " + std::to_string(cores - 1) +
+                "); its threads run unpinned";
             if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0)
                 throw py::error_already_set();
         }
@@ -73,7 +73,9 @@ void raise_os_error(const std::system_error& e)
         PyObject_CallFunction(PyExc_OSError, "is", err, e.what()));
     if (!error)
         throw py::error_already_set();
-    PyErr_SetObject(PyExc_OSError, error.ptr());
+    // OSError(errno, ...) is already the errno's subclass (BlockingIOError for EAGAIN):
+    // raise it as its own type, which pybind11 requires
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
     throw py::error_already_set();
 }
 

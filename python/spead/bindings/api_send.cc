@@ -214,8 +214,9 @@ public:
                 "send_heap: the send queue is full (StreamConfig.max_heaps); wait for "
                 "sends to finish (flush()) or raise max_heaps"));
         if (state->ec)
-            raise_os_error(std::system_error(
-                state->ec.value(), std::generic_category(), "send_heap: " + state->ec.message()));
+            raise_os_error(std::system_error(state->ec.value(),
+                                             std::generic_category(),
+                                             "send_heap: " + state->ec.message()));
         return state->bytes;
     }
 
@@ -389,7 +390,9 @@ void bind_api_send(py::module& parent)
             [](py_send_heap& h, bool repeat) { h.heap.set_repeat_immediates(repeat); });
 
     py::class_<py_packet_generator>(
-        m, "PacketGenerator", "A heap's packets, as bytes (as spead2.send.PacketGenerator).")
+        m,
+        "PacketGenerator",
+        "A heap's packets, as bytes (as spead2.send.PacketGenerator).")
         .def(py::init<heap_ptr, std::uint64_t, std::size_t>(),
              py::arg("heap"),
              py::arg("cnt"),
