@@ -163,6 +163,16 @@ class qa_api_spead2_semantics(qa.ApiTestCase):
         self.assertEqual([(i.id, i.is_immediate) for i in first.get_items()],
                          [(0x1001, True)])
 
+    # ---- 9: a heap with an item addressed past its length is dropped -------------------
+    def test_heap_with_an_item_past_its_length_is_dropped(self):
+        stream, port = self.udp_recv_stream()
+        items = [(0x1000, 65, False)]  # spead2's test_bad_offset
+        qa.send_datagrams(port, [qa.spead_packet(1, bytes(64), items=items),
+                                 qa.spead_packet(2, bytes(8), items=[(0x1000, 0, False)])])
+        self.assertEqual(stream.get(timeout=5).cnt, 2)
+        self.assertEqual(stream.stats["incomplete_heaps_evicted"], 1)
+        self.assertEqual(stream.stats["heaps"], 1)
+
     # ---- 10: StreamStats set by name and added --------------------------------------------
     def test_stream_stats_assign_and_add(self):
         stats = self.recv_stream().stats
