@@ -58,3 +58,44 @@ class CheckedFields:
     def __setattr__(self, name, value):
         check = getattr(type(self), "_check_" + name, None)
         object.__setattr__(self, name, value if check is None else check(value))
+
+
+class IbvConfigFields(CheckedFields):
+    """The checks recv.UdpIbvConfig and send.UdpIbvConfig share (spead2's setters);
+    a subclass has DEFAULT_BUFFER_SIZE and DEFAULT_MAX_POLL."""
+
+    _check_endpoints = staticmethod(list)
+
+    @staticmethod
+    def _check_interface_address(value):
+        if not isinstance(value, str):
+            raise TypeError(f"interface_address: {value!r} is not a str; give an IPv4 "
+                            "address or netdev name")
+        return value
+
+    @classmethod
+    def _check_buffer_size(cls, value):
+        return unsigned("buffer_size", value) or cls.DEFAULT_BUFFER_SIZE  # 0: default
+
+    @staticmethod
+    def _check_comp_vector(value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"comp_vector: {value!r} is not an integer")
+        return int(value)
+
+    @classmethod
+    def _check_max_poll(cls, value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"max_poll: {value!r} is not an integer")
+        if value < 1:
+            raise ValueError(f"max_poll: {value} is not positive; give 1 or more "
+                             f"(default {cls.DEFAULT_MAX_POLL})")
+        return int(value)
+
+
+def refusing_class(name, message):
+    """A stand-in for a spead2 class gr-spead does not have: constructing it raises
+    NotImplementedError(message), which says what to use instead."""
+    def refuse(self, *args, **kwargs):
+        raise NotImplementedError(message)
+    return type(name, (), {"__init__": refuse, "__doc__": message})

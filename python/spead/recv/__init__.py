@@ -23,7 +23,7 @@ import numbers
 import os
 
 from .. import spead_python as _core
-from .._arguments import CheckedFields, bind_arguments, endpoints_text, unsigned
+from .._arguments import IbvConfigFields, bind_arguments, endpoints_text, unsigned
 from ..spead_python import _recv
 
 RawItem = _recv.RawItem
@@ -162,7 +162,7 @@ class RingStreamConfig:
         self.incomplete_keep_payload_ranges = bool(incomplete_keep_payload_ranges)
 
 
-class UdpIbvConfig(CheckedFields):
+class UdpIbvConfig(IbvConfigFields):
     """Settings of an ibverbs reader (as spead2.recv.UdpIbvConfig), checked by every
     setter as spead2's; buffer_size 0 means the default. The endpoints and interface
     are checked when the reader is added (parameter, value, fix)."""
@@ -182,39 +182,9 @@ class UdpIbvConfig(CheckedFields):
         self.max_poll = max_poll
 
     @staticmethod
-    def _check_endpoints(value):
-        return list(value)
-
-    @staticmethod
-    def _check_interface_address(value):
-        if not isinstance(value, str):
-            raise TypeError(f"interface_address: {value!r} is not a str; give an IPv4 "
-                            "address or netdev name")
-        return value
-
-    @classmethod
-    def _check_buffer_size(cls, value):
-        return unsigned("buffer_size", value) or cls.DEFAULT_BUFFER_SIZE
-
-    @staticmethod
     def _check_max_size(value):
         if unsigned("max_size", value) == 0:
             raise ValueError("max_size: 0; give the largest packet to receive (e.g. 9200)")
-        return int(value)
-
-    @staticmethod
-    def _check_comp_vector(value):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"comp_vector: {value!r} is not an integer")
-        return int(value)
-
-    @staticmethod
-    def _check_max_poll(value):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"max_poll: {value!r} is not an integer")
-        if value < 1:
-            raise ValueError(f"max_poll: {value} is not positive; give 1 or more "
-                             f"(default {UdpIbvConfig.DEFAULT_MAX_POLL})")
         return int(value)
 
 

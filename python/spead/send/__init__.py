@@ -27,7 +27,8 @@ import numbers
 import weakref
 
 from .. import spead_python as _core
-from .._arguments import CheckedFields, bind_arguments, endpoints_text, unsigned
+from .._arguments import (CheckedFields, IbvConfigFields, bind_arguments, endpoints_text,
+                          refusing_class, unsigned)
 from .._items import ItemGroup as _ItemGroup
 from ..spead_python import _send
 
@@ -293,7 +294,7 @@ class UdpStream(_StreamMethods):
         self.config = config
 
 
-class UdpIbvConfig(CheckedFields):
+class UdpIbvConfig(IbvConfigFields):
     """Settings of an ibverbs sender (as spead2.send.UdpIbvConfig), checked by every
     setter as spead2's; buffer_size 0 means the default. memory_regions: objects with
     a buffer (numpy arrays) whose items are sent without a copy."""
@@ -312,39 +313,12 @@ class UdpIbvConfig(CheckedFields):
         self.max_poll = max_poll
         self.memory_regions = memory_regions
 
-    _check_endpoints = staticmethod(list)
     _check_memory_regions = staticmethod(list)
-
-    @staticmethod
-    def _check_interface_address(value):
-        if not isinstance(value, str):
-            raise TypeError(f"interface_address: {value!r} is not a str; give an IPv4 "
-                            "address or netdev name")
-        return value
-
-    @classmethod
-    def _check_buffer_size(cls, value):
-        return unsigned("buffer_size", value) or cls.DEFAULT_BUFFER_SIZE
 
     @staticmethod
     def _check_ttl(value):
         if unsigned("ttl", value) > 255:  # spead2's uint8
             raise TypeError(f"ttl: {value} is not a TTL; give 0 to 255")
-        return int(value)
-
-    @staticmethod
-    def _check_comp_vector(value):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"comp_vector: {value!r} is not an integer")
-        return int(value)
-
-    @staticmethod
-    def _check_max_poll(value):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"max_poll: {value!r} is not an integer")
-        if value < 1:
-            raise ValueError(f"max_poll: {value} is not positive; give 1 or more "
-                             f"(default {UdpIbvConfig.DEFAULT_MAX_POLL})")
         return int(value)
 
 
@@ -398,11 +372,7 @@ class UdpIbvStream(_StreamMethods):
 
 
 def _unsupported(name, why):
-    class Unsupported:
-        def __init__(self, *args, **kwargs):
-            raise NotImplementedError(f"{name}: {why} (see docs/python.md)")
-    Unsupported.__name__ = Unsupported.__qualname__ = name
-    return Unsupported
+    return refusing_class(name, f"{name}: {why} (see docs/python.md)")
 
 
 TcpStream = _unsupported("TcpStream", "TCP is not supported by gr-spead; use UdpStream")
