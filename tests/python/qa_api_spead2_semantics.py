@@ -246,6 +246,7 @@ class qa_api_spead2_semantics(qa.ApiTestCase):
     # ---- refusals name what to use instead -------------------------------------------------
     def test_refusals_name_what_to_use_instead(self):
         stream = self.recv_stream()
+        tx = spead2.send.UdpStream(self.pool, [("127.0.0.1", qa.free_udp_port())])
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
             cases = (
                 (lambda: stream.add_inproc_reader(None), "127.0.0.1"),
@@ -274,11 +275,19 @@ class qa_api_spead2_semantics(qa.ApiTestCase):
                 (lambda: spead2.send.StreamConfig(rate_method=spead2.send.RateMethod.HW),
                  "RateMethod.SW"),
                 (lambda: stream.add_udp_pcap_file_reader("x.pcap", "tcp"),
-                 "udp dst port")):
+                 "udp dst port"),
+                (lambda: tx.send_heaps([], spead2.send.GroupMode.ROUND_ROBIN),
+                 "GroupMode.SERIAL"),
+                (lambda: tx.send_heap(spead2.send.Heap(), rate=1e6), "StreamConfig(rate="),
+                (lambda: spead2.send.HeapReference(spead2.send.Heap(), rate=1e6),
+                 "StreamConfig(rate=")):
             with self.assertRaises(ValueError) as cm:
                 call()
             self.assertIn("not supported", str(cm.exception))
             self.assertIn(alternative, str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            spead2.Flavour(4, 64, 40, spead2.BUG_COMPAT_SHAPE_BIT_1)
+        self.assertIn("BUG_COMPAT_PYSPEAD_0_5_2", str(cm.exception))
 
 
 if __name__ == "__main__":
