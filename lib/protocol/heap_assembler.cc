@@ -362,6 +362,12 @@ void heap_assembler::retire(slot& s, recv_stat reason_if_incomplete)
         h.has_heap_size
             ? h.received == h.heap_size
             : h.packets > 0 && h.received_ranges.is_contiguous_from_zero(h.extent);
+    if (h.complete && !addresses_fit(h)) {
+        // An item addressed past the heap's end: spead2 never completes such a heap
+        // (it cannot be decoded), so it ends as an evicted incomplete heap; here at once.
+        h.complete = false;
+        reason_if_incomplete = recv_stat::incomplete_heaps_evicted;
+    }
     d_retired.remember(cnt, h.complete ? retired_as::complete : retired_as::incomplete);
 
     if (!h.complete) {
@@ -437,6 +443,16 @@ void heap_assembler::zero_fill_gaps(detail::heap_storage& h)
     }
     if (size > pos)
         std::memset(h.buffer.get() + pos, 0, size - pos);
+}
+
+bool heap_assembler::addresses_fit(const detail::heap_storage& h)
+{
+    const item_pointer_codec codec(h.heap_flavour.heap_address_bits());
+    const std::uint64_t size = h.has_heap_size ? h.heap_size : h.extent;
+    for (const auto& r : h.raw_pointers)
+        if (!item_pointer_codec::is_immediate(r.pointer) && codec.value(r.pointer) > size)
+            return false;
+    return true;
 }
 
 void heap_assembler::freeze(detail::heap_storage& h)

@@ -144,6 +144,8 @@ private:
     /*! A packet of a heap that left recently: counted by how it left. */
     void count_retired(retired_as how);
     void freeze(detail::heap_storage& h);
+    /*! False if an addressed item starts past the heap's size (spead2: undecodable). */
+    static bool addresses_fit(const detail::heap_storage& h);
     void zero_fill_gaps(detail::heap_storage& h);
     void flush_except(const slot* keep);
 

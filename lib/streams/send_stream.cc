@@ -282,7 +282,10 @@ bool stream::impl::enqueue_locked(const heap& h,
                                   std::int64_t cnt,
                                   std::size_t substream_index)
 {
-    const std::uint64_t heap_cnt = cnt < 0 ? cnt_next : static_cast<std::uint64_t>(cnt);
+    // The sequence wraps at 2^heap_address_bits, as spead2's does; an explicit cnt
+    // that does not fit is refused by the generator below.
+    const std::uint64_t heap_cnt = cnt < 0 ? cnt_next & h.get_flavour().max_address()
+                                           : static_cast<std::uint64_t>(cnt);
     entry& e = at(count);
     // Cutting is checked here, so a heap that cannot be sent fails in the caller's hands
     // (std::invalid_argument) rather than on the writer thread.

@@ -27,8 +27,20 @@ except ImportError as error:
         "test_modules directory on PYTHONPATH") from error
 
 from . import recv, send  # noqa: F401
+from ._arguments import refusing_class as _refusing_class
 from ._block_arguments import check_block_arguments as _check_block_arguments
 from ._items import Descriptor, Item, ItemGroup, parse_range_list  # noqa: F401
+
+
+# spead2 classes gr-spead does not have (docs/python.md): each says what to use instead
+InprocQueue = _refusing_class(
+    "InprocQueue", "InprocQueue: the inproc transport is not supported by gr-spead; use "
+    "UDP on 127.0.0.1: send.UdpStream to [('127.0.0.1', port)] and "
+    "recv.Stream.add_udp_reader(port) (see docs/python.md)")
+MmapAllocator = _refusing_class(
+    "MmapAllocator", "MmapAllocator: not supported by gr-spead, whose assembler pools "
+    "heap storage itself; leave StreamConfig(memory_allocator=None) or give a "
+    "spead.MemoryPool (see docs/python.md)")
 
 # vlen=-1 and the like: a ValueError naming the parameter, not pybind11's TypeError
 _check_block_arguments(source)  # noqa: F405

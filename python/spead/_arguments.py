@@ -40,3 +40,62 @@ def bind_arguments(call, names, args, kwargs):
             raise ValueError(f"{key}: given twice (by position and by name) to {call}")
         values[key] = value
     return values
+
+
+def unsigned(name, value):
+    """value as an int, for what spead2 takes as an unsigned C++ integer: a negative
+    or non-integer value is a TypeError there (pybind11's conversion), so here too."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise TypeError(f"{name}: {value!r} is not an unsigned integer; give an "
+                        "integer >= 0")
+    return int(value)
+
+
+class CheckedFields:
+    """A config whose fields are checked whenever they are set, as spead2's setters
+    do: setting `x` stores what the class's `_check_x(value)` returns."""
+
+    def __setattr__(self, name, value):
+        check = getattr(type(self), "_check_" + name, None)
+        object.__setattr__(self, name, value if check is None else check(value))
+
+
+class IbvConfigFields(CheckedFields):
+    """The checks recv.UdpIbvConfig and send.UdpIbvConfig share (spead2's setters);
+    a subclass has DEFAULT_BUFFER_SIZE and DEFAULT_MAX_POLL."""
+
+    _check_endpoints = staticmethod(list)
+
+    @staticmethod
+    def _check_interface_address(value):
+        if not isinstance(value, str):
+            raise TypeError(f"interface_address: {value!r} is not a str; give an IPv4 "
+                            "address or netdev name")
+        return value
+
+    @classmethod
+    def _check_buffer_size(cls, value):
+        return unsigned("buffer_size", value) or cls.DEFAULT_BUFFER_SIZE  # 0: default
+
+    @staticmethod
+    def _check_comp_vector(value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"comp_vector: {value!r} is not an integer")
+        return int(value)
+
+    @classmethod
+    def _check_max_poll(cls, value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"max_poll: {value!r} is not an integer")
+        if value < 1:
+            raise ValueError(f"max_poll: {value} is not positive; give 1 or more "
+                             f"(default {cls.DEFAULT_MAX_POLL})")
+        return int(value)
+
+
+def refusing_class(name, message):
+    """A stand-in for a spead2 class gr-spead does not have: constructing it raises
+    NotImplementedError(message), which says what to use instead."""
+    def refuse(self, *args, **kwargs):
+        raise NotImplementedError(message)
+    return type(name, (), {"__init__": refuse, "__doc__": message})

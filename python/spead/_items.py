@@ -391,6 +391,11 @@ class Item(Descriptor):
         the right dtype and order (sent without a copy), otherwise new bytes."""
         if self._codec == _SMALL_INTEGER and self.itemsize_bits % 8 == 0:
             code, bits = self.format[0]
+            if isinstance(self._value, np.ndarray) and self._value.shape == () and \
+                    self._value.dtype == np.dtype(">u8"):
+                # spead2's immediate path: the low bytes of the caller's big-endian
+                # 0-d array itself, so updating it in place reaches the next send
+                return self._value[np.newaxis].view(np.uint8)[-(bits // 8):]
             number = int(self._value) if self._value is not None else self._as_array()
             if code == "u" and not 0 <= number < (1 << bits):
                 raise ValueError(f"value: {number} does not fit u{bits} (item "

@@ -408,13 +408,29 @@ TEST_F(assembler_test, null_item_ends_the_previous_item_and_is_not_listed)
     EXPECT_EQ(heaps[0].items()[0].length, 5u);
 }
 
-TEST_F(assembler_test, item_addressed_beyond_the_heap_is_dropped_and_counted)
+TEST_F(assembler_test, heap_with_an_item_addressed_beyond_it_is_incomplete)
 {
+    // As spead2: such a heap cannot be decoded, so it never completes (dropped and
+    // counted as an evicted incomplete heap), not delivered without the item.
+    add(packet(1, 8, 0, pattern(8), { { false, 0x1000, 0 }, { false, 0x1001, 9 } }));
+    EXPECT_TRUE(heaps.empty());
+    EXPECT_EQ(stat(recv_stat::incomplete_heaps_evicted), 1u);
+    EXPECT_EQ(stat(recv_stat::heaps), 0u);
+    add(packet(1, 8, 0, pattern(8), { { false, 0x1000, 0 } })); // late: its heap left
+    EXPECT_EQ(stat(recv_stat::packets_late), 1u);
+}
+
+TEST_F(assembler_test, deliver_policy_hands_it_on_without_the_item)
+{
+    assembler_config config;
+    config.incomplete = incomplete_heaps::deliver;
+    make(config);
     add(packet(1, 8, 0, pattern(8), { { false, 0x1000, 0 }, { false, 0x1001, 9 } }));
     ASSERT_EQ(heaps.size(), 1u);
     ASSERT_EQ(heaps[0].items().size(), 1u);
     EXPECT_EQ(heaps[0].items()[0].id, 0x1000u);
     EXPECT_EQ(stat(recv_stat::items_bad_address), 1u);
+    EXPECT_EQ(stat(recv_stat::incomplete_heaps_delivered), 1u);
 }
 
 TEST_F(assembler_test, a_stream_may_mix_flavours_per_heap)

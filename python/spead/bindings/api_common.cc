@@ -29,20 +29,25 @@ thread_pool::thread_pool(int threads, const std::vector<int>& affinity)
     if (threads < 1)
         throw std::invalid_argument("threads: " + std::to_string(threads) +
                                     " is not a thread count; give 1 or more");
+    // As spead2: a core that cannot be used is warned about, and that thread runs
+    // unpinned (the constructor runs with the GIL held, which PyErr_WarnEx needs).
     const long cores = static_cast<long>(std::thread::hardware_concurrency());
     for (int core : affinity)
-        if (core < 0 || (cores > 0 && core >= cores))
-            throw std::invalid_argument("affinity: core " + std::to_string(core) +
-                                        " does not exist; give cores "
-                                        "0 to " +
-                                        std::to_string(cores - 1) +
-                                        ", or [] for no pinning");
+        if (core < 0 || core >= CPU_SETSIZE || (cores > 0 && core >= cores)) {
+            const std::string message =
+                "ThreadPool affinity: core " + std::to_string(core) +
+                " does not exist (cores 0 to " + std::to_string(cores - 1) +
+                "); its threads run unpinned";
+            if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0)
+                throw py::error_already_set();
+        }
     for (int i = 0; i < threads; i++) {
         d_threads.emplace_back([this] { d_io.run(); });
-        if (!affinity.empty()) {
+        const int core = affinity.empty() ? -1 : affinity[i % affinity.size()];
+        if (core >= 0 && core < CPU_SETSIZE && (cores <= 0 || core < cores)) {
             cpu_set_t set;
             CPU_ZERO(&set);
-            CPU_SET(affinity[i % affinity.size()], &set);
+            CPU_SET(core, &set);
             pthread_setaffinity_np(d_threads.back().native_handle(), sizeof(set), &set);
         }
     }
@@ -68,7 +73,9 @@ void raise_os_error(const std::system_error& e)
         PyObject_CallFunction(PyExc_OSError, "is", err, e.what()));
     if (!error)
         throw py::error_already_set();
-    PyErr_SetObject(PyExc_OSError, error.ptr());
+    // OSError(errno, ...) is already the errno's subclass (BlockingIOError for EAGAIN):
+    // raise it as its own type, which pybind11 requires
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
     throw py::error_already_set();
 }
 

@@ -60,6 +60,17 @@ py::list heap_items(const heap_ref& h)
     return out;
 }
 
+/*! spead2's IncompleteHeap.get_items(): the immediates only, since an addressed
+ * item's bytes may be missing. */
+py::list incomplete_heap_items(const heap_ref& h)
+{
+    py::list out;
+    for (const auto& it : h.heap->items())
+        if (it.is_immediate)
+            out.append(raw_item{ h.heap, it });
+    return out;
+}
+
 py::list heap_descriptors(const heap_ref& h)
 {
     py::list out;
@@ -364,6 +375,10 @@ void bind_api_recv(py::module& parent)
         m,
         "IncompleteHeap",
         "A heap that left the live window with bytes missing (zero-filled).")
+        .def("get_items",
+             &incomplete_heap_items,
+             "The immediate items only, in wire order (as spead2: an addressed item's "
+             "bytes may be missing).")
         .def_property_readonly("heap_length",
                                [](const incomplete_heap& h) {
                                    return static_cast<std::int64_t>(h.heap->size());

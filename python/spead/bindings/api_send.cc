@@ -13,6 +13,7 @@
 
 #include <pybind11/stl.h>
 
+#include "protocol/packetiser.h"
 #include <gnuradio/spead/send_heap.h>
 #include <gnuradio/spead/send_stream.h>
 #include <gnuradio/spead/send_udp.h>
@@ -82,6 +83,34 @@ struct py_send_heap {
 
 using heap_ptr = std::shared_ptr<py_send_heap>;
 
+/*! spead2.send.PacketGenerator: a heap's packets as bytes, cut as a stream cuts them
+ * (the heap, and the memory its items point into, stay alive meanwhile). */
+struct py_packet_generator {
+    py_packet_generator(heap_ptr h, std::uint64_t cnt, std::size_t max_packet_size)
+        : heap(std::move(h)),
+          generator(heap->heap, cnt, max_packet_size),
+          scratch(max_packet_size)
+    {
+    }
+
+    py::bytes next()
+    {
+        if (!generator.has_next())
+            throw py::stop_iteration();
+        pieces.clear();
+        generator.next(scratch.data(), pieces);
+        std::string packet;
+        for (const auto& piece : pieces)
+            packet.append(reinterpret_cast<const char*>(piece.data), piece.length);
+        return py::bytes(packet);
+    }
+
+    heap_ptr heap; // first: the generator refers to it
+    send::packet_generator generator;
+    std::vector<std::uint8_t> scratch;
+    std::vector<send::packet_piece> pieces;
+};
+
 /*! send.StreamConfig as (max_packet_size, rate, burst_size, max_heaps). */
 using stream_settings = std::tuple<std::size_t, double, std::size_t, std::size_t>;
 
@@ -149,18 +178,46 @@ public:
         });
     }
 
+    /*! As spead2: queues the heap and waits for it; a full queue is an OSError
+     * (EAGAIN) at once, not a wait. */
     std::size_t send_heap(const heap_ptr& h, std::int64_t cnt, std::size_t substream)
     {
         check_substream(substream);
-        return translating_os_errors([&] {
-            try {
-                py::gil_scoped_release release;
-                return d_stream->send_heap(h->heap, cnt, substream);
-            } catch (const boost::system::system_error& e) {
-                throw std::system_error(
-                    e.code().value(), std::generic_category(), e.what());
-            }
-        });
+        struct sent_state {
+            std::mutex mutex;
+            std::condition_variable done_cv;
+            bool done = false;
+            std::size_t bytes = 0;
+            boost::system::error_code ec;
+        };
+        auto state = std::make_shared<sent_state>();
+        {
+            py::gil_scoped_release release;
+            d_stream->async_send_heap(
+                h->heap,
+                [state](const boost::system::error_code& ec, std::size_t bytes) {
+                    std::lock_guard<std::mutex> lock(state->mutex);
+                    state->ec = ec;
+                    state->bytes = bytes;
+                    state->done = true;
+                    state->done_cv.notify_all();
+                },
+                cnt,
+                substream);
+            std::unique_lock<std::mutex> lock(state->mutex);
+            state->done_cv.wait(lock, [&] { return state->done; });
+        }
+        if (state->ec == boost::asio::error::would_block)
+            raise_os_error(std::system_error(
+                state->ec.value(),
+                std::generic_category(),
+                "send_heap: the send queue is full (StreamConfig.max_heaps); wait for "
+                "sends to finish (flush()) or raise max_heaps"));
+        if (state->ec)
+            raise_os_error(std::system_error(state->ec.value(),
+                                             std::generic_category(),
+                                             "send_heap: " + state->ec.message()));
+        return state->bytes;
     }
 
     /*! Sends every heap, keeping the queue full, and waits for all of them. */
@@ -331,6 +388,17 @@ void bind_api_send(py::module& parent)
             "repeat_pointers",
             [](const py_send_heap& h) { return h.heap.get_repeat_immediates(); },
             [](py_send_heap& h, bool repeat) { h.heap.set_repeat_immediates(repeat); });
+
+    py::class_<py_packet_generator>(
+        m,
+        "PacketGenerator",
+        "A heap's packets, as bytes (as spead2.send.PacketGenerator).")
+        .def(py::init<heap_ptr, std::uint64_t, std::size_t>(),
+             py::arg("heap"),
+             py::arg("cnt"),
+             py::arg("max_packet_size"))
+        .def("__iter__", [](py::object self) { return self; })
+        .def("__next__", &py_packet_generator::next);
 
     py::class_<py_send_stream>(m, "_Stream")
         .def_static("_udp",

@@ -23,7 +23,7 @@ import numbers
 import os
 
 from .. import spead_python as _core
-from .._arguments import bind_arguments, endpoints_text
+from .._arguments import IbvConfigFields, bind_arguments, endpoints_text, unsigned
 from ..spead_python import _recv
 
 RawItem = _recv.RawItem
@@ -107,7 +107,7 @@ class StreamConfig:
     def _check_memcpy(value):
         if value != _core.MEMCPY_STD:
             raise ValueError(f"memcpy: {value!r} is not supported; gr-spead copies "
-                             "with MEMCPY_STD only")
+                             "with MEMCPY_STD only: leave the default")
         return value
 
     @staticmethod
@@ -121,7 +121,7 @@ class StreamConfig:
         if not value:
             raise ValueError("allow_unsized_heaps: False is not supported; gr-spead "
                              "assembles heaps without HEAP_SIZE (their extent is "
-                             "their size)")
+                             "their size): leave the default True")
         return True
 
     @staticmethod
@@ -134,7 +134,8 @@ class StreamConfig:
     def _check_explicit_start(value):
         if value:
             raise ValueError("explicit_start: True is not supported; gr-spead's "
-                             "readers start when they are added")
+                             "readers start when they are added: leave it False and "
+                             "add the readers when the stream should start")
         return False
 
     def __repr__(self):
@@ -149,6 +150,8 @@ class RingStreamConfig:
     network is never made to wait. contiguous_only=False delivers incomplete heaps
     (zero-filled, with their payload_ranges)."""
 
+    # 8, not spead2's 4: a full ring drops the newest heap here where spead2 blocks
+    # its reader, so gr-spead keeps twice the room (docs/python.md)
     DEFAULT_HEAPS = _recv.DEFAULT_RING_HEAPS
 
     def __init__(self, *, heaps=DEFAULT_HEAPS, contiguous_only=True,
@@ -159,9 +162,10 @@ class RingStreamConfig:
         self.incomplete_keep_payload_ranges = bool(incomplete_keep_payload_ranges)
 
 
-class UdpIbvConfig:
-    """Settings of an ibverbs reader (as spead2.recv.UdpIbvConfig). Checked when the
-    reader is added, with gr-spead's messages (parameter, value, fix)."""
+class UdpIbvConfig(IbvConfigFields):
+    """Settings of an ibverbs reader (as spead2.recv.UdpIbvConfig), checked by every
+    setter as spead2's; buffer_size 0 means the default. The endpoints and interface
+    are checked when the reader is added (parameter, value, fix)."""
 
     DEFAULT_BUFFER_SIZE = _recv.DEFAULT_UDP_IBV_BUFFER_SIZE
     DEFAULT_MAX_SIZE = _recv.DEFAULT_UDP_IBV_MAX_SIZE
@@ -170,20 +174,61 @@ class UdpIbvConfig:
     def __init__(self, *, endpoints=(), interface_address="",
                  buffer_size=DEFAULT_BUFFER_SIZE, max_size=DEFAULT_MAX_SIZE, comp_vector=0,
                  max_poll=DEFAULT_MAX_POLL):
-        self.endpoints = list(endpoints)
+        self.endpoints = endpoints
         self.interface_address = interface_address
-        self.buffer_size = _check_size("buffer_size", buffer_size)
-        self.max_size = _check_count("max_size", max_size)
-        self.comp_vector = int(comp_vector)
-        self.max_poll = _check_count("max_poll", max_poll)
+        self.buffer_size = buffer_size
+        self.max_size = max_size
+        self.comp_vector = comp_vector
+        self.max_poll = max_poll
+
+    @staticmethod
+    def _check_max_size(value):
+        if unsigned("max_size", value) == 0:
+            raise ValueError("max_size: 0; give the largest packet to receive (e.g. 9200)")
+        return int(value)
 
 
 class StreamStats:
     """Every counter of the stream by name, as attributes and as a mapping (spead2's
-    StreamStats shape; the names are gr-spead's, see docs/statistics.md)."""
+    StreamStats shape; the names are gr-spead's, see docs/statistics.md, plus any
+    custom ones). As in spead2 they can be set by name, index or attribute, and added
+    (+, +=): counters add, the names in `maximum` take the larger value."""
 
-    def __init__(self, pairs):
+    def __init__(self, pairs, maximum=("max_batch",)):
         object.__setattr__(self, "_values", dict(pairs))
+        object.__setattr__(self, "_maximum", frozenset(maximum))
+
+    def _name(self, key):
+        if isinstance(key, numbers.Integral):
+            return list(self._values)[key]  # IndexError past the end, as a list
+        if key not in self._values:
+            raise KeyError(key)
+        return key
+
+    def __setitem__(self, key, value):
+        self._values[self._name(key)] = value
+
+    def __setattr__(self, name, value):
+        if name not in self._values:
+            raise AttributeError(f"no counter named {name!r}; see keys()")
+        self._values[name] = value
+
+    def __add__(self, other):
+        if not isinstance(other, StreamStats):
+            return NotImplemented
+        if list(self._values) != list(other._values) or self._maximum != other._maximum:
+            raise ValueError("StreamStats: the two have different counters; add the "
+                             "stats of streams made with the same StreamConfig")
+        total = {name: max(value, other._values[name]) if name in self._maximum
+                 else value + other._values[name] for name, value in self._values.items()}
+        return StreamStats(total.items(), self._maximum)
+
+    def __iadd__(self, other):
+        total = self + other
+        if total is NotImplemented:
+            return total
+        self._values.update(total._values)
+        return self
 
     def __getattr__(self, name):
         try:
@@ -283,9 +328,12 @@ class Stream(_recv._Stream):
             rest = args[2:]
             names = ("max_size", "buffer_size", "interface_address")
             interface = kwargs.pop("interface_address", "")
-        elif args and hasattr(args[0], "fileno"):
-            raise ValueError("socket: adding a reader on an existing socket is not "
-                             "supported; give the port (and group) instead")
+        elif (args and hasattr(args[0], "fileno")) or "socket" in kwargs:
+            raise NotImplementedError(
+                "add_udp_reader(socket): a reader on an existing socket is not supported "
+                "by gr-spead; give the port instead: add_udp_reader(port, "
+                "bind_hostname=...) or add_udp_reader(multicast_group, port, "
+                "interface_address=...) (see docs/python.md)")
         elif "port" in kwargs:
             return self.add_udp_reader(kwargs.pop("port"), *args, **kwargs)
         else:
@@ -304,8 +352,11 @@ class Stream(_recv._Stream):
         if names[2] == "bind_hostname" and "bind_hostname" in options:
             host = options.pop("bind_hostname")
         interface = options.pop("interface_address", interface)
-        if not isinstance(port, numbers.Integral) or not 1 <= port <= 65535:
-            raise ValueError(f"port: {port!r} is not a UDP port; give 1 to 65535")
+        if isinstance(port, bool) or not isinstance(port, numbers.Integral) or \
+                not 0 <= port <= 65535:  # spead2's uint16 conversion: TypeError
+            raise TypeError(f"port: {port!r} is not a UDP port; give 1 to 65535")
+        if port == 0:
+            raise ValueError("port: 0; give the port the sender sends to (1 to 65535)")
         max_size = _check_count("max_size", options.get("max_size",
                                                         self.DEFAULT_UDP_MAX_SIZE))
         buffer_size = _check_size("buffer_size", options.get("buffer_size",

@@ -21,7 +21,8 @@ from . import Stream as _SyncStream
 
 
 class Stream(_SyncStream):
-    """A receive stream whose get() is a coroutine; `async for heap in stream`."""
+    """A receive stream whose get() is a coroutine; `async for heap in stream`.
+    Plain `for heap in stream` still works and blocks, as in spead2."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -82,9 +83,6 @@ class Stream(_SyncStream):
             if self._loop is None:
                 self._event_fd()  # start the hand-off; a later call finds the heap
             raise
-
-    def __iter__(self):
-        raise TypeError("use `async for heap in stream` with spead.recv.asyncio.Stream")
 
     def __aiter__(self):
         return self

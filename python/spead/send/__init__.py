@@ -21,15 +21,19 @@ a registered memory region go out without even the copy into the NIC's ring.
 """
 
 import enum
+import errno
+import math
 import numbers
 import weakref
 
 from .. import spead_python as _core
-from .._arguments import bind_arguments, endpoints_text
+from .._arguments import (CheckedFields, IbvConfigFields, bind_arguments, endpoints_text,
+                          refusing_class, unsigned)
 from .._items import ItemGroup as _ItemGroup
 from ..spead_python import _send
 
 Heap = _send.Heap
+PacketGenerator = _send.PacketGenerator
 
 
 def _check(name, value, minimum):
@@ -38,11 +42,11 @@ def _check(name, value, minimum):
     return value
 
 
-class StreamConfig:
-    """Send settings (as spead2.send.StreamConfig); rate is in bytes per second
-    (0: as fast as possible). burst_rate_ratio, rate_method and allow_hw_rate are
-    spead2's catch-up and hardware pacing, which gr-spead's limiter does not have:
-    only their defaults are accepted."""
+class StreamConfig(CheckedFields):
+    """Send settings (as spead2.send.StreamConfig), checked by every setter as in
+    spead2; rate is in bytes per second (0: as fast as possible). burst_rate_ratio
+    and rate_method are spead2's catch-up and hardware pacing, which gr-spead's
+    limiter does not have: only their defaults (and RateMethod.SW) are accepted."""
 
     DEFAULT_MAX_PACKET_SIZE = _send.DEFAULT_MAX_PACKET_SIZE
     DEFAULT_MAX_HEAPS = _send.DEFAULT_MAX_HEAPS
@@ -53,20 +57,65 @@ class StreamConfig:
                  burst_size=DEFAULT_BURST_SIZE, max_heaps=DEFAULT_MAX_HEAPS,
                  burst_rate_ratio=DEFAULT_BURST_RATE_RATIO, rate_method=None,
                  allow_hw_rate=True):
-        self.max_packet_size = int(_check("max_packet_size", max_packet_size, 64))
-        self.rate = float(_check("rate", rate, 0))
-        self.burst_size = int(_check("burst_size", burst_size, 1))
-        self.max_heaps = int(_check("max_heaps", max_heaps, 1))
-        if burst_rate_ratio != self.DEFAULT_BURST_RATE_RATIO:
-            raise ValueError(f"burst_rate_ratio: {burst_rate_ratio!r} is not supported; "
-                             "gr-spead's rate limiter never sends faster than rate to "
-                             "catch up (leave the default 1.05)")
-        if rate_method not in (None, RateMethod.AUTO, RateMethod.SW):
-            raise ValueError(f"rate_method: {rate_method!r} is not supported; gr-spead "
-                             "paces in software (RateMethod.SW or AUTO)")
+        self.max_packet_size = max_packet_size
+        self.rate = rate
+        self.burst_size = burst_size
+        self.max_heaps = max_heaps
         self.burst_rate_ratio = burst_rate_ratio
         self.rate_method = RateMethod.AUTO if rate_method is None else rate_method
         self.allow_hw_rate = bool(allow_hw_rate)
+
+    @staticmethod
+    def _check_max_packet_size(value):
+        value = unsigned("max_packet_size", value)
+        if value < 64:
+            raise ValueError(f"max_packet_size: {value} is too small; give 64 or more "
+                             "(the UDP payload: 1472 for a 1500-byte MTU)")
+        return value
+
+    @staticmethod
+    def _check_rate(value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or \
+                not math.isfinite(value) or value < 0:
+            raise ValueError(f"rate: {value!r} is not a rate; give bytes per second "
+                             ">= 0 and finite (0: as fast as possible)")
+        return float(value)
+
+    @staticmethod
+    def _check_burst_size(value):
+        return unsigned("burst_size", value)
+
+    @staticmethod
+    def _check_max_heaps(value):
+        if unsigned("max_heaps", value) == 0:
+            raise ValueError("max_heaps: 0 leaves no room in the queue; give 1 or more")
+        return int(value)
+
+    @classmethod
+    def _check_burst_rate_ratio(cls, value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or \
+                not math.isfinite(value) or value < 1.0:
+            raise ValueError(f"burst_rate_ratio: {value!r} must be at least 1.0 and "
+                             "finite")
+        if value != cls.DEFAULT_BURST_RATE_RATIO:
+            raise ValueError(f"burst_rate_ratio: {value!r} is not supported; gr-spead's "
+                             "rate limiter never sends faster than rate to catch up "
+                             "(leave the default 1.05)")
+        return float(value)
+
+    @staticmethod
+    def _check_rate_method(value):
+        if not isinstance(value, RateMethod):
+            raise TypeError(f"rate_method: {value!r} is not a spead.send.RateMethod")
+        if value not in (RateMethod.AUTO, RateMethod.SW):
+            raise ValueError(f"rate_method: {value} is not supported; gr-spead paces in "
+                             "software (RateMethod.SW or AUTO)")
+        return value
+
+    @property
+    def burst_rate(self):
+        """rate × burst_rate_ratio, as spead2 (bytes per second)."""
+        return self.rate * self.burst_rate_ratio
 
     def _args(self):
         return (self.max_packet_size, self.rate, self.burst_size, self.max_heaps)
@@ -76,6 +125,9 @@ class RateMethod(enum.Enum):
     SW = 0
     HW = 1
     AUTO = 2
+
+
+StreamConfig.DEFAULT_RATE_METHOD = RateMethod.AUTO
 
 
 class GroupMode(enum.Enum):
@@ -96,6 +148,31 @@ class HeapReference:
         self.cnt = cnt
         self.substream_index = substream_index
         self.rate = rate
+
+
+class HeapReferenceList:
+    """A fixed list of HeapReferences for send_heaps (as spead2); slicing gives
+    another HeapReferenceList."""
+
+    def __init__(self, heaps):
+        heaps = list(heaps)
+        for ref in heaps:
+            if not isinstance(ref, HeapReference):
+                raise TypeError(f"heaps: {ref!r} is not a spead.send.HeapReference")
+        self._refs = heaps
+
+    def __len__(self):
+        return len(self._refs)
+
+    def __iter__(self):
+        return iter(self._refs)
+
+    def __getitem__(self, index):
+        if not isinstance(index, slice):
+            raise TypeError(f"index: {index!r}; a HeapReferenceList takes slices only")
+        if index.step == 0:
+            raise ValueError("index: a slice step of 0; give a step of 1 or more")
+        return HeapReferenceList(self._refs[index])
 
 
 def _heap_references(heaps, mode):
@@ -124,18 +201,33 @@ def _check_config(config):
     return config
 
 
+def _cnt_error(heap, cnt):
+    """The OSError (EINVAL) spead2 fails a send with when an explicit cnt does not fit
+    the heap's flavour, or None."""
+    bits = heap.flavour.heap_address_bits
+    if cnt >= 0 and cnt >> bits:
+        return OSError(errno.EINVAL, f"cnt: {cnt} does not fit the flavour's "
+                       f"heap_address_bits ({bits}); give a cnt below 2**{bits}, or "
+                       "-1 for the stream's own sequence (which wraps)")
+    return None
+
+
 class _StreamMethods:
     """send_heap / send_heaps / flush / ... over a gr-spead send stream (self._stream)."""
 
     def send_heap(self, heap, cnt=-1, substream_index=0, rate=-1.0):
         """Sends a heap and waits until it has left (the GIL released); returns the
-        bytes sent. OSError on a transport error."""
+        bytes sent. OSError on a transport error, BlockingIOError (EAGAIN) when the
+        queue is full (as spead2), OSError EINVAL for a cnt too wide for the flavour."""
         if not isinstance(heap, Heap):
             raise ValueError(f"heap: {heap!r} is not a spead.send.Heap (use "
                              "ItemGroup.get_heap())")
         if rate != -1.0:
             raise ValueError("rate: per-heap rates are not supported; set "
                              "StreamConfig(rate=...)")
+        error = _cnt_error(heap, cnt)
+        if error is not None:
+            raise error
         return self._stream.send_heap(heap, cnt, substream_index)
 
     def send_heaps(self, heaps, mode=GroupMode.SERIAL):
@@ -175,6 +267,12 @@ class UdpStream(_StreamMethods):
 
     def __init__(self, thread_pool, *args, **kwargs):
         _check_pool(thread_pool)
+        if (args and hasattr(args[0], "fileno")) or "socket" in kwargs:
+            raise NotImplementedError(
+                "UdpStream(thread_pool, socket, ...): a stream on an existing socket is "
+                "not supported by gr-spead; give the endpoints instead: "
+                "UdpStream(thread_pool, [(host, port)], config, buffer_size, "
+                "interface_address) (see docs/python.md)")
         if args and isinstance(args[0], str):
             if len(args) < 2:
                 raise ValueError(f"port: missing after hostname {args[0]!r}")
@@ -196,9 +294,10 @@ class UdpStream(_StreamMethods):
         self.config = config
 
 
-class UdpIbvConfig:
-    """Settings of an ibverbs sender (as spead2.send.UdpIbvConfig). memory_regions:
-    objects with a buffer (numpy arrays) whose items are sent without a copy."""
+class UdpIbvConfig(IbvConfigFields):
+    """Settings of an ibverbs sender (as spead2.send.UdpIbvConfig), checked by every
+    setter as spead2's; buffer_size 0 means the default. memory_regions: objects with
+    a buffer (numpy arrays) whose items are sent without a copy."""
 
     DEFAULT_BUFFER_SIZE = _send.DEFAULT_UDP_IBV_BUFFER_SIZE
     DEFAULT_MAX_POLL = _send.DEFAULT_UDP_IBV_MAX_POLL
@@ -206,13 +305,21 @@ class UdpIbvConfig:
     def __init__(self, *, endpoints=(), interface_address="",
                  buffer_size=DEFAULT_BUFFER_SIZE, ttl=1, comp_vector=0,
                  max_poll=DEFAULT_MAX_POLL, memory_regions=()):
-        self.endpoints = list(endpoints)
+        self.endpoints = endpoints
         self.interface_address = interface_address
-        self.buffer_size = int(_check("buffer_size", buffer_size, 0))
-        self.ttl = int(_check("ttl", ttl, 0))
-        self.comp_vector = int(comp_vector)
-        self.max_poll = int(_check("max_poll", max_poll, 1))
-        self.memory_regions = list(memory_regions)
+        self.buffer_size = buffer_size
+        self.ttl = ttl
+        self.comp_vector = comp_vector
+        self.max_poll = max_poll
+        self.memory_regions = memory_regions
+
+    _check_memory_regions = staticmethod(list)
+
+    @staticmethod
+    def _check_ttl(value):
+        if unsigned("ttl", value) > 255:  # spead2's uint8
+            raise TypeError(f"ttl: {value} is not a TTL; give 0 to 255")
+        return int(value)
 
 
 class UdpIbvStream(_StreamMethods):
@@ -265,18 +372,16 @@ class UdpIbvStream(_StreamMethods):
 
 
 def _unsupported(name, why):
-    class Unsupported:
-        def __init__(self, *args, **kwargs):
-            raise NotImplementedError(f"{name}: {why} (see docs/python.md)")
-    Unsupported.__name__ = Unsupported.__qualname__ = name
-    return Unsupported
+    return refusing_class(name, f"{name}: {why} (see docs/python.md)")
 
 
 TcpStream = _unsupported("TcpStream", "TCP is not supported by gr-spead; use UdpStream")
 InprocStream = _unsupported("InprocStream", "inproc is not supported by gr-spead; use "
-                            "UdpStream to 127.0.0.1")
-BytesStream = _unsupported("BytesStream", "not supported by gr-spead; record a capture "
-                           "with spead_send or spead.sink(transport='pcap')")
+                            "UdpStream to 127.0.0.1 and add_udp_reader on the receiver")
+BytesStream = _unsupported("BytesStream", "an in-memory stream is not supported by "
+                           "gr-spead; write a capture file with spead_send or "
+                           "spead.sink(transport='pcap') and replay it with "
+                           "add_udp_pcap_file_reader")
 
 
 class _ItemState:

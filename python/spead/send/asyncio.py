@@ -11,10 +11,15 @@ stream holds each heap (and the memory of its items) until it has been sent.
 """
 
 import asyncio
+import errno
 
 from . import UdpIbvStream as _SyncUdpIbvStream
 from . import UdpStream as _SyncUdpStream
-from . import GroupMode, _heap_references
+from . import GroupMode, _cnt_error, _heap_references
+
+
+async def _total(futures):
+    return sum(await asyncio.gather(*futures))
 
 
 class _AsyncMethods:
@@ -24,12 +29,20 @@ class _AsyncMethods:
         self._last_future = None
 
     def _watch(self):
-        loop = asyncio.get_running_loop()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # as spead2: the loop that will run (a script's main loop)
+            loop = asyncio.get_event_loop_policy().get_event_loop()
         if self._loop is None:
             self._loop = loop
             loop.add_reader(self._stream._event_fd(), self._on_completions)
         elif self._loop is not loop:
             raise RuntimeError("this stream is used from another event loop")
+
+    @property
+    def _active(self):
+        """Sends not yet completed (spead2's attribute, which its tests read)."""
+        return len(self._futures)
 
     def _on_completions(self):
         for token, error, message, sent in self._stream._take_completions():
@@ -49,20 +62,32 @@ class _AsyncMethods:
                              "StreamConfig(rate=...)")
         self._watch()
         future = self._loop.create_future()
+        error = _cnt_error(heap, cnt)
+        if error is not None:
+            future.set_exception(error)
+            return future
         token = self._stream._async_send_heap(heap, cnt, substream_index)
         self._futures[token] = future
         self._last_future = future
         return future
 
-    async def async_send_heaps(self, heaps, mode=GroupMode.SERIAL):
-        """Queues every HeapReference (waiting for room) and returns the bytes sent."""
-        pending = []
-        for heap, cnt, substream_index in _heap_references(heaps, mode):
-            while len([f for f in pending if not f.done()]) >= self.config.max_heaps:
-                await asyncio.wait([f for f in pending if not f.done()],
-                                   return_when=asyncio.FIRST_COMPLETED)
-            pending.append(self.async_send_heap(heap, cnt, substream_index))
-        return sum(await asyncio.gather(*pending))
+    def async_send_heaps(self, heaps, mode=GroupMode.SERIAL):
+        """Queues every HeapReference now, in order, and returns a future (not a
+        coroutine, as spead2) with the bytes sent. More heaps than max_heaps: none is
+        queued and the future fails with BlockingIOError, as spead2; heaps that find
+        the queue full fail it the same way."""
+        self._watch()
+        refs = _heap_references(heaps, mode)
+        if len(refs) > self.config.max_heaps:  # never fits: none is queued, as spead2
+            future = self._loop.create_future()
+            future.set_exception(BlockingIOError(
+                errno.EAGAIN, f"async_send_heaps: {len(refs)} heaps do not fit a queue "
+                f"of max_heaps={self.config.max_heaps}; send them in smaller groups or "
+                "raise StreamConfig(max_heaps=...)"))
+            return future
+        futures = [self.async_send_heap(heap, cnt, substream_index)
+                   for heap, cnt, substream_index in refs]
+        return asyncio.ensure_future(_total(futures), loop=self._loop)
 
     async def async_flush(self):
         """Waits until every heap queued so far has been sent."""

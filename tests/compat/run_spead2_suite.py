@@ -1,0 +1,194 @@
+#!/usr/bin/python3
+# Copyright 2026 gr-spead authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Runs spead2's own Python tests, unedited, against gnuradio.spead (docs/testing.md).
+
+    /usr/bin/python3 tests/compat/run_spead2_suite.py --spead2 <spead2 tree or git dir>
+        [--tag v4.4.1] [--modules build/test_modules] [--placeholders] [-k EXPR]
+
+The spead2 tests come from a source tree (its tests/ and pytest.ini) or from a git
+repository, bare or not (`git archive <tag> tests pytest.ini`); nothing is fetched.
+They run under pytest with alias/ first on sys.path, so `import spead2` loads
+gnuradio.spead. Every test ends as one of:
+    pass
+    unsupported  it failed, and unsupported.txt lists it with the line of
+                 docs/python.md that declares the feature unsupported
+    skipped      pytest skipped it (spead2's own skip, e.g. numba absent)
+    failure      anything else
+The counts are printed; the exit status is 1 on any failure, 77 (ctest's skip) when no spead2 tree is given or found.
+--placeholders gives spead2.recv placeholder StreamStatConfig and Chunk classes when
+gnuradio.spead lacks them, so that test_recv.py imports (issue 22's measurement).
+"""
+
+import argparse
+import fnmatch
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DOCS = os.path.join(HERE, "..", "..", "docs", "python.md")
+SKIP = 77
+
+
+def spead2_source(args):
+    """The spead2 tree or git directory to use, or None."""
+    for candidate in (args.spead2, os.environ.get("SPEAD2_SOURCE_DIR")):
+        if candidate:
+            return candidate
+    return None
+
+
+def extract_tests(source, tag, dest):
+    """Copies (tree) or archives (git) spead2's tests/ and pytest.ini into dest."""
+    if os.path.isfile(os.path.join(source, "tests", "test_recv.py")):
+        shutil.copytree(os.path.join(source, "tests"), os.path.join(dest, "tests"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        if os.path.isfile(os.path.join(source, "pytest.ini")):
+            shutil.copy(os.path.join(source, "pytest.ini"), dest)
+        return f"source tree {source}"
+    git = ["git", "--git-dir", source]
+    if subprocess.run(git + ["rev-parse", "--verify", "-q", tag + "^{commit}"],
+                      capture_output=True).returncode != 0:
+        if os.path.isdir(os.path.join(source, ".git")):
+            return extract_tests(os.path.join(source, ".git"), tag, dest)
+        raise SystemExit(f"run_spead2_suite: {source} is neither a spead2 source tree "
+                         f"(tests/test_recv.py) nor a git repository with tag {tag}; "
+                         "give --spead2 (or SPEAD2_SOURCE_DIR) and --tag")
+    archive = subprocess.run(git + ["archive", tag, "tests", "pytest.ini"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "x", "-C", dest], input=archive, check=True)
+    return f"git {source} at {tag}"
+
+
+def load_unsupported(path):
+    """[(pattern, docs line number, reference)] from unsupported.txt; each entry's
+    reference must be found on exactly one line of docs/python.md, a table row or
+    bullet that declares something unsupported ("| no", "not supported")."""
+    with open(DOCS, encoding="utf-8") as f:
+        docs = f.read().splitlines()
+    entries = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            pattern, _, reference = (part.strip() for part in line.partition("|"))
+            found = [i for i, text in enumerate(docs, 1) if reference and reference in text]
+            if len(found) != 1:
+                raise SystemExit(f"{path}:{number}: reference {reference!r} is found on "
+                                 f"{len(found)} lines of docs/python.md; it must name "
+                                 "exactly one line that declares the feature unsupported")
+            text = docs[found[0] - 1]  # and the rest of its bullet (wrapped lines)
+            for more in docs[found[0]:]:
+                if not more.startswith("  "):
+                    break
+                text += " " + more.strip()
+            if "| no" not in text and "not supported" not in text:
+                raise SystemExit(f"{path}:{number}: docs/python.md:{found[0]} does not "
+                                 f"declare anything unsupported: {text!r}")
+            entries.append((pattern, found[0], reference))
+    return entries
+
+
+def results(junit):
+    """(test id, outcome, message) of every test case of a junit file."""
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        classname, name = case.get("classname", ""), case.get("name")
+        if not classname:  # a file that failed to import: name is tests.test_x
+            classname, name = name, "<import>"
+        module, _, cls = classname.removeprefix("tests.").partition(".")
+        test_id = "::".join(p for p in (module + ".py", cls, name) if p)
+        outcome, message = "pass", ""
+        for tag in ("failure", "error", "skipped"):
+            node = case.find(tag)
+            if node is not None:
+                outcome = "skipped" if tag == "skipped" else "fail"
+                message = (node.get("message") or "").splitlines()[0:1]
+                message = message[0][:160] if message else ""
+                break
+        yield test_id, outcome, message
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spead2", help="spead2 source tree or git repository "
+                        "(default: $SPEAD2_SOURCE_DIR)")
+    parser.add_argument("--tag", default=os.environ.get("SPEAD2_TAG", "v4.4.1"),
+                        help="tag or commit, for a git repository (default v4.4.1)")
+    parser.add_argument("--modules", default=os.environ.get("GR_SPEAD_TEST_MODULES"),
+                        help="directory holding gnuradio/spead (the build's test_modules)")
+    parser.add_argument("--placeholders", action="store_true",
+                        help="placeholder recv.StreamStatConfig and recv.Chunk if missing")
+    parser.add_argument("--unsupported", default=os.path.join(HERE, "unsupported.txt"))
+    parser.add_argument("--list", action="store_true", help="print every test's outcome")
+    parser.add_argument("-k", dest="keyword", help="pytest -k expression")
+    parser.add_argument("files", nargs="*", help="test files (default: every test_*.py)")
+    args = parser.parse_args()
+
+    source = spead2_source(args)
+    source = os.path.abspath(source) if source else source
+    if not source or not os.path.isdir(source):
+        print("run_spead2_suite: SKIP: no spead2 source tree or git repository given; "
+              "set SPEAD2_SOURCE_DIR (environment, or -DSPEAD2_SOURCE_DIR=... at cmake "
+              "time) to run spead2's Python tests against gnuradio.spead")
+        return SKIP
+    entries = load_unsupported(args.unsupported)
+
+    with tempfile.TemporaryDirectory(prefix="spead2-compat-") as tmp:
+        print(f"run_spead2_suite: spead2 tests from {extract_tests(source, args.tag, tmp)}")
+        junit = os.path.join(tmp, "results.xml")
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", GR_DONT_LOAD_PREFS="1")
+        path = [os.path.join(HERE, "alias")] + (
+            [os.path.abspath(args.modules)] if args.modules else [])
+        env["PYTHONPATH"] = os.pathsep.join(path + [env.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep)
+        env.pop("SPEAD2_COMPAT_PLACEHOLDERS", None)
+        if args.placeholders:
+            env["SPEAD2_COMPAT_PLACEHOLDERS"] = "1"
+        files = args.files or sorted(
+            os.path.join("tests", f) for f in os.listdir(os.path.join(tmp, "tests"))
+            if f.startswith("test_") and f.endswith(".py"))
+        command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+                   "-rN", "--tb=no", "--continue-on-collection-errors", f"--junitxml={junit}", *files]
+        if args.keyword:
+            command += ["-k", args.keyword]
+        subprocess.run(command, cwd=tmp, env=env, stdout=subprocess.DEVNULL)
+        if not os.path.exists(junit):
+            raise SystemExit("run_spead2_suite: pytest wrote no results; run it by hand "
+                             f"in a copy of the tests to see why: {' '.join(command)}")
+        outcomes = list(results(junit))
+
+    counts = {"pass": 0, "unsupported": 0, "skipped": 0, "failure": 0}
+    used = set()
+    failures = []
+    for test_id, outcome, message in outcomes:
+        if outcome == "fail":
+            match = next((e for e in entries if fnmatch.fnmatchcase(test_id, e[0])), None)
+            if match:
+                used.add(match)
+                outcome = "unsupported"
+            else:
+                outcome = "failure"
+                failures.append(f"  {test_id}: {message}")
+        counts[outcome] += 1
+        if args.list:
+            print(f"{outcome:12} {test_id}")
+    stale = [e for e in entries if e not in used]
+    if failures:
+        print("failures (a claimed feature fails; fix it, or declare it unsupported in "
+              "docs/python.md and list it in unsupported.txt):")
+        print("\n".join(failures))
+    if stale and not (args.files or args.keyword):
+        print("warning: unsupported.txt entries no failing test matches (remove them):")
+        print("\n".join(f"  {p}  (docs/python.md:{n})" for p, n, _ in stale))
+    print("run_spead2_suite: " + ", ".join(f"{v} {k}" for k, v in counts.items()) +
+          f" ({len(outcomes)} tests)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
