@@ -11,7 +11,9 @@
 #include "error_message.h"
 #include "free_port.h"
 #include <gnuradio/spead/recv_udp.h>
+#include <gnuradio/spead/recv_udp_ibv.h>
 #include <gnuradio/spead/send_udp.h>
+#include <gnuradio/spead/send_udp_ibv.h>
 #include <gtest/gtest.h>
 #include <boost/asio/io_context.hpp>
 #include <algorithm>
@@ -109,6 +111,21 @@ TEST(UdpIpv6, AnUnknownInterfaceIsRefusedWhenSet)
         "no-such-if0");
     EXPECT_NO_THROW(recv::udp_config().set_interface("lo"));
     EXPECT_NO_THROW(send::udp_config().set_interface("1"));
+}
+
+TEST(UdpIpv6, IbverbsStaysIpv4AndNamesTheKernelTransport)
+{
+    for (const char* text : { "[::1]:7148", "ff14::1:7148" }) {
+        spead_test::expect_error_containing<std::invalid_argument>(
+            [&] { recv::udp_ibv_config().set_endpoints(text); },
+            "the ibverbs transport is IPv4 only, as spead2's. For IPv6 use the kernel "
+            "UDP transport",
+            text);
+        spead_test::expect_error_containing<std::invalid_argument>(
+            [&] { send::udp_ibv_config().set_endpoints(text); },
+            "is IPv6, and this transport is IPv4 only",
+            text);
+    }
 }
 
 } // namespace
