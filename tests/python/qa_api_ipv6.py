@@ -29,6 +29,13 @@ def app(name):
     return path if path and os.path.exists(path) else None
 
 
+def spead2_program(name):
+    """spead2's tool (SPEAD2_BIN_DIR, else PATH); None if absent."""
+    directory = os.environ.get("SPEAD2_BIN_DIR")
+    path = os.path.join(directory, name) if directory else shutil.which(name)
+    return path if path and os.path.exists(path) else None
+
+
 def udp6_port_bound(port):
     """Some IPv6 socket of this host is bound to UDP port (/proc/net/udp6)."""
     with open("/proc/net/udp6") as f:
@@ -128,6 +135,18 @@ class qa_api_ipv6(qa.ApiTestCase):
                        stdout=subprocess.DEVNULL, timeout=60)
         heaps = [h for h in rx]
         self.assertEqual(len([h for h in heaps if h.get_items()]), 4)
+        self.assertEqual(rx.stats["stop_heaps"], 1)
+
+    def test_spead2_send_to_python_over_ipv6(self):
+        program = spead2_program("spead2_send")
+        if program is None:
+            self.skipTest("spead2_send not found (set SPEAD2_BIN_DIR or put it on PATH)")
+        rx, port = self.loopback_receiver()
+        subprocess.run([program, "--heaps", "4", "--heap-size", "8192", "--rate", "0.2",
+                        "--packet", "1400", f"::1:{port}"], check=True,  # spead2's form
+                       stdout=subprocess.DEVNULL, timeout=60)
+        heaps = [h for h in rx]
+        self.assertEqual(len(heaps), 4)
         self.assertEqual(rx.stats["stop_heaps"], 1)
 
     def test_python_to_spead_recv_over_ipv6(self):
