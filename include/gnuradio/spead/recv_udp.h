@@ -80,14 +80,14 @@ private:
  *
  * One socket per distinct port and IP version: bound to the endpoint's address when it
  * is the only endpoint on that port, otherwise to 0.0.0.0 or :: (joining every
- * multicast group of the port, and no others); IPv6 sockets are IPV6_V6ONLY. A thread waits in poll() and takes messages in recvmmsg()
- * batches of up to 64; each batch goes to the stream's assembler at once. Sockets ask
- * for coalesced datagrams (UDP_GRO, Linux 5.0, as spead2): a message may then be a run
- * of up to 64 datagrams from one sender, split again here. Kernel drops (socket buffer
- * full, via SO_RXQ_OVFL) are counted in runs_dropped_socket_overflow (a dropped run
- * counts once), or without coalescing (GR_SPEAD_UDP_GRO=0 in the environment) per
- * datagram in packets_dropped_socket_overflow; datagrams larger than max_size in
- * datagrams_oversize.
+ * multicast group of the port, and no others); IPv6 sockets are IPV6_V6ONLY. A thread
+ * waits in poll() and takes messages in recvmmsg() batches of up to 64; each batch goes
+ * to the stream's assembler at once. Sockets ask for coalesced datagrams (UDP_GRO,
+ * Linux 5.0, as spead2): a message may then be a run of up to 64 datagrams from one
+ * sender, split again here. Kernel drops (socket buffer full, via SO_RXQ_OVFL) are
+ * counted in runs_dropped_socket_overflow (a dropped run counts once), or without
+ * coalescing (GR_SPEAD_UDP_GRO=0 in the environment) per datagram in
+ * packets_dropped_socket_overflow; datagrams larger than max_size in datagrams_oversize.
  *
  * Create it with stream::emplace_reader<udp_reader>(config), which starts it; the
  * stream's stop() ends it within a few milliseconds; the sockets close when the reader is
