@@ -6,6 +6,7 @@
  */
 
 #include "heap_placement.h"
+#include <algorithm>
 
 namespace gr {
 namespace spead {
@@ -49,7 +50,12 @@ heap_placement::heap_placement(stream_core& core, const stream_config& config)
           std::make_unique<heap_assembler>(make_assembler_config(config),
                                            d_pool,
                                            [this](heap&& h) { enqueue(std::move(h)); })),
-      d_queue(config.get_queue_heaps())
+      d_queue(config.get_queue_heaps()),
+      d_block(config.get_full_queue_policy() == full_queue_policy::block),
+      // A packet completes at most one heap and, when incomplete heaps are delivered,
+      // evicts at most one more.
+      d_heaps_per_packet(config.get_incomplete_heaps() == incomplete_heaps::deliver ? 2
+                                                                                    : 1)
 {
 }
 
@@ -69,8 +75,15 @@ bool heap_placement::add_batch(const packet_view* packets, std::size_t n)
     note_batch_locked(n);
     // After a stop heap the assembler counts the rest of the batch in
     // packets_after_stop.
-    for (std::size_t i = 0; i < n; i++)
-        assembler.add_packet(packets[i].data, packets[i].size);
+    if (d_block && !room_for_locked(n)) {
+        for (std::size_t i = 0; i < n; i++) {
+            wait_for_room_locked(lock);
+            assembler.add_packet(packets[i].data, packets[i].size);
+        }
+    } else {
+        for (std::size_t i = 0; i < n; i++)
+            assembler.add_packet(packets[i].data, packets[i].size);
+    }
     if (assembler.is_stopped() && !d_core.stopped.load())
         d_core.end_locked(lock);
     const bool open = !d_core.stopped.load();
@@ -78,10 +91,37 @@ bool heap_placement::add_batch(const packet_view* packets, std::size_t n)
     return open;
 }
 
+bool heap_placement::room_for_locked(std::size_t packets) const
+{
+    return d_queue.capacity() - d_queue.size() >= packets * d_heaps_per_packet;
+}
+
+void heap_placement::wait_for_room_locked(std::unique_lock<std::mutex>& lock)
+{
+    const std::size_t need = std::min(d_heaps_per_packet, d_queue.capacity());
+    const auto room = [&] {
+        return d_queue.capacity() - d_queue.size() >= need || d_core.stopped.load() ||
+               d_assembler->is_stopped();
+    };
+    if (room())
+        return;
+    d_stats[recv_stat::reader_waits_queue_full]++;
+    // The consumer may sleep on an empty queue this batch has filled: wake it now,
+    // not after the batch (unlock_and_wake()), or both would wait.
+    if (std::exchange(d_consumer_to_wake, false))
+        d_heap_available.notify_one();
+    // The lock is released while waiting, between two packets: other readers, pop()
+    // and stop() find the assembler as after a whole batch. stop() and the end
+    // notify d_space_available; the timeout is only a safety net.
+    while (!room())
+        d_space_available.wait_for(lock, std::chrono::milliseconds(100));
+}
+
 void heap_placement::enqueue(heap&& h)
 {
     if (d_queue.full()) {
-        // Real-time data: the newest heap goes, the reader never waits for the consumer.
+        // Policy drop (or a stop heap flushing more heaps than the queue holds): the
+        // newest heap goes, the reader does not wait for the consumer.
         d_stats[recv_stat::heaps_dropped_queue_full]++;
         heap dropped = std::move(h); // its storage goes back to the pool here
         return;

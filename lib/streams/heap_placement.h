@@ -60,16 +60,24 @@ public:
 private:
     /*! The assembler's callback (mutex held): queues \p h, or drops it when full. */
     void enqueue(heap&& h);
+    /*! Policy block: the queue has room for whatever \p packets can complete (mutex
+     * held). The common case, checked once per batch. */
+    bool room_for_locked(std::size_t packets) const;
+    /*! Policy block: waits (releasing \p lock) until the queue has room for what the
+     * next packet can complete, or the stream or its assembler has stopped. */
+    void wait_for_room_locked(std::unique_lock<std::mutex>& lock);
 
     std::shared_ptr<detail::heap_pool> d_pool;
     std::unique_ptr<heap_assembler> d_assembler;
     heap_queue d_queue;
+    const bool d_block; //!< full_queue_policy::block: network readers wait for room
+    const std::size_t d_heaps_per_packet;      //!< most heaps one packet can queue
     std::condition_variable d_heap_available;  //!< pop() waits on it
     std::condition_variable d_space_available; //!< wait_for_queue_space() waits on it
     /*! Set by enqueue(): the thread that assembled the heap wakes the consumer once
      * it releases the lock (unlock_and_wake()). */
     bool d_consumer_to_wake = false;
-    recv_stats d_stats; //!< heaps_dropped_queue_full
+    recv_stats d_stats; //!< heaps_dropped_queue_full, reader_waits_queue_full
     /*! When the last batch arrived, for noticing a sender that restarted. */
     std::chrono::steady_clock::time_point d_last_batch{};
 };

@@ -70,6 +70,18 @@ stream_config& stream_config::set_queue_heaps(std::size_t n)
     return *this;
 }
 
+stream_config& stream_config::set_full_queue_policy(full_queue_policy policy)
+{
+    if (policy != full_queue_policy::block && policy != full_queue_policy::drop)
+        throw std::invalid_argument(
+            "full_queue_policy: unknown policy " +
+            std::to_string(static_cast<int>(policy)) +
+            "; use full_queue_policy::block (the reader waits, as spead2) or "
+            "full_queue_policy::drop (the newest heap is dropped)");
+    d_full_queue_policy = policy;
+    return *this;
+}
+
 void continuous_config::validate() const
 {
     validate_layout(); // the fields a sink's continuous input shares, checked alike

@@ -16,10 +16,12 @@ namespace transport {
 
 std::vector<boost::asio::ip::udp::endpoint>
 checked_endpoints(const std::vector<boost::asio::ip::udp::endpoint>& endpoints,
-                  endpoint_use use)
+                  endpoint_use use,
+                  ip_family family,
+                  const std::string& ipv4_only_fix)
 {
     for (const auto& ep : endpoints)
-        check_endpoint(ep, "endpoints", use);
+        check_endpoint(ep, "endpoints", use, family, ipv4_only_fix);
     return endpoints;
 }
 

@@ -17,6 +17,7 @@
 #include <gnuradio/spead/api.h>
 #include <boost/asio/ip/udp.hpp>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -26,7 +27,9 @@ namespace transport {
 /*! Endpoints given as objects, each checked as parse_endpoints checks text. */
 SPEAD_API std::vector<boost::asio::ip::udp::endpoint>
 checked_endpoints(const std::vector<boost::asio::ip::udp::endpoint>& endpoints,
-                  endpoint_use use);
+                  endpoint_use use,
+                  ip_family family = ip_family::ipv4,
+                  const std::string& ipv4_only_fix = std::string());
 
 /*! A receiver's largest datagram (max_size): 64 to 65507 bytes. */
 SPEAD_API std::size_t checked_max_size(std::size_t bytes);

@@ -29,32 +29,49 @@ namespace transport {
  * senders need a destination. */
 enum class endpoint_use { receive, send };
 
+/*! The IP versions a transport takes: kernel UDP sockets take IPv4 and IPv6, as
+ * spead2's; ibverbs and capture frames are IPv4 only (spead2's ibverbs too). */
+enum class ip_family { ipv4, ipv4_or_ipv6 };
+
 /*! Largest COUNT in ADDRESS+COUNT: a range stays a list a person would type. */
 constexpr unsigned int max_range_count = 1023;
 
 /*!
- * Parses a comma-separated list of IPv4 endpoints:
+ * Parses a comma-separated list of endpoints:
  * - `239.1.2.3:7148,239.1.2.4:7148` — addresses with ports;
  * - `239.1.2.3+3:7148` — a range: 239.1.2.3 and the 3 addresses after it (four);
  * - `0.0.0.0:7148` or `:7148` — every local address (receive only);
- * - `host.example:7148` — a hostname, resolved to its first IPv4 address.
+ * - `host.example:7148` — a hostname, resolved to its first IPv4 address (or, where
+ *   IPv6 is taken and it has no IPv4 address, its first IPv6 one);
+ * - with ip_family::ipv4_or_ipv6, IPv6 as spead2 writes it: `[::1]:7148`,
+ *   `ff14::1:7148` (the last colon starts the port), `[ff14::1]+3:7148`,
+ *   `[fe80::1%eth0]:7148` (a scope id), `[::]:7148` (every local IPv6 address).
  * Whitespace around entries is ignored. Ports are 1 to 65535.
  *
  * \param text the list
  * \param parameter the parameter name that error messages start with (e.g. "endpoints")
- * \param use receive allows 0.0.0.0; send does not
+ * \param use receive allows 0.0.0.0 and ::; send does not
+ * \param family whether IPv6 is taken
+ * \param ipv4_only_fix with ip_family::ipv4, what the error for an IPv6 entry tells the
+ *        user to do instead (default: give IPv4 addresses)
  * \throws std::invalid_argument for an empty list or any malformed entry
  */
 SPEAD_API std::vector<boost::asio::ip::udp::endpoint>
-parse_endpoints(const std::string& text, const std::string& parameter, endpoint_use use);
+parse_endpoints(const std::string& text,
+                const std::string& parameter,
+                endpoint_use use,
+                ip_family family = ip_family::ipv4,
+                const std::string& ipv4_only_fix = std::string());
 
-/*! Checks endpoints given as objects the way parse_endpoints checks text (IPv4, port
- * 1..65535, 0.0.0.0 only to receive). \throws std::invalid_argument */
+/*! Checks endpoints given as objects the way parse_endpoints checks text (the family,
+ * port 1..65535, 0.0.0.0 and :: only to receive). \throws std::invalid_argument */
 SPEAD_API void check_endpoint(const boost::asio::ip::udp::endpoint& ep,
                               const std::string& parameter,
-                              endpoint_use use);
+                              endpoint_use use,
+                              ip_family family = ip_family::ipv4,
+                              const std::string& ipv4_only_fix = std::string());
 
-/*! "239.1.2.3:7148,239.1.2.4:7148" */
+/*! "239.1.2.3:7148,[ff14::1]:7148" */
 SPEAD_API std::string
 to_string(const std::vector<boost::asio::ip::udp::endpoint>& endpoints);
 
@@ -76,6 +93,15 @@ struct SPEAD_API network_interface {
  */
 SPEAD_API network_interface resolve_interface(const std::string& text,
                                               const std::string& parameter);
+
+/*!
+ * Index of a local interface given as its netdev name (`eth0`), its index (`2`) or
+ * one of its addresses, IPv4 or IPv6: what IPv6 multicast (IPV6_JOIN_GROUP,
+ * IPV6_MULTICAST_IF) names an interface by.
+ * \throws std::invalid_argument naming \p parameter and listing the interfaces there are
+ */
+SPEAD_API unsigned int interface_index(const std::string& text,
+                                       const std::string& parameter);
 
 /*! MTU of a netdev in bytes. \throws std::system_error */
 SPEAD_API int interface_mtu(const std::string& name);

@@ -9,6 +9,13 @@ endpoint lists, [(host, port), ...], as gr-spead's endpoint text."""
 import numbers
 
 
+def host_port(host, port):
+    """'host:port' as the C++ endpoint parser reads it: an IPv6 address in brackets
+    ('[::1]:7148'), '' as every local IPv4 address (0.0.0.0), as in spead2."""
+    host = host or "0.0.0.0"
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def endpoints_text(endpoints, parameter="endpoints"):
     """'host:port,host:port' for the C++ configs, which check the addresses; host ''
     is every local address (0.0.0.0), as in spead2. ValueError names parameter."""
@@ -21,7 +28,7 @@ def endpoints_text(endpoints, parameter="endpoints"):
         if not isinstance(port, numbers.Integral) or not 1 <= port <= 65535:
             raise ValueError(f"{parameter}: port {port!r} of {host!r} is not a UDP port; "
                              "give 1 to 65535")
-        out.append(f"{host or '0.0.0.0'}:{port}")
+        out.append(host_port(host, port))
     if not out:
         raise ValueError(f"{parameter}: empty; give at least one (host, port)")
     return ",".join(out)

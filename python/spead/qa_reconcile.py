@@ -80,6 +80,24 @@ class qa_reconcile(qa.FlowgraphTestCase):
         self.assertEqual(consumer.items, rx["heaps_output"] * ITEMS)
         self.assertEqual(tx["data_heaps"], 200)
 
+    def test_with_full_queue_policy_block_the_socket_absorbs_what_drop_would_lose(self):
+        # Ten 8 KiB heaps fit in any socket buffer (even Linux's default rmem_max):
+        # the receiver waits for the slow flowgraph instead of dropping, and nothing
+        # is lost.
+        consumer = slow_consumer(0.05)
+        rx, tx = self.run_loop(10, {"queue_heaps": 2, "max_heap_size": 64 * 1024,
+                                    "full_queue_policy": "block"}, consumer)
+        self.check_reconciles(rx, tx)
+        self.assertEqual(rx["heaps_dropped_queue_full"], 0)
+        self.assertGreater(rx["reader_waits_queue_full"], 0)
+        self.assertEqual(rx["heaps_output"], 10)
+        self.assertEqual(consumer.items, 10 * ITEMS)
+
+    def test_an_unknown_full_queue_policy_names_the_choices(self):
+        with self.assertRaises(ValueError) as cm:
+            qa.make_source(item_type="int16", full_queue_policy="wait")
+        self.assertIn("full_queue_policy: 'wait'", str(cm.exception))
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_reconcile)

@@ -40,6 +40,29 @@ TEST(SourceParams, DefaultsPlanAUdpSourceOnPort7148)
     EXPECT_EQ(plan.stats_interval.count(), 0.0);
 }
 
+TEST(SourceParams, FullQueuePolicyDropsByDefaultBlocksWhenAskedAndNamesABadOne)
+{
+    EXPECT_EQ(plan_source(source_params(), test_logger()).stream.get_full_queue_policy(),
+              recv::full_queue_policy::drop);
+    source_params p;
+    p.full_queue_policy = "block";
+    EXPECT_EQ(plan_source(p, test_logger()).stream.get_full_queue_policy(),
+              recv::full_queue_policy::block);
+    p.full_queue_policy = "wait";
+    const std::string what = error_of(p);
+    EXPECT_EQ(what.rfind("full_queue_policy: 'wait' is not a policy", 0), 0u) << what;
+}
+
+TEST(SourceParams, IPv6EndpointsAreTakenByUdp)
+{
+    source_params p;
+    p.endpoints = "[::1]:7148,ff14::1:7149";
+    const source_plan plan = plan_source(p, test_logger());
+    ASSERT_EQ(plan.udp.get_endpoints().size(), 2u);
+    EXPECT_TRUE(plan.udp.get_endpoints()[1].address().is_multicast());
+    EXPECT_TRUE(plan.udp.get_endpoints()[1].address().is_v6());
+}
+
 TEST(SourceParams, AConfigSettersErrorIsRenamedToTheBlockParameter)
 {
     source_params p;

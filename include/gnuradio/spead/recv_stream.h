@@ -50,6 +50,23 @@ struct SPEAD_API continuous_config : continuous_layout {
 };
 
 /*!
+ * \brief What a network reader does when the heap queue is full
+ * (stream_config::set_full_queue_policy()). A capture replay always waits: a file
+ * never loses heaps to a slow consumer.
+ */
+enum class full_queue_policy {
+    /*! The reader waits for the consumer, as spead2's does: datagrams then wait in the
+     * socket buffer (buffer_size), and what does not fit there is dropped by the kernel
+     * and counted (packets_dropped_socket_overflow / runs_dropped_socket_overflow;
+     * with ibverbs frames_dropped_no_buffer). Each wait counts reader_waits_queue_full.
+     */
+    block,
+    /*! The newest heap is dropped and counted (heaps_dropped_queue_full): the reader
+     * never waits for the consumer. */
+    drop
+};
+
+/*!
  * \brief Settings of a receive stream. Setters validate and throw
  * std::invalid_argument naming the parameter and the fix.
  */
@@ -79,12 +96,19 @@ public:
     stream_config& set_stop_on_stop_heap(bool stop);
     bool get_stop_on_stop_heap() const { return d_stop_on_stop_heap; }
 
-    /*! Completed heaps queued for the consumer (default 8). When full, the newest heap
-     * is dropped and counted (heaps_dropped_queue_full): the NIC is never blocked.
-     * At most max_queue_heaps; the queue's memory grows as it fills. */
+    /*! Completed heaps queued for the consumer (default 8). When full, what happens is
+     * the full_queue_policy's. At most max_queue_heaps; the queue's memory grows as it
+     * fills. */
     stream_config& set_queue_heaps(std::size_t n);
     static constexpr std::size_t max_queue_heaps = std::size_t(1) << 20;
     std::size_t get_queue_heaps() const { return d_queue_heaps; }
+
+    /*! When the heap queue is full: drop the newest heap (default here and in the
+     * source block; Python streams, spead2's, block) or block the network reader (see
+     * full_queue_policy). A continuous stream's chunks do not follow it (see
+     * docs/continuous.md); its control heaps do not either (dropped when full). */
+    stream_config& set_full_queue_policy(full_queue_policy policy);
+    full_queue_policy get_full_queue_policy() const { return d_full_queue_policy; }
 
     /*! Heap storages kept for reuse (default: max_heaps + queue_heaps + 4). */
     std::size_t get_pool_heaps() const { return d_max_heaps + d_queue_heaps + 4; }
@@ -101,6 +125,7 @@ private:
     incomplete_heaps d_incomplete = incomplete_heaps::drop;
     bool d_stop_on_stop_heap = true;
     std::size_t d_queue_heaps = 8;
+    full_queue_policy d_full_queue_policy = full_queue_policy::drop;
     bool d_continuous = false;
     continuous_config d_continuous_config;
 };

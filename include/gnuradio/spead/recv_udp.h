@@ -39,7 +39,8 @@ public:
     /*!
      * Endpoints to listen on, as text: `239.1.2.3:7148,239.1.2.4:7148`, a range
      * `239.1.2.3+3:7148` (that address and the next three), `0.0.0.0:7148` or `:7148`
-     * (every local address), or `hostname:7148`. Multicast groups are joined.
+     * (every local address), or `hostname:7148`; IPv6 as spead2 writes it,
+     * `[::1]:7148`, `ff14::1:7148`, `[::]:7148`. Multicast groups are joined.
      */
     udp_config& set_endpoints(const std::string& endpoints);
     udp_config&
@@ -51,7 +52,8 @@ public:
     }
 
     /*! Interface that joins the multicast groups: its IPv4 address (`192.168.1.10`)
-     * or its netdev name (`eth0`). Empty (default): the kernel's choice by route. */
+     * or its netdev name (`eth0`); IPv6 groups (IPV6_JOIN_GROUP) take its name, index
+     * or an address. Empty (default): the kernel's choice by route. */
     udp_config& set_interface(const std::string& address_or_name);
     const std::string& get_interface() const { return d_interface; }
 
@@ -76,16 +78,16 @@ private:
 /*!
  * \brief Receives SPEAD packets from kernel UDP sockets into a stream.
  *
- * One socket per distinct port: bound to the endpoint's address when it is the only
- * endpoint on that port, otherwise to 0.0.0.0 (joining every multicast group of the
- * port, and no others). A thread waits in poll() and takes messages in recvmmsg()
- * batches of up to 64; each batch goes to the stream's assembler at once. Sockets ask
- * for coalesced datagrams (UDP_GRO, Linux 5.0, as spead2): a message may then be a run
- * of up to 64 datagrams from one sender, split again here. Kernel drops (socket buffer
- * full, via SO_RXQ_OVFL) are counted in runs_dropped_socket_overflow (a dropped run
- * counts once), or without coalescing (GR_SPEAD_UDP_GRO=0 in the environment) per
- * datagram in packets_dropped_socket_overflow; datagrams larger than max_size in
- * datagrams_oversize.
+ * One socket per distinct port and IP version: bound to the endpoint's address when it
+ * is the only endpoint on that port, otherwise to 0.0.0.0 or :: (joining every
+ * multicast group of the port, and no others); IPv6 sockets are IPV6_V6ONLY. A thread
+ * waits in poll() and takes messages in recvmmsg() batches of up to 64; each batch goes
+ * to the stream's assembler at once. Sockets ask for coalesced datagrams (UDP_GRO,
+ * Linux 5.0, as spead2): a message may then be a run of up to 64 datagrams from one
+ * sender, split again here. Kernel drops (socket buffer full, via SO_RXQ_OVFL) are
+ * counted in runs_dropped_socket_overflow (a dropped run counts once), or without
+ * coalescing (GR_SPEAD_UDP_GRO=0 in the environment) per datagram in
+ * packets_dropped_socket_overflow; datagrams larger than max_size in datagrams_oversize.
  *
  * Create it with stream::emplace_reader<udp_reader>(config), which starts it; the
  * stream's stop() ends it within a few milliseconds; the sockets close when the reader is

@@ -37,7 +37,8 @@ public:
 
     /*!
      * Destinations, one substream each, in order: `239.1.2.3:7148,10.0.0.2:7148`, a
-     * range `239.1.2.3+3:7148` (four substreams) or `hostname:7148`.
+     * range `239.1.2.3+3:7148` (four substreams) or `hostname:7148`; IPv6 as spead2
+     * writes it, `[::1]:7148`, `ff14::1:7148`, all of one IP version (one socket).
      */
     udp_config& set_endpoints(const std::string& endpoints);
     udp_config&
@@ -54,7 +55,8 @@ public:
     int get_ttl() const { return d_ttl; }
 
     /*! Interface multicast leaves from (IP_MULTICAST_IF), also the source address of
-     * unicast: its IPv4 address or netdev name. Empty (default): the kernel's route. */
+     * unicast: its IPv4 address or netdev name. IPv6 (IPV6_MULTICAST_IF): its netdev
+     * name, index or an address. Empty (default): the kernel's route. */
     udp_config& set_interface(const std::string& address_or_name);
     const std::string& get_interface() const { return d_interface; }
 

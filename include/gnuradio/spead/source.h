@@ -147,6 +147,12 @@ public:
      * \param threads receiver threads, 1 to 64 (default 1): the endpoints are split
      *        among them (udp: by port; ibverbs: one by one) and all place their packets
      *        into the same chunks. pcap: 1.
+     * \param full_queue_policy heaps mode, when the queue (queue_heaps) is full:
+     *        `drop` (default: the newest heap, counted in heaps_dropped_queue_full;
+     *        a live stream never waits for the flowgraph) or `block` (spead2's: the
+     *        receiver waits; datagrams wait in the socket buffer, and the kernel
+     *        drops what does not fit, counted in packets_dropped_socket_overflow or
+     *        runs_dropped_socket_overflow). pcap always waits: a replay loses nothing.
      */
     static sptr make(const std::string& transport = "udp",
                      const std::string& endpoints = ":7148",
@@ -175,7 +181,8 @@ public:
                      std::size_t window_heaps = 64,
                      std::size_t substreams = 1,
                      std::uint64_t substream_item = 0,
-                     std::size_t threads = 1);
+                     std::size_t threads = 1,
+                     const std::string& full_queue_policy = "drop");
 
     /*!
      * \brief Every counter of the current run (or of the last one after stop()), by

@@ -53,6 +53,8 @@ namespace spead {
     X(incomplete_heaps_delivered,                                                        \
       "incomplete heaps handed on zero-filled (policy deliver)")                         \
     X(heaps_dropped_queue_full, "dropped: heap queue full (newest heap dropped)")        \
+    X(reader_waits_queue_full,                                                           \
+      "times a reader waited for the consumer: heap queue full (policy block)")          \
     X(heaps_dropped_partial_item, "dropped: payload not a whole number of stream items") \
     X(heaps_dropped_too_large_for_output,                                                \
       "dropped: payload larger than the output buffer allows")                           \

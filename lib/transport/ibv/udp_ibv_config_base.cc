@@ -35,27 +35,41 @@ const char* const interface_fix =
     "give the IPv4 address of the NIC's interface (e.g. 10.0.0.2), or its netdev name "
     "with set_interface";
 
+/*! What an IPv6 endpoint is told: ibverbs frames are IPv4 here, as in spead2. */
+const std::string ipv4_only_fix =
+    "the ibverbs transport is IPv4 only, as spead2's. For IPv6 use the kernel UDP "
+    "transport (transport udp; recv.Stream.add_udp_reader, send.UdpStream)";
+
 } // namespace
 
 template <typename Derived>
 Derived&
 udp_ibv_config_base<Derived>::set_endpoints(const std::vector<udp::endpoint>& endpoints)
 {
-    d_endpoints = transport::checked_endpoints(endpoints, use_of<Derived>);
+    d_endpoints = transport::checked_endpoints(
+        endpoints, use_of<Derived>, transport::ip_family::ipv4, ipv4_only_fix);
     return self();
 }
 
 template <typename Derived>
 Derived& udp_ibv_config_base<Derived>::set_endpoints(const std::string& endpoints)
 {
-    d_endpoints = transport::parse_endpoints(endpoints, "endpoints", use_of<Derived>);
+    d_endpoints = transport::parse_endpoints(endpoints,
+                                             "endpoints",
+                                             use_of<Derived>,
+                                             transport::ip_family::ipv4,
+                                             ipv4_only_fix);
     return self();
 }
 
 template <typename Derived>
 Derived& udp_ibv_config_base<Derived>::add_endpoint(const udp::endpoint& endpoint)
 {
-    transport::check_endpoint(endpoint, "endpoints", use_of<Derived>);
+    transport::check_endpoint(endpoint,
+                              "endpoints",
+                              use_of<Derived>,
+                              transport::ip_family::ipv4,
+                              ipv4_only_fix);
     d_endpoints.push_back(endpoint);
     return self();
 }

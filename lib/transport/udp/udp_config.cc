@@ -17,6 +17,7 @@ namespace spead {
 namespace {
 using boost::asio::ip::udp;
 using transport::endpoint_use;
+using transport::ip_family;
 
 std::size_t
 checked_buffer_size(std::size_t bytes, std::size_t default_size, std::size_t max)
@@ -34,7 +35,9 @@ checked_buffer_size(std::size_t bytes, std::size_t default_size, std::size_t max
 std::string checked_interface(const std::string& address_or_name)
 {
     if (!address_or_name.empty())
-        transport::resolve_interface(address_or_name, "interface"); // throws if unknown
+        // Any interface by name, index or address (IPv4 or IPv6): which one the
+        // sockets need is known once the endpoints are (the reader, the stream).
+        transport::interface_index(address_or_name, "interface"); // throws if unknown
     return address_or_name;
 }
 } // namespace
@@ -43,20 +46,22 @@ namespace recv {
 
 udp_config& udp_config::set_endpoints(const std::string& endpoints)
 {
-    d_endpoints =
-        transport::parse_endpoints(endpoints, "endpoints", endpoint_use::receive);
+    d_endpoints = transport::parse_endpoints(
+        endpoints, "endpoints", endpoint_use::receive, ip_family::ipv4_or_ipv6);
     return *this;
 }
 
 udp_config& udp_config::set_endpoints(const std::vector<udp::endpoint>& endpoints)
 {
-    d_endpoints = transport::checked_endpoints(endpoints, endpoint_use::receive);
+    d_endpoints = transport::checked_endpoints(
+        endpoints, endpoint_use::receive, ip_family::ipv4_or_ipv6);
     return *this;
 }
 
 udp_config& udp_config::add_endpoint(const udp::endpoint& endpoint)
 {
-    transport::check_endpoint(endpoint, "endpoints", endpoint_use::receive);
+    transport::check_endpoint(
+        endpoint, "endpoints", endpoint_use::receive, ip_family::ipv4_or_ipv6);
     d_endpoints.push_back(endpoint);
     return *this;
 }
@@ -85,19 +90,22 @@ namespace send {
 
 udp_config& udp_config::set_endpoints(const std::string& endpoints)
 {
-    d_endpoints = transport::parse_endpoints(endpoints, "endpoints", endpoint_use::send);
+    d_endpoints = transport::parse_endpoints(
+        endpoints, "endpoints", endpoint_use::send, ip_family::ipv4_or_ipv6);
     return *this;
 }
 
 udp_config& udp_config::set_endpoints(const std::vector<udp::endpoint>& endpoints)
 {
-    d_endpoints = transport::checked_endpoints(endpoints, endpoint_use::send);
+    d_endpoints = transport::checked_endpoints(
+        endpoints, endpoint_use::send, ip_family::ipv4_or_ipv6);
     return *this;
 }
 
 udp_config& udp_config::add_endpoint(const udp::endpoint& endpoint)
 {
-    transport::check_endpoint(endpoint, "endpoints", endpoint_use::send);
+    transport::check_endpoint(
+        endpoint, "endpoints", endpoint_use::send, ip_family::ipv4_or_ipv6);
     d_endpoints.push_back(endpoint);
     return *this;
 }

@@ -28,6 +28,11 @@
 #include <optional>
 #include <stdexcept>
 
+// <linux/in6.h> has it (Linux 4.20), but clashes with <netinet/in.h>.
+#ifndef IPV6_MULTICAST_ALL
+#define IPV6_MULTICAST_ALL 29
+#endif
+
 namespace gr {
 namespace spead {
 namespace recv {
@@ -68,9 +73,29 @@ bool gro_wanted()
     throw std::system_error(errno, std::generic_category(), what);
 }
 
-std::string describe(const udp::endpoint& ep)
+std::string describe(const udp::endpoint& ep) { return transport::to_string({ ep }); }
+
+/*! Joins \p group's multicast group on \p fd, on the interface if one was given:
+ * IP_ADD_MEMBERSHIP or IPV6_JOIN_GROUP. Returns setsockopt's result (errno set). */
+int join_group(int fd,
+               const udp::endpoint& group,
+               const std::optional<transport::network_interface>& iface,
+               unsigned int iface_index)
 {
-    return ep.address().to_string() + ":" + std::to_string(ep.port());
+    if (group.address().is_v6()) {
+        ipv6_mreq mreq{};
+        const auto bytes = group.address().to_v6().to_bytes();
+        std::memcpy(&mreq.ipv6mr_multiaddr, bytes.data(), bytes.size());
+        mreq.ipv6mr_interface = iface_index; // 0: the kernel's choice by route
+        return setsockopt(fd, IPPROTO_IPV6, IPV6_JOIN_GROUP, &mreq, sizeof(mreq));
+    }
+    ip_mreqn mreq{};
+    mreq.imr_multiaddr.s_addr = htonl(group.address().to_v4().to_uint());
+    if (iface) {
+        mreq.imr_address.s_addr = htonl(iface->address.to_uint());
+        mreq.imr_ifindex = static_cast<int>(iface->index);
+    }
+    return setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof(mreq));
 }
 
 /*! Why a join failed with ENOBUFS after \p joined groups on one socket: Linux allows
@@ -193,25 +218,34 @@ void udp_reader::impl::allocate_batch()
 
 void udp_reader::impl::open_sockets()
 {
-    std::optional<transport::network_interface> iface;
-    if (!config.get_interface().empty())
-        iface = transport::resolve_interface(config.get_interface(), "interface");
-
-    // One socket per port: a packet is read once however many endpoints match it.
-    std::map<unsigned short, std::vector<udp::endpoint>> by_port;
+    // One socket per port and IP version: a packet is read once however many
+    // endpoints match it.
+    std::map<std::pair<bool, unsigned short>, std::vector<udp::endpoint>> by_port;
+    bool v4_groups = false;
+    bool v6_groups = false;
     for (const auto& ep : config.get_endpoints()) {
-        auto& list = by_port[ep.port()];
+        auto& list = by_port[{ ep.address().is_v6(), ep.port() }];
         if (std::find(list.begin(), list.end(), ep) == list.end())
             list.push_back(ep);
+        (ep.address().is_v6() ? v6_groups : v4_groups) |= ep.address().is_multicast();
     }
+    // IPv4 groups are joined on the interface's IPv4 address, IPv6 ones (as spead2)
+    // on its index: each looked up only where groups of its version are joined.
+    std::optional<transport::network_interface> iface;
+    unsigned int iface_index = 0;
+    if (!config.get_interface().empty() && v4_groups)
+        iface = transport::resolve_interface(config.get_interface(), "interface");
+    if (!config.get_interface().empty() && v6_groups)
+        iface_index = transport::interface_index(config.get_interface(), "interface");
 
     std::size_t smallest_granted = 0;
-    for (const auto& [port, endpoints] : by_port) {
+    for (const auto& [key, endpoints] : by_port) {
+        const auto [v6, port] = key;
         socket_state s;
-        s.fd = file_descriptor(
-            socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+        s.fd = file_descriptor(socket(
+            v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
         if (!s.fd)
-            throw_errno("socket");
+            throw_errno(v6 ? "socket (IPv6: is IPv6 enabled on this host?)" : "socket");
         const int fd = s.fd.get();
         const int one = 1;
         const int zero = 0;
@@ -220,18 +254,25 @@ void udp_reader::impl::open_sockets()
         for (const auto& ep : endpoints)
             any_multicast |= ep.address().is_multicast();
         // The only endpoint of its port: bind its address, so nothing else gets in.
-        // Otherwise 0.0.0.0, which takes every group joined below.
+        // Otherwise 0.0.0.0 (::), which takes every group joined below.
         const udp::endpoint bind_to =
-            endpoints.size() == 1
-                ? endpoints.front()
-                : udp::endpoint(boost::asio::ip::address_v4::any(), port);
+            endpoints.size() == 1 ? endpoints.front()
+            : v6 ? udp::endpoint(boost::asio::ip::address_v6::any(), port)
+                 : udp::endpoint(boost::asio::ip::address_v4::any(), port);
+        // An IPv6 socket takes IPv6 only: an IPv4 socket may serve the same port.
+        if (v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) != 0)
+            throw_errno("setsockopt IPV6_V6ONLY");
         if (any_multicast) {
             // Other receivers of the same groups (other processes) may share the port.
             if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0)
                 throw_errno("setsockopt SO_REUSEADDR");
             // Without this a 0.0.0.0 socket also gets groups that other sockets joined.
-            if (setsockopt(fd, IPPROTO_IP, IP_MULTICAST_ALL, &zero, sizeof(zero)) != 0)
-                throw_errno("setsockopt IP_MULTICAST_ALL");
+            const int rc =
+                v6 ? setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_ALL, &zero, sizeof(zero))
+                   : setsockopt(fd, IPPROTO_IP, IP_MULTICAST_ALL, &zero, sizeof(zero));
+            if (rc != 0)
+                throw_errno(v6 ? "setsockopt IPV6_MULTICAST_ALL"
+                               : "setsockopt IP_MULTICAST_ALL");
         }
         if (setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)) != 0)
             throw_errno("setsockopt SO_RXQ_OVFL");
@@ -247,8 +288,7 @@ void udp_reader::impl::open_sockets()
         smallest_granted =
             smallest_granted == 0 ? granted : std::min(smallest_granted, granted);
 
-        const sockaddr_in addr = transport::to_sockaddr(bind_to);
-        if (bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0) {
+        if (bind(fd, bind_to.data(), static_cast<socklen_t>(bind_to.size())) != 0) {
             const int err = errno;
             std::string hint;
             if (err == EADDRINUSE)
@@ -266,24 +306,20 @@ void udp_reader::impl::open_sockets()
         for (const auto& ep : endpoints) {
             if (!ep.address().is_multicast())
                 continue;
-            ip_mreqn mreq{};
-            mreq.imr_multiaddr.s_addr = htonl(ep.address().to_v4().to_uint());
-            if (iface) {
-                mreq.imr_address.s_addr = htonl(iface->address.to_uint());
-                mreq.imr_ifindex = static_cast<int>(iface->index);
-            }
-            if (setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof(mreq)) != 0) {
+            if (join_group(fd, ep, iface, iface_index) != 0) {
                 const int err = errno;
                 std::string hint;
                 if (err == ENODEV)
                     hint = " (no route for multicast: give the interface, e.g. eth0)";
                 else if (err == ENOBUFS)
                     hint = igmp_limit_hint(joined);
-                throw std::system_error(err,
-                                        std::generic_category(),
-                                        "join multicast group " +
-                                            ep.address().to_string() +
-                                            (iface ? " on " + iface->name : "") + hint);
+                throw std::system_error(
+                    err,
+                    std::generic_category(),
+                    "join multicast group " + ep.address().to_string() +
+                        (!config.get_interface().empty() ? " on " + config.get_interface()
+                                                         : "") +
+                        hint);
             }
             joined++;
         }

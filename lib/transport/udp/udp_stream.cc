@@ -40,6 +40,7 @@ using steady = std::chrono::steady_clock;
 
 /*! Bytes of IPv4 and UDP header in front of each SPEAD packet. */
 constexpr std::size_t ip_udp_header = 20 + 8;
+constexpr std::size_t ipv6_udp_header = 40 + 8;
 /*! Packets per sendmmsg(): the send stream never hands over more at once. */
 constexpr std::size_t max_batch = 64;
 /*! How long a full socket or device queue may hold the writer up before the batch
@@ -75,6 +76,27 @@ void set_int_option(int fd, int level, int option, int value, const char* what)
         throw_errno(std::string("setsockopt ") + what);
 }
 
+/*! The interface multicast leaves by: for IPv4 its address and index, for IPv6 (as
+ * spead2) its index alone. */
+struct multicast_interface {
+    std::optional<transport::network_interface> v4;
+    unsigned int v6_index = 0;
+};
+
+void set_multicast_interface(int fd, const transport::network_interface& iface);
+
+void set_multicast_interface(int fd, const multicast_interface& iface)
+{
+    if (iface.v4)
+        set_multicast_interface(fd, *iface.v4);
+    else if (iface.v6_index != 0)
+        set_int_option(fd,
+                       IPPROTO_IPV6,
+                       IPV6_MULTICAST_IF,
+                       static_cast<int>(iface.v6_index),
+                       "IPV6_MULTICAST_IF");
+}
+
 void set_multicast_interface(int fd, const transport::network_interface& iface)
 {
     ip_mreqn mreq{};
@@ -93,7 +115,7 @@ struct udp_stream::impl : packet_writer {
                               boost::system::error_code& ec) override;
     /*! Refuses a packet size the path to a destination cannot carry unfragmented. */
     void check_path_mtu(const stream_config& config,
-                        const std::optional<transport::network_interface>& iface) const;
+                        const multicast_interface& iface) const;
     void log_error_once(int err, const std::string& text);
     /*! Groups packets [first, n) into messages: with GSO, runs of packets of one size
      * (the last may be shorter) to one substream become one message. */
@@ -101,7 +123,7 @@ struct udp_stream::impl : packet_writer {
 
     gr::logger logger;
     file_descriptor fd;
-    std::vector<sockaddr_in> destinations; //!< by substream
+    std::vector<udp::endpoint> destinations; //!< by substream (socket addresses)
     std::vector<udp::endpoint> endpoints;
     std::size_t granted_buffer = 0;
     std::size_t max_packet_size;
@@ -147,33 +169,63 @@ udp_stream::impl::impl(const stream_config& config, const udp_config& udp)
                 "ttl: 0 keeps multicast on this host, but " + ep.address().to_string() +
                 " is a unicast destination, which needs a TTL of 1 to 255; give ttl=1 "
                 "(the local network) or more");
-        destinations.push_back(transport::to_sockaddr(ep));
+        if (ep.address().is_v6() != endpoints.front().address().is_v6())
+            throw std::invalid_argument(
+                "endpoints: " + transport::to_string(endpoints) +
+                " mixes IPv4 and IPv6 destinations, but a stream sends from one "
+                "socket (as spead2's); use one stream per IP version");
+        destinations.push_back(ep);
     }
+    const bool v6 = endpoints.front().address().is_v6();
 
-    std::optional<transport::network_interface> iface;
-    if (!udp.get_interface().empty())
-        iface = transport::resolve_interface(udp.get_interface(), "interface");
+    multicast_interface iface;
+    if (!udp.get_interface().empty() && !v6)
+        iface.v4 = transport::resolve_interface(udp.get_interface(), "interface");
+    if (!udp.get_interface().empty() && v6)
+        iface.v6_index = transport::interface_index(udp.get_interface(), "interface");
 
-    fd = file_descriptor(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    fd = file_descriptor(
+        socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
     if (!fd)
-        throw_errno("socket");
-    // Don't Fragment: a packet too big for the path fails instead of fragmenting.
-    set_int_option(
-        fd.get(), IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO, "IP_MTU_DISCOVER");
-    set_int_option(
-        fd.get(), IPPROTO_IP, IP_MULTICAST_TTL, udp.get_ttl(), "IP_MULTICAST_TTL");
-    // TTL 0 keeps multicast on this host; unicast has no such meaning (Linux takes
-    // IP_TTL 1..255).
-    if (udp.get_ttl() > 0)
-        set_int_option(fd.get(), IPPROTO_IP, IP_TTL, udp.get_ttl(), "IP_TTL");
-    if (iface) {
-        set_multicast_interface(fd.get(), *iface);
+        throw_errno(v6 ? "socket (IPv6: is IPv6 enabled on this host?)" : "socket");
+    if (v6) {
+        // The IPv6 twins of the IPv4 options below.
+        set_int_option(fd.get(),
+                       IPPROTO_IPV6,
+                       IPV6_MTU_DISCOVER,
+                       IPV6_PMTUDISC_DO,
+                       "IPV6_MTU_DISCOVER");
+        set_int_option(fd.get(),
+                       IPPROTO_IPV6,
+                       IPV6_MULTICAST_HOPS,
+                       udp.get_ttl(),
+                       "IPV6_MULTICAST_HOPS");
+        if (udp.get_ttl() > 0)
+            set_int_option(fd.get(),
+                           IPPROTO_IPV6,
+                           IPV6_UNICAST_HOPS,
+                           udp.get_ttl(),
+                           "IPV6_UNICAST_HOPS");
+        set_multicast_interface(fd.get(), iface);
+    } else {
+        // Don't Fragment: a packet too big for the path fails instead of fragmenting.
+        set_int_option(
+            fd.get(), IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO, "IP_MTU_DISCOVER");
+        set_int_option(
+            fd.get(), IPPROTO_IP, IP_MULTICAST_TTL, udp.get_ttl(), "IP_MULTICAST_TTL");
+        // TTL 0 keeps multicast on this host; unicast has no such meaning (Linux takes
+        // IP_TTL 1..255).
+        if (udp.get_ttl() > 0)
+            set_int_option(fd.get(), IPPROTO_IP, IP_TTL, udp.get_ttl(), "IP_TTL");
+    }
+    if (iface.v4) {
+        set_multicast_interface(fd.get(), *iface.v4);
         // Unicast then leaves with the interface's address as its source.
         const sockaddr_in source =
-            transport::to_sockaddr(udp::endpoint(iface->address, 0));
+            transport::to_sockaddr(udp::endpoint(iface.v4->address, 0));
         if (bind(fd.get(), reinterpret_cast<const sockaddr*>(&source), sizeof(source)) !=
             0)
-            throw_errno("bind " + iface->address.to_string());
+            throw_errno("bind " + iface.v4->address.to_string());
     }
     granted_buffer = transport::request_socket_buffer(
         fd.get(), transport::buffer_direction::send, udp.get_buffer_size());
@@ -191,9 +243,8 @@ udp_stream::impl::impl(const stream_config& config, const udp_config& udp)
         0;
 }
 
-void udp_stream::impl::check_path_mtu(
-    const stream_config& config,
-    const std::optional<transport::network_interface>& iface) const
+void udp_stream::impl::check_path_mtu(const stream_config& config,
+                                      const multicast_interface& iface) const
 {
     std::vector<udp::endpoint> checked;
     for (const auto& ep : endpoints) {
@@ -201,26 +252,32 @@ void udp_stream::impl::check_path_mtu(
             continue;
         checked.push_back(ep);
         // A connected scratch socket tells the route's MTU without sending anything.
-        file_descriptor probe(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+        const bool v6 = ep.address().is_v6();
+        file_descriptor probe(
+            socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
         if (!probe)
             throw_errno("socket");
-        if (iface)
-            set_multicast_interface(probe.get(), *iface);
-        const sockaddr_in dest = transport::to_sockaddr(ep);
-        if (connect(
-                probe.get(), reinterpret_cast<const sockaddr*>(&dest), sizeof(dest)) != 0)
+        set_multicast_interface(probe.get(), iface);
+        if (connect(probe.get(), ep.data(), static_cast<socklen_t>(ep.size())) != 0)
             continue; // no route yet: sending will report it
         int mtu = 0;
         socklen_t len = sizeof(mtu);
-        if (getsockopt(probe.get(), IPPROTO_IP, IP_MTU, &mtu, &len) != 0 || mtu <= 0)
+        if (getsockopt(probe.get(),
+                       v6 ? IPPROTO_IPV6 : IPPROTO_IP,
+                       v6 ? IPV6_MTU : IP_MTU,
+                       &mtu,
+                       &len) != 0 ||
+            mtu <= 0)
             continue;
-        if (config.get_max_packet_size() + ip_udp_header > static_cast<std::size_t>(mtu))
+        const std::size_t header = v6 ? ipv6_udp_header : ip_udp_header;
+        if (config.get_max_packet_size() + header > static_cast<std::size_t>(mtu))
             throw std::invalid_argument(
                 "max_packet_size: " + std::to_string(config.get_max_packet_size()) +
-                " bytes + 28 bytes of IPv4/UDP header exceed the MTU of " +
+                " bytes + " + std::to_string(header) + " bytes of " +
+                (v6 ? "IPv6" : "IPv4") + "/UDP header exceed the MTU of " +
                 std::to_string(mtu) + " towards " + ep.address().to_string() +
                 " and fragmenting is not allowed; use at most " +
-                std::to_string(mtu - ip_udp_header) + " or raise the interface MTU");
+                std::to_string(mtu - header) + " or raise the interface MTU");
     }
 }
 
@@ -272,8 +329,9 @@ void udp_stream::impl::build_messages(const packet* packets,
             }
         }
         msghdr& hdr = messages[n_messages].msg_hdr;
-        hdr.msg_name = &destinations[packets[i].substream];
-        hdr.msg_namelen = sizeof(sockaddr_in);
+        udp::endpoint& destination = destinations[packets[i].substream];
+        hdr.msg_name = destination.data();
+        hdr.msg_namelen = static_cast<socklen_t>(destination.size());
         hdr.msg_iov = iov + iovec_begin[i];
         hdr.msg_iovlen = iovec_begin[end] - iovec_begin[i];
         hdr.msg_flags = 0;

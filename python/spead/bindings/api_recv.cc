@@ -313,7 +313,8 @@ recv::stream_config make_config(std::size_t max_heaps,
                                 std::size_t max_heap_size,
                                 bool stop_on_stop_item,
                                 bool deliver_incomplete,
-                                std::size_t queue_heaps)
+                                std::size_t queue_heaps,
+                                bool block_when_full)
 {
     recv::stream_config config;
     config.set_max_heaps(max_heaps);
@@ -322,6 +323,8 @@ recv::stream_config make_config(std::size_t max_heaps,
     config.set_incomplete_heaps(deliver_incomplete ? recv::incomplete_heaps::deliver
                                                    : recv::incomplete_heaps::drop);
     config.set_queue_heaps(queue_heaps);
+    config.set_full_queue_policy(block_when_full ? recv::full_queue_policy::block
+                                                 : recv::full_queue_policy::drop);
     return config;
 }
 
@@ -400,7 +403,8 @@ void bind_api_recv(py::module& parent)
                          bool stop_on_stop_item,
                          bool deliver_incomplete,
                          std::size_t queue_heaps,
-                         int bug_compat) {
+                         int bug_compat,
+                         bool block_when_full) {
             if (!pool)
                 throw std::invalid_argument(
                     "thread_pool: None; give a spead.ThreadPool()");
@@ -409,7 +413,8 @@ void bind_api_recv(py::module& parent)
                                                            max_heap_size,
                                                            stop_on_stop_item,
                                                            deliver_incomplete,
-                                                           queue_heaps),
+                                                           queue_heaps,
+                                                           block_when_full),
                                                bug_compat);
         }))
         .def("_add_udp_reader", &py_stream::add_udp_reader)

@@ -23,7 +23,7 @@ import numbers
 import os
 
 from .. import spead_python as _core
-from .._arguments import IbvConfigFields, bind_arguments, endpoints_text, unsigned
+from .._arguments import IbvConfigFields, bind_arguments, endpoints_text, host_port, unsigned
 from ..spead_python import _recv
 
 RawItem = _recv.RawItem
@@ -146,20 +146,30 @@ class StreamConfig:
 
 class RingStreamConfig:
     """The queue of completed heaps (as spead2.recv.RingStreamConfig). When it is
-    full the newest heap is dropped and counted (heaps_dropped_queue_full): the
-    network is never made to wait. contiguous_only=False delivers incomplete heaps
-    (zero-filled, with their payload_ranges)."""
+    full, full_queue_policy says what happens (gr-spead's addition): 'block'
+    (default, spead2's) makes the reader wait for the consumer, so a capture replay
+    loses nothing and a socket's datagrams wait in its buffer, where the kernel drops
+    what does not fit (packets_dropped_socket_overflow / runs_dropped_socket_overflow;
+    each wait counts reader_waits_queue_full); 'drop' drops the newest heap and counts
+    it (heaps_dropped_queue_full): the reader never waits. contiguous_only=False
+    delivers incomplete heaps (zero-filled, with their payload_ranges)."""
 
     # 8, not spead2's 4: a full ring drops the newest heap here where spead2 blocks
     # its reader, so gr-spead keeps twice the room (docs/python.md)
     DEFAULT_HEAPS = _recv.DEFAULT_RING_HEAPS
+    FULL_QUEUE_POLICIES = ("block", "drop")
 
     def __init__(self, *, heaps=DEFAULT_HEAPS, contiguous_only=True,
-                 incomplete_keep_payload_ranges=False):
+                 incomplete_keep_payload_ranges=False, full_queue_policy="block"):
         self.heaps = _check_count("heaps", heaps)
         self.contiguous_only = bool(contiguous_only)
         # payload ranges are always kept: accepted either way
         self.incomplete_keep_payload_ranges = bool(incomplete_keep_payload_ranges)
+        if full_queue_policy not in self.FULL_QUEUE_POLICIES:
+            raise ValueError(f"full_queue_policy: {full_queue_policy!r} is not a policy; "
+                             "give 'block' (the reader waits, as spead2) or 'drop' "
+                             "(the newest heap is dropped)")
+        self.full_queue_policy = full_queue_policy
 
 
 class UdpIbvConfig(IbvConfigFields):
@@ -289,7 +299,8 @@ class Stream(_recv._Stream):
                              "spead.recv.RingStreamConfig")
         super().__init__(thread_pool, config.max_heaps, config.max_heap_size,
                          config.stop_on_stop_item, not ring_config.contiguous_only,
-                         ring_config.heaps, config.bug_compat)
+                         ring_config.heaps, config.bug_compat,
+                         ring_config.full_queue_policy == "block")
         self._config = config
         self._ring_config = ring_config
 
@@ -312,6 +323,9 @@ class Stream(_recv._Stream):
                        bind_hostname='')
         add_udp_reader(multicast_group, port, max_size=..., buffer_size=...,
                        interface_address='')
+        add_udp_reader(multicast_group, port, max_size=..., buffer_size=...,
+                       interface_index=0)   (IPv6 groups, e.g. 'ff14::1')
+        bind_hostname and multicast_group may be IPv6 ('::1', '::').
         With SPEAD2_IBV_INTERFACE (or GR_SPEAD_IBV_INTERFACE) set, the reader is an
         ibverbs one on that interface, unless interface_address names another.
         Returns the (address, port) pairs bound (kernel sockets)."""
@@ -340,9 +354,7 @@ class Stream(_recv._Stream):
             raise ValueError(f"port: {args[0] if args else None!r} is not a UDP port; "
                              "give add_udp_reader(port, ...) or "
                              "add_udp_reader(multicast_group, port, ...)")
-        if "interface_index" in kwargs:
-            raise ValueError("interface_index: not supported; give interface_address "
-                             "(an IPv4 address or netdev name)")
+        index = kwargs.pop("interface_index", None)
         options = dict(zip(names, rest))
         for key in ("max_size", "buffer_size"):
             if key in kwargs:
@@ -352,6 +364,17 @@ class Stream(_recv._Stream):
         if names[2] == "bind_hostname" and "bind_hostname" in options:
             host = options.pop("bind_hostname")
         interface = options.pop("interface_address", interface)
+        if isinstance(interface, numbers.Integral):  # positional interface_index
+            index, interface = interface, ""
+        if index is not None:  # spead2's IPv6 multicast form
+            if ":" not in host or interface:
+                raise ValueError(f"interface_index: given with {host!r}; it is for IPv6 "
+                                 "multicast groups (e.g. 'ff14::1'); for IPv4 give "
+                                 "interface_address")
+            if not isinstance(index, numbers.Integral) or index < 0:
+                raise ValueError(f"interface_index: {index!r} is not an interface index; "
+                                 "give 0 (the kernel's choice) or socket.if_nametoindex()")
+            interface = str(index) if index else ""
         if isinstance(port, bool) or not isinstance(port, numbers.Integral) or \
                 not 0 <= port <= 65535:  # spead2's uint16 conversion: TypeError
             raise TypeError(f"port: {port!r} is not a UDP port; give 1 to 65535")
@@ -361,7 +384,7 @@ class Stream(_recv._Stream):
                                                         self.DEFAULT_UDP_MAX_SIZE))
         buffer_size = _check_size("buffer_size", options.get("buffer_size",
                                                              self.DEFAULT_UDP_BUFFER_SIZE))
-        endpoint = f"{host or '0.0.0.0'}:{port}"
+        endpoint = host_port(host, port)
         env_name, env_interface = _environment(_ENV_INTERFACE)
         if env_interface:
             self._add_udp_ibv_reader(endpoint, interface or env_interface, max_size,

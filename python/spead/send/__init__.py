@@ -261,7 +261,9 @@ class UdpStream(_StreamMethods):
               interface_address='', ttl=1)
     UdpStream(thread_pool, hostname, port, config=StreamConfig(), buffer_size=...,
               interface_address='', ttl=1)
-    endpoints is [(host, port), ...], one substream each."""
+    endpoints is [(host, port), ...], one substream each; hosts may be IPv6 ('::1',
+    'ff14::1'; all of one IP version), and interface_index (spead2's IPv6 multicast
+    form) names the interface by index."""
 
     DEFAULT_BUFFER_SIZE = _send.DEFAULT_UDP_BUFFER_SIZE
 
@@ -277,9 +279,11 @@ class UdpStream(_StreamMethods):
             if len(args) < 2:
                 raise ValueError(f"port: missing after hostname {args[0]!r}")
             args = ([(args[0], args[1])],) + tuple(args[2:])
-        if "interface_index" in kwargs:
-            raise ValueError("interface_index: not supported; give interface_address "
-                             "(IPv4 address or netdev name)")
+        if "interface_index" in kwargs:  # spead2's IPv6 multicast form
+            if "interface_address" in kwargs:
+                raise ValueError("interface_index and interface_address: give one")
+            kwargs["interface_address"] = str(_check("interface_index",
+                                                     kwargs.pop("interface_index"), 0))
         names = ("endpoints", "config", "buffer_size", "interface_address", "ttl")
         values = bind_arguments("UdpStream", names, args, kwargs)
         if "endpoints" not in values:

@@ -138,7 +138,13 @@ Args:
         output; 0 (default) = none (required when substreams > 1).
     threads: receiver threads, 1 to 64 (default 1): the endpoints are split
         among them (udp: by port; ibverbs: one by one) and all place their packets
-        into the same chunks. pcap: 1.)doc";
+        into the same chunks. pcap: 1.
+    full_queue_policy: heaps mode, when the queue (queue_heaps) is full:
+        `drop` (default: the newest heap, counted in heaps_dropped_queue_full;
+        a live stream never waits for the flowgraph) or `block` (spead2's: the
+        receiver waits; datagrams wait in the socket buffer, and the kernel
+        drops what does not fit, counted in packets_dropped_socket_overflow or
+        runs_dropped_socket_overflow). pcap always waits: a replay loses nothing.)doc";
 
 static const char* __doc_gr_spead_source_stats = R"doc(Every counter of the current run (or of the last one after stop()), by
 name: the stream's counters (docs/statistics.md) and the block's
