@@ -42,9 +42,15 @@ chunk_config chunk_config_for(const continuous_config& c,
 /*! Kept per reader thread from batch to batch, so nothing is allocated in the steady
  * state. */
 struct chunk_placement::batch {
+    /*! A payload copy to make outside the lock: packets [first, first + ticket.packets)
+     * of the batch, in one ticket (chunk_assembler::extend()). */
+    struct copy {
+        chunk_assembler::copy_ticket ticket;
+        std::size_t first = 0;
+    };
     std::vector<packet_header> headers;
     std::vector<decode_result> results;
-    std::vector<chunk_assembler::copy_ticket> copies;
+    std::vector<copy> copies;
     bool decoded = false; //!< decode_all() ran: headers and results hold every packet
     bool alone = false;   //!< one reader: copies in place, tries add_repeat() first
 };
@@ -132,8 +138,14 @@ chunk_placement::run_end chunk_placement::place_run(std::unique_lock<std::mutex>
             const chunk_assembler::result placed =
                 b.alone ? d_assembler->add_packet(packet)
                         : d_assembler->reserve(packet, copy);
-            if (placed == chunk_assembler::result::copy)
-                b.copies.push_back(copy);
+            if (placed == chunk_assembler::result::copy) {
+                b.copies.push_back({ copy, i });
+                // The packets after it that continue its heap join its ticket: under
+                // the lock, a run costs little more than its first packet.
+                while (b.decoded && i + 1 < n && b.results[i + 1] == decode_result::ok &&
+                       d_assembler->extend(b.copies.back().ticket, b.headers[i + 1]))
+                    i++;
+            }
             if (placed == chunk_assembler::result::drain)
                 return run_end::drain; // offered again once no copy is in flight
             if (placed != chunk_assembler::result::other)
@@ -157,11 +169,16 @@ void chunk_placement::copy_and_commit(std::unique_lock<std::mutex>& lock, batch&
     // Each copy's place is its own until committed: other readers place (and copy)
     // meanwhile.
     lock.unlock();
-    for (const chunk_assembler::copy_ticket& c : b.copies)
-        std::memcpy(c.to, c.from, c.bytes);
+    for (const batch::copy& c : b.copies) {
+        const std::uint64_t base = b.headers[c.first].payload_offset;
+        for (std::size_t k = c.first; k < c.first + c.ticket.packets; k++)
+            std::memcpy(c.ticket.to + (b.headers[k].payload_offset - base),
+                        b.headers[k].payload,
+                        std::size_t(b.headers[k].payload_length));
+    }
     lock.lock();
-    for (const chunk_assembler::copy_ticket& c : b.copies)
-        d_assembler->commit(c);
+    for (const batch::copy& c : b.copies)
+        d_assembler->commit(c.ticket);
     if (d_assembler->copies_in_flight() == 0)
         d_copies_done.notify_all();
 }
