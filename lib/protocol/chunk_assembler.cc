@@ -257,20 +257,22 @@ chunk_assembler::stage(record& r, const packet_header& packet, copy_ticket* tick
     return result::copy;
 }
 
-bool chunk_assembler::extend(copy_ticket& ticket, const packet_header& packet)
+bool chunk_assembler::extend(copy_ticket& ticket,
+                             const packet_header* more,
+                             std::size_t n)
 {
-    // What stage() would do for this packet, given that the ticket's own range is
-    // the heap's last: the same heap, in bounds, not empty, and no new range (so no
-    // fragment limit to check). The record stays this heap's until the ticket is
-    // committed, as the ticket's first packet's.
+    // What stage() would do for each packet, given that the ticket's own range is
+    // the heap's last: the same heap, in bounds, and no new range (so no fragment
+    // limit to check). The record stays this heap's until the ticket is committed.
     record& r = d_records[ticket.record];
     const std::uint64_t begin = std::uint64_t(ticket.to - r.data) + ticket.bytes;
-    const std::uint64_t end = begin + packet.payload_length;
-    if (packet.heap_cnt != r.cnt || packet.payload_offset != begin || begin == end ||
+    const packet_header& last = more[n - 1];
+    const std::uint64_t end = last.payload_offset + last.payload_length;
+    if (more[0].heap_cnt != r.cnt || more[0].payload_offset != begin ||
         end > d_config.heap_bytes || !r.received.extend_last(begin, end))
         return false;
-    ticket.bytes += std::size_t(packet.payload_length);
-    ticket.packets++;
+    ticket.bytes += std::size_t(end - begin);
+    ticket.packets += std::uint32_t(n);
     return true;
 }
 

@@ -130,16 +130,26 @@ public:
      * drain); the owner commits those copies and offers it again.
      */
     result reserve(const packet_header& packet, copy_ticket& ticket);
+    /*! Whether \p next continues \p packet: the next piece of the same heap,
+     * beginning where it ends, neither empty (as a sender's packets of one heap come
+     * in a batch). Reads only the two headers: callers find runs before they lock. */
+    static bool continues(const packet_header& packet, const packet_header& next)
+    {
+        return next.heap_cnt == packet.heap_cnt && packet.payload_length != 0 &&
+               next.payload_length != 0 &&
+               next.payload_offset == packet.payload_offset + packet.payload_length;
+    }
     /*!
-     * Whether \p packet continues \p ticket (result copy of reserve()): the next piece
-     * of the same heap, beginning where the ticket's bytes end, as a sender's packets
-     * of one heap come in a batch. Then it is checked and counted as reserve() would,
-     * and taken into the ticket, whose one range and one commit() cover them all: the
-     * caller copies it to ticket.to + (its offset - the first packet's offset). False:
-     * nothing was done; reserve() it. Cheaper than reserve() per packet, so the work
-     * under the owner's lock shrinks with the run (docs/dev-recv-locking.md).
+     * Takes into \p ticket (result copy of reserve()) the \p n packets \p more that
+     * follow its packet, each continuing the one before (continues()): checked and
+     * counted as reserve() of each would, in the ticket's one range and one
+     * commit(). The caller copies packet k to ticket.to + (its offset - the ticket's
+     * first offset). False: nothing was done (they pass the heap's end, or the
+     * ticket's range is not the heap's last); reserve() them one by one. Costs the
+     * same however long the run, so the work under the owner's lock shrinks with it
+     * (docs/dev-recv-locking.md).
      */
-    bool extend(copy_ticket& ticket, const packet_header& packet);
+    bool extend(copy_ticket& ticket, const packet_header* more, std::size_t n);
     /*! The copy of \p ticket is done: counts it, and releases what it completes. */
     void commit(const copy_ticket& ticket);
     /*! Copies reserved and not yet committed. */

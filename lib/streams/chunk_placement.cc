@@ -50,6 +50,8 @@ struct chunk_placement::batch {
     };
     std::vector<packet_header> headers;
     std::vector<decode_result> results;
+    /*! Packets after each that continue it (chunk_assembler::continues()). */
+    std::vector<std::uint32_t> follow;
     std::vector<copy> copies;
     bool decoded = false; //!< decode_all() ran: headers and results hold every packet
     bool alone = false;   //!< one reader: copies in place, tries add_repeat() first
@@ -64,6 +66,13 @@ void chunk_placement::decode_all(batch& b, const packet_view* packets, std::size
 {
     for (std::size_t i = 0; i < n; i++)
         b.results[i] = decode_packet(packets[i].data, packets[i].size, b.headers[i]);
+    // The runs of one heap's packets, found here, outside the lock.
+    for (std::size_t i = n; i-- > 0;)
+        b.follow[i] = i + 1 < n && b.results[i] == decode_result::ok &&
+                              b.results[i + 1] == decode_result::ok &&
+                              chunk_assembler::continues(b.headers[i], b.headers[i + 1])
+                          ? b.follow[i + 1] + 1
+                          : 0;
 }
 
 bool chunk_placement::add_batch(const packet_view* packets, std::size_t n)
@@ -71,6 +80,7 @@ bool chunk_placement::add_batch(const packet_view* packets, std::size_t n)
     thread_local batch b;
     b.headers.resize(n);
     b.results.resize(n);
+    b.follow.resize(n);
     // With several readers each decodes its batch before taking the lock, in parallel
     // with the others. A lone reader decodes under it, and only the packets that
     // add_repeat() does not place without decoding (spead_bench mem --continuous).
@@ -142,9 +152,10 @@ chunk_placement::run_end chunk_placement::place_run(std::unique_lock<std::mutex>
                 b.copies.push_back({ copy, i });
                 // The packets after it that continue its heap join its ticket: under
                 // the lock, a run costs little more than its first packet.
-                while (b.decoded && i + 1 < n && b.results[i + 1] == decode_result::ok &&
-                       d_assembler->extend(b.copies.back().ticket, b.headers[i + 1]))
-                    i++;
+                const std::size_t more = b.decoded ? b.follow[i] : 0;
+                if (more != 0 &&
+                    d_assembler->extend(b.copies.back().ticket, &b.headers[i + 1], more))
+                    i += more;
             }
             if (placed == chunk_assembler::result::drain)
                 return run_end::drain; // offered again once no copy is in flight

@@ -601,10 +601,13 @@ void place_in_batches(chunk_assembler& a,
             if (placed != chunk_assembler::result::copy)
                 continue;
             copies.emplace_back(t, i);
-            while (extend && i + 1 < n && r[i + 1] == decode_result::ok &&
-                   a.extend(copies.back().first, h[i + 1])) {
-                i++;
-                extended++;
+            std::size_t more = 0;
+            while (extend && i + more + 1 < n && r[i + more + 1] == decode_result::ok &&
+                   chunk_assembler::continues(h[i + more], h[i + more + 1]))
+                more++;
+            if (more != 0 && a.extend(copies.back().first, &h[i + 1], more)) {
+                i += more;
+                extended += more;
             }
         }
         copy_and_commit();
