@@ -88,7 +88,8 @@ bool chunk_placement::add_batch(const packet_view* packets, std::size_t n)
     if (b.decoded)
         decode_all(b, packets, n);
 
-    std::unique_lock<std::mutex> lock(d_core.mutex);
+    std::unique_lock<std::mutex> lock(d_core.mutex, std::defer_lock);
+    d_profile.acquire(lock);
     d_control.note_batch_locked(n);
     b.alone = d_core.readers_added <= 1;
     bool reader_goes_on = true;
@@ -97,7 +98,9 @@ bool chunk_placement::add_batch(const packet_view* packets, std::size_t n)
     while (i < n) {
         if (!offer_again)
             wait_for_drainers(lock);
+        const std::size_t from = i;
         const run_end end = place_run(lock, b, packets, n, i);
+        d_profile.placed(i - from, b.copies.size());
         copy_and_commit(lock, b);
         offer_again = end == run_end::drain;
         if (offer_again)
@@ -106,6 +109,7 @@ bool chunk_placement::add_batch(const packet_view* packets, std::size_t n)
             reader_goes_on = false;
     }
     const bool goes_on = reader_goes_on && !d_core.stopped.load();
+    d_profile.release();
     d_control.unlock_and_wake(lock); // control heaps (descriptors) go to the heap queue
     return goes_on;
 }
@@ -179,6 +183,7 @@ void chunk_placement::copy_and_commit(std::unique_lock<std::mutex>& lock, batch&
         return;
     // Each copy's place is its own until committed: other readers place (and copy)
     // meanwhile.
+    d_profile.release();
     lock.unlock();
     for (const batch::copy& c : b.copies) {
         const std::uint64_t base = b.headers[c.first].payload_offset;
@@ -187,7 +192,7 @@ void chunk_placement::copy_and_commit(std::unique_lock<std::mutex>& lock, batch&
                         b.headers[k].payload,
                         std::size_t(b.headers[k].payload_length));
     }
-    lock.lock();
+    d_profile.acquire(lock);
     for (const batch::copy& c : b.copies)
         d_assembler->commit(c.ticket);
     if (d_assembler->copies_in_flight() == 0)
@@ -283,6 +288,7 @@ bool chunk_placement::make_assembler_locked(std::unique_lock<std::mutex>& lock,
         [this] { return d_chunks.acquire(); },
         [this](chunk_entry&& e) { d_chunks.push(std::move(e)); });
     d_heap_bytes.store(heap_bytes);
+    d_live_chunks.store(config.live_chunks());
     return true;
 }
 
@@ -301,15 +307,13 @@ void chunk_placement::wake_all_locked()
 
 std::size_t chunk_placement::wait_for_queue_space(std::chrono::microseconds timeout)
 {
-    std::size_t live = 0;
-    {
-        std::lock_guard<std::mutex> lock(d_core.mutex);
-        if (d_core.stopped.load())
-            return 0;
-        if (!d_assembler)
-            return 2; // one packet at a time until the stream knows its shape
-        live = d_assembler->config().live_chunks();
-    }
+    // Without the stream's lock: a reader asks before each batch (mem_reader,
+    // pcap_reader), and the lock is what the readers contend for.
+    if (d_core.stopped.load())
+        return 0;
+    const std::size_t live = d_live_chunks.load();
+    if (live == 0)
+        return 2; // one packet at a time until the stream knows its shape
     // One packet may hand on, and ask for, at most the chunks the window spans: a
     // batch of free / (2 × that) packets never finds none free.
     const std::size_t free = d_chunks.wait_available(live, timeout, d_core.stopped);
