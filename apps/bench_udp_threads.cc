@@ -175,10 +175,16 @@ int run_recv_threads(const bench_options& options, csv_writer& csv)
         csv.row({ "recv_threads_" + n, packet, rate, "median" },
                 "cpu_ratio_to_1_thread",
                 median(ratios));
-        std::cout << "recv_threads packet " << packet << ": 1 thread "
-                  << describe(*median_cpu(one)) << "; " << threads << " threads "
-                  << describe(*median_cpu(many)) << "; ratio " << median(ratios)
-                  << " (medians of " << ratios.size() << ")\n";
+        const auto totals = [](const std::vector<cpu_per_gib>& runs) {
+            std::vector<double> out;
+            for (const cpu_per_gib& c : runs)
+                out.push_back(c.total());
+            return median(out);
+        };
+        std::cout << "recv_threads packet " << packet << ": 1 thread " << totals(one)
+                  << " CPU s/GiB, " << threads << " threads " << totals(many)
+                  << " CPU s/GiB; ratio " << median(ratios) << " (medians of "
+                  << ratios.size() << " runs)\n";
         std::cout << "recv_threads_" << n << "_cpu_ratio_" << packet << ": "
                   << median(ratios) << "\n";
     }
