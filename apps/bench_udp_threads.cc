@@ -88,24 +88,9 @@ cpu_run continuous_trial(const bench_options& options,
     });
 
     const cpu_times before = cpu_times::of_process();
-    sender_report sent;
-    try {
-        sender.start();
-        sent = sender.wait();
-    } catch (...) {
-        stream.stop();
-        consumer.join();
-        throw;
-    }
-    // Let the readers finish what is queued: until the packet count stops moving.
-    std::uint64_t last = ~std::uint64_t(0);
-    for (int i = 0; i < 30; i++) {
-        const std::uint64_t now = stream.get_stats()[recv_stat::packets];
-        if (now == last)
-            break;
-        last = now;
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    // Until the readers have finished what is queued: the packet count stops moving.
+    const sender_report sent =
+        send_then_settle(sender, stream, recv_stat::packets, [&] { consumer.join(); });
     const cpu_times used = cpu_times::of_process() - before;
     stream.stop();
     consumer.join();
