@@ -5,8 +5,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// spead_bench mem --continuous --threads N: N substreams placed into one continuous
-// recv::stream by one reader thread, then by N, beside memcpy on one thread and on N.
+// spead_bench mem --continuous --threads N: for n = 2..N, n substreams placed into one
+// continuous recv::stream by one reader thread, then by n, beside memcpy on one thread
+// and on n: placement's share of memcpy's gain.
 
 #include "bench_modes.h"
 #include "bench_packets.h"
@@ -194,81 +195,105 @@ double parallel_memcpy_seconds(const std::vector<packet_set>& sets, std::size_t 
 
 } // namespace
 
-/*! mem --continuous --threads N: N substreams placed into one stream by one reader
- * thread, then by N, on the same packets; the aggregate figure of each and their
- * ratio (what the second core adds), beside the same ratio for plain memcpy (what the
- * machine's memory lets a second core add). */
+/*! mem --continuous --threads N, for each n = 2 .. N: n substreams placed into one
+ * stream by one reader thread, then by n, on the same packets; the aggregate figure of
+ * each and their ratio (what the extra cores add), beside the same ratio for plain
+ * memcpy in the same run (what the machine's memory lets them add), and the share of
+ * memcpy's gain placement keeps: ratio / memcpy's ratio (docs/performance.md). */
 int run_mem_threads(const bench_options& o, csv_writer& csv)
 {
-    const std::size_t threads = o.threads;
     const std::size_t heap_size = o.heap_size;
     const std::uint64_t total = o.total_bytes;
     const int repeat = o.repeat;
-    std::cout << "mem --threads " << threads << ": recv::stream (continuous), " << threads
-              << " substreams, fed by 1 reader thread and by " << threads
-              << " (one substream each); " << load_average() << "\n";
-    std::vector<std::pair<std::size_t, double>> figures, copy_figures;
-    for (std::size_t packet_size : o.packets) {
-        std::vector<packet_set> sets;
-        for (std::size_t sub = 0; sub < threads; sub++) {
-            heap_numbering numbering;
-            numbering.timestamped = true;
-            numbering.substream = sub;
-            numbering.substreams = threads;
-            sets.push_back(
-                make_packets(heap_size, packet_size, total / threads, numbering));
+    std::cout << "mem --threads " << o.threads << ": recv::stream (continuous), n = 2.."
+              << o.threads
+              << " substreams, fed by 1 reader thread and by n (one substream each); "
+                 "share = (n threads / 1) / (memcpy on n threads / 1), in the same run; "
+              << load_average() << "\n";
+    struct figure {
+        std::size_t threads, packet;
+        double ratio, copy_ratio, share;
+    };
+    std::vector<figure> figures;
+    for (std::size_t threads = 2; threads <= o.threads; threads++)
+        for (std::size_t packet_size : o.packets) {
+            std::vector<packet_set> sets;
+            for (std::size_t sub = 0; sub < threads; sub++) {
+                heap_numbering numbering;
+                numbering.timestamped = true;
+                numbering.substream = sub;
+                numbering.substreams = threads;
+                sets.push_back(
+                    make_packets(heap_size, packet_size, total / threads, numbering));
+            }
+            std::cout << "mem: " << threads << " threads, "
+                      << sets[0].packets.size() * threads << " packets of " << packet_size
+                      << " bytes, " << sets[0].heaps << " heaps of " << heap_size
+                      << " bytes per substream\n";
+            std::vector<double> one, many, ratios, copy_ratios, shares;
+            for (int r = 0; r < repeat; r++) {
+                // What the machine gives more threads: memcpy alone, 1 thread and n.
+                double copy_one = 0;
+                for (const auto& set : sets)
+                    copy_one += memcpy_seconds(set, heap_size);
+                const double copy_many = parallel_memcpy_seconds(sets, heap_size);
+                copy_ratios.push_back(copy_one / copy_many);
+                const threaded_run a = stream_place(sets, heap_size, 1);
+                const threaded_run b = stream_place(sets, heap_size, threads);
+                for (const threaded_run* run : { &a, &b })
+                    if (run->lost != 0 || run->complete != sets[0].heaps * threads)
+                        throw std::runtime_error(
+                            "mem --threads (" +
+                            std::string(run == &a ? "1 thread" : "threads") +
+                            "): " + std::to_string(run->complete) + " of " +
+                            std::to_string(sets[0].heaps * threads) +
+                            " heaps placed whole, " + std::to_string(run->lost) +
+                            " positions lost;" + nonzero_counters(run->stats));
+                one.push_back(a.steady_bytes * 8 / a.seconds / 1e9);
+                many.push_back(b.steady_bytes * 8 / b.seconds / 1e9);
+                ratios.push_back(many.back() / one.back());
+                shares.push_back(ratios.back() / copy_ratios.back());
+                std::cout << "  run " << r + 1 << ": 1 thread " << one.back() << " Gb/s, "
+                          << threads << " threads " << many.back() << " Gb/s, ratio "
+                          << ratios.back() << "; memcpy alone: ratio "
+                          << copy_ratios.back() << "; share " << shares.back() << "\n";
+                csv.rows({ "mem_threads_" + std::to_string(threads),
+                           packet_size,
+                           0.0,
+                           std::to_string(r + 1) },
+                         { { "gbps", many.back() },
+                           { "gbps_1_thread", one.back() },
+                           { "ratio_to_1_thread", ratios.back() },
+                           { "memcpy_ratio_to_1_thread", copy_ratios.back() },
+                           { "share_of_memcpy_gain", shares.back() } });
+            }
+            csv.rows(
+                { "mem_threads_" + std::to_string(threads), packet_size, 0.0, "median" },
+                { { "gbps", median(many) },
+                  { "gbps_1_thread", median(one) },
+                  { "ratio_to_1_thread", median(ratios) },
+                  { "memcpy_ratio_to_1_thread", median(copy_ratios) },
+                  { "share_of_memcpy_gain", median(shares) } });
+            std::cout << "packet " << packet_size << ", " << threads
+                      << " threads: 1 thread " << median(one) << " Gb/s, " << threads
+                      << " threads " << median(many) << " Gb/s, ratio " << median(ratios)
+                      << "; memcpy alone: ratio " << median(copy_ratios) << "; share "
+                      << median(shares) << " (median of " << repeat << ")\n";
+            figures.push_back({ threads,
+                                packet_size,
+                                median(ratios),
+                                median(copy_ratios),
+                                median(shares) });
         }
-        std::cout << "mem: " << sets[0].packets.size() * threads << " packets of "
-                  << packet_size << " bytes, " << sets[0].heaps << " heaps of "
-                  << heap_size << " bytes per substream\n";
-        std::vector<double> one, many, ratios, copy_ratios;
-        for (int r = 0; r < repeat; r++) {
-            // What the machine gives a second thread: memcpy alone, 1 thread and N.
-            double copy_one = 0;
-            for (const auto& set : sets)
-                copy_one += memcpy_seconds(set, heap_size);
-            const double copy_many = parallel_memcpy_seconds(sets, heap_size);
-            copy_ratios.push_back(copy_one / copy_many);
-            const threaded_run a = stream_place(sets, heap_size, 1);
-            const threaded_run b = stream_place(sets, heap_size, threads);
-            for (const threaded_run* run : { &a, &b })
-                if (run->lost != 0 || run->complete != sets[0].heaps * threads)
-                    throw std::runtime_error(
-                        "mem --threads (" +
-                        std::string(run == &a ? "1 thread" : "threads") +
-                        "): " + std::to_string(run->complete) + " of " +
-                        std::to_string(sets[0].heaps * threads) +
-                        " heaps placed whole, " + std::to_string(run->lost) +
-                        " positions lost;" + nonzero_counters(run->stats));
-            one.push_back(a.steady_bytes * 8 / a.seconds / 1e9);
-            many.push_back(b.steady_bytes * 8 / b.seconds / 1e9);
-            ratios.push_back(many.back() / one.back());
-            std::cout << "  run " << r + 1 << ": 1 thread " << one.back() << " Gb/s, "
-                      << threads << " threads " << many.back() << " Gb/s, ratio "
-                      << ratios.back() << "; memcpy alone: ratio " << copy_ratios.back()
-                      << "\n";
-            csv.rows({ "mem_threads", packet_size, 0.0, std::to_string(r + 1) },
-                     { { "gbps", many.back() },
-                       { "gbps_1_thread", one.back() },
-                       { "ratio_to_1_thread", ratios.back() },
-                       { "memcpy_ratio_to_1_thread", copy_ratios.back() } });
-        }
-        csv.rows({ "mem_threads", packet_size, 0.0, "median" },
-                 { { "gbps", median(many) },
-                   { "gbps_1_thread", median(one) },
-                   { "ratio_to_1_thread", median(ratios) },
-                   { "memcpy_ratio_to_1_thread", median(copy_ratios) } });
-        std::cout << "packet " << packet_size << ": 1 thread " << median(one) << " Gb/s, "
-                  << threads << " threads " << median(many) << " Gb/s, ratio "
-                  << median(ratios) << "; memcpy alone: ratio " << median(copy_ratios)
-                  << " (median of " << repeat << ")\n";
-        figures.push_back({ packet_size, median(ratios) });
-        copy_figures.push_back({ packet_size, median(copy_ratios) });
+    for (const figure& f : figures) {
+        const auto named = [&f](const char* what) {
+            return "mem_threads_" + std::to_string(f.threads) + "_" + what + "_" +
+                   std::to_string(f.packet);
+        };
+        std::cout << named("ratio") << ": " << f.ratio << "\n"
+                  << named("memcpy_ratio") << ": " << f.copy_ratio << "\n"
+                  << named("share") << ": " << f.share << "\n";
     }
-    for (const auto& [packet, ratio] : figures)
-        std::cout << "mem_threads_ratio_" << packet << ": " << ratio << "\n";
-    for (const auto& [packet, ratio] : copy_figures)
-        std::cout << "mem_threads_memcpy_ratio_" << packet << ": " << ratio << "\n";
     return 0;
 }
 

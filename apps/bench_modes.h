@@ -19,12 +19,13 @@ namespace spead {
 namespace apps {
 namespace bench {
 
-int run_mem(const bench_options& o, csv_writer& csv);         //!< bench_mem.cc
-int run_mem_threads(const bench_options& o, csv_writer& csv); //!< bench_mem_threads.cc
-int run_send(const bench_options& o, csv_writer& csv);        //!< bench_udp.cc
-int run_recv(const bench_options& o, csv_writer& csv);        //!< bench_udp.cc
-int run_loopback(const bench_options& o, csv_writer& csv);    //!< bench_flowgraph.cc
-int run_sink(const bench_options& o, csv_writer& csv);        //!< bench_flowgraph.cc
+int run_mem(const bench_options& o, csv_writer& csv);          //!< bench_mem.cc
+int run_mem_threads(const bench_options& o, csv_writer& csv);  //!< bench_mem_threads.cc
+int run_send(const bench_options& o, csv_writer& csv);         //!< bench_udp.cc
+int run_recv(const bench_options& o, csv_writer& csv);         //!< bench_udp.cc
+int run_recv_threads(const bench_options& o, csv_writer& csv); //!< bench_udp_threads.cc
+int run_loopback(const bench_options& o, csv_writer& csv);     //!< bench_flowgraph.cc
+int run_sink(const bench_options& o, csv_writer& csv);         //!< bench_flowgraph.cc
 
 } // namespace bench
 } // namespace apps

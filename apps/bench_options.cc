@@ -32,8 +32,8 @@ void bench_options::add_to(po::options_description& options)
         ("total-bytes", po::value(&total_bytes)->default_value(std::uint64_t(1) << 30),
              "mem: bytes of heaps built in memory")
         ("repeat", po::value(&repeat)->default_value(11), "mem: runs per packet size (the median is reported)")
-        ("threads", po::value(&threads)->default_value(1), "mem --continuous: reader threads placing into one recv::stream, one substream each, timed beside one thread placing them all")
-        ("continuous", po::bool_switch(&continuous), "mem: timestamped heaps placed by chunk_assembler into a window of positions (continuous mode) instead of assembled; loopback: also the source in continuous mode, fed timestamped heaps, beside heaps mode")
+        ("threads", po::value(&threads)->default_value(1), "mem --continuous: for n = 2 up to this, n reader threads placing into one recv::stream, one substream each, timed beside one thread placing them all and beside memcpy on 1 and n threads (the share of memcpy's gain); recv --continuous: N ports read by 1 udp_reader thread and by N, CPU per GiB of each")
+        ("continuous", po::bool_switch(&continuous), "mem: timestamped heaps placed by chunk_assembler into a window of positions (continuous mode) instead of assembled; loopback: also the source in continuous mode, fed timestamped heaps, beside heaps mode; recv: the --threads comparison (CPU per GiB at the first of --rates)")
         ("seconds", po::value(&seconds)->default_value(3.0), "send, recv, loopback, sink: seconds per run")
         ("runs", po::value(&runs)->default_value(3), "send, sink: runs per packet size; recv, loopback: consecutive lossless runs a rate needs")
         ("rates", po::value(&rates_text)->default_value(rates_text), "recv, loopback: rates to try, Gb/s, ascending until heaps are lost (one rate with --refine 0: that rate alone)")
@@ -71,6 +71,14 @@ void bench_options::check(const po::variables_map& vm)
                                         ": mem times several threads in continuous mode "
                                         "only; add --continuous");
     }
+    if (mode == "recv" && continuous && threads < 2)
+        throw std::invalid_argument("--threads " + std::to_string(threads) +
+                                    ": recv --continuous compares one reader thread "
+                                    "with --threads N on N ports; give 2 or more");
+    if (mode == "recv" && threads > 1 && !continuous)
+        throw std::invalid_argument("--threads " + std::to_string(threads) +
+                                    ": recv times several threads in continuous mode "
+                                    "only; add --continuous");
     if (mode == "sink" && source != "null" && source != "vector" && source != "none")
         throw std::invalid_argument("--source: '" + source +
                                     "' is not a source; use null, vector or none");

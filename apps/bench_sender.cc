@@ -269,6 +269,31 @@ sender_report forked_sender::wait()
     return r;
 }
 
+sender_report send_then_settle(forked_sender& sender,
+                               recv::stream& stream,
+                               recv_stat settled,
+                               const std::function<void()>& stop_consumer)
+{
+    sender_report sent;
+    try {
+        sender.start();
+        sent = sender.wait();
+    } catch (...) {
+        stream.stop();
+        stop_consumer();
+        throw;
+    }
+    std::uint64_t last = ~std::uint64_t(0);
+    for (int i = 0; i < 30; i++) {
+        const std::uint64_t now = stream.get_stats()[settled];
+        if (now == last)
+            break;
+        last = now;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return sent;
+}
+
 } // namespace bench
 } // namespace apps
 } // namespace spead

@@ -15,10 +15,12 @@
 #include "cpu_usage.h"
 #include "heap_generator.h"
 #include "rate_search.h"
+#include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/stats.h>
 #include <sys/types.h>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace gr {
@@ -91,6 +93,17 @@ private:
     int d_start_fd = -1;  //!< write end: one byte starts the child
     int d_report_fd = -1; //!< read end: the child's report
 };
+
+/*!
+ * A receive trial's sending: starts \p sender and waits for its report, then lets the
+ * receiver finish what is queued (until \p stream's \p settled counter stops moving,
+ * up to 3 s). When sending throws, stops the stream and runs \p stop_consumer before
+ * the exception leaves.
+ */
+sender_report send_then_settle(forked_sender& sender,
+                               recv::stream& stream,
+                               recv_stat settled,
+                               const std::function<void()>& stop_consumer);
 
 } // namespace bench
 } // namespace apps

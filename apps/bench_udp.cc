@@ -136,26 +136,11 @@ trial_result recv_trial(const bench_options& options,
 
     // The receive side's CPU: the reader and consumer threads, and this one waiting.
     const cpu_times before = cpu_times::of_process();
-    sender_report sent;
-    try {
-        sender.start();
-        sent = sender.wait();
-    } catch (...) {
-        stream.stop();
+    // Until the reader has finished what is queued: the heap count stops moving.
+    const sender_report sent = send_then_settle(sender, stream, recv_stat::heaps, [&] {
         done = true;
         consumer.join();
-        throw;
-    }
-
-    // Let the reader finish what is queued: until the heap count stops moving.
-    std::uint64_t last = ~std::uint64_t(0);
-    for (int i = 0; i < 30; i++) {
-        const std::uint64_t now = stream.get_stats()[recv_stat::heaps];
-        if (now == last)
-            break;
-        last = now;
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    });
     const cpu_times used = cpu_times::of_process() - before;
     stream.stop();
     done = true;

@@ -11,6 +11,7 @@
 //                   [--continuous [--threads N]]
 //   spead_bench send [--packet N...] [--seconds S] [--runs N] [--dest HOST:PORT]
 //   spead_bench recv [--packet N...] [--rates R,...] [--runs N] [--buffer BYTES]
+//                    [--continuous --threads N]
 //   spead_bench loopback [--packet N...] [--rates R,...] [--max-heap-size N]
 //   [--queue-heaps N] [--continuous]
 //   spead_bench sink [--packet N...] [--seconds S] [--runs N] [--source
@@ -27,10 +28,13 @@
 // a child process at a set rate; a consumer thread takes the heaps. The highest rate
 // with no heap lost in --runs consecutive runs: the transport's share of the loopback
 // figure; and per run the receive side's CPU time (this process) per GiB received.
+// recv --continuous --threads N: a continuous stream on N ports read by one thread and
+// by N, at the first of --rates: the CPU per GiB of each and their ratio.
 // loopback and sink run GNU Radio flowgraphs with the blocks.
 //
 // This file parses the command line (bench_options) and runs the mode: mem in
-// bench_mem.cc (--threads in bench_mem_threads.cc), send and recv in bench_udp.cc,
+// bench_mem.cc (--threads in bench_mem_threads.cc), send and recv in bench_udp.cc
+// (recv --continuous in bench_udp_threads.cc),
 // loopback and sink in bench_flowgraph.cc.
 
 #include "bench_modes.h"
@@ -69,6 +73,8 @@ int main(int argc, char** argv)
             return bench::run_mem(o, csv);
         if (o.mode == "send")
             return bench::run_send(o, csv);
+        if (o.mode == "recv" && o.continuous)
+            return bench::run_recv_threads(o, csv);
         if (o.mode == "recv")
             return bench::run_recv(o, csv);
         if (o.mode == "loopback")

@@ -14,6 +14,8 @@ writes into the output directory:
                          against spead2 (medians, bars from the trials' min to max)
   send_vs_spead2.png     compare_send: the same for the senders at unlimited rate
   loss_vs_rate.png       recv, loopback: fraction of packets lost against offered rate
+  scaling.png            mem_threads_N: placement's speed-up from 1 reader thread to N,
+                         memcpy's in the same runs, and the share of memcpy's gain
   mem_vs_memcpy.png      mem, mem_continuous: decode + assembly rate as a fraction of memcpy,
                          and spead2's (mem rows of impl spead2, when there) with the ratio
   blocks.png             recv, loopback: highest lossless rate (hatched and marked ≥ where
@@ -341,6 +343,46 @@ def figure_mem(data, out_dir, written):
     save(fig, out_dir, name, written)
 
 
+def figure_scaling(data, out_dir, written):
+    """scaling.png: per packet size and reader-thread count n, continuous placement's
+    speed-up from 1 thread to n, memcpy's in the same runs, and the share (the first
+    over the second, per run): what placement keeps of what the memory offers."""
+    name = "scaling.png"
+    benches = sorted({r.bench for r in data.rows if r.bench.startswith("mem_threads_")
+                      and r.metric == "share_of_memcpy_gain"},
+                     key=lambda b: int(b.rsplit("_", 1)[1]))
+    if not benches:
+        skip(name, "no share_of_memcpy_gain rows from spead_bench mem --continuous "
+                   "--threads N")
+        return
+    fig, axes = pyplot().subplots(1, 2, figsize=(10, 4))
+    packets = sorted({p for b in benches for p in data.packets(b, "share_of_memcpy_gain")})
+    speedups = []
+    for b in benches:
+        n = b.rsplit("_", 1)[1]
+        speedups.append((f"placement, {n} threads ÷ 1", None,
+                         {p: data.summary(b, "gr-spead", "ratio_to_1_thread", p)
+                          for p in packets}))
+        speedups.append((f"memcpy alone, {n} ÷ 1", "#bbbbbb",
+                         {p: data.summary(b, "gr-spead", "memcpy_ratio_to_1_thread", p)
+                          for p in packets}))
+    bars_by_packet(axes[0], packets, speedups, number="{:.2f}")
+    axes[0].axhline(1.0, color="grey", linestyle="--", linewidth=1)
+    axes[0].set_ylabel("aggregate rate, n threads / 1 thread")
+    axes[0].set_title("Speed-up from more reader threads, same run", fontsize=9)
+    axes[0].legend(fontsize=7)
+    shares = [(f"{b.rsplit('_', 1)[1]} threads", None,
+               {p: data.summary(b, "gr-spead", "share_of_memcpy_gain", p)
+                for p in packets}) for b in benches]
+    bars_by_packet(axes[1], packets, shares, number="{:.2f}")
+    axes[1].axhline(1.0, color="grey", linestyle="--", linewidth=1)
+    axes[1].set_ylabel("placement's speed-up / memcpy's")
+    axes[1].set_title("Share of memcpy's gain placement keeps\n(spead_bench mem "
+                      "--continuous --threads N; median, bars min to max)", fontsize=9)
+    axes[1].legend(fontsize=7)
+    save(fig, out_dir, name, written)
+
+
 def sender_limited(data, bench, impl, packet, offered=None):
     """Whether a rate search's lossless_gbps is only a lower bound: its sender could not
     reach the rate asked (spead_bench's median row sender_limited = 1)."""
@@ -579,7 +621,8 @@ def machine_table(path):
 
 
 BENCH_ORDER = ["compare_recv", "compare_send", "ibv_recv_slots", "ibv_recv_mprq", "mem",
-               "mem_continuous", "mem_threads", "recv", "loopback", "send", "sink"]
+               "mem_continuous", "mem_threads", "mem_threads_2", "mem_threads_3",
+               "mem_threads_4", "recv", "recv_threads_1", "recv_threads_2", "loopback", "send", "sink"]
 METRIC_ORDER = ["cpu_ratio", "gbps_ratio", "cpu_s_per_gib", "cpu_user_s_per_gib",
                 "cpu_sys_s_per_gib", "gbps", "lossless_gbps", "sender_limited", "heaps_received", "heaps_sent",
                 "packets_lost", "loss_fraction", "ratio_to_memcpy", "memcpy_gbps"]
@@ -627,6 +670,7 @@ def main(argv=None):
                          "Kernel UDP send")
     figure_loss(data, args.out, written)
     figure_mem(data, args.out, written)
+    figure_scaling(data, args.out, written)
     figure_blocks(data, args.out, written)
     figure_ibv(data, args.out, written)
     write_results(data, os.path.join(args.out, "results.md"), sources)

@@ -257,18 +257,37 @@ chunk_assembler::stage(record& r, const packet_header& packet, copy_ticket* tick
     return result::copy;
 }
 
+bool chunk_assembler::extend(copy_ticket& ticket,
+                             const packet_header* more,
+                             std::size_t n)
+{
+    // What stage() would do for each packet, given that the ticket's own range is
+    // the heap's last: the same heap, in bounds, and no new range (so no fragment
+    // limit to check). The record stays this heap's until the ticket is committed.
+    record& r = d_records[ticket.record];
+    const std::uint64_t begin = std::uint64_t(ticket.to - r.data) + ticket.bytes;
+    const packet_header& last = more[n - 1];
+    const std::uint64_t end = last.payload_offset + last.payload_length;
+    if (more[0].heap_cnt != r.cnt || more[0].payload_offset != begin ||
+        end > d_config.heap_bytes || !r.received.extend_last(begin, end))
+        return false;
+    ticket.bytes += std::size_t(end - begin);
+    ticket.packets += std::uint32_t(n);
+    return true;
+}
+
 void chunk_assembler::commit(const copy_ticket& ticket)
 {
     // The record is still this packet's heap: a position is released early only
     // with no copies in flight (reserve() result drain), and on completion only once
     // every byte, this one's too, has been committed.
     d_in_flight--;
-    committed(d_records[ticket.record], ticket.bytes);
+    committed(d_records[ticket.record], ticket.bytes, ticket.packets);
 }
 
-void chunk_assembler::committed(record& r, std::uint64_t bytes)
+void chunk_assembler::committed(record& r, std::uint64_t bytes, std::uint64_t packets)
 {
-    d_stats[recv_stat::packets]++;
+    d_stats[recv_stat::packets] += packets;
     r.bytes += bytes;
     if (r.bytes == d_config.heap_bytes)
         d_timeline.complete(r.where, r.substream); // may release it, and more

@@ -103,6 +103,7 @@ public:
         const std::uint8_t* from = nullptr;
         std::size_t bytes = 0;
         std::uint32_t record = 0;
+        std::uint32_t packets = 1; //!< the packets it covers (extend())
     };
 
     /*! \throws std::invalid_argument as chunk_config::validate() */
@@ -129,6 +130,26 @@ public:
      * drain); the owner commits those copies and offers it again.
      */
     result reserve(const packet_header& packet, copy_ticket& ticket);
+    /*! Whether \p next continues \p packet: the next piece of the same heap,
+     * beginning where it ends, neither empty (as a sender's packets of one heap come
+     * in a batch). Reads only the two headers: callers find runs before they lock. */
+    static bool continues(const packet_header& packet, const packet_header& next)
+    {
+        return next.heap_cnt == packet.heap_cnt && packet.payload_length != 0 &&
+               next.payload_length != 0 &&
+               next.payload_offset == packet.payload_offset + packet.payload_length;
+    }
+    /*!
+     * Takes into \p ticket (result copy of reserve()) the \p n packets \p more that
+     * follow its packet, each continuing the one before (continues()): checked and
+     * counted as reserve() of each would, in the ticket's one range and one
+     * commit(). The caller copies packet k to ticket.to + (its offset - the ticket's
+     * first offset). False: nothing was done (they pass the heap's end, or the
+     * ticket's range is not the heap's last); reserve() them one by one. Costs the
+     * same however long the run, so the work under the owner's lock shrinks with it
+     * (docs/dev-recv-locking.md).
+     */
+    bool extend(copy_ticket& ticket, const packet_header* more, std::size_t n);
     /*! The copy of \p ticket is done: counts it, and releases what it completes. */
     void commit(const copy_ticket& ticket);
     /*! Copies reserved and not yet committed. */
@@ -179,8 +200,9 @@ private:
     /*! Checks and counts a packet of the heap in \p r; result copy fills \p ticket,
      * or without one the payload is copied and committed at once (result placed). */
     result stage(record& r, const packet_header& packet, copy_ticket* ticket);
-    /*! \p bytes of \p r's payload are in place: counts them, completes the heap. */
-    void committed(record& r, std::uint64_t bytes);
+    /*! \p bytes of \p r's payload, from \p packets packets, are in place: counts
+     * them, completes the heap. */
+    void committed(record& r, std::uint64_t bytes, std::uint64_t packets = 1);
     void on_release(const timeline::released& r);
     /*! Gives \p c (its first \p positions) to the consumer; its place is free again. */
     void hand_on(live_chunk& c, std::size_t positions);

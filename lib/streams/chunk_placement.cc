@@ -42,9 +42,17 @@ chunk_config chunk_config_for(const continuous_config& c,
 /*! Kept per reader thread from batch to batch, so nothing is allocated in the steady
  * state. */
 struct chunk_placement::batch {
+    /*! A payload copy to make outside the lock: packets [first, first + ticket.packets)
+     * of the batch, in one ticket (chunk_assembler::extend()). */
+    struct copy {
+        chunk_assembler::copy_ticket ticket;
+        std::size_t first = 0;
+    };
     std::vector<packet_header> headers;
     std::vector<decode_result> results;
-    std::vector<chunk_assembler::copy_ticket> copies;
+    /*! Packets after each that continue it (chunk_assembler::continues()). */
+    std::vector<std::uint32_t> follow;
+    std::vector<copy> copies;
     bool decoded = false; //!< decode_all() ran: headers and results hold every packet
     bool alone = false;   //!< one reader: copies in place, tries add_repeat() first
 };
@@ -58,6 +66,13 @@ void chunk_placement::decode_all(batch& b, const packet_view* packets, std::size
 {
     for (std::size_t i = 0; i < n; i++)
         b.results[i] = decode_packet(packets[i].data, packets[i].size, b.headers[i]);
+    // The runs of one heap's packets, found here, outside the lock.
+    for (std::size_t i = n; i-- > 0;)
+        b.follow[i] = i + 1 < n && b.results[i] == decode_result::ok &&
+                              b.results[i + 1] == decode_result::ok &&
+                              chunk_assembler::continues(b.headers[i], b.headers[i + 1])
+                          ? b.follow[i + 1] + 1
+                          : 0;
 }
 
 bool chunk_placement::add_batch(const packet_view* packets, std::size_t n)
@@ -65,6 +80,7 @@ bool chunk_placement::add_batch(const packet_view* packets, std::size_t n)
     thread_local batch b;
     b.headers.resize(n);
     b.results.resize(n);
+    b.follow.resize(n);
     // With several readers each decodes its batch before taking the lock, in parallel
     // with the others. A lone reader decodes under it, and only the packets that
     // add_repeat() does not place without decoding (spead_bench mem --continuous).
@@ -72,7 +88,8 @@ bool chunk_placement::add_batch(const packet_view* packets, std::size_t n)
     if (b.decoded)
         decode_all(b, packets, n);
 
-    std::unique_lock<std::mutex> lock(d_core.mutex);
+    std::unique_lock<std::mutex> lock(d_core.mutex, std::defer_lock);
+    d_profile.acquire(lock);
     d_control.note_batch_locked(n);
     b.alone = d_core.readers_added <= 1;
     bool reader_goes_on = true;
@@ -81,7 +98,9 @@ bool chunk_placement::add_batch(const packet_view* packets, std::size_t n)
     while (i < n) {
         if (!offer_again)
             wait_for_drainers(lock);
+        const std::size_t from = i;
         const run_end end = place_run(lock, b, packets, n, i);
+        d_profile.placed(i - from, b.copies.size());
         copy_and_commit(lock, b);
         offer_again = end == run_end::drain;
         if (offer_again)
@@ -90,6 +109,7 @@ bool chunk_placement::add_batch(const packet_view* packets, std::size_t n)
             reader_goes_on = false;
     }
     const bool goes_on = reader_goes_on && !d_core.stopped.load();
+    d_profile.release();
     d_control.unlock_and_wake(lock); // control heaps (descriptors) go to the heap queue
     return goes_on;
 }
@@ -132,8 +152,15 @@ chunk_placement::run_end chunk_placement::place_run(std::unique_lock<std::mutex>
             const chunk_assembler::result placed =
                 b.alone ? d_assembler->add_packet(packet)
                         : d_assembler->reserve(packet, copy);
-            if (placed == chunk_assembler::result::copy)
-                b.copies.push_back(copy);
+            if (placed == chunk_assembler::result::copy) {
+                b.copies.push_back({ copy, i });
+                // The packets after it that continue its heap join its ticket: under
+                // the lock, a run costs little more than its first packet.
+                const std::size_t more = b.decoded ? b.follow[i] : 0;
+                if (more != 0 &&
+                    d_assembler->extend(b.copies.back().ticket, &b.headers[i + 1], more))
+                    i += more;
+            }
             if (placed == chunk_assembler::result::drain)
                 return run_end::drain; // offered again once no copy is in flight
             if (placed != chunk_assembler::result::other)
@@ -156,12 +183,18 @@ void chunk_placement::copy_and_commit(std::unique_lock<std::mutex>& lock, batch&
         return;
     // Each copy's place is its own until committed: other readers place (and copy)
     // meanwhile.
+    d_profile.release();
     lock.unlock();
-    for (const chunk_assembler::copy_ticket& c : b.copies)
-        std::memcpy(c.to, c.from, c.bytes);
-    lock.lock();
-    for (const chunk_assembler::copy_ticket& c : b.copies)
-        d_assembler->commit(c);
+    for (const batch::copy& c : b.copies) {
+        const std::uint64_t base = b.headers[c.first].payload_offset;
+        for (std::size_t k = c.first; k < c.first + c.ticket.packets; k++)
+            std::memcpy(c.ticket.to + (b.headers[k].payload_offset - base),
+                        b.headers[k].payload,
+                        std::size_t(b.headers[k].payload_length));
+    }
+    d_profile.acquire(lock);
+    for (const batch::copy& c : b.copies)
+        d_assembler->commit(c.ticket);
     if (d_assembler->copies_in_flight() == 0)
         d_copies_done.notify_all();
 }
@@ -255,6 +288,7 @@ bool chunk_placement::make_assembler_locked(std::unique_lock<std::mutex>& lock,
         [this] { return d_chunks.acquire(); },
         [this](chunk_entry&& e) { d_chunks.push(std::move(e)); });
     d_heap_bytes.store(heap_bytes);
+    d_live_chunks.store(config.live_chunks());
     return true;
 }
 
@@ -273,15 +307,13 @@ void chunk_placement::wake_all_locked()
 
 std::size_t chunk_placement::wait_for_queue_space(std::chrono::microseconds timeout)
 {
-    std::size_t live = 0;
-    {
-        std::lock_guard<std::mutex> lock(d_core.mutex);
-        if (d_core.stopped.load())
-            return 0;
-        if (!d_assembler)
-            return 2; // one packet at a time until the stream knows its shape
-        live = d_assembler->config().live_chunks();
-    }
+    // Without the stream's lock: a reader asks before each batch (mem_reader,
+    // pcap_reader), and the lock is what the readers contend for.
+    if (d_core.stopped.load())
+        return 0;
+    const std::size_t live = d_live_chunks.load();
+    if (live == 0)
+        return 2; // one packet at a time until the stream knows its shape
     // One packet may hand on, and ask for, at most the chunks the window spans: a
     // batch of free / (2 × that) packets never finds none free.
     const std::size_t free = d_chunks.wait_available(live, timeout, d_core.stopped);

@@ -10,6 +10,7 @@
 
 #include "chunk_queue.h"
 #include "heap_placement.h"
+#include "lock_profile.h"
 #include "placement.h"
 #include "protocol/chunk_assembler.h"
 #include <gnuradio/spead/recv_stream.h>
@@ -92,12 +93,16 @@ private:
     chunk_queue d_chunks;     //!< its own lock, taken after the stream's
     std::unique_ptr<chunk_assembler> d_assembler; //!< made at the first data heap
     std::atomic<std::size_t> d_heap_bytes{ 0 };
+    /*! The assembler's live_chunks(), once it is made (0 before): read without the
+     * lock by wait_for_queue_space(). */
+    std::atomic<std::size_t> d_live_chunks{ 0 };
     recv_stats d_stats; //!< packets refused before reaching either assembler
     bool d_heap_size_warned = false;
     std::uint64_t d_stop_heaps_seen = 0; //!< stop heaps already acted on
     /*! The last copy in flight was committed, or a drain ended. */
     std::condition_variable d_copies_done;
     std::size_t d_drain_waiters = 0; //!< threads in drain_locked()
+    lock_profile d_profile; //!< the readers' use of the lock (a measuring build only)
 };
 
 } // namespace recv

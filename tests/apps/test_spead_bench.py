@@ -102,9 +102,21 @@ class spead_bench_modes(unittest.TestCase):
                   "--heap-size", 65536, "--total-bytes", 1 << 25, "--repeat", 1)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertRegex(r.stdout, r"run 1: 1 thread [0-9.e+-]+ Gb/s, 2 threads "
-                                   r"[0-9.e+-]+ Gb/s, ratio [0-9.e+-]+; memcpy alone")
-        self.assert_figure(r.stdout, "mem_threads_ratio_8972")
-        self.assert_figure(r.stdout, "mem_threads_memcpy_ratio_8972")
+                                   r"[0-9.e+-]+ Gb/s, ratio [0-9.e+-]+; memcpy alone: "
+                                   r"ratio [0-9.e+-]+; share [0-9.e+-]+")
+        self.assert_figure(r.stdout, "mem_threads_2_ratio_8972")
+        self.assert_figure(r.stdout, "mem_threads_2_memcpy_ratio_8972")
+        self.assert_figure(r.stdout, "mem_threads_2_share_8972")
+
+    def test_recv_continuous_threads_compares_cpu_per_gib_of_1_and_2_threads(self):
+        r = bench("recv", "--continuous", "--threads", 2, *SHORT, "--rates", 0.2,
+                  "--runs", 1, "--buffer", 131072, timeout=100)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"packet 8972 run 1, 1 thread: \d+ of \d+ heaps complete")
+        self.assertRegex(r.stdout, r"packet 8972 run 1, 2 threads: \d+ of \d+ heaps complete")
+        # a figure, or none when the loaded machine lost every heap of a run
+        self.assertRegex(r.stdout, r"(?m)^recv_threads (packet 8972: 1 thread .* ratio "
+                                   r"[0-9.e+-]+|packet 8972: no figure)")
 
 
 CSV_HEADER = "bench,impl,packet_bytes,offered_gbps,trial,metric,value"
@@ -212,6 +224,8 @@ class spead_bench_errors(unittest.TestCase):
                            (["sink", "--source", "tap"], "--source"),
                            (["mem", "--threads", 2], "add --continuous"),
                            (["mem", "--continuous", "--threads", 0], "--threads: 0"),
+                           (["recv", "--threads", 2], "add --continuous"),
+                           (["recv", "--continuous"], "give 2 or more"),
                            (["mem", "--csv", "/nonexistent/bench.csv"],
                             "--csv: cannot write '/nonexistent/bench.csv'")]:
             with self.subTest(args=args):

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -561,12 +562,67 @@ struct placed_record {
     std::vector<position> out;
 };
 
+/*! \p stream placed as chunk_placement places a batch with several readers: batches
+ * of 8, decoded, reserve()d with extend() joining runs to one ticket, then copied and
+ * committed (early where reserve() says drain); \p extended counts the packets
+ * extend() took. */
+void place_in_batches(chunk_assembler& a,
+                      const std::vector<bytes>& stream,
+                      std::uint64_t& extended,
+                      bool extend = true)
+{
+    constexpr std::size_t batch = 8;
+    std::vector<packet_header> h(batch);
+    std::vector<decode_result> r(batch);
+    std::vector<std::pair<chunk_assembler::copy_ticket, std::size_t>> copies;
+    const auto copy_and_commit = [&] {
+        for (const auto& [t, first] : copies)
+            for (std::size_t k = first; k < first + t.packets; k++)
+                std::memcpy(t.to + (h[k].payload_offset - h[first].payload_offset),
+                            h[k].payload,
+                            std::size_t(h[k].payload_length));
+        for (const auto& c : copies)
+            a.commit(c.first);
+        copies.clear();
+    };
+    for (std::size_t at = 0; at < stream.size(); at += batch) {
+        const std::size_t n = std::min(batch, stream.size() - at);
+        for (std::size_t k = 0; k < n; k++)
+            r[k] = decode_packet(stream[at + k].data(), stream[at + k].size(), h[k]);
+        for (std::size_t i = 0; i < n; i++) {
+            if (r[i] != decode_result::ok)
+                continue;
+            chunk_assembler::copy_ticket t;
+            chunk_assembler::result placed = a.reserve(h[i], t);
+            if (placed == chunk_assembler::result::drain) {
+                copy_and_commit();
+                placed = a.reserve(h[i], t);
+            }
+            if (placed != chunk_assembler::result::copy)
+                continue;
+            copies.emplace_back(t, i);
+            std::size_t more = 0;
+            while (extend && i + more + 1 < n && r[i + more + 1] == decode_result::ok &&
+                   chunk_assembler::continues(h[i + more], h[i + more + 1]))
+                more++;
+            if (more != 0 && a.extend(copies.back().first, &h[i + 1], more)) {
+                i += more;
+                extended += more;
+            }
+        }
+        copy_and_commit();
+    }
+}
+
 } // namespace
 
 TEST(chunk_assembler_repeat, agrees_with_decoding_every_packet_on_damaged_streams)
 {
     // add_repeat() places a heap's later packets without decoding them; decoding every
-    // packet and add_packet() must count and output exactly the same, on streams with
+    // packet and add_packet() must count and output exactly the same (and extend(),
+    // which reserves them in the ticket of the packet before, exactly what reserve()
+    // of each alone does: a heap completes at commit, so those two differ from
+    // add_packet() in when a duplicate is late), on streams with
     // packets dropped, repeated, swapped, cut short, corrupted, lengthened, and giving
     // another heap size, from two substreams whose heaps interleave.
     chunk_config config;
@@ -579,7 +635,7 @@ TEST(chunk_assembler_repeat, agrees_with_decoding_every_packet_on_damaged_stream
     config.chunk_positions = 2;
     config.incomplete = recv::incomplete_heaps::deliver;
     std::mt19937 rng(2611);
-    std::uint64_t repeats = 0, packets = 0;
+    std::uint64_t repeats = 0, packets = 0, extended = 0;
     for (int trial = 0; trial < 200; trial++) {
         // Per substream a run of heaps in order; the two runs interleave packet by packet
         // in odd trials. The first packet of each heap carries the items, the rest only
@@ -667,18 +723,30 @@ TEST(chunk_assembler_repeat, agrees_with_decoding_every_packet_on_damaged_stream
             if (r == decode_result::ok)
                 general.assembler.add_packet(h);
         }
+        placed_record batched(config), reserved(config);
+        place_in_batches(batched.assembler, stream, extended);
+        std::uint64_t none = 0;
+        place_in_batches(reserved.assembler, stream, none, false);
         fast.assembler.flush();
         general.assembler.flush();
-        for (std::size_t i = 0; i < recv_stats::size; i++)
+        batched.assembler.flush();
+        reserved.assembler.flush();
+        for (std::size_t i = 0; i < recv_stats::size; i++) {
             ASSERT_EQ(fast.assembler.stats()[recv_stat(i)],
                       general.assembler.stats()[recv_stat(i)])
                 << stat_name(recv_stat(i)) << " in trial " << trial;
+            ASSERT_EQ(batched.assembler.stats()[recv_stat(i)],
+                      reserved.assembler.stats()[recv_stat(i)])
+                << stat_name(recv_stat(i)) << " (extend) in trial " << trial;
+        }
         ASSERT_EQ(fast.out, general.out) << "trial " << trial;
+        ASSERT_EQ(batched.out, reserved.out) << "(extend) trial " << trial;
         packets += general.assembler.stats()[recv_stat::packets];
     }
     // The streams were mostly placed, and mostly by the fast path.
     EXPECT_GT(packets, 20000u);
     EXPECT_GT(repeats, packets / 3);
+    EXPECT_GT(extended, packets / 3);
 }
 
 TEST_F(chunk_test, add_repeat_takes_only_the_next_piece_of_a_learnt_heap)

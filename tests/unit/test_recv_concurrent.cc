@@ -144,7 +144,8 @@ std::uint64_t feed_all(fake_reader& r, const packets& all, std::size_t batch)
 }
 
 /*! Feeds one heap's packets at a time, never more than \p lead heaps ahead of the
- * other thread's \p other_done, as a network paces its receive threads, until done or
+ * other thread's \p other_done, as a network paces its receive threads, and only with
+ * room in the consumer's queue (fake_reader::queue_space()), until done or
  * the stream ends; counts the packets handed over in \p handed. False if the pace could
  * not be kept (the other thread stalled for 30 s). */
 bool feed_paced(const recv::stream& s,
@@ -162,6 +163,12 @@ bool feed_paced(const recv::stream& s,
                 return false;
             else
                 std::this_thread::yield();
+        // No faster than the consumer gives chunks back, as a capture replay: on a busy
+        // machine a consumer that loses the CPU for a few milliseconds would otherwise
+        // see the feeders place every heap into lost chunks before it runs again.
+        while (r.queue_space(1ms) == 0 && !s.is_stopped())
+            if (std::chrono::steady_clock::now() > deadline)
+                return false;
         handed += heaps[k].size();
         if (!heaps[k].empty() && !r.feed(heaps[k]))
             break; // the stream ended
@@ -171,7 +178,8 @@ bool feed_paced(const recv::stream& s,
 }
 
 /*! Two readers' threads feeding one substream's heaps each (paced within 3 heaps of
- * each other), and a consumer thread popping what the stream outputs. */
+ * each other and by the consumer's queue space), and a consumer thread popping what
+ * the stream outputs. */
 class paced_feeders
 {
 public:
