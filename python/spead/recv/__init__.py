@@ -425,3 +425,10 @@ def _pcap_port(filter):
         return int(words[1])
     raise ValueError(f"filter: {filter!r} is not supported; gr-spead replays all UDP "
                      "(filter '') or one destination port ('udp dst port 7148')")
+
+
+# spead2's chunk stream API and custom statistics (python/spead/recv/_chunk.py)
+from ._chunk import (Chunk, ChunkPlacement, ChunkRingbuffer, ChunkRingStream,  # noqa: E402
+                     ChunkStreamConfig, StreamStatConfig)
+from . import _chunk as _chunk_api  # noqa: E402
+_chunk_api.install(StreamConfig, Stream)
