@@ -74,6 +74,9 @@ std::unordered_map<recv::stream_chunk*, py::object>& held()
 
 void hold(py_chunk& c)
 {
+    if (!c.data || !c.present)
+        throw py::value_error("chunk: data and present must both be set; give "
+                              "Chunk(data=..., present=...) numpy arrays");
     if (!held().emplace(&c, py::cast(&c, py::return_value_policy::reference)).second)
         throw py::value_error("chunk: already in a ringbuffer or stream; give each "
                               "Chunk once, and take it out again before reusing it");
@@ -153,12 +156,16 @@ struct py_placement {
  * first element is a capsule named by the C signature. */
 py_placement callback_placement(const py::object& obj)
 {
-    if (!py::isinstance<py::tuple>(obj) || py::len(obj) == 0 ||
-        !PyCapsule_CheckExact(obj.cast<py::tuple>()[0].ptr()))
-        throw py::value_error("place: not a C callback; give a scipy.LowLevelCallable "
-                              "(e.g. of a numba cfunc) with signature 'void (void *, "
-                              "size_t)' or 'void (void *, size_t, void *)', or a "
-                              "ChunkPlacement");
+    // spead2's exception classes: TypeError, IndexError for an empty tuple
+    const char* what = "place: not a C callback; give a scipy.LowLevelCallable (e.g. of a "
+                       "numba cfunc) with signature 'void (void *, size_t)' or 'void "
+                       "(void *, size_t, void *)', or a ChunkPlacement";
+    if (!py::isinstance<py::tuple>(obj))
+        throw py::type_error(what);
+    if (py::len(obj) == 0)
+        throw py::index_error(what);
+    if (!PyCapsule_CheckExact(obj.cast<py::tuple>()[0].ptr()))
+        throw py::type_error(what);
     py::capsule capsule = obj.cast<py::tuple>()[0].cast<py::capsule>();
     const char* name = capsule.name();
     void* pointer = PyCapsule_GetPointer(capsule.ptr(), name);
