@@ -31,11 +31,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import spead_qa_support as qa  # noqa: E402
 
 
-def sender(args, port, gbps):
+def sender(args, port, gbps, extra=()):
     return subprocess.Popen(
         [os.path.join(args.apps, "spead_send"), "--descriptors", "--heaps", str(args.heaps),
          "--heap-size", str(args.heap_size), "--packet", str(args.packet), "--rate",
-         str(gbps), f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+         str(gbps), *extra, f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
 
 
 def lossless(stats, args):
@@ -46,13 +47,13 @@ def lossless(stats, args):
             stats.get("heaps_dropped_queue_full", 0) == 0)
 
 
-def trial_cpp(args, gbps):
+def trial_cpp(args, gbps, extra=()):
     port = qa.free_udp_port()
     with subprocess.Popen([os.path.join(args.apps, "spead_recv"), "-q",
                            f"127.0.0.1:{port}"], stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, text=True) as recv:
         time.sleep(0.3)  # bound
-        tx = sender(args, port, gbps)
+        tx = sender(args, port, gbps, extra)
         tx.wait(120)
         try:
             output, _ = recv.communicate(timeout=5)
