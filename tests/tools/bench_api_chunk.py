@@ -25,7 +25,7 @@ the figures depend on the machine.
 import argparse
 import os
 import sys
-import time
+import threading
 
 import numpy as np
 
@@ -52,12 +52,20 @@ def trial_chunks(args, gbps, spead2):
     tx = sender(args, port, gbps, ("--timestamp-item", str(TIMESTAMP_ITEM)))
     full_chunks = args.heaps // args.chunk_heaps
     complete = 0
+
+    def watchdog():  # a lost stop heap would leave the loop waiting
+        tx.wait(120)
+        if not done.wait(3):
+            stream.stop()
+    done = threading.Event()
+    threading.Thread(target=watchdog, daemon=True).start()
     try:
         for chunk in data_ring:  # ends at the stop heap
             if chunk.chunk_id < full_chunks and np.all(chunk.present):
                 complete += 1
             stream.add_free_chunk(chunk)
     finally:
+        done.set()
         tx.wait(120)
         stream.stop()
     stats = stream.stats
