@@ -22,12 +22,14 @@ chunk_stream_assembler::chunk_stream_assembler(const recv::chunk_stream_config& 
                                                std::size_t max_heaps,
                                                std::uintptr_t stream_id,
                                                acquire_fn acquire,
-                                               ready_fn ready)
+                                               ready_fn ready,
+                                               head_fn head_updated)
     : d_config(config),
       d_place(config.get_place()),
       d_stream_id(stream_id),
       d_acquire(std::move(acquire)),
       d_ready(std::move(ready)),
+      d_head_updated(std::move(head_updated)),
       d_custom(config.get_stats()),
       d_heaps(std::max<std::size_t>(max_heaps, 1)),
       d_window(config.get_max_chunks(), nullptr)
@@ -72,9 +74,7 @@ recv::stream_chunk* chunk_stream_assembler::chunk_for(std::int64_t chunk_id)
     if (id >= d_tail) {
         if (id - d_tail >= max) {
             // so far ahead that the whole window is stale: hand it all on
-            while (d_head < d_tail)
-                flush_head();
-            d_head = d_tail = id - (max - 1);
+            flush_until(id - (max - 1));
         }
         while (id >= d_tail) {
             if (d_tail - d_head == max)
@@ -102,6 +102,19 @@ void chunk_stream_assembler::flush_head()
         d_ready(c, d_batch_stats.data());
     c = nullptr;
     d_head++;
+    if (d_head_updated)
+        d_head_updated(d_head);
+}
+
+void chunk_stream_assembler::flush_until(std::uint64_t chunk_id)
+{
+    while (d_head < chunk_id && d_head < d_tail)
+        flush_head();
+    if (d_head < chunk_id) {
+        d_head = d_tail = chunk_id;
+        if (d_head_updated)
+            d_head_updated(d_head);
+    }
 }
 
 void chunk_stream_assembler::retire(live_heap& h, recv_stat incomplete_stat)

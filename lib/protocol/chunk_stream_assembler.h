@@ -41,18 +41,24 @@ public:
     using acquire_fn =
         std::function<recv::stream_chunk*(std::int64_t chunk_id, std::uint64_t* stats)>;
     using ready_fn = std::function<void(recv::stream_chunk*, std::uint64_t* stats)>;
+    /*! The oldest chunk id of the window moved on to this. */
+    using head_fn = std::function<void(std::uint64_t)>;
 
     /*! \throws std::invalid_argument when the config has no placement */
     chunk_stream_assembler(const recv::chunk_stream_config& config,
                            std::size_t max_heaps,
                            std::uintptr_t stream_id,
                            acquire_fn acquire,
-                           ready_fn ready);
+                           ready_fn ready,
+                           head_fn head_updated = head_fn());
 
     /*! One packet; returns false after a stop heap (the rest is not looked at). */
     bool add_packet(const std::uint8_t* data, std::size_t size);
     /*! Hands every live chunk on (end of stream); live heaps count as flushed. */
     void flush();
+    /*! Hands on the chunks below \p chunk_id (a group moves its members on); their
+     * live heaps' later packets are dropped. */
+    void flush_until(std::uint64_t chunk_id);
     bool stop_seen() const { return d_stop_seen; }
 
     recv_stats stats() const { return d_stats; }
@@ -98,6 +104,7 @@ private:
     std::uintptr_t d_stream_id;
     acquire_fn d_acquire;
     ready_fn d_ready;
+    head_fn d_head_updated;
     std::vector<std::pair<std::string, recv::stat_mode>> d_custom;
     std::size_t d_too_old;  //!< custom index of too_old_heaps
     std::size_t d_rejected; //!< custom index of rejected_heaps

@@ -15,31 +15,6 @@ namespace gr {
 namespace spead {
 namespace recv {
 
-namespace {
-using namespace std::chrono_literals;
-
-/*! A free chunk, waiting as long as it takes (null once the ring stopped). */
-stream_chunk* take_free(chunk_ringbuffer& ring)
-{
-    stream_chunk* c = nullptr;
-    for (;;) {
-        const auto r = ring.pop(c, 1s);
-        if (r == chunk_ringbuffer::result::ok)
-            return c;
-        if (r == chunk_ringbuffer::result::stopped)
-            return nullptr;
-    }
-}
-
-/*! A ready chunk to the consumer, waiting for room (dropped once it stopped: its
- * owner still holds it). */
-void hand_on(chunk_ringbuffer& ring, stream_chunk* c)
-{
-    while (ring.push(c, 1s) == chunk_ringbuffer::result::timeout) {
-    }
-}
-} // namespace
-
 chunk_ring_placement::chunk_ring_placement(stream_core& core, const stream_config& config)
     : placement(core),
       d_setup(config.get_chunk_stream()),
@@ -51,12 +26,29 @@ chunk_ring_placement::chunk_ring_placement(stream_core& core, const stream_confi
         s.config,
         config.get_max_heaps(),
         s.stream_id,
-        [ring = s.free_ring](std::int64_t, std::uint64_t*) { return take_free(*ring); },
-        [ring = s.data_ring](stream_chunk* c, std::uint64_t*) { hand_on(*ring, c); });
+        [&s](std::int64_t id, std::uint64_t*) { return s.acquire(id); },
+        [&s](stream_chunk* c, std::uint64_t*) {
+            if (c)
+                s.ready(c);
+        },
+        s.head_updated);
+    s.try_flush_until = [this](std::uint64_t target) {
+        std::unique_lock<std::mutex> lock(d_core.mutex, std::try_to_lock);
+        if (!lock.owns_lock())
+            return false; // placing a batch: it looks at flush_request afterwards
+        d_assembler->flush_until(target);
+        return true;
+    };
     std::lock_guard<std::mutex> lock(s.stats_mutex);
     s.custom_stats = d_assembler->custom_stats();
     s.custom_totals.assign(s.custom_stats.size(), 0);
-    s.data_ring->add_producer();
+}
+
+void chunk_ring_placement::serve_flush_request()
+{
+    const std::uint64_t target = d_setup->flush_request.load(std::memory_order_relaxed);
+    if (target != 0)
+        d_assembler->flush_until(target);
 }
 
 bool chunk_ring_placement::add_batch(const packet_view* packets, std::size_t n)
@@ -65,11 +57,13 @@ bool chunk_ring_placement::add_batch(const packet_view* packets, std::size_t n)
     if (d_core.stopped.load())
         return false;
     chunk_stream_assembler& a = *d_assembler;
+    serve_flush_request();
     bool stop = false;
     for (std::size_t i = 0; i < n && !stop; i++)
         stop = !a.add_packet(packets[i].data, packets[i].size) && d_stop_on_stop_heap;
     d_batches++;
     d_max_batch = std::max<std::uint64_t>(d_max_batch, n);
+    serve_flush_request();
     {
         std::lock_guard<std::mutex> stats_lock(d_setup->stats_mutex);
         a.merge_batch_stats(d_setup->custom_totals);
@@ -86,9 +80,8 @@ void chunk_ring_placement::flush_locked()
         std::lock_guard<std::mutex> stats_lock(d_setup->stats_mutex);
         d_assembler->merge_batch_stats(d_setup->custom_totals);
     }
-    // spead2's stop_received(): this stream adds no more chunks
-    if (!std::exchange(d_producer_removed, true))
-        d_setup->data_ring->remove_producer();
+    if (!std::exchange(d_ended, true) && d_setup->ended)
+        d_setup->ended();
 }
 
 std::size_t chunk_ring_placement::wait_for_queue_space(std::chrono::microseconds)

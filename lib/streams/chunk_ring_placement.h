@@ -19,10 +19,11 @@ namespace spead {
 namespace recv {
 
 /*!
- * \brief spead2's chunk ring stream as a placement: every heap goes through the
- * chunk stream assembler into chunks from the free ring, which leave for the data
- * ring. Both rings block the reader, as spead2's (chunk_ring_stream::stop() stops
- * them before the stream, so a waiting reader lets go).
+ * \brief spead2's chunk streams as a placement: every heap goes through the chunk
+ * stream assembler into chunks from the setup's acquire (a ring stream's free ring, a
+ * group member's group), which leave through its ready (the data ring, the group).
+ * Both may block the reader, as spead2's (stop() stops the rings before the stream,
+ * so a waiting reader lets go).
  */
 class chunk_ring_placement final : public placement
 {
@@ -38,11 +39,14 @@ public:
     heap_placement& heaps() override { return d_no_heaps; }
 
 private:
+    /*! Moves the window on to what a group asked for (once per batch). */
+    void serve_flush_request();
+
     std::shared_ptr<chunk_stream_setup> d_setup;
     heap_placement d_no_heaps;
     std::unique_ptr<chunk_stream_assembler> d_assembler;
     bool d_stop_on_stop_heap;
-    bool d_producer_removed = false;
+    bool d_ended = false;
     std::uint64_t d_batches = 0;
     std::uint64_t d_max_batch = 0;
 };

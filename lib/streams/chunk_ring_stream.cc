@@ -181,6 +181,13 @@ std::shared_ptr<chunk_stream_setup> make_setup(const chunk_stream_config& chunk_
     setup->stream_id = stream_id;
     setup->data_ring = std::move(data);
     setup->free_ring = std::move(free);
+    chunk_ringbuffer* data_ring = setup->data_ring.get();
+    chunk_ringbuffer* free_ring = setup->free_ring.get();
+    setup->acquire = [free_ring](std::int64_t) { return take_free_chunk(*free_ring); };
+    setup->ready = [data_ring](stream_chunk* c) { hand_on_chunk(*data_ring, c); };
+    // spead2's stop_received(): this stream adds no more chunks
+    setup->ended = [data_ring] { data_ring->remove_producer(); };
+    data_ring->add_producer();
     return setup;
 }
 
@@ -228,13 +235,36 @@ void chunk_ring_stream::stop()
 std::vector<std::pair<std::string, std::uint64_t>>
 chunk_ring_stream::get_custom_stats() const
 {
-    std::lock_guard<std::mutex> lock(d_setup->stats_mutex);
+    return d_setup->custom_values();
+}
+
+std::vector<std::pair<std::string, std::uint64_t>>
+chunk_stream_setup::custom_values() const
+{
+    std::lock_guard<std::mutex> lock(stats_mutex);
     std::vector<std::pair<std::string, std::uint64_t>> out;
-    for (std::size_t i = 0; i < d_setup->custom_stats.size(); i++)
-        out.emplace_back(d_setup->custom_stats[i].first,
-                         i < d_setup->custom_totals.size() ? d_setup->custom_totals[i]
-                                                           : 0);
+    for (std::size_t i = 0; i < custom_stats.size(); i++)
+        out.emplace_back(custom_stats[i].first,
+                         i < custom_totals.size() ? custom_totals[i] : 0);
     return out;
+}
+
+stream_chunk* take_free_chunk(chunk_ringbuffer& ring)
+{
+    stream_chunk* c = nullptr;
+    for (;;) {
+        const auto r = ring.pop(c, std::chrono::seconds(1));
+        if (r == chunk_ringbuffer::result::ok)
+            return c;
+        if (r == chunk_ringbuffer::result::stopped)
+            return nullptr;
+    }
+}
+
+void hand_on_chunk(chunk_ringbuffer& ring, stream_chunk* c)
+{
+    while (ring.push(c, std::chrono::seconds(1)) == chunk_ringbuffer::result::timeout) {
+    }
 }
 
 } // namespace recv

@@ -12,10 +12,12 @@
 #include <gnuradio/spead/recv_chunk_place.h>
 #include <gnuradio/spead/recv_stream.h>
 #include <condition_variable>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -126,10 +128,25 @@ private:
     bool d_stopped = false;
 };
 
-/*! What a chunk ring stream's placement needs; set on its stream_config. */
+/*! What a chunk stream's placement needs; set on its stream_config. Where chunks
+ * come from and go: a ring stream's rings, or a group member's group. */
 struct SPEAD_API chunk_stream_setup {
     chunk_stream_config config;
     std::uintptr_t stream_id = 0;
+    /*! A chunk for an id entering the window (null: its heaps are dropped). */
+    std::function<stream_chunk*(std::int64_t chunk_id)> acquire;
+    /*! A chunk leaving the window, in id order. */
+    std::function<void(stream_chunk*)> ready;
+    /*! The window's oldest chunk id moved on (may be empty). */
+    std::function<void(std::uint64_t head)> head_updated;
+    /*! The stream ended; its window has been handed on. */
+    std::function<void()> ended;
+    /*! Set by the placement: flushes the window up to a chunk id unless the stream
+     * is placing a batch right now (then flush_request does it after the batch). */
+    std::function<bool(std::uint64_t)> try_flush_until;
+    /*! A chunk id the window must move to (0: none); looked at once per batch. */
+    std::atomic<std::uint64_t> flush_request{ 0 };
+    /*! The ring stream's rings (null in a group member: the group has them). */
     std::shared_ptr<chunk_ringbuffer> data_ring;
     std::shared_ptr<chunk_ringbuffer> free_ring;
     /*! The custom statistics' totals (config.get_stats() order, then too_old_heaps
@@ -137,7 +154,16 @@ struct SPEAD_API chunk_stream_setup {
     mutable std::mutex stats_mutex;
     std::vector<std::uint64_t> custom_totals;
     std::vector<std::pair<std::string, stat_mode>> custom_stats;
+
+    /*! (name, value) of the custom statistics. */
+    std::vector<std::pair<std::string, std::uint64_t>> custom_values() const;
 };
+
+/*! A free chunk from \p ring, waiting as long as it takes (null once it stopped). */
+SPEAD_API stream_chunk* take_free_chunk(chunk_ringbuffer& ring);
+/*! A chunk to \p ring, waiting for room (dropped once it stopped: its owner still
+ * holds it). */
+SPEAD_API void hand_on_chunk(chunk_ringbuffer& ring, stream_chunk* c);
 
 /*!
  * \brief spead2's chunk_ring_stream: heaps are copied, placed by the placement
