@@ -15,6 +15,7 @@
 #include <pybind11/stl.h>
 
 #include <gnuradio/spead/recv_chunk_stream.h>
+#include <gnuradio/spead/recv_chunk_stream_group.h>
 #include <gnuradio/spead/recv_pcap.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
@@ -157,9 +158,10 @@ struct py_placement {
 py_placement callback_placement(const py::object& obj)
 {
     // spead2's exception classes: TypeError, IndexError for an empty tuple
-    const char* what = "place: not a C callback; give a scipy.LowLevelCallable (e.g. of a "
-                       "numba cfunc) with signature 'void (void *, size_t)' or 'void "
-                       "(void *, size_t, void *)', or a ChunkPlacement";
+    const char* what =
+        "place: not a C callback; give a scipy.LowLevelCallable (e.g. of a "
+        "numba cfunc) with signature 'void (void *, size_t)' or 'void "
+        "(void *, size_t, void *)', or a ChunkPlacement";
     if (!py::isinstance<py::tuple>(obj))
         throw py::type_error(what);
     if (py::len(obj) == 0)
@@ -188,6 +190,186 @@ py_placement callback_placement(const py::object& obj)
     return out;
 }
 
+/*! The readers recv.Stream has, on any stream (recv/__init__.py parses the forms). */
+py::list add_udp_reader(recv::stream& stream,
+                        const std::string& endpoints,
+                        const std::string& interface,
+                        std::size_t max_size,
+                        std::size_t buffer_size)
+{
+    recv::udp_config config;
+    config.set_endpoints(endpoints);
+    config.set_interface(interface);
+    config.set_max_size(max_size);
+    config.set_buffer_size(buffer_size);
+    py::list bound;
+    translating_os_errors([&] {
+        auto& reader = stream.emplace_reader<recv::udp_reader>(config);
+        for (const auto& ep : reader.get_bound_endpoints())
+            bound.append(py::make_tuple(ep.address().to_string(), ep.port()));
+        return 0;
+    });
+    return bound;
+}
+
+void add_udp_ibv_reader(recv::stream& stream,
+                        const std::string& endpoints,
+                        const std::string& interface,
+                        std::size_t max_size,
+                        std::size_t buffer_size,
+                        int comp_vector,
+                        int max_poll)
+{
+    recv::udp_ibv_config config;
+    config.set_endpoints(endpoints);
+    config.set_interface(interface);
+    config.set_max_size(max_size);
+    config.set_buffer_size(buffer_size);
+    config.set_comp_vector(comp_vector);
+    config.set_max_poll(max_poll);
+    translating_os_errors([&] {
+        py::gil_scoped_release release;
+        stream.emplace_reader<recv::udp_ibv_reader>(config);
+        return 0;
+    });
+}
+
+/*! Binds the readers and stats of \p Self (which has stream() and custom_stats()). */
+template <typename Self, typename Cls>
+void bind_stream_face(Cls& cls)
+{
+    cls.def("_add_udp_reader",
+            [](Self& self,
+               const std::string& endpoints,
+               const std::string& interface,
+               std::size_t max_size,
+               std::size_t buffer_size) {
+                return add_udp_reader(
+                    self.stream(), endpoints, interface, max_size, buffer_size);
+            })
+        .def("_add_udp_ibv_reader",
+             [](Self& self,
+                const std::string& endpoints,
+                const std::string& interface,
+                std::size_t max_size,
+                std::size_t buffer_size,
+                int comp_vector,
+                int max_poll) {
+                 add_udp_ibv_reader(self.stream(),
+                                    endpoints,
+                                    interface,
+                                    max_size,
+                                    buffer_size,
+                                    comp_vector,
+                                    max_poll);
+             })
+        .def("_add_pcap_reader",
+             [](Self& self, const std::string& filename, std::uint16_t port) {
+                 self.stream().template emplace_reader<recv::pcap_reader>(filename, port);
+             })
+        .def("_stats",
+             [](Self& self) {
+                 std::vector<std::pair<std::string, std::uint64_t>> out;
+                 {
+                     py::gil_scoped_release release; // a reader may hold the lock
+                     out = self.stream().get_stats().items();
+                 }
+                 for (auto& kv : self.stream().get_custom_stats())
+                     out.push_back(kv);
+                 return out;
+             })
+        .def("_failure", [](Self& self) { return self.stream().get_failure(); });
+}
+
+/*! spead2's add_free_chunk: present cleared, into \p ring (dropped silently once it
+ * stopped). */
+void add_free(recv::chunk_ringbuffer& ring, py_chunk& c)
+{
+    if (c.present && c.present_size)
+        std::memset(c.present, 0, c.present_size);
+    hold(c);
+    const auto r = ring.try_push(&c);
+    if (r == recv::chunk_ringbuffer::result::ok)
+        return;
+    release(&c);
+    if (r == recv::chunk_ringbuffer::result::timeout)
+        throw full("add_free_chunk: the free ringbuffer is full; give it a larger "
+                   "maxsize");
+}
+
+/*! A chunk_stream_ring_group and the thread pools its members were given. */
+class py_group
+{
+public:
+    py_group(std::size_t max_chunks,
+             bool lossless,
+             ring_ptr data_ring,
+             ring_ptr free_ring)
+    {
+        recv::chunk_stream_group_config config;
+        config.set_max_chunks(max_chunks);
+        config.set_eviction_mode(
+            lossless ? recv::chunk_stream_group_config::eviction_mode::lossless
+                     : recv::chunk_stream_group_config::eviction_mode::lossy);
+        d_group = std::make_unique<recv::chunk_stream_ring_group>(
+            config, std::move(data_ring), std::move(free_ring));
+    }
+    ~py_group()
+    {
+        py::gil_scoped_release release;
+        d_group.reset();
+    }
+    recv::chunk_stream_ring_group& group() { return *d_group; }
+    void keep(std::shared_ptr<thread_pool> pool) { d_pools.push_back(std::move(pool)); }
+    void stop()
+    {
+        py::gil_scoped_release release;
+        d_group->stop();
+    }
+
+private:
+    std::vector<std::shared_ptr<thread_pool>> d_pools;
+    std::unique_ptr<recv::chunk_stream_ring_group> d_group;
+};
+
+/*! One member of a py_group (which the Python object keeps alive). */
+struct py_group_member {
+    recv::chunk_stream_group_member* member;
+    recv::chunk_stream_group_member& stream() { return *member; }
+};
+
+recv::stream_config member_stream_config(std::size_t max_heaps,
+                                         std::size_t max_heap_size,
+                                         bool stop_on_stop_item)
+{
+    recv::stream_config config;
+    config.set_max_heaps(max_heaps);
+    config.set_max_heap_size(max_heap_size);
+    config.set_stop_on_stop_heap(stop_on_stop_item);
+    return config;
+}
+
+recv::chunk_stream_config
+member_chunk_config(const std::vector<std::uint64_t>& items,
+                    std::size_t max_chunks,
+                    std::size_t max_heap_extra,
+                    std::size_t packet_presence,
+                    const py_placement& place,
+                    const std::vector<std::pair<std::string, bool>>& stats)
+{
+    recv::chunk_stream_config chunk;
+    chunk.set_items(items);
+    chunk.set_max_chunks(max_chunks);
+    chunk.set_max_heap_extra(max_heap_extra);
+    if (packet_presence)
+        chunk.enable_packet_presence(packet_presence);
+    chunk.set_place(place.policy);
+    for (const auto& s : stats)
+        chunk.add_stat(s.first,
+                       s.second ? recv::stat_mode::maximum : recv::stat_mode::counter);
+    return chunk;
+}
+
 /*! A chunk_ring_stream with the readers recv.Stream offers. */
 class py_chunk_stream
 {
@@ -214,83 +396,12 @@ public:
 
     recv::chunk_ring_stream& stream() { return *d_stream; }
 
-    void add_free_chunk(py_chunk& c)
-    {
-        if (c.present && c.present_size)
-            std::memset(c.present, 0, c.present_size);
-        hold(c);
-        const auto r = d_stream->free_ringbuffer()->try_push(&c);
-        if (r == recv::chunk_ringbuffer::result::ok)
-            return;
-        release(&c);
-        if (r == recv::chunk_ringbuffer::result::timeout)
-            throw full("add_free_chunk: the free ringbuffer is full; give it a "
-                       "larger maxsize");
-        // stopped: dropped silently, as spead2
-    }
-
-    py::list add_udp_reader(const std::string& endpoints,
-                            const std::string& interface,
-                            std::size_t max_size,
-                            std::size_t buffer_size)
-    {
-        recv::udp_config config;
-        config.set_endpoints(endpoints);
-        config.set_interface(interface);
-        config.set_max_size(max_size);
-        config.set_buffer_size(buffer_size);
-        py::list bound;
-        translating_os_errors([&] {
-            auto& reader = d_stream->emplace_reader<recv::udp_reader>(config);
-            for (const auto& ep : reader.get_bound_endpoints())
-                bound.append(py::make_tuple(ep.address().to_string(), ep.port()));
-            return 0;
-        });
-        return bound;
-    }
-
-    void add_udp_ibv_reader(const std::string& endpoints,
-                            const std::string& interface,
-                            std::size_t max_size,
-                            std::size_t buffer_size,
-                            int comp_vector,
-                            int max_poll)
-    {
-        recv::udp_ibv_config config;
-        config.set_endpoints(endpoints);
-        config.set_interface(interface);
-        config.set_max_size(max_size);
-        config.set_buffer_size(buffer_size);
-        config.set_comp_vector(comp_vector);
-        config.set_max_poll(max_poll);
-        translating_os_errors([&] {
-            py::gil_scoped_release release;
-            d_stream->emplace_reader<recv::udp_ibv_reader>(config);
-            return 0;
-        });
-    }
-
-    void add_pcap_reader(const std::string& filename, std::uint16_t port)
-    {
-        d_stream->emplace_reader<recv::pcap_reader>(filename, port);
-    }
+    void add_free_chunk(py_chunk& c) { add_free(*d_stream->free_ringbuffer(), c); }
 
     void stop()
     {
         py::gil_scoped_release release;
         d_stream->stop();
-    }
-
-    std::vector<std::pair<std::string, std::uint64_t>> stats() const
-    {
-        std::vector<std::pair<std::string, std::uint64_t>> out;
-        {
-            py::gil_scoped_release release; // a reader may hold the lock, waiting
-            out = d_stream->get_stats().items();
-        }
-        for (auto& kv : d_stream->get_custom_stats())
-            out.push_back(kv);
-        return out;
     }
 
 private:
@@ -403,7 +514,9 @@ void bind_api_recv_chunk(py::module& parent)
               return py_placement{ recv::make_declarative_placement(c) };
           });
 
-    py::class_<py_chunk_stream>(m, "_ChunkRingStream")
+    py::class_<py_chunk_stream> stream_cls(m, "_ChunkRingStream");
+    bind_stream_face<py_chunk_stream>(stream_cls);
+    stream_cls
         .def(py::init([](std::shared_ptr<thread_pool> pool,
                          std::size_t max_heaps,
                          std::size_t max_heap_size,
@@ -420,21 +533,10 @@ void bind_api_recv_chunk(py::module& parent)
             if (!pool)
                 throw std::invalid_argument(
                     "thread_pool: None; give a spead.ThreadPool()");
-            recv::stream_config config;
-            config.set_max_heaps(max_heaps);
-            config.set_max_heap_size(max_heap_size);
-            config.set_stop_on_stop_heap(stop_on_stop_item);
-            recv::chunk_stream_config chunk;
-            chunk.set_items(items);
-            chunk.set_max_chunks(max_chunks);
-            chunk.set_max_heap_extra(max_heap_extra);
-            if (packet_presence)
-                chunk.enable_packet_presence(packet_presence);
-            chunk.set_place(place.policy);
-            for (const auto& s : stats)
-                chunk.add_stat(s.first,
-                               s.second ? recv::stat_mode::maximum
-                                        : recv::stat_mode::counter);
+            const recv::stream_config config =
+                member_stream_config(max_heaps, max_heap_size, stop_on_stop_item);
+            const recv::chunk_stream_config chunk = member_chunk_config(
+                items, max_chunks, max_heap_extra, packet_presence, place, stats);
             return std::make_unique<py_chunk_stream>(std::move(pool),
                                                      config,
                                                      chunk,
@@ -443,18 +545,53 @@ void bind_api_recv_chunk(py::module& parent)
                                                      stream_id);
         }))
         .def("add_free_chunk", &py_chunk_stream::add_free_chunk, py::arg("chunk"))
-        .def("_add_udp_reader", &py_chunk_stream::add_udp_reader)
-        .def("_add_udp_ibv_reader", &py_chunk_stream::add_udp_ibv_reader)
-        .def("_add_pcap_reader", &py_chunk_stream::add_pcap_reader)
         .def("stop", &py_chunk_stream::stop)
-        .def("_stats", &py_chunk_stream::stats)
-        .def("_failure", [](py_chunk_stream& s) { return s.stream().get_failure(); })
         .def_property_readonly(
             "data_ringbuffer",
             [](py_chunk_stream& s) { return s.stream().data_ringbuffer(); })
         .def_property_readonly("free_ringbuffer", [](py_chunk_stream& s) {
             return s.stream().free_ringbuffer();
         });
+
+    py::class_<py_group_member> member_cls(m, "_ChunkStreamGroupMember");
+    bind_stream_face<py_group_member>(member_cls);
+
+    py::class_<py_group>(m, "_ChunkStreamRingGroup")
+        .def(py::init<std::size_t, bool, ring_ptr, ring_ptr>())
+        .def(
+            "_emplace_back",
+            [](py_group& g,
+               std::shared_ptr<thread_pool> pool,
+               std::size_t max_heaps,
+               std::size_t max_heap_size,
+               bool stop_on_stop_item,
+               std::uintptr_t stream_id,
+               const std::vector<std::uint64_t>& items,
+               std::size_t max_chunks,
+               std::size_t max_heap_extra,
+               std::size_t packet_presence,
+               const py_placement& place,
+               const std::vector<std::pair<std::string, bool>>& stats) {
+                if (!pool)
+                    throw std::invalid_argument(
+                        "thread_pool: None; give a spead.ThreadPool()");
+                g.keep(pool);
+                return py_group_member{ &g.group().emplace_back(
+                    member_stream_config(max_heaps, max_heap_size, stop_on_stop_item),
+                    member_chunk_config(
+                        items, max_chunks, max_heap_extra, packet_presence, place, stats),
+                    stream_id) };
+            },
+            py::keep_alive<0, 1>())
+        .def(
+            "add_free_chunk",
+            [](py_group& g, py_chunk& c) { add_free(*g.group().free_ringbuffer(), c); },
+            py::arg("chunk"))
+        .def("stop", &py_group::stop)
+        .def_property_readonly("data_ringbuffer",
+                               [](py_group& g) { return g.group().data_ringbuffer(); })
+        .def_property_readonly("free_ringbuffer",
+                               [](py_group& g) { return g.group().free_ringbuffer(); });
 }
 
 } // namespace python

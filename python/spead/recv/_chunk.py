@@ -235,6 +235,32 @@ class ChunkStreamConfig:
         return self._packet_presence_payload_size
 
 
+def _stream_arguments(thread_pool, config, chunk_stream_config):
+    """The C++ stream's arguments, checked, from spead2's three."""
+    from . import StreamConfig
+    from .. import spead_python as _core
+    if not isinstance(thread_pool, _core.ThreadPool):
+        raise ValueError(f"thread_pool: {thread_pool!r} is not a spead.ThreadPool; "
+                         "give spead.ThreadPool()")
+    config = StreamConfig() if config is None else config
+    if not isinstance(config, StreamConfig):
+        raise ValueError(f"config: {config!r} is not a spead.recv.StreamConfig")
+    if not isinstance(chunk_stream_config, ChunkStreamConfig):
+        raise ValueError(f"chunk_stream_config: {chunk_stream_config!r} is not a "
+                         "spead.recv.ChunkStreamConfig")
+    if chunk_stream_config._policy is None:
+        raise ValueError("chunk_stream_config.place: None; give a placement (a "
+                         "scipy.LowLevelCallable of a numba cfunc, or "
+                         "recv.ChunkPlacement(...))")
+    stats = [(s.name, s.mode is StreamStatConfig.Mode.MAXIMUM)
+             for s in _custom_stats(config)]
+    return (thread_pool, config.max_heaps, config.max_heap_size, config.stop_on_stop_item,
+            int(config.stream_id), chunk_stream_config.items, chunk_stream_config.max_chunks,
+            chunk_stream_config.max_heap_extra,
+            chunk_stream_config.packet_presence_payload_size, chunk_stream_config._policy,
+            stats)
+
+
 class ChunkRingStream(_core_chunk._ChunkRingStream):
     """spead2.recv.ChunkRingStream: heaps placed into chunks taken from
     free_ringbuffer, which leave for data_ringbuffer once out of the window
@@ -244,30 +270,8 @@ class ChunkRingStream(_core_chunk._ChunkRingStream):
 
     def __init__(self, thread_pool, config, chunk_stream_config, data_ringbuffer,
                  free_ringbuffer):
-        from . import StreamConfig
-        from .. import spead_python as _core
-        if not isinstance(thread_pool, _core.ThreadPool):
-            raise ValueError(f"thread_pool: {thread_pool!r} is not a spead.ThreadPool; "
-                             "give spead.ThreadPool()")
-        config = StreamConfig() if config is None else config
-        if not isinstance(config, StreamConfig):
-            raise ValueError(f"config: {config!r} is not a spead.recv.StreamConfig")
-        if not isinstance(chunk_stream_config, ChunkStreamConfig):
-            raise ValueError(f"chunk_stream_config: {chunk_stream_config!r} is not a "
-                             "spead.recv.ChunkStreamConfig")
-        if chunk_stream_config._policy is None:
-            raise ValueError("chunk_stream_config.place: None; give a placement (a "
-                             "scipy.LowLevelCallable of a numba cfunc, or "
-                             "recv.ChunkPlacement(...))")
-        stats = [(s.name, s.mode is StreamStatConfig.Mode.MAXIMUM)
-                 for s in _custom_stats(config)]
-        super().__init__(thread_pool, config.max_heaps, config.max_heap_size,
-                         config.stop_on_stop_item, int(config.stream_id),
-                         chunk_stream_config.items, chunk_stream_config.max_chunks,
-                         chunk_stream_config.max_heap_extra,
-                         chunk_stream_config.packet_presence_payload_size,
-                         chunk_stream_config._policy, stats, data_ringbuffer,
-                         free_ringbuffer)
+        super().__init__(*_stream_arguments(thread_pool, config, chunk_stream_config),
+                         data_ringbuffer, free_ringbuffer)
         self._config = config
         self._chunk_stream_config = chunk_stream_config
         self._place = chunk_stream_config.place  # keeps the C function alive
@@ -304,14 +308,14 @@ _READER_CONSTANTS = ("DEFAULT_UDP_MAX_SIZE", "DEFAULT_UDP_BUFFER_SIZE",
                      "DEFAULT_UDP_IBV_MAX_POLL")
 
 
-def install(stream_config_cls, stream_cls):
+def install(stream_config_cls, stream_cls, targets=()):
     """Gives recv.StreamConfig spead2's statistics methods and ChunkRingStream the
     readers of recv.Stream (one copy of their argument handling)."""
     stream_config_cls.add_stat = _add_stat
     stream_config_cls.get_stat_index = _get_stat_index
     stream_config_cls.next_stat_index = _next_stat_index
     stream_config_cls.stats = property(_stream_stats)
-    for name in _READER_METHODS + _READER_CONSTANTS:
-        if hasattr(stream_cls, name):
-            setattr(ChunkRingStream, name, stream_cls.__dict__.get(name,
-                                                                   getattr(stream_cls, name)))
+    for target in (ChunkRingStream,) + tuple(targets):
+        for name in _READER_METHODS + _READER_CONSTANTS:
+            if hasattr(stream_cls, name):
+                setattr(target, name, stream_cls.__dict__.get(name, getattr(stream_cls, name)))
