@@ -12,7 +12,6 @@ bit-exact (checked against the same stream recorded to a capture and read as hea
 and every chunk must come out once, in order."""
 
 import os
-import shutil
 import subprocess
 import tempfile
 import unittest
@@ -30,9 +29,7 @@ HEAPS = 240
 HEAPS_PER_CHUNK = 8
 
 
-def app(name):
-    directory = os.environ.get("GR_SPEAD_APPS_DIR")
-    return os.path.join(directory, name) if directory else shutil.which(name)
+app = qa.app_path
 
 
 def send_args():

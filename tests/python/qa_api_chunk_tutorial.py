@@ -11,7 +11,6 @@ heap by heap through recv.Stream (another path). Both placements: the numba call
 and the declarative ChunkPlacement."""
 
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,9 +35,7 @@ HEAPS = 64
 TIMESTAMP_ITEM = 0x1600
 
 
-def app(name):
-    directory = os.environ.get("GR_SPEAD_APPS_DIR")
-    return os.path.join(directory, name) if directory else shutil.which(name)
+app = qa.app_path
 
 
 def send_args():

@@ -12,6 +12,7 @@ timeouts, and namespaces are removed again.
 
 import argparse
 import os
+import shutil
 import socket
 import struct
 import subprocess
@@ -31,6 +32,14 @@ VECTORS_DIR = os.environ.get("GR_SPEAD_VECTORS_DIR", os.path.join(TESTS_DIR, "ve
 
 # Defaults that keep loopback tests lossless on a busy 2-core machine.
 TEST_RATE_GBPS = 2.0
+
+
+def app_path(name):
+    """Path of one of gr-spead's apps (GR_SPEAD_APPS_DIR from ctest, else PATH), or
+    None when it is not found."""
+    directory = os.environ.get("GR_SPEAD_APPS_DIR")
+    path = os.path.join(directory, name) if directory else shutil.which(name)
+    return path if path and os.path.exists(path) else None
 
 
 def vector(name):

@@ -33,7 +33,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import spead_qa_support as qa  # noqa: E402
-from bench_api_recv import sender, trial_cpp  # noqa: E402
+from bench_api_recv import alternate_bisections, sender, trial_cpp  # noqa: E402
 
 TIMESTAMP_ITEM = 0x1600
 
@@ -94,26 +94,15 @@ def main():
     args = parser.parse_args()
 
     import gnuradio.spead as spead2
-    import gnuradio.spead.recv  # noqa: F401
+    import gnuradio.spead.recv  # noqa: F401 (spead2.recv)
 
     extra = ("--timestamp-item", str(TIMESTAMP_ITEM))
-    state = {"cpp": [args.low, args.high, None], "python": [args.low, args.high, None]}
     def majority(trial):
         return lambda r: sum(trial(r) for _ in range(args.tries)) * 2 > args.tries
-    trials = {"cpp": majority(lambda r: trial_cpp(args, r, extra)),
-              "python": majority(lambda r: trial_chunks(args, r, spead2))}
-    for name in state:
-        state[name][2] = args.low if trials[name](args.low) else 0.0
-    for _ in range(args.steps):
-        for name, (low, high, best) in state.items():
-            if not best:
-                continue
-            mid = (best + high) / 2
-            if trials[name](mid):
-                state[name][2] = mid
-            else:
-                state[name][1] = mid
-    cpp, python = state["cpp"][2], state["python"][2]
+    best = alternate_bisections(
+        {"cpp": majority(lambda r: trial_cpp(args, r, extra)),
+         "python": majority(lambda r: trial_chunks(args, r, spead2))}, args)
+    cpp, python = best["cpp"], best["python"]
     print(f"heaps per trial: {args.heaps} x {args.heap_size} bytes with a timestamp item, "
           f"packets of {args.packet} bytes, loopback; chunks of {args.chunk_heaps} heaps")
     print(f"spead_recv (C++) highest lossless rate: {cpp:.2f} Gb/s")

@@ -9,6 +9,7 @@
 // placement, the window, custom stats and chunk_ring_stream.
 
 #include "fake_reader.h"
+#include "owned_chunk.h"
 #include "packet_builder.h"
 #include "protocol/chunk_stream_assembler.h"
 #include <gnuradio/spead/recv_chunk_stream.h>
@@ -26,21 +27,6 @@ namespace {
 constexpr std::uint64_t ts_item = 0x1600;
 constexpr std::size_t heap_bytes = 64;
 constexpr std::size_t heaps_per_chunk = 4;
-
-/*! A chunk with its own buffers. */
-struct owned_chunk : recv::stream_chunk {
-    explicit owned_chunk(std::size_t heaps, std::size_t extra_bytes = 0)
-        : bytes(heaps * heap_bytes), flags(heaps), extras(extra_bytes)
-    {
-        data = bytes.data();
-        data_size = bytes.size();
-        present = flags.data();
-        present_size = flags.size();
-        extra = extras.empty() ? nullptr : extras.data();
-        extra_size = extras.size();
-    }
-    std::vector<std::uint8_t> bytes, flags, extras;
-};
 
 struct user_state {
     int calls = 0;
@@ -87,7 +73,8 @@ struct harness {
               7,
               [this](std::int64_t id, std::uint64_t*) {
                   acquired.push_back(id);
-                  chunks.push_back(std::make_unique<owned_chunk>(heaps_per_chunk, 8));
+                  chunks.push_back(
+                      std::make_unique<owned_chunk>(heaps_per_chunk, heap_bytes, 8));
                   return chunks.back().get();
               },
               [this](recv::stream_chunk* c, std::uint64_t*) { ready.push_back(c); })
@@ -248,7 +235,7 @@ TEST(ChunkStream, RingStreamHandsChunksOnAndEndsAtStopHeap)
         recv::stream_config(), callback_config(state), data_ring, free_ring, 3);
     std::vector<std::unique_ptr<owned_chunk>> chunks;
     for (int i = 0; i < 4; i++) {
-        chunks.push_back(std::make_unique<owned_chunk>(heaps_per_chunk, 8));
+        chunks.push_back(std::make_unique<owned_chunk>(heaps_per_chunk, heap_bytes, 8));
         chunks.back()->flags.assign(heaps_per_chunk, 1);
         ASSERT_TRUE(s.add_free_chunk(chunks.back().get()));
         EXPECT_EQ(chunks.back()->flags[0], 0); // cleared

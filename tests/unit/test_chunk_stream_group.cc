@@ -8,6 +8,7 @@
 // spead2-style chunk stream groups: members share chunks; lossy and lossless eviction.
 
 #include "fake_reader.h"
+#include "owned_chunk.h"
 #include "packet_builder.h"
 #include <gnuradio/spead/recv_chunk_stream_group.h>
 #include <gtest/gtest.h>
@@ -24,17 +25,6 @@ namespace {
 constexpr std::uint64_t ts_item = 0x1600;
 constexpr std::size_t heap_bytes = 64;
 constexpr std::size_t heaps_per_chunk = 4;
-
-struct owned_chunk : recv::stream_chunk {
-    owned_chunk() : bytes(heaps_per_chunk * heap_bytes), flags(heaps_per_chunk)
-    {
-        data = bytes.data();
-        data_size = bytes.size();
-        present = flags.data();
-        present_size = flags.size();
-    }
-    std::vector<std::uint8_t> bytes, flags;
-};
 
 recv::chunk_stream_config chunk_config()
 {
@@ -77,7 +67,7 @@ struct group_harness {
               free)
     {
         for (int i = 0; i < 8; i++) {
-            chunks.push_back(std::make_unique<owned_chunk>());
+            chunks.push_back(std::make_unique<owned_chunk>(heaps_per_chunk, heap_bytes));
             group.add_free_chunk(chunks.back().get());
         }
         for (int m = 0; m < 2; m++)
