@@ -42,6 +42,28 @@ def app_path(name):
     return path if path and os.path.exists(path) else None
 
 
+def spead_send_payloads(send_args, timestamp_item, item_id=0x1000):
+    """{timestamp: payload bytes of item_id} of the data heaps spead_send sends with
+    send_args, recorded to a capture and read back as heaps through
+    gnuradio.spead.recv.Stream (a path independent of chunk streams)."""
+    import gnuradio.spead.recv  # noqa: F401 (spead.recv)
+    with tempfile.TemporaryDirectory() as tmp:
+        capture = os.path.join(tmp, "stream.pcap")
+        subprocess.run([app_path("spead_send"), *send_args, "--pcap", capture,
+                        "127.0.0.1:7148"], check=True, timeout=60, stdout=subprocess.DEVNULL)
+        stream = spead.recv.Stream(spead.ThreadPool())
+        try:
+            stream.add_udp_pcap_file_reader(capture)
+            out = {}
+            for heap in stream:
+                items = {item.id: item for item in heap.get_items()}
+                if timestamp_item in items:
+                    out[items[timestamp_item].immediate_value] = bytes(items[item_id])
+        finally:
+            stream.stop()
+    return out
+
+
 def vector(name):
     """Path of a reference capture in tests/vectors."""
     return os.path.join(VECTORS_DIR, name)
