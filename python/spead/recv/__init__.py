@@ -429,7 +429,7 @@ def _pcap_port(filter):
 
 # spead2's chunk stream API and custom statistics (python/spead/recv/_chunk.py)
 from ._chunk import (Chunk, ChunkPlacement, ChunkRingbuffer, ChunkRingStream,  # noqa: E402
-                     ChunkStreamConfig, StreamStatConfig)
+                     ChunkStreamConfig, StreamStatConfig, stream_stat_indices)
 from ._chunk_group import (ChunkStreamGroupConfig, ChunkStreamGroupMember,  # noqa: E402
                            ChunkStreamRingGroup)
 from . import _chunk as _chunk_api  # noqa: E402

@@ -28,6 +28,10 @@ ChunkRingbuffer = _core_chunk.ChunkRingbuffer
 _BUILTIN_STATS = list(_core_chunk.STAT_NAMES)
 _MAXIMUM_STATS = {"max_batch"}
 
+# spead2.recv.stream_stat_indices: the built-in counters' indices, by upper-case name
+stream_stat_indices = type("stream_stat_indices", (), {
+    name.upper(): index for index, name in enumerate(_BUILTIN_STATS)})
+
 
 class StreamStatConfig:
     """A statistic of a stream (spead2.recv.StreamStatConfig): its name and how two
