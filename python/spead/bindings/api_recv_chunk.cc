@@ -10,7 +10,7 @@
  * C function, or the declarative one) and the stream python/spead/recv/_chunk.py
  * builds ChunkRingStream on. */
 
-#include "api_common.h"
+#include "api_recv_chunk.h"
 
 #include <pybind11/stl.h>
 
@@ -31,39 +31,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-/*! A Chunk: its buffers are the Python objects given (numpy arrays...). */
-class py_chunk : public recv::stream_chunk
-{
-public:
-    py::object data_obj = py::none(), present_obj = py::none(), extra_obj = py::none();
-
-    /*! Points \p ptr / \p size at \p obj's writable contiguous memory. */
-    static void attach(py::object& slot,
-                       std::uint8_t*& ptr,
-                       std::size_t& size,
-                       const py::object& obj,
-                       const char* name)
-    {
-        if (obj.is_none()) {
-            slot = py::none();
-            ptr = nullptr;
-            size = 0;
-            return;
-        }
-        Py_buffer view;
-        if (PyObject_GetBuffer(obj.ptr(), &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) !=
-            0) {
-            PyErr_Clear();
-            throw py::value_error(std::string(name) +
-                                  ": not a writable contiguous buffer; give a numpy "
-                                  "array (e.g. np.zeros(n, np.uint8))");
-        }
-        ptr = static_cast<std::uint8_t*>(view.buf);
-        size = std::size_t(view.len);
-        PyBuffer_Release(&view); // the object itself keeps the memory alive
-        slot = obj;
-    }
-};
 
 /*! Chunks inside a ring or a stream, kept alive while C++ holds their pointers
  * (touched only with the GIL held). */
@@ -110,8 +77,6 @@ recv::chunk_ringbuffer::result waiting(Op&& op)
     }
 }
 
-using ring_ptr = std::shared_ptr<recv::chunk_ringbuffer>;
-
 py::object ring_get(recv::chunk_ringbuffer& ring)
 {
     recv::stream_chunk* c = nullptr;
@@ -146,12 +111,6 @@ void ring_put(recv::chunk_ringbuffer& ring, py_chunk& c, bool wait)
         throw stopped("the ringbuffer has stopped");
     throw full("the ringbuffer is full");
 }
-
-/*! A placement policy and the Python object its C function lives in. */
-struct py_placement {
-    std::shared_ptr<recv::chunk_placement_policy> policy;
-    py::object keep_alive = py::none();
-};
 
 /*! spead2's callback_from_python: a tuple (a scipy.LowLevelCallable is one) whose
  * first element is a capsule named by the C signature. */
@@ -189,6 +148,47 @@ py_placement callback_placement(const py::object& obj)
                               "size_t, void *)'");
     return out;
 }
+
+/*! A chunk_ring_stream with the readers recv.Stream offers. */
+class py_chunk_stream
+{
+public:
+    py_chunk_stream(std::shared_ptr<thread_pool> pool,
+                    const recv::stream_config& config,
+                    const recv::chunk_stream_config& chunk_config,
+                    ring_ptr data_ring,
+                    ring_ptr free_ring,
+                    std::uintptr_t stream_id)
+        : d_pool(std::move(pool)),
+          d_stream(std::make_unique<recv::chunk_ring_stream>(config,
+                                                             chunk_config,
+                                                             std::move(data_ring),
+                                                             std::move(free_ring),
+                                                             stream_id))
+    {
+    }
+    ~py_chunk_stream()
+    {
+        py::gil_scoped_release release;
+        d_stream.reset();
+    }
+
+    recv::chunk_ring_stream& stream() { return *d_stream; }
+
+    void add_free_chunk(py_chunk& c) { add_free(*d_stream->free_ringbuffer(), c); }
+
+    void stop()
+    {
+        py::gil_scoped_release release;
+        d_stream->stop();
+    }
+
+private:
+    std::shared_ptr<thread_pool> d_pool;
+    std::unique_ptr<recv::chunk_ring_stream> d_stream;
+};
+
+} // namespace
 
 /*! The readers recv.Stream has, on any stream (recv/__init__.py parses the forms). */
 py::list add_udp_reader(recv::stream& stream,
@@ -234,53 +234,6 @@ void add_udp_ibv_reader(recv::stream& stream,
     });
 }
 
-/*! Binds the readers and stats of \p Self (which has stream() and custom_stats()). */
-template <typename Self, typename Cls>
-void bind_stream_face(Cls& cls)
-{
-    cls.def("_add_udp_reader",
-            [](Self& self,
-               const std::string& endpoints,
-               const std::string& interface,
-               std::size_t max_size,
-               std::size_t buffer_size) {
-                return add_udp_reader(
-                    self.stream(), endpoints, interface, max_size, buffer_size);
-            })
-        .def("_add_udp_ibv_reader",
-             [](Self& self,
-                const std::string& endpoints,
-                const std::string& interface,
-                std::size_t max_size,
-                std::size_t buffer_size,
-                int comp_vector,
-                int max_poll) {
-                 add_udp_ibv_reader(self.stream(),
-                                    endpoints,
-                                    interface,
-                                    max_size,
-                                    buffer_size,
-                                    comp_vector,
-                                    max_poll);
-             })
-        .def("_add_pcap_reader",
-             [](Self& self, const std::string& filename, std::uint16_t port) {
-                 self.stream().template emplace_reader<recv::pcap_reader>(filename, port);
-             })
-        .def("_stats",
-             [](Self& self) {
-                 std::vector<std::pair<std::string, std::uint64_t>> out;
-                 {
-                     py::gil_scoped_release release; // a reader may hold the lock
-                     out = self.stream().get_stats().items();
-                 }
-                 for (auto& kv : self.stream().get_custom_stats())
-                     out.push_back(kv);
-                 return out;
-             })
-        .def("_failure", [](Self& self) { return self.stream().get_failure(); });
-}
-
 /*! spead2's add_free_chunk: present cleared, into \p ring (dropped silently once it
  * stopped). */
 void add_free(recv::chunk_ringbuffer& ring, py_chunk& c)
@@ -296,47 +249,6 @@ void add_free(recv::chunk_ringbuffer& ring, py_chunk& c)
         throw full("add_free_chunk: the free ringbuffer is full; give it a larger "
                    "maxsize");
 }
-
-/*! A chunk_stream_ring_group and the thread pools its members were given. */
-class py_group
-{
-public:
-    py_group(std::size_t max_chunks,
-             bool lossless,
-             ring_ptr data_ring,
-             ring_ptr free_ring)
-    {
-        recv::chunk_stream_group_config config;
-        config.set_max_chunks(max_chunks);
-        config.set_eviction_mode(
-            lossless ? recv::chunk_stream_group_config::eviction_mode::lossless
-                     : recv::chunk_stream_group_config::eviction_mode::lossy);
-        d_group = std::make_unique<recv::chunk_stream_ring_group>(
-            config, std::move(data_ring), std::move(free_ring));
-    }
-    ~py_group()
-    {
-        py::gil_scoped_release release;
-        d_group.reset();
-    }
-    recv::chunk_stream_ring_group& group() { return *d_group; }
-    void keep(std::shared_ptr<thread_pool> pool) { d_pools.push_back(std::move(pool)); }
-    void stop()
-    {
-        py::gil_scoped_release release;
-        d_group->stop();
-    }
-
-private:
-    std::vector<std::shared_ptr<thread_pool>> d_pools;
-    std::unique_ptr<recv::chunk_stream_ring_group> d_group;
-};
-
-/*! One member of a py_group (which the Python object keeps alive). */
-struct py_group_member {
-    recv::chunk_stream_group_member* member;
-    recv::chunk_stream_group_member& stream() { return *member; }
-};
 
 recv::stream_config member_stream_config(std::size_t max_heaps,
                                          std::size_t max_heap_size,
@@ -369,47 +281,6 @@ member_chunk_config(const std::vector<std::uint64_t>& items,
                        s.second ? recv::stat_mode::maximum : recv::stat_mode::counter);
     return chunk;
 }
-
-/*! A chunk_ring_stream with the readers recv.Stream offers. */
-class py_chunk_stream
-{
-public:
-    py_chunk_stream(std::shared_ptr<thread_pool> pool,
-                    const recv::stream_config& config,
-                    const recv::chunk_stream_config& chunk_config,
-                    ring_ptr data_ring,
-                    ring_ptr free_ring,
-                    std::uintptr_t stream_id)
-        : d_pool(std::move(pool)),
-          d_stream(std::make_unique<recv::chunk_ring_stream>(config,
-                                                             chunk_config,
-                                                             std::move(data_ring),
-                                                             std::move(free_ring),
-                                                             stream_id))
-    {
-    }
-    ~py_chunk_stream()
-    {
-        py::gil_scoped_release release;
-        d_stream.reset();
-    }
-
-    recv::chunk_ring_stream& stream() { return *d_stream; }
-
-    void add_free_chunk(py_chunk& c) { add_free(*d_stream->free_ringbuffer(), c); }
-
-    void stop()
-    {
-        py::gil_scoped_release release;
-        d_stream->stop();
-    }
-
-private:
-    std::shared_ptr<thread_pool> d_pool;
-    std::unique_ptr<recv::chunk_ring_stream> d_stream;
-};
-
-} // namespace
 
 void bind_api_recv_chunk(py::module& parent)
 {
@@ -553,45 +424,7 @@ void bind_api_recv_chunk(py::module& parent)
             return s.stream().free_ringbuffer();
         });
 
-    py::class_<py_group_member> member_cls(m, "_ChunkStreamGroupMember");
-    bind_stream_face<py_group_member>(member_cls);
-
-    py::class_<py_group>(m, "_ChunkStreamRingGroup")
-        .def(py::init<std::size_t, bool, ring_ptr, ring_ptr>())
-        .def(
-            "_emplace_back",
-            [](py_group& g,
-               std::shared_ptr<thread_pool> pool,
-               std::size_t max_heaps,
-               std::size_t max_heap_size,
-               bool stop_on_stop_item,
-               std::uintptr_t stream_id,
-               const std::vector<std::uint64_t>& items,
-               std::size_t max_chunks,
-               std::size_t max_heap_extra,
-               std::size_t packet_presence,
-               const py_placement& place,
-               const std::vector<std::pair<std::string, bool>>& stats) {
-                if (!pool)
-                    throw std::invalid_argument(
-                        "thread_pool: None; give a spead.ThreadPool()");
-                g.keep(pool);
-                return py_group_member{ &g.group().emplace_back(
-                    member_stream_config(max_heaps, max_heap_size, stop_on_stop_item),
-                    member_chunk_config(
-                        items, max_chunks, max_heap_extra, packet_presence, place, stats),
-                    stream_id) };
-            },
-            py::keep_alive<0, 1>())
-        .def(
-            "add_free_chunk",
-            [](py_group& g, py_chunk& c) { add_free(*g.group().free_ringbuffer(), c); },
-            py::arg("chunk"))
-        .def("stop", &py_group::stop)
-        .def_property_readonly("data_ringbuffer",
-                               [](py_group& g) { return g.group().data_ringbuffer(); })
-        .def_property_readonly("free_ringbuffer",
-                               [](py_group& g) { return g.group().free_ringbuffer(); });
+    bind_api_recv_chunk_group(m);
 }
 
 } // namespace python
