@@ -8,6 +8,7 @@
 // recv::stream: its readers, its placement (heap or chunk), and how it ends.
 
 #include "chunk_placement.h"
+#include "chunk_ring_placement.h"
 #include "heap_placement.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_stream.h>
@@ -48,7 +49,9 @@ void stream_core::fail_locked(std::unique_lock<std::mutex>& lock,
 struct stream::impl {
     explicit impl(const stream_config& config)
     {
-        if (config.is_continuous())
+        if (config.get_chunk_stream())
+            placing = std::make_unique<chunk_ring_placement>(core, config);
+        else if (config.is_continuous())
             placing = std::make_unique<chunk_placement>(core, config);
         else
             placing = std::make_unique<heap_placement>(core, config);

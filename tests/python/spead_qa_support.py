@@ -12,6 +12,7 @@ timeouts, and namespaces are removed again.
 
 import argparse
 import os
+import shutil
 import socket
 import struct
 import subprocess
@@ -31,6 +32,36 @@ VECTORS_DIR = os.environ.get("GR_SPEAD_VECTORS_DIR", os.path.join(TESTS_DIR, "ve
 
 # Defaults that keep loopback tests lossless on a busy 2-core machine.
 TEST_RATE_GBPS = 2.0
+
+
+def app_path(name):
+    """Path of one of gr-spead's apps (GR_SPEAD_APPS_DIR from ctest, else PATH), or
+    None when it is not found."""
+    directory = os.environ.get("GR_SPEAD_APPS_DIR")
+    path = os.path.join(directory, name) if directory else shutil.which(name)
+    return path if path and os.path.exists(path) else None
+
+
+def spead_send_payloads(send_args, timestamp_item, item_id=0x1000):
+    """{timestamp: payload bytes of item_id} of the data heaps spead_send sends with
+    send_args, recorded to a capture and read back as heaps through
+    gnuradio.spead.recv.Stream (a path independent of chunk streams)."""
+    import gnuradio.spead.recv  # noqa: F401 (spead.recv)
+    with tempfile.TemporaryDirectory() as tmp:
+        capture = os.path.join(tmp, "stream.pcap")
+        subprocess.run([app_path("spead_send"), *send_args, "--pcap", capture,
+                        "127.0.0.1:7148"], check=True, timeout=60, stdout=subprocess.DEVNULL)
+        stream = spead.recv.Stream(spead.ThreadPool())
+        try:
+            stream.add_udp_pcap_file_reader(capture)
+            out = {}
+            for heap in stream:
+                items = {item.id: item for item in heap.get_items()}
+                if timestamp_item in items:
+                    out[items[timestamp_item].immediate_value] = bytes(items[item_id])
+        finally:
+            stream.stop()
+    return out
 
 
 def vector(name):

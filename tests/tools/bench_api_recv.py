@@ -31,11 +31,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import spead_qa_support as qa  # noqa: E402
 
 
-def sender(args, port, gbps):
+def sender(args, port, gbps, extra=()):
     return subprocess.Popen(
         [os.path.join(args.apps, "spead_send"), "--descriptors", "--heaps", str(args.heaps),
          "--heap-size", str(args.heap_size), "--packet", str(args.packet), "--rate",
-         str(gbps), f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+         str(gbps), *extra, f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
 
 
 def lossless(stats, args):
@@ -46,13 +47,13 @@ def lossless(stats, args):
             stats.get("heaps_dropped_queue_full", 0) == 0)
 
 
-def trial_cpp(args, gbps):
+def trial_cpp(args, gbps, extra=()):
     port = qa.free_udp_port()
     with subprocess.Popen([os.path.join(args.apps, "spead_recv"), "-q",
                            f"127.0.0.1:{port}"], stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, text=True) as recv:
         time.sleep(0.3)  # bound
-        tx = sender(args, port, gbps)
+        tx = sender(args, port, gbps, extra)
         tx.wait(120)
         try:
             output, _ = recv.communicate(timeout=5)
@@ -87,6 +88,25 @@ def trial_python(args, gbps, spead2, timings=None):
     return lossless(dict(stream.stats.items()), args)
 
 
+def alternate_bisections(trials, args):
+    """The highest lossless rate (Gb/s) of each trial function, between args.low and
+    args.high in args.steps steps; the bisections alternate step by step, so
+    background load hits them alike."""
+    state = {name: [args.low, args.high, None] for name in trials}
+    for name in state:
+        state[name][2] = args.low if trials[name](args.low) else 0.0
+    for _ in range(args.steps):
+        for name, (low, high, best) in state.items():
+            if not best:
+                continue
+            mid = (best + high) / 2
+            if trials[name](mid):
+                state[name][2] = mid
+            else:
+                state[name][1] = mid
+    return {name: best for name, (_, _, best) in state.items()}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--apps", default=os.environ.get("GR_SPEAD_APPS_DIR", "."),
@@ -102,22 +122,9 @@ def main():
     import gnuradio.spead as spead2
     import gnuradio.spead.recv  # noqa: F401
 
-    # alternate the two bisections step by step
-    state = {"cpp": [args.low, args.high, None], "python": [args.low, args.high, None]}
-    trials = {"cpp": lambda r: trial_cpp(args, r),
-              "python": lambda r: trial_python(args, r, spead2)}
-    for name in state:
-        state[name][2] = args.low if trials[name](args.low) else 0.0
-    for _ in range(args.steps):
-        for name, (low, high, best) in state.items():
-            if not best:
-                continue
-            mid = (best + high) / 2
-            if trials[name](mid):
-                state[name][2] = mid
-            else:
-                state[name][1] = mid
-    cpp, python = state["cpp"][2], state["python"][2]
+    best = alternate_bisections({"cpp": lambda r: trial_cpp(args, r),
+                                 "python": lambda r: trial_python(args, r, spead2)}, args)
+    cpp, python = best["cpp"], best["python"]
 
     # update() per heap inside the loop, at a rate both keep up with
     timings = []

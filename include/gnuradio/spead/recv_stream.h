@@ -27,6 +27,8 @@ namespace spead {
 
 namespace recv {
 
+struct chunk_stream_setup; // recv_chunk_stream.h
+
 /*!
  * \brief A time-continuous stream (spead.source output_mode continuous): data heaps,
  * the ones carrying \p timestamp_item, are placed by timestamp into chunks
@@ -119,6 +121,14 @@ public:
     bool is_continuous() const { return d_continuous; }
     const continuous_config& get_continuous() const { return d_continuous_config; }
 
+    /*! Makes it a spead2-style chunk stream (recv_chunk_stream.h: chunk_ring_stream
+     * sets this). */
+    stream_config& set_chunk_stream(std::shared_ptr<chunk_stream_setup> setup);
+    const std::shared_ptr<chunk_stream_setup>& get_chunk_stream() const
+    {
+        return d_chunk_stream;
+    }
+
 private:
     std::size_t d_max_heaps = 4;
     std::size_t d_max_heap_size = 64 * 1024 * 1024;
@@ -128,6 +138,7 @@ private:
     full_queue_policy d_full_queue_policy = full_queue_policy::drop;
     bool d_continuous = false;
     continuous_config d_continuous_config;
+    std::shared_ptr<chunk_stream_setup> d_chunk_stream;
 };
 
 /*!

@@ -107,6 +107,7 @@ std::vector<std::int64_t> shape_from_python(const py::handle& shape);
 
 void bind_api_common(py::module& m);
 void bind_api_recv(py::module& m);
+void bind_api_recv_chunk(py::module& m);
 void bind_api_send(py::module& m);
 
 } // namespace python

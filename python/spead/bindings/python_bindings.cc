@@ -60,5 +60,6 @@ PYBIND11_MODULE(spead_python, m)
 
     gr::spead::python::bind_api_common(m);
     gr::spead::python::bind_api_recv(m);
+    gr::spead::python::bind_api_recv_chunk(m);
     gr::spead::python::bind_api_send(m);
 }

@@ -499,3 +499,12 @@ def _pcap_port(filter):
         return int(words[1])
     raise ValueError(f"filter: {filter!r} is not supported; gr-spead replays all UDP "
                      "(filter '') or one destination port ('udp dst port 7148')")
+
+
+# spead2's chunk stream API and custom statistics (python/spead/recv/_chunk.py)
+from ._chunk import (Chunk, ChunkPlacement, ChunkRingbuffer, ChunkRingStream,  # noqa: E402
+                     ChunkStreamConfig, StreamStatConfig, stream_stat_indices)
+from ._chunk_group import (ChunkStreamGroupConfig, ChunkStreamGroupMember,  # noqa: E402
+                           ChunkStreamRingGroup)
+from . import _chunk as _chunk_api  # noqa: E402
+_chunk_api.install(StreamConfig, Stream, (ChunkStreamGroupMember,))

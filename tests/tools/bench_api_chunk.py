@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+#
+# Copyright 2026 gr-spead authors
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""How fast a Python loop over ChunkRingStream keeps up, next to spead_recv, in the
+same run (issue 22's yardstick: >= 0.9 x the C++ rate).
+
+    PYTHONPATH=build/test_modules nice -n 19 /usr/bin/python3 \
+        tests/tools/bench_api_chunk.py --apps build/apps
+
+spead_send (C++) sends a continuous stream (--timestamp-item: every heap carries
+k x heap bytes) of --heaps heaps of --heap-size bytes over loopback at a given rate
+to either receiver:
+  - spead_recv -q (C++: the same stream, assembled as heaps), or
+  - this script: a ChunkRingStream with the declarative ChunkPlacement, and a Python
+    loop `for chunk in stream.data_ringbuffer: stream.add_free_chunk(chunk)`.
+A rate is lossless when every heap arrives complete (and, for the chunks, every
+present flag of every chunk is set). The two bisections alternate step by step, so
+background load hits both alike (as bench_api_recv.py does for heaps), and a rate
+counts as lossless when most of --tries trials are. Not a test:
+the figures depend on the machine.
+"""
+
+import argparse
+import os
+import sys
+import threading
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import spead_qa_support as qa  # noqa: E402
+from bench_api_recv import alternate_bisections, sender, trial_cpp  # noqa: E402
+
+TIMESTAMP_ITEM = 0x1600
+
+
+def trial_chunks(args, gbps, spead2):
+    recv = spead2.recv
+    place = recv.ChunkPlacement(timestamp_item=TIMESTAMP_ITEM, timestamp_step=args.heap_size,
+                                heap_size=args.heap_size, heaps_per_chunk=args.chunk_heaps)
+    data_ring, free_ring = recv.ChunkRingbuffer(args.chunks), recv.ChunkRingbuffer(args.chunks)
+    stream = recv.ChunkRingStream(spead2.ThreadPool(), recv.StreamConfig(),
+                                  recv.ChunkStreamConfig(place=place, max_chunks=2),
+                                  data_ring, free_ring)
+    for _ in range(args.chunks):
+        stream.add_free_chunk(place.make_chunk())
+    port = qa.free_udp_port()
+    stream.add_udp_reader(port, bind_hostname="127.0.0.1")
+    tx = sender(args, port, gbps, ("--timestamp-item", str(TIMESTAMP_ITEM)))
+    full_chunks = args.heaps // args.chunk_heaps
+    complete = 0
+
+    def watchdog():  # a lost stop heap would leave the loop waiting
+        tx.wait(120)
+        if not done.wait(3):
+            stream.stop()
+    done = threading.Event()
+    threading.Thread(target=watchdog, daemon=True).start()
+    try:
+        for chunk in data_ring:  # ends at the stop heap
+            if chunk.chunk_id < full_chunks and np.all(chunk.present):
+                complete += 1
+            stream.add_free_chunk(chunk)
+    finally:
+        done.set()
+        tx.wait(120)
+        stream.stop()
+    stats = stream.stats
+    # the descriptor heap completes too, and is rejected (no timestamp)
+    return (complete == full_chunks and stats["heaps"] - stats["rejected_heaps"] == args.heaps
+            and
+            stats["incomplete_heaps_evicted"] == 0 and stats["incomplete_heaps_flushed"] == 0
+            and stats["too_old_heaps"] == 0)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--apps", default=os.environ.get("GR_SPEAD_APPS_DIR", "."),
+                        help="directory of spead_send and spead_recv")
+    parser.add_argument("--heaps", type=int, default=512)
+    parser.add_argument("--heap-size", type=int, default=1 << 18)
+    parser.add_argument("--packet", type=int, default=8972)
+    parser.add_argument("--chunk-heaps", type=int, default=4, help="heaps per chunk")
+    parser.add_argument("--chunks", type=int, default=16, help="chunks in the rings")
+    parser.add_argument("--low", type=float, default=0.5, help="Gb/s")
+    parser.add_argument("--high", type=float, default=40.0, help="Gb/s")
+    parser.add_argument("--steps", type=int, default=7)
+    parser.add_argument("--tries", type=int, default=3,
+                        help="trials per rate; lossless when most are (a busy machine)")
+    args = parser.parse_args()
+
+    import gnuradio.spead as spead2
+    import gnuradio.spead.recv  # noqa: F401 (spead2.recv)
+
+    extra = ("--timestamp-item", str(TIMESTAMP_ITEM))
+    def majority(trial):
+        return lambda r: sum(trial(r) for _ in range(args.tries)) * 2 > args.tries
+    best = alternate_bisections(
+        {"cpp": majority(lambda r: trial_cpp(args, r, extra)),
+         "python": majority(lambda r: trial_chunks(args, r, spead2))}, args)
+    cpp, python = best["cpp"], best["python"]
+    print(f"heaps per trial: {args.heaps} x {args.heap_size} bytes with a timestamp item, "
+          f"packets of {args.packet} bytes, loopback; chunks of {args.chunk_heaps} heaps")
+    print(f"spead_recv (C++) highest lossless rate: {cpp:.2f} Gb/s")
+    print(f"Python loop over ChunkRingStream (hand chunks back): {python:.2f} Gb/s "
+          f"({python / cpp if cpp else 0:.2f} x spead_recv)")
+
+
+if __name__ == "__main__":
+    main()
