@@ -164,6 +164,15 @@ int spead_emu_inject_fault(const char* device_name, int fault)
     return device == nullptr ? ENODEV : spead_emu::inject(*device, fault);
 }
 
+int spead_emu_query_device_counters(const char* device_name, spead_emu_counters* counters)
+{
+    spead_emu::emulated_device* device = spead_emu::find_device(device_name);
+    if (device == nullptr || counters == nullptr)
+        return ENODEV;
+    *counters = device->port_counters().snapshot();
+    return 0;
+}
+
 int spead_emu_set_frame_faults(const char* device_name,
                                double drop,
                                double duplicate,

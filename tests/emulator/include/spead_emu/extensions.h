@@ -84,6 +84,11 @@ enum spead_emu_fault {
 /* 0, or ENODEV (no such emulated device), EINVAL (unknown fault), ENOENT (nothing the
  * fault applies to: no QP, no CQ). device_name: "emu_eth0". */
 typedef int (*spead_emu_inject_fault_fn)(const char* device_name, int fault);
+/* The port counters of the device named \p device_name (as
+ * spead_emu_query_port_counters), for a test that holds no context (Python's ctypes).
+ * 0, or ENODEV. */
+typedef int (*spead_emu_query_device_counters_fn)(const char* device_name,
+                                                  struct spead_emu_counters* counters);
 /* Received frames a flow matches are dropped, duplicated or held back behind the next
  * frame (reordered) with these probabilities (0 to 1, drawn per frame in that order;
  * all 0 turns it off). 0, or ENODEV/EINVAL. */
