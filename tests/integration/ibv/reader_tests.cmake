@@ -88,3 +88,10 @@ target_include_directories(spead_ibv_nic_fault_tests PRIVATE
     "${PROJECT_SOURCE_DIR}/tests/emulator/include")
 add_dependencies(spead_ibv_nic_fault_tests spead_emu_libraries)
 spead_discover_ibv_gtests(spead_ibv_nic_fault_tests ibv.faults)
+# The sender (send::udp_ibv_stream) over a port that goes down and a fatal device.
+add_executable(spead_ibv_nic_fault_sender_tests nic_fault_sender_test.cc)
+target_link_libraries(spead_ibv_nic_fault_sender_tests PRIVATE spead_ibv_test_support)
+target_include_directories(spead_ibv_nic_fault_sender_tests PRIVATE
+    "${PROJECT_SOURCE_DIR}/tests/emulator/include" "${PROJECT_SOURCE_DIR}/tests/common")
+add_dependencies(spead_ibv_nic_fault_sender_tests spead_emu_libraries)
+spead_discover_ibv_gtests(spead_ibv_nic_fault_sender_tests ibv.faults.send)

@@ -130,6 +130,7 @@ struct spead_emu_api {
     spead_emu_query_live_objects_fn query_live_objects = nullptr;
     spead_emu_inject_fault_fn inject_fault = nullptr;
     spead_emu_set_frame_faults_fn set_frame_faults = nullptr;
+    spead_emu_query_device_counters_fn query_device_counters = nullptr;
 
     /* False when the process runs on the real rdma-core. */
     bool find()
@@ -146,8 +147,11 @@ struct spead_emu_api {
             dlsym(RTLD_DEFAULT, "spead_emu_inject_fault"));
         set_frame_faults = reinterpret_cast<spead_emu_set_frame_faults_fn>(
             dlsym(RTLD_DEFAULT, "spead_emu_set_frame_faults"));
+        query_device_counters = reinterpret_cast<spead_emu_query_device_counters_fn>(
+            dlsym(RTLD_DEFAULT, "spead_emu_query_device_counters"));
         return query_qp_counters && query_port_counters && device_netdev &&
-               query_live_objects && inject_fault && set_frame_faults;
+               query_live_objects && inject_fault && set_frame_faults &&
+               query_device_counters;
     }
 };
 
