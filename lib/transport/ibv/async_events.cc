@@ -149,6 +149,14 @@ device_events async_event_watch::take(const ibv_qp* qp, const ibv_cq* cq, bool n
         }
     }
     d_watcher->pending.clear();
+    if (out.qp_fatal) {
+        // Stale if an error completion already had the QP reset.
+        ibv_qp_attr attr{};
+        ibv_qp_init_attr init{};
+        if (ibv_query_qp(const_cast<ibv_qp*>(qp), &attr, IBV_QP_STATE, &init) == 0 &&
+            attr.qp_state != IBV_QPS_ERR)
+            out.qp_fatal = false;
+    }
     return out;
 }
 

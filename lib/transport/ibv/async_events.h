@@ -34,9 +34,9 @@ struct device_events {
     std::uint64_t port_errors = 0;  //!< IBV_EVENT_PORT_ERR on the watched port
     std::uint64_t port_actives = 0; //!< IBV_EVENT_PORT_ACTIVE on the watched port
     bool port_down = false;         //!< after these events, the port is down
-    bool qp_fatal = false;          //!< the watched QP (or WQ) went to the error state
-    bool cq_error = false;          //!< the watched CQ overran (IBV_EVENT_CQ_ERR)
-    bool device_fatal = false;      //!< IBV_EVENT_DEVICE_FATAL: the device is gone
+    bool qp_fatal = false;     //!< the watched QP went to (and is in) the error state
+    bool cq_error = false;     //!< the watched CQ overran (IBV_EVENT_CQ_ERR)
+    bool device_fatal = false; //!< IBV_EVENT_DEVICE_FATAL: the device is gone
 
     bool any() const
     {

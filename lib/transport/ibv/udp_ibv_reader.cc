@@ -14,9 +14,8 @@
 // The receive queue (receive_queue.h) is a multi-packet queue where the device offers
 // one (striding_receive_queue.h), else a ring of slots (slot_receive_queue.h); the
 // reader drives either the same way. Frames the NIC drops for want of posted memory
-// never reach the CQ: nic_drop_counter.h counts them from the device. What the device
-// reports on its async fd (async_events.h: port down/up, the QP or CQ failing, the
-// device failing or removed) is read once per drained batch and while waiting.
+// never reach the CQ: nic_drop_counter.h counts them from the device. Its async events
+// (async_events.h) are read once per drained batch and while waiting.
 
 #include "async_events.h"
 #include "multicast_memberships.h"
@@ -121,8 +120,7 @@ struct udp_ibv_reader::impl {
     void count_oversize();
     /*! After an error completion the queue is in ERR: back to ready, all posted. */
     void recover_queue();
-    /*! What the device reported (\p now: its fd was readable): counted, the queue
-     * recovered, or the stream ended with the cause. */
+    /*! Device events (\p now: read at once): counted, recovered, or the end. */
     void device_events(bool now = false);
     /*! Polls until the queue is empty (bounded). */
     void drain();
@@ -330,8 +328,7 @@ void udp_ibv_reader::impl::device_events(bool now)
     if (!e.any())
         return;
     ibv::end_stream_if_unrecoverable(e, device, queue->name());
-    if (e.port_errors > 0)
-        count(recv_stat::ibv_port_down_events, e.port_errors);
+    count(recv_stat::ibv_port_down_events, e.port_errors);
     ibv::log_port_changes(e, device, logger, "receiving");
     if (e.qp_fatal)
         queue_failed = true; // recovered by the caller, as after an error completion
@@ -346,8 +343,7 @@ void udp_ibv_reader::impl::busy_poll_loop()
             return; // the stream ended
         if (n < poll_batch) {
             drops->update(true, frames_completed);
-            device_events();
-            if (queue_failed)
+            if (device_events(), queue_failed)
                 recover_queue(); // IBV_EVENT_QP_FATAL with nothing to flush
         }
         if (n > 0) {

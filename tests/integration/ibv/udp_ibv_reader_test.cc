@@ -929,12 +929,33 @@ std::set<int> open_fds()
     return out;
 }
 
+/*! The async event fd of host 2's device context (shared by every rdma_cm_id of the
+ * process, so the reader's too). */
+int device_async_fd()
+{
+    rdma_cm_id* id = nullptr;
+    if (rdma_create_id(nullptr, &id, nullptr, RDMA_PS_UDP) != 0)
+        return -1;
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    inet_pton(AF_INET, host(2).ip.c_str(), &address.sin_addr);
+    const int fd = rdma_bind_addr(id, reinterpret_cast<sockaddr*>(&address)) == 0
+                       ? id->verbs->async_fd
+                       : -1;
+    rdma_destroy_id(id);
+    return fd;
+}
+
 /*! Of \p fds, the read end of a pipe set non-blocking: the completion channel (the
- * reader makes its channel non-blocking; the device's other pipes are not). */
+ * reader makes its channel and the device's async fd non-blocking; the device's
+ * other pipes are not). */
 int nonblocking_pipe_read_end(const std::set<int>& fds)
 {
     int found = -1;
+    const int async_fd = device_async_fd();
     for (int fd : fds) {
+        if (fd == async_fd)
+            continue;
         const int flags = fcntl(fd, F_GETFL);
         std::error_code ec;
         const auto target =
