@@ -39,19 +39,11 @@ constexpr std::size_t heap_bytes = 1000; // one packet per heap
 class faulty_nic
 {
 public:
-    faulty_nic() : d_name("emu_" + host(2).netdev)
+    faulty_nic() : d_name("emu_" + host(2).netdev), d_id(host(2).ip)
     {
         if (!d_api.find())
             throw std::runtime_error("not running over the emulated NIC");
-        if (rdma_create_id(nullptr, &d_id, nullptr, RDMA_PS_UDP) != 0)
-            throw std::system_error(errno, std::generic_category(), "rdma_create_id");
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        inet_pton(AF_INET, host(2).ip.c_str(), &address.sin_addr);
-        if (rdma_bind_addr(d_id, reinterpret_cast<sockaddr*>(&address)) != 0)
-            throw std::system_error(errno, std::generic_category(), "rdma_bind_addr");
     }
-    ~faulty_nic() { rdma_destroy_id(d_id); }
     faulty_nic(const faulty_nic&) = delete;
     faulty_nic& operator=(const faulty_nic&) = delete;
 
@@ -66,7 +58,7 @@ public:
     spead_emu_counters counters() const
     {
         spead_emu_counters c{};
-        EXPECT_EQ(d_api.query_port_counters(d_id->verbs, &c), 0);
+        EXPECT_EQ(d_api.query_port_counters(d_id.context(), &c), 0);
         return c;
     }
     bool listed() const
@@ -83,7 +75,7 @@ public:
 private:
     std::string d_name;
     spead_emu_api d_api;
-    rdma_cm_id* d_id = nullptr;
+    bound_cm_id d_id;
 };
 
 /*! Host 1 sends single-packet heaps numbered from 1 with the kernel. */
