@@ -36,7 +36,8 @@ inline bool counts_with_transport(const std::string& name, transport_kind t)
     if (name == "datagrams_oversize")
         return udp || ibv;
     if (name == "frames_dropped_no_buffer" || name == "ibv_multi_packet_queues" ||
-        name == "packets_zero_copy" || name == "packets_copied")
+        name == "packets_zero_copy" || name == "packets_copied" ||
+        name == "ibv_port_down_events" || name == "ibv_qp_recoveries")
         return ibv;
     if (name == "frames_filtered")
         return pcap;

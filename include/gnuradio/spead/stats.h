@@ -96,7 +96,11 @@ namespace spead {
     X(control_heaps,                                                                     \
       "continuous: complete heaps without the timestamp item (descriptors)")             \
     X(packets_dropped_queue_full,                                                        \
-      "continuous: dropped: its chunk was lost because the consumer fell behind")
+      "continuous: dropped: its chunk was lost because the consumer fell behind")        \
+    X(ibv_port_down_events,                                                              \
+      "ibverbs: times the port went down (IBV_EVENT_PORT_ERR); frames then are lost")    \
+    X(ibv_qp_recoveries,                                                                 \
+      "ibverbs: times the receive queue went to the error state and was reset")
 
 #define GR_SPEAD_SEND_STATS(X)                                                       \
     X(heaps, "heaps sent")                                                           \

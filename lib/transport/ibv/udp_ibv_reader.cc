@@ -14,8 +14,10 @@
 // The receive queue (receive_queue.h) is a multi-packet queue where the device offers
 // one (striding_receive_queue.h), else a ring of slots (slot_receive_queue.h); the
 // reader drives either the same way. Frames the NIC drops for want of posted memory
-// never reach the CQ: nic_drop_counter.h counts them from the device.
+// never reach the CQ: nic_drop_counter.h counts them from the device. Its async events
+// (async_events.h) are read once per drained batch and while waiting.
 
+#include "async_events.h"
 #include "multicast_memberships.h"
 #include "nic_drop_counter.h"
 #include "receive_queue.h"
@@ -118,6 +120,8 @@ struct udp_ibv_reader::impl {
     void count_oversize();
     /*! After an error completion the queue is in ERR: back to ready, all posted. */
     void recover_queue();
+    /*! Device events (\p now: read at once): counted, recovered, or the end. */
+    void device_events(bool now = false);
     /*! Polls until the queue is empty (bounded). */
     void drain();
     /*! On the way out: frames still in the queue go to the stream, and the drop
@@ -146,7 +150,8 @@ struct udp_ibv_reader::impl {
     std::unique_ptr<ibv::nic_drop_counter> drops; //!< owns the flows' counters
     std::vector<ibv::flow_ptr> flows;
     ibv::multicast_memberships memberships; //!< the groups, joined through the kernel
-    transport::file_descriptor wake;        //!< eventfd: stop() ends a wait at once
+    std::unique_ptr<ibv::async_event_watch> events; //!< the device's async events
+    transport::file_descriptor wake; //!< eventfd: stop() ends a wait at once
 
     std::array<ibv_wc, poll_batch> completions{};
     std::array<packet_view, poll_batch> views{};
@@ -194,6 +199,7 @@ udp_ibv_reader::impl::impl(udp_ibv_reader& self, const udp_ibv_config& config)
         create_flows(false, counters, counters_error);
     drops = std::make_unique<ibv::nic_drop_counter>(
         device, std::move(counters), counters_error, logger);
+    events = std::make_unique<ibv::async_event_watch>(device);
     queue->start();
     memberships = ibv::multicast_memberships(device, endpoints);
     log_setup(why_slots);
@@ -307,11 +313,25 @@ void udp_ibv_reader::impl::log_setup(const std::string& why_slots)
 void udp_ibv_reader::impl::run()
 {
     pthread_setname_np(pthread_self(), "spead-ibv-recv");
-    if (comp_vector >= 0)
-        interrupt_loop();
-    else
-        busy_poll_loop();
+    try {
+        comp_vector >= 0 ? interrupt_loop() : busy_poll_loop();
+    } catch (const std::exception&) {
+        device_events(true); // a fatal device makes verbs fail: say that, not the verb
+        throw;
+    }
     drain_on_exit();
+}
+
+void udp_ibv_reader::impl::device_events(bool now)
+{
+    const ibv::device_events e = events->take(queue->qp(), queue->cq(), now);
+    if (!e.any())
+        return;
+    ibv::end_stream_if_unrecoverable(e, device, queue->name());
+    count(recv_stat::ibv_port_down_events, e.port_errors);
+    ibv::log_port_changes(e, device, logger, "receiving");
+    if (e.qp_fatal)
+        queue_failed = true; // recovered by the caller, as after an error completion
 }
 
 void udp_ibv_reader::impl::busy_poll_loop()
@@ -321,8 +341,11 @@ void udp_ibv_reader::impl::busy_poll_loop()
         const int n = poll_once();
         if (n < 0)
             return; // the stream ended
-        if (n < poll_batch)
+        if (n < poll_batch) {
             drops->update(true, frames_completed);
+            if (device_events(), queue_failed)
+                recover_queue(); // IBV_EVENT_QP_FATAL with nothing to flush
+        }
         if (n > 0) {
             empty_polls = 0;
         } else if (++empty_polls >= config.get_max_poll()) {
@@ -359,15 +382,20 @@ void udp_ibv_reader::impl::interrupt_loop()
                     i = max_poll - 2; // drained: go straight to the armed last poll
             }
         }
+        device_events();
         if (n == 0)
             wait_for_completion_event();
+        if (queue_failed)
+            recover_queue(); // IBV_EVENT_QP_FATAL with nothing to flush
     }
 }
 
 void udp_ibv_reader::impl::wait_for_completion_event()
 {
-    pollfd fds[2] = { { channel->fd, POLLIN, 0 }, { wake.get(), POLLIN, 0 } };
-    const int ready = poll(fds, 2, wait_timeout_ms);
+    pollfd fds[3] = { { channel->fd, POLLIN, 0 },
+                      { wake.get(), POLLIN, 0 },
+                      { events->fd(), POLLIN, 0 } };
+    const int ready = poll(fds, 3, wait_timeout_ms);
     if (ready < 0 && errno != EINTR)
         throw std::system_error(errno,
                                 std::generic_category(),
@@ -379,6 +407,8 @@ void udp_ibv_reader::impl::wait_for_completion_event()
         throw std::runtime_error(
             "the completion channel's descriptor failed (closed or replaced under the "
             "reader); make the source again, or use comp_vector -1 for busy polling");
+    if (ready > 0 && (fds[2].revents & POLLIN))
+        device_events(true);
     if (ready <= 0 || !(fds[0].revents & POLLIN))
         return;
     // Acknowledged at once: a CQ with unacknowledged events cannot be destroyed.
@@ -398,9 +428,10 @@ int udp_ibv_reader::impl::poll_once()
     if (n == 0)
         return 0;
     const bool open = handle_completions(frames);
-    if (queue_failed)
+    if (queue_failed) {
+        device_events(true); // a fatal device or overrun CQ cannot be recovered
         recover_queue();
-    else
+    } else
         queue->repost();
     return open ? n : -1;
 }
@@ -484,6 +515,7 @@ void udp_ibv_reader::impl::handle_error_completion(const ibv_wc& wc)
 void udp_ibv_reader::impl::recover_queue()
 {
     queue_failed = false;
+    count(recv_stat::ibv_qp_recoveries);
     logger.warn("the {} went to the error state; resetting it and posting all its "
                 "memory again (frames arriving meanwhile are dropped and counted)",
                 queue->name());

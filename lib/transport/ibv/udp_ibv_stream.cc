@@ -129,6 +129,7 @@ udp_ibv_stream::impl::impl(const stream_config& config, const udp_ibv_config& ib
                         channel.get(),
                         comp_vector >= 0 ? comp_vector % binding->num_comp_vectors() : 0);
     create_queue_pair(context);
+    events = std::make_unique<ibv::async_event_watch>(*binding);
     ibv::modify_qp(qp.get(), IBV_QPS_INIT, binding->port_num());
     ibv::modify_qp(qp.get(), IBV_QPS_RTR);
     ibv::modify_qp(qp.get(), IBV_QPS_RTS);
@@ -334,6 +335,8 @@ std::size_t udp_ibv_stream::impl::write_packets(const packet* packets,
                                                 boost::system::error_code& ec)
 {
     impl& d = *this;
+    if (!d.device_usable(ec))
+        return 0;
     if (d.qp_failed) {
         // Let the failed WRs flush (their errors are reported by reap_completions),
         // then start again with a clean queue.

@@ -161,6 +161,59 @@ void udp_ibv_stream::impl::recover()
     }
 }
 
+void udp_ibv_stream::impl::take_device_events(bool now)
+{
+    const ibv::device_events e = events->take(qp.get(), cq.get(), now);
+    if (!e.any())
+        return;
+    try {
+        ibv::end_stream_if_unrecoverable(e, *binding, "send queue");
+    } catch (const std::runtime_error& error) {
+        device_dead = true;
+        logger.error("{}; every heap from now on fails", error.what());
+        return;
+    }
+    ibv::log_port_changes(e, *binding, logger, "sending");
+    if (e.port_errors > 0 || e.port_actives > 0) {
+        if (e.port_down && !port_down)
+            port_down_since = steady::now();
+        port_down = e.port_down;
+    }
+    if (e.qp_fatal)
+        qp_failed = true; // reset once its WRs have flushed
+}
+
+bool udp_ibv_stream::impl::device_usable(boost::system::error_code& ec)
+{
+    namespace errc = boost::system::errc;
+    take_device_events(false);
+    // A port that went down: wait (bounded) for it to come back rather than post
+    // frames that are lost on the wire.
+    while (port_down && !device_dead) {
+        const auto left = port_down_since + port_down_limit - steady::now();
+        if (left <= steady::duration::zero()) {
+            ec = errc::make_error_code(errc::network_down);
+            return false;
+        }
+        pollfd pfd{ events->fd(), POLLIN, 0 };
+        const auto wait_ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(left).count() + 1;
+        poll(&pfd, 1, int(std::min<long long>(wait_ms, 100)));
+        take_device_events(true);
+        if (port_down && steady::now() >= port_down_since + port_down_limit)
+            logger.error("port {} of {} has been down for {} s: heaps fail until it is "
+                         "up (check the cable, the switch port, and `ip link`)",
+                         int(binding->port_num()),
+                         binding->device_name(),
+                         port_down_limit.count());
+    }
+    if (device_dead) {
+        ec = errc::make_error_code(errc::io_error);
+        return false;
+    }
+    return true;
+}
+
 std::uint64_t udp_ibv_stream::impl::reap_completions(bool wait,
                                                      boost::system::error_code& ec,
                                                      std::uint64_t /*written*/)

@@ -13,6 +13,7 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_IBV_UDP_IBV_STREAM_IMPL_H
 #define INCLUDED_SPEAD_TRANSPORT_IBV_UDP_IBV_STREAM_IMPL_H
 
+#include "async_events.h"
 #include "send_regions.h"
 #include "streams/packet_writer.h"
 #include "transport/endpoint.h"
@@ -38,6 +39,9 @@ constexpr int poll_batch = 16;
 constexpr auto stall_limit = std::chrono::seconds(5);
 /*! Longest single wait on the completion channel, so stalls are noticed. */
 constexpr int channel_wait_ms = 10;
+/*! How long writes wait for a port that went down to come back before the heaps
+ * fail (each later write fails at once until it is up). */
+constexpr auto port_down_limit = std::chrono::seconds(5);
 
 struct udp_ibv_stream::impl : packet_writer {
     using udp = boost::asio::ip::udp;
@@ -71,6 +75,12 @@ struct udp_ibv_stream::impl : packet_writer {
     void abandon_outstanding();
     /*! Brings the QP back to RTS once nothing is outstanding (after an error). */
     void recover();
+    /*! What the device reported (once per write): the port down (waits, bounded,
+     * for it to come back), the QP in ERR (recovered), or the device dead.
+     * \return false, with \p ec set, when nothing can be sent now */
+    bool device_usable(boost::system::error_code& ec);
+    /*! Takes and handles the device's events (\p now: read the fd at once). */
+    void take_device_events(bool now);
 
     gr::logger logger;
     std::size_t max_packet_size;
@@ -88,6 +98,7 @@ struct udp_ibv_stream::impl : packet_writer {
     ibv::mapping_ptr ring;
     ibv::mr_ptr ring_mr;
     ibv::send_regions regions; //!< the user's memory regions, registered
+    std::unique_ptr<ibv::async_event_watch> events; //!< the device's async events
 
     bool checksum_offload = false;
     std::size_t slot_size = 0;
@@ -112,6 +123,9 @@ struct udp_ibv_stream::impl : packet_writer {
     std::uint64_t error_completions = 0;
     std::uint64_t error_completions_counted = 0; //!< of those, in packets_failed
     int last_logged_status = -1;
+    bool port_down = false;
+    std::chrono::steady_clock::time_point port_down_since{};
+    bool device_dead = false; //!< fatal, removed or CQ overrun: every write fails
 };
 
 } // namespace send

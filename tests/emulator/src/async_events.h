@@ -21,6 +21,8 @@ public:
 
     // element: the ibv_cq* or ibv_qp* the event is about.
     void post(ibv_event_type type, const void* element);
+    // A port event (element.port_num), or one about the device (port_num 0).
+    void post_port(ibv_event_type type, int port_num);
     // 0, or -1 with errno (EAGAIN on an empty non-blocking fd).
     int next(ibv_async_event& event);
     // Drop unread events about an object being destroyed, as the kernel does.

@@ -11,6 +11,7 @@
 #include "verbs_lifecycle.h"
 #include "work_queue.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <functional>
 
@@ -122,6 +123,20 @@ int completion_queue::poll_one()
     return 0;
 }
 
+void completion_queue::inject_overrun()
+{
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_overrun)
+            return;
+        m_overrun = true;
+    }
+    warn(
+        "CQ %u overrun injected: IBV_EVENT_CQ_ERR raised, ibv_poll_cq fails once drained",
+        m_shell.verbs.handle);
+    m_context.async_events().post(IBV_EVENT_CQ_ERR, verbs());
+}
+
 int completion_queue::arm(bool solicited_only)
 {
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -187,8 +202,13 @@ completion_queue* completion_queue::create(ibv_context* context,
         errno = EINVAL;
         return nullptr;
     }
+    if (emulated->device().faults().fatal()) {
+        errno = EIO;
+        return nullptr;
+    }
     std::lock_guard<std::mutex> lock(emulated->control_mutex());
     auto* cq = new completion_queue(*emulated, ring_size_for(cqe), cq_context, events);
+    emulated->completion_queues.push_back(cq);
     if (channel != nullptr)
         channel->refcnt++;
     emulated->live_completion_queues++;
@@ -264,6 +284,9 @@ int ibv_destroy_cq(ibv_cq* cq)
             }
             if (cq->channel != nullptr)
                 cq->channel->refcnt--;
+            context.completion_queues.erase(std::find(context.completion_queues.begin(),
+                                                      context.completion_queues.end(),
+                                                      &emulated));
             return 0;
         });
 }

@@ -70,6 +70,8 @@ public:
     int poll_one();
     const ibv_wc& current() const { return m_current; }
     int arm(bool solicited_only);
+    // An injected overrun (SPEAD_EMU_FAULT_CQ_OVERRUN): as if the ring had filled.
+    void inject_overrun();
     // Forget the completions of a QP being reset or destroyed.
     void remove_entries_of(const queue_pair* qp);
     // Forget the completions of a WQ leaving RESET (what mlx5's provider does).

@@ -21,6 +21,10 @@ struct frame_counters {
     std::atomic<uint64_t> tx_frames_sent{ 0 };
     std::atomic<uint64_t> tx_frames_lost{ 0 };
     std::atomic<uint64_t> error_completions{ 0 };
+    std::atomic<uint64_t> rx_frames_dropped_port_down{ 0 };
+    std::atomic<uint64_t> rx_frames_dropped_injected{ 0 };
+    std::atomic<uint64_t> rx_frames_duplicated_injected{ 0 };
+    std::atomic<uint64_t> rx_frames_reordered_injected{ 0 };
 
     spead_emu_counters snapshot() const
     {
@@ -33,6 +37,10 @@ struct frame_counters {
         copy.tx_frames_sent = tx_frames_sent.load();
         copy.tx_frames_lost = tx_frames_lost.load();
         copy.error_completions = error_completions.load();
+        copy.rx_frames_dropped_port_down = rx_frames_dropped_port_down.load();
+        copy.rx_frames_dropped_injected = rx_frames_dropped_injected.load();
+        copy.rx_frames_duplicated_injected = rx_frames_duplicated_injected.load();
+        copy.rx_frames_reordered_injected = rx_frames_reordered_injected.load();
         return copy;
     }
 };

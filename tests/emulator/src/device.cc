@@ -7,6 +7,7 @@
 
 #include <endian.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -124,6 +125,19 @@ void emulated_device::publish_port_counters()
             m_port_counters.rx_frames_dropped_no_receive.load());
 }
 
+void emulated_device::add_context(device_context* context)
+{
+    std::lock_guard<std::mutex> lock(m_contexts_mutex);
+    m_contexts.push_back(context);
+}
+
+void emulated_device::remove_context(device_context* context)
+{
+    std::lock_guard<std::mutex> lock(m_contexts_mutex);
+    m_contexts.erase(std::remove(m_contexts.begin(), m_contexts.end(), context),
+                     m_contexts.end());
+}
+
 emulated_device* emulated_device::from(ibv_device* device)
 {
     return object_shell<ibv_device, emulated_device>::owner_of(device);
@@ -143,7 +157,9 @@ std::vector<emulated_device*> discover_devices()
     for (const auto& name : names) {
         auto known = devices.by_netdev.find(name);
         if (known != devices.by_netdev.end()) {
-            found.push_back(known->second.get());
+            // A removed device (SPEAD_EMU_FAULT_DEVICE_REMOVED) is listed no more.
+            if (!known->second->faults().removed())
+                found.push_back(known->second.get());
             continue;
         }
         const auto facts = query_netdev(name);

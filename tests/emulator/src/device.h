@@ -6,6 +6,7 @@
 #define SPEAD_EMU_DEVICE_H
 
 #include "counters.h"
+#include "fault_injection.h"
 #include "netdev.h"
 #include "object_shell.h"
 #include "port_hw_counters.h"
@@ -14,10 +15,13 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace spead_emu {
+
+class device_context;
 
 // Limits the device advertises, in the range of a ConnectX-5; create calls enforce them.
 struct device_limits {
@@ -69,6 +73,17 @@ public:
     // threads call it after each burst of received frames).
     void publish_port_counters();
     uint32_t allocate_qp_number() { return m_next_qp_number++; }
+    device_faults& faults() { return m_faults; }
+    // The open contexts, which injected faults reach (fault_injection.cc).
+    void add_context(device_context* context);
+    void remove_context(device_context* context);
+    template <typename Visit>
+    void for_each_context(Visit visit)
+    {
+        std::lock_guard<std::mutex> lock(m_contexts_mutex);
+        for (device_context* context : m_contexts)
+            visit(*context);
+    }
 
 private:
     object_shell<ibv_device, emulated_device> m_shell{ this };
@@ -78,6 +93,9 @@ private:
     frame_counters m_port_counters;
     std::unique_ptr<port_hw_counters> m_hw_counters; // null without SPEAD_EMU_HW_COUNTERS
     std::atomic<uint32_t> m_next_qp_number{ 0x100 };
+    device_faults m_faults;
+    std::mutex m_contexts_mutex;
+    std::vector<device_context*> m_contexts;
 };
 
 // The devices for SPEAD_EMU_NETDEVS as it is now. Devices live for the whole process,

@@ -158,6 +158,7 @@ device_context* device_context::open(emulated_device& device)
         errno = error;
         return nullptr;
     }
+    device.add_context(context);
     trace("opened %s", device.verbs()->name);
     return context;
 }
@@ -193,6 +194,7 @@ int device_context::close()
             return EBUSY;
         }
     }
+    m_device.remove_context(this);
     trace("closed %s", m_device.verbs()->name);
     pthread_mutex_destroy(&m_shell.verbs.context.mutex);
     delete this;
@@ -209,8 +211,12 @@ extern "C" {
 ibv_context* ibv_open_device(ibv_device* device)
 {
     emulated_device* emulated = emulated_device::from(device);
-    if (emulated == nullptr) {
+    if (emulated == nullptr || emulated->faults().removed()) {
         errno = ENODEV;
+        return nullptr;
+    }
+    if (emulated->faults().fatal()) {
+        errno = EIO;
         return nullptr;
     }
     device_context* context = device_context::open(*emulated);

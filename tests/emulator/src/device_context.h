@@ -15,10 +15,13 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <vector>
 
 namespace spead_emu {
 
+class completion_queue;
 class emulated_device;
+class queue_pair;
 
 class device_context
 {
@@ -46,6 +49,9 @@ public:
     int live_memory_regions = 0;
     int live_flows = 0;
     int live_counters = 0;
+    // The QPs and CQs that exist, for injected faults to reach (guarded likewise).
+    std::vector<queue_pair*> queue_pairs;
+    std::vector<completion_queue*> completion_queues;
 
     // 0, or EBUSY (loudly) while objects remain.
     int close();

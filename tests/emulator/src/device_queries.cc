@@ -104,7 +104,8 @@ int query_port(ibv_context* context, uint8_t port, ibv_port_attr* attr, size_t s
     if (!netdev)
         return ENODEV; // the interface vanished
     ibv_port_attr full{};
-    full.state = netdev->running ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
+    const bool running = netdev->running && !emulated->device().faults().port_down();
+    full.state = running ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
     full.max_mtu = IBV_MTU_4096;
     full.active_mtu = ib_mtu_for(netdev->mtu);
     full.gid_tbl_len = 256;
@@ -112,9 +113,9 @@ int query_port(ibv_context* context, uint8_t port, ibv_port_attr* attr, size_t s
     full.max_msg_sz = 1u << 30;
     full.pkey_tbl_len = 1;
     full.max_vl_num = 1;
-    full.active_width = 2;                     // 4x
-    full.active_speed = 32;                    // EDR: 4x EDR reads as 100 Gb/s
-    full.phys_state = netdev->running ? 5 : 3; // LinkUp : Disabled
+    full.active_width = 2;             // 4x
+    full.active_speed = 32;            // EDR: 4x EDR reads as 100 Gb/s
+    full.phys_state = running ? 5 : 3; // LinkUp : Disabled
     full.link_layer = IBV_LINK_LAYER_ETHERNET;
     memcpy(attr, &full, std::min(size, sizeof(full)));
     return 0;

@@ -133,6 +133,9 @@ void nic_thread::run()
         transmit_pending();
         if (waits[0].revents & POLLIN)
             receive_burst();
+        else
+            m_qp->release_held_frame(); // the wire is idle
+
         if (waits[0].revents & POLLERR)
             handle_socket_error();
         collect_socket_drops();
@@ -216,6 +219,11 @@ void nic_thread::transmit_pending()
 ibv_wc_status nic_thread::transmit_frame(size_t length)
 {
     frame_counters& port = m_qp->context().device().port_counters();
+    if (m_qp->context().device().faults().port_down()) {
+        // An injected link failure: the frame goes nowhere, and completes as sent.
+        count(&frame_counters::tx_frames_lost, m_qp->counters(), port);
+        return IBV_WC_SUCCESS;
+    }
     for (int waited_ms = 0;; waited_ms += 10) {
         if (send(m_socket.get(), m_transmit_frame.data(), length, MSG_DONTWAIT) >= 0) {
             count(&frame_counters::tx_frames_sent, m_qp->counters(), port);

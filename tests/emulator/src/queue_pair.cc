@@ -90,6 +90,8 @@ queue_pair::queue_pair(protection_domain& pd,
     }
     for (auto& slot : m_receive.slots)
         slot.sges.reserve(m_cap.max_recv_sge);
+    m_fault_random = 0x9e3779b97f4a7c15ull ^ qp.qp_num;
+    m_held.bytes.resize(m_nic->max_frame_size());
 }
 
 queue_pair::~queue_pair() = default;
@@ -110,6 +112,10 @@ ibv_qp* queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
     if (attr.srq != nullptr)
         fail_unemulated("shared receive queues (ibv_qp_init_attr.srq)");
     device_context& context = pd.context();
+    if (context.device().faults().fatal()) {
+        errno = EIO; // a device after a fatal error refuses every command
+        return nullptr;
+    }
     completion_queue* send_cq = completion_queue::from(attr.send_cq);
     completion_queue* receive_cq = completion_queue::from(attr.recv_cq);
     const ibv_qp_cap& cap = attr.cap;
@@ -130,6 +136,7 @@ ibv_qp* queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
     auto* qp = new queue_pair(pd, *send_cq, *receive_cq, attr, std::move(nic));
     pd.live_queue_pairs++;
     context.live_queue_pairs++;
+    context.queue_pairs.push_back(qp);
     send_cq->attached_queue_pairs++;
     receive_cq->attached_queue_pairs++;
     qp->m_nic->start(*qp);
@@ -203,6 +210,7 @@ ibv_qp* queue_pair::create_with_rx_hash(device_context& context,
     table->attached_queue_pairs++;
     pd->live_queue_pairs++;
     context.live_queue_pairs++;
+    context.queue_pairs.push_back(qp);
     cq.attached_queue_pairs += 2;
     qp->m_nic->start(*qp);
     trace("QP 0x%x on %s: RX hash over WQ 0x%x",
@@ -215,6 +223,8 @@ ibv_qp* queue_pair::create_with_rx_hash(device_context& context,
 int queue_pair::modify(const ibv_qp_attr& attr, int mask)
 {
     const int known = IBV_QP_STATE | IBV_QP_CUR_STATE | IBV_QP_PORT;
+    if (context().device().faults().fatal())
+        return EIO;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         if (mask & IBV_QP_RATE_LIMIT) {
@@ -289,6 +299,10 @@ int queue_pair::destroy()
     m_receive_cq.attached_queue_pairs--;
     m_pd.live_queue_pairs--;
     context.live_queue_pairs--;
+    context.queue_pairs.erase(
+        std::find(context.queue_pairs.begin(), context.queue_pairs.end(), this));
+    // Unread events about it die with it, as in the kernel.
+    context.async_events().discard_events_about(verbs());
     const auto counted = m_counters.snapshot();
     if (counted.rx_frames_dropped_no_receive || counted.rx_frames_dropped_qp_not_ready ||
         counted.rx_frames_dropped_oversize || counted.rx_frames_dropped_socket_overflow ||
@@ -313,6 +327,11 @@ int queue_pair::post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr)
 {
     int error = 0;
     bool posted = false;
+    if (context().device().faults().fatal()) {
+        if (bad_wr != nullptr)
+            *bad_wr = wr;
+        return EIO;
+    }
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         for (; wr != nullptr; wr = wr->next) {
@@ -372,6 +391,11 @@ int queue_pair::post_receive(ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
 {
     int error = 0;
     bool flush = false;
+    if (context().device().faults().fatal()) {
+        if (bad_wr != nullptr)
+            *bad_wr = wr;
+        return EIO;
+    }
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         for (; wr != nullptr; wr = wr->next) {
@@ -428,7 +452,7 @@ void queue_pair::deliver_frame(const uint8_t* frame,
                                bool l4_checksum_left_to_hardware)
 {
     const parsed_frame parsed = parse_frame(frame, length);
-    frame_counters& port = context().device().port_counters();
+    emulated_device& device = context().device();
     std::lock_guard<std::mutex> lock(m_mutex);
     const auto steered =
         std::find_if(m_flows.begin(), m_flows.end(), [&](steering_flow* flow) {
@@ -436,6 +460,67 @@ void queue_pair::deliver_frame(const uint8_t* frame,
         });
     if (steered == m_flows.end())
         return; // not for this QP: on hardware it would go to the kernel or elsewhere
+    // Injected faults of the link and the network act before the NIC sees the frame
+    // (its flow counters do not count a frame lost on the way).
+    frame_counters& port = device.port_counters();
+    if (device.faults().port_down()) {
+        count(&frame_counters::rx_frames_dropped_port_down, m_counters, port);
+        return;
+    }
+    switch (device.faults().next_frame_fate(m_fault_random)) {
+    case frame_fate::drop:
+        count(&frame_counters::rx_frames_dropped_injected, m_counters, port);
+        return;
+    case frame_fate::duplicate:
+        count(&frame_counters::rx_frames_duplicated_injected, m_counters, port);
+        steer_locked(**steered, frame, length, l4_checksum_left_to_hardware);
+        break;
+    case frame_fate::hold:
+        if (!m_held.holding && length <= m_held.bytes.size()) {
+            count(&frame_counters::rx_frames_reordered_injected, m_counters, port);
+            memcpy(m_held.bytes.data(), frame, length);
+            m_held.length = length;
+            m_held.l4_checksum_left_to_hardware = l4_checksum_left_to_hardware;
+            m_held.holding = true;
+            return; // it follows the next frame
+        }
+        break;
+    case frame_fate::deliver:
+        break;
+    }
+    steer_locked(**steered, frame, length, l4_checksum_left_to_hardware);
+    release_held_frame_locked();
+}
+
+void queue_pair::release_held_frame()
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    release_held_frame_locked();
+}
+
+void queue_pair::release_held_frame_locked()
+{
+    if (!m_held.holding)
+        return;
+    m_held.holding = false;
+    const parsed_frame parsed = parse_frame(m_held.bytes.data(), m_held.length);
+    const auto steered =
+        std::find_if(m_flows.begin(), m_flows.end(), [&](steering_flow* flow) {
+            return flow->rule().matches(parsed);
+        });
+    if (steered != m_flows.end()) // else its flow went meanwhile, as the frame would
+        steer_locked(**steered,
+                     m_held.bytes.data(),
+                     m_held.length,
+                     m_held.l4_checksum_left_to_hardware);
+}
+
+void queue_pair::steer_locked(steering_flow& flow,
+                              const uint8_t* frame,
+                              size_t length,
+                              bool l4_checksum_left_to_hardware)
+{
+    frame_counters& port = context().device().port_counters();
     // A flow's counters count every frame steered to it: one dropped below for want
     // of a receive counts too (matched − completed is what the NIC dropped).
     // Overlapping rules: the first created wins. Counted as this returns, once the
@@ -450,7 +535,7 @@ void queue_pair::deliver_frame(const uint8_t* frame,
             if (counters != nullptr)
                 counters->count_frame(length);
         }
-    } counted{ (*steered)->counters(), length };
+    } counted{ flow.counters(), length };
     if (m_rx_hash_table != nullptr) {
         const unsigned flags =
             offloaded_checksums_valid(frame, length, l4_checksum_left_to_hardware)
@@ -563,6 +648,15 @@ void queue_pair::flush_locked(work_ring<Slot>& ring)
         else
             complete_receive_locked(ring.at(index), IBV_WC_WR_FLUSH_ERR, index);
     }
+}
+
+bool queue_pair::break_for_fault(const char* reason)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_rx_hash_table != nullptr)
+        return false;
+    enter_error_state_locked(reason);
+    return true;
 }
 
 void queue_pair::enter_error_state_locked(const char* reason)

@@ -82,6 +82,17 @@ public:
     void finish_send(const send_work& work, ibv_wc_status status);
     // In the error state every outstanding WR completes with IBV_WC_WR_FLUSH_ERR.
     void flush_if_in_error();
+    // A frame held back (reordered) goes to the QP when the wire is idle.
+    void release_held_frame();
+
+    // --- injected faults (fault_injection.cc) ---
+    // To ERR as a NIC puts a QP there on an internal error; false for an RX-hash QP
+    // (its WQ holds the state).
+    bool break_for_fault(const char* reason);
+    bool uses(const completion_queue& cq) const
+    {
+        return &m_send_cq == &cq || &m_receive_cq == &cq;
+    }
 
 private:
     struct receive_slot {
@@ -99,6 +110,13 @@ private:
     static std::unique_ptr<nic_thread> open_nic(device_context& context);
 
     bool receives_allowed() const;
+    // Steers a frame \p flow matched into a posted receive (or drops and counts it).
+    void steer_locked(steering_flow& flow,
+                      const uint8_t* frame,
+                      size_t length,
+                      bool l4_checksum_left_to_hardware);
+    // Delivers the frame held back by an injected reorder, if any.
+    void release_held_frame_locked();
     void enter_error_state_locked(const char* reason);
     // Completes the work request at \p index of the send or the receive queue.
     void complete_send_locked(uint64_t wr_id, ibv_wc_status status, uint64_t index);
@@ -130,6 +148,13 @@ private:
     std::vector<steering_flow*> m_flows;
     indirection_table* m_rx_hash_table = nullptr; // RX-hash QPs receive through it
     frame_counters m_counters;
+    uint64_t m_fault_random; // injected frame faults draw from it
+    struct held_frame {
+        std::vector<uint8_t> bytes; // reserved at creation: holding allocates nothing
+        size_t length = 0;
+        bool l4_checksum_left_to_hardware = false;
+        bool holding = false;
+    } m_held;
     std::unique_ptr<nic_thread> m_nic; // stopped first in destroy()
 };
 

@@ -185,25 +185,33 @@ std::size_t pattern_mismatches(const gr::spead::recv::heap& h,
     return mismatches;
 }
 
+bound_cm_id::bound_cm_id(const std::string& interface_ip)
+{
+    if (rdma_create_id(nullptr, &d_id, nullptr, RDMA_PS_UDP) != 0)
+        throw std::system_error(errno, std::generic_category(), "rdma_create_id");
+    sockaddr_in sin{};
+    sin.sin_family = AF_INET;
+    inet_pton(AF_INET, interface_ip.c_str(), &sin.sin_addr);
+    if (rdma_bind_addr(d_id, reinterpret_cast<sockaddr*>(&sin)) != 0 || !d_id->verbs) {
+        const int error = errno ? errno : ENODEV;
+        rdma_destroy_id(d_id);
+        throw std::system_error(error, std::generic_category(), "rdma_bind_addr");
+    }
+}
+
+bound_cm_id::~bound_cm_id() { rdma_destroy_id(d_id); }
+
+ibv_context* bound_cm_id::context() const { return d_id->verbs; }
+
 int live_verbs_objects(const std::string& interface_ip)
 {
     spead_emu_api emu;
     if (!emu.find())
         throw std::runtime_error("not running on the emulated NIC: cannot count verbs "
                                  "objects");
-    // rdma_cm gives every id of a device the same context: the stream's.
-    rdma_cm_id* id = nullptr;
-    if (rdma_create_id(nullptr, &id, nullptr, RDMA_PS_UDP) != 0)
-        throw std::system_error(errno, std::generic_category(), "rdma_create_id");
-    sockaddr_in sin{};
-    sin.sin_family = AF_INET;
-    inet_pton(AF_INET, interface_ip.c_str(), &sin.sin_addr);
+    const bound_cm_id id(interface_ip);
     spead_emu_live_objects live{};
-    const int bound = rdma_bind_addr(id, reinterpret_cast<sockaddr*>(&sin));
-    const int status =
-        bound == 0 && id->verbs ? emu.query_live_objects(id->verbs, &live) : ENODEV;
-    rdma_destroy_id(id);
-    if (status != 0)
+    if (const int status = emu.query_live_objects(id.context(), &live))
         throw std::system_error(status, std::generic_category(), "query_live_objects");
     return live.protection_domains + live.completion_channels + live.completion_queues +
            live.queue_pairs + live.memory_regions + live.flows + live.counters;

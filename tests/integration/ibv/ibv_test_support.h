@@ -20,6 +20,7 @@
 #include <gnuradio/spead/send_heap.h>
 #include <gnuradio/spead/send_udp_ibv.h>
 #include <gtest/gtest.h>
+#include <rdma/rdma_cma.h>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -121,6 +122,22 @@ std::size_t pattern_mismatches(const gr::spead::recv::heap& h,
  * the emulated device owning \p interface_ip, summed: 0 once everything is released.
  * Fails the test on the real rdma-core, which cannot tell. */
 int live_verbs_objects(const std::string& interface_ip);
+
+/*! An rdma_cm_id bound to \p interface_ip, as the transport binds one: rdma_cm gives
+ * every id of a device the same context, so context() is the reader's or stream's. */
+class bound_cm_id
+{
+public:
+    /*! \throws std::system_error when rdma_cm cannot bind there */
+    explicit bound_cm_id(const std::string& interface_ip);
+    ~bound_cm_id();
+    bound_cm_id(const bound_cm_id&) = delete;
+    bound_cm_id& operator=(const bound_cm_id&) = delete;
+    ibv_context* context() const;
+
+private:
+    rdma_cm_id* d_id = nullptr;
+};
 
 /*! Open file descriptors and threads of this process. */
 std::size_t count_open_fds();

@@ -78,3 +78,26 @@ endif()
 add_executable(spead_ibv_reader_bench udp_ibv_reader_bench.cc)
 target_link_libraries(spead_ibv_reader_bench PRIVATE spead_ibv_test_support)
 add_dependencies(spead_ibv_reader_bench spead_emu_libraries)
+
+# NIC faults injected into the emulated device while the reader runs (port down and
+# up, QP fatal, CQ overrun, device fatal or removed, frames dropped, duplicated and
+# reordered): recovered and counted, or the stream ends with the cause.
+add_executable(spead_ibv_nic_fault_tests nic_fault_reader_test.cc)
+target_link_libraries(spead_ibv_nic_fault_tests PRIVATE spead_ibv_test_support)
+target_include_directories(spead_ibv_nic_fault_tests PRIVATE
+    "${PROJECT_SOURCE_DIR}/tests/emulator/include")
+add_dependencies(spead_ibv_nic_fault_tests spead_emu_libraries)
+spead_discover_ibv_gtests(spead_ibv_nic_fault_tests ibv.faults)
+# The same on the cx5 model (a striding RQ behind an RX-hash QP), but for a QP in the
+# error state: the emulator does not inject faults into WQs (docs/testing.md).
+spead_discover_ibv_gtests(spead_ibv_nic_fault_tests ibv.faults.cx5
+    ENVIRONMENT SPEAD_EMU_MODEL=cx5
+    EXCLUDE Modes/NicFaults.QueuePairInTheErrorStateIsResetCountedAndReceivesAgain/comp_vector
+            Modes/NicFaults.QueuePairInTheErrorStateIsResetCountedAndReceivesAgain/busy_poll)
+# The sender (send::udp_ibv_stream) over a port that goes down and a fatal device.
+add_executable(spead_ibv_nic_fault_sender_tests nic_fault_sender_test.cc)
+target_link_libraries(spead_ibv_nic_fault_sender_tests PRIVATE spead_ibv_test_support)
+target_include_directories(spead_ibv_nic_fault_sender_tests PRIVATE
+    "${PROJECT_SOURCE_DIR}/tests/emulator/include" "${PROJECT_SOURCE_DIR}/tests/common")
+add_dependencies(spead_ibv_nic_fault_sender_tests spead_emu_libraries)
+spead_discover_ibv_gtests(spead_ibv_nic_fault_sender_tests ibv.faults.send)

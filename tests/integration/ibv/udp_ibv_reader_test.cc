@@ -78,26 +78,18 @@ constexpr std::size_t default_slot = 9200 + 42;
 class emulated_port
 {
 public:
-    emulated_port()
+    emulated_port() : d_id(host(2).ip)
     {
         if (!d_api.find())
             throw std::runtime_error("not running over the emulated NIC");
-        if (rdma_create_id(nullptr, &d_id, nullptr, RDMA_PS_UDP) != 0)
-            throw std::system_error(errno, std::generic_category(), "rdma_create_id");
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        inet_pton(AF_INET, host(2).ip.c_str(), &address.sin_addr);
-        if (rdma_bind_addr(d_id, reinterpret_cast<sockaddr*>(&address)) != 0)
-            throw std::system_error(errno, std::generic_category(), "rdma_bind_addr");
     }
-    ~emulated_port() { rdma_destroy_id(d_id); }
     emulated_port(const emulated_port&) = delete;
     emulated_port& operator=(const emulated_port&) = delete;
 
     spead_emu_counters counters() const
     {
         spead_emu_counters c{};
-        EXPECT_EQ(d_api.query_port_counters(d_id->verbs, &c), 0);
+        EXPECT_EQ(d_api.query_port_counters(d_id.context(), &c), 0);
         return c;
     }
     /*! Frames that reached the device for a QP: delivered or dropped by the NIC. */
@@ -120,13 +112,13 @@ public:
     spead_emu_live_objects live_objects() const
     {
         spead_emu_live_objects objects{};
-        EXPECT_EQ(d_api.query_live_objects(d_id->verbs, &objects), 0);
+        EXPECT_EQ(d_api.query_live_objects(d_id.context(), &objects), 0);
         return objects;
     }
 
 private:
     mutable spead_emu_api d_api;
-    rdma_cm_id* d_id = nullptr;
+    bound_cm_id d_id;
 };
 
 // ---- heaps ----------------------------------------------------------------------------
@@ -929,12 +921,20 @@ std::set<int> open_fds()
     return out;
 }
 
+/*! The async event fd of host 2's device context (shared by every rdma_cm_id of the
+ * process, so the reader's too). */
+int device_async_fd() { return bound_cm_id(host(2).ip).context()->async_fd; }
+
 /*! Of \p fds, the read end of a pipe set non-blocking: the completion channel (the
- * reader makes its channel non-blocking; the device's other pipes are not). */
+ * reader makes its channel and the device's async fd non-blocking; the device's
+ * other pipes are not). */
 int nonblocking_pipe_read_end(const std::set<int>& fds)
 {
     int found = -1;
+    const int async_fd = device_async_fd();
     for (int fd : fds) {
+        if (fd == async_fd)
+            continue;
         const int flags = fcntl(fd, F_GETFL);
         std::error_code ec;
         const auto target =

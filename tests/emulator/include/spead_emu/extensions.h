@@ -51,7 +51,51 @@ struct spead_emu_counters {
     uint64_t tx_frames_lost;
     /* Completions with an error status other than IBV_WC_WR_FLUSH_ERR. */
     uint64_t error_completions;
+    /* Injected faults (spead_emu_inject_fault, spead_emu_set_frame_faults), counted
+     * for frames a flow of the QP matched: lost because the port was down; dropped,
+     * delivered twice, or held back behind the next frame. */
+    uint64_t rx_frames_dropped_port_down;
+    uint64_t rx_frames_dropped_injected;
+    uint64_t rx_frames_duplicated_injected;
+    uint64_t rx_frames_reordered_injected;
 };
+
+/* Faults a test injects into an emulated device (spead_emu_inject_fault), each what a
+ * real NIC reports on the contexts' async fds (see docs/testing.md, "NIC faults"). */
+enum spead_emu_fault {
+    /* IBV_EVENT_PORT_ERR; frames arriving are lost (rx_frames_dropped_port_down),
+     * frames sent are lost on the wire (tx_frames_lost); ibv_query_port says DOWN. */
+    SPEAD_EMU_FAULT_PORT_DOWN = 1,
+    /* IBV_EVENT_PORT_ACTIVE; frames flow again. */
+    SPEAD_EMU_FAULT_PORT_UP = 2,
+    /* Every RAW_PACKET QP with its own state goes to ERR (outstanding WRs flush with
+     * IBV_WC_WR_FLUSH_ERR) and IBV_EVENT_QP_FATAL names it. */
+    SPEAD_EMU_FAULT_QP_FATAL = 3,
+    /* Every CQ with QPs overruns: IBV_EVENT_CQ_ERR names it, its QPs go to ERR, and
+     * ibv_poll_cq fails (-1) once what it holds is drained. */
+    SPEAD_EMU_FAULT_CQ_OVERRUN = 4,
+    /* IBV_EVENT_DEVICE_FATAL; every QP goes to ERR and flushes; from then on verbs
+     * that create, modify or post fail with EIO (destroy calls succeed). */
+    SPEAD_EMU_FAULT_DEVICE_FATAL = 5,
+    /* DEVICE_FATAL, and ibv_get_device_list no longer lists the device. */
+    SPEAD_EMU_FAULT_DEVICE_REMOVED = 6
+};
+
+/* 0, or ENODEV (no such emulated device), EINVAL (unknown fault), ENOENT (nothing the
+ * fault applies to: no QP, no CQ). device_name: "emu_eth0". */
+typedef int (*spead_emu_inject_fault_fn)(const char* device_name, int fault);
+/* The port counters of the device named \p device_name (as
+ * spead_emu_query_port_counters), for a test that holds no context (Python's ctypes).
+ * 0, or ENODEV. */
+typedef int (*spead_emu_query_device_counters_fn)(const char* device_name,
+                                                  struct spead_emu_counters* counters);
+/* Received frames a flow matches are dropped, duplicated or held back behind the next
+ * frame (reordered) with these probabilities (0 to 1, drawn per frame in that order;
+ * all 0 turns it off). 0, or ENODEV/EINVAL. */
+typedef int (*spead_emu_set_frame_faults_fn)(const char* device_name,
+                                             double drop,
+                                             double duplicate,
+                                             double reorder);
 
 /* Verbs objects of one device context that exist now: a program that has released
  * everything it made shows zeros (the context itself belongs to rdma_cm). */
@@ -84,6 +128,9 @@ struct spead_emu_api {
     spead_emu_query_port_counters_fn query_port_counters = nullptr;
     spead_emu_device_netdev_fn device_netdev = nullptr;
     spead_emu_query_live_objects_fn query_live_objects = nullptr;
+    spead_emu_inject_fault_fn inject_fault = nullptr;
+    spead_emu_set_frame_faults_fn set_frame_faults = nullptr;
+    spead_emu_query_device_counters_fn query_device_counters = nullptr;
 
     /* False when the process runs on the real rdma-core. */
     bool find()
@@ -96,8 +143,15 @@ struct spead_emu_api {
             dlsym(RTLD_DEFAULT, "spead_emu_device_netdev"));
         query_live_objects = reinterpret_cast<spead_emu_query_live_objects_fn>(
             dlsym(RTLD_DEFAULT, "spead_emu_query_live_objects"));
+        inject_fault = reinterpret_cast<spead_emu_inject_fault_fn>(
+            dlsym(RTLD_DEFAULT, "spead_emu_inject_fault"));
+        set_frame_faults = reinterpret_cast<spead_emu_set_frame_faults_fn>(
+            dlsym(RTLD_DEFAULT, "spead_emu_set_frame_faults"));
+        query_device_counters = reinterpret_cast<spead_emu_query_device_counters_fn>(
+            dlsym(RTLD_DEFAULT, "spead_emu_query_device_counters"));
         return query_qp_counters && query_port_counters && device_netdev &&
-               query_live_objects;
+               query_live_objects && inject_fault && set_frame_faults &&
+               query_device_counters;
     }
 };
 
