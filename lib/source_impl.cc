@@ -73,7 +73,8 @@ source::sptr source::make(const std::string& transport,
                           std::size_t window_heaps,
                           std::size_t substreams,
                           std::uint64_t substream_item,
-                          std::size_t threads)
+                          std::size_t threads,
+                          std::uint64_t first_substream)
 {
     return gnuradio::make_block_sptr<source_impl>(
         source_params{ transport,         endpoints,     interface,      buffer_size,
@@ -82,7 +83,8 @@ source::sptr source::make(const std::string& transport,
                        timestamp_item,    sample_rate,   sync_time,      byte_order,
                        stop_on_stop_heap, capture_file,  queue_heaps,    stats_interval,
                        comp_vector,       max_poll,      output_mode,    timestamp_step,
-                       window_heaps,      substreams,    substream_item, threads });
+                       window_heaps,      substreams,    substream_item, threads,
+                       first_substream });
 }
 
 namespace {

@@ -55,6 +55,7 @@ struct source_params {
     std::size_t substreams = 1;
     std::uint64_t substream_item = 0;
     std::size_t threads = 1;
+    std::uint64_t first_substream = 0;
 };
 
 /*! What a source runs with, settled once from its parameters. */

@@ -147,6 +147,10 @@ public:
      * \param threads receiver threads, 1 to 64 (default 1): the endpoints are split
      *        among them (udp: by port; ibverbs: one by one) and all place their packets
      *        into the same chunks. pcap: 1.
+     * \param first_substream continuous: the substream of output 0 (default 0): the
+     *        outputs carry substreams first_substream .. first_substream + substreams
+     *        - 1 (this host's share of a sender's); heaps of other substreams are
+     *        counted in heaps_other_substream. Needs \p substream_item when not 0.
      */
     static sptr make(const std::string& transport = "udp",
                      const std::string& endpoints = ":7148",
@@ -175,7 +179,8 @@ public:
                      std::size_t window_heaps = 64,
                      std::size_t substreams = 1,
                      std::uint64_t substream_item = 0,
-                     std::size_t threads = 1);
+                     std::size_t threads = 1,
+                     std::uint64_t first_substream = 0);
 
     /*!
      * \brief Every counter of the current run (or of the last one after stop()), by

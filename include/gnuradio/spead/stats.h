@@ -94,7 +94,10 @@ namespace spead {
     X(control_heaps,                                                                     \
       "continuous: complete heaps without the timestamp item (descriptors)")             \
     X(packets_dropped_queue_full,                                                        \
-      "continuous: dropped: its chunk was lost because the consumer fell behind")
+      "continuous: dropped: its chunk was lost because the consumer fell behind")        \
+    X(heaps_other_substream,                                                             \
+      "continuous: dropped: a substream this receiver does not take (outside "           \
+      "first_substream .. + substreams - 1)")
 
 #define GR_SPEAD_SEND_STATS(X)                                                       \
     X(heaps, "heaps sent")                                                           \

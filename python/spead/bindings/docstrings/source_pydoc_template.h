@@ -138,7 +138,11 @@ Args:
         output; 0 (default) = none (required when substreams > 1).
     threads: receiver threads, 1 to 64 (default 1): the endpoints are split
         among them (udp: by port; ibverbs: one by one) and all place their packets
-        into the same chunks. pcap: 1.)doc";
+        into the same chunks. pcap: 1.
+    first_substream: continuous: the substream of output 0 (default 0): the
+        outputs carry substreams first_substream .. first_substream + substreams
+        - 1 (this host's share of a sender's); heaps of other substreams are
+        counted in heaps_other_substream. Needs substream_item when not 0.)doc";
 
 static const char* __doc_gr_spead_source_stats = R"doc(Every counter of the current run (or of the last one after stop()), by
 name: the stream's counters (docs/statistics.md) and the block's
