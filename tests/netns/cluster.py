@@ -194,6 +194,12 @@ def on_port(counts, i):
             if g.startswith("239.10.0.")}
 
 
+def link_drops(i):
+    """Frames host i's bridge port could not hand over (its host's link was down)."""
+    return int(in_switch("cat", f"/sys/class/net/{os.environ[f'TOPO_PORT_{i}']}/"
+                         "statistics/tx_dropped"))
+
+
 def orchestrate(args, say):
     if not all(f"TOPO_NS_{i}" in os.environ for i in range(1, RECEIVERS + 2)) or \
             "TOPO_NS_SWITCH" not in os.environ:
@@ -274,7 +280,7 @@ def orchestrate(args, say):
     for r in range(RECEIVERS):
         cluster_checks.check_receiver(
             r, os.path.join(work, f"r{r}"), results[r]["stats"],
-            on_port(counts, receiver_host(r)), sent_packets, plan, r == leaver, say,
+            on_port(counts, receiver_host(r)), link_drops(receiver_host(r)), sent_packets, plan, r == leaver, say,
             failures)
     cluster_checks.check_rx_times_agree(work, plan, failures)
     sender_port = on_port(counts, 1)
