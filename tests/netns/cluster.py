@@ -286,20 +286,17 @@ def orchestrate(args, say):
     sender_port = on_port(counts, 1)
     if any(sender_port.values()):
         failures.append(f"the sender's port carried multicast back: {sender_port}")
-    for f in failures:
-        say(f"cluster: FAIL: {f}")
-    say("cluster: " + ("FAILED" if failures else "every check passed"))
-    return 1 if failures else 0
+    return netns_peers.verdict("cluster", failures, say)
 
 
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "--peer":
-        return peer_main(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rate-mbps", type=float, default=200.0)
     parser.add_argument("--rounds-a", type=int, default=6000)
-    args = parser.parse_args()
-    return orchestrate(args, lambda text: print(text, flush=True))
+    def run(args):
+        args.rate_mbps = netns_peers.rate_for_this_build(args.rate_mbps)
+        return orchestrate(args, lambda text: print(text, flush=True))
+    return netns_peers.main(peer_main, parser, run)
 
 
 if __name__ == "__main__":

@@ -250,20 +250,10 @@ def orchestrate(minutes, rate_mbps):
               f"{warm['fds']} / {end['fds']}, threads {first['threads']} / "
               f"{warm['threads']} / {end['threads']}, {len(figures)} samples", flush=True)
     print(f"soak: {runs['sender']} sender runs, {runs['receiver']} receiver runs")
-    for f in failures:
-        print(f"soak: FAIL: {f}")
-    print("soak: " + ("FAILED" if failures else "passed"), flush=True)
-    return 1 if failures else 0
+    return netns_peers.verdict("soak", failures, lambda text: print(text, flush=True))
 
 
-def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "--peer":
-        return peer_main(sys.argv[2:])
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minutes", type=float, default=2.0)
-    parser.add_argument("--minutes-from-env", action="store_true")
-    parser.add_argument("--rate-mbps", type=float, default=100.0)
-    args = parser.parse_args()
+def run(args):
     minutes = args.minutes
     if args.minutes_from_env:
         if not os.environ.get("GR_SPEAD_SOAK_MINUTES"):
@@ -271,7 +261,15 @@ def main():
                   "GR_SPEAD_SOAK_MINUTES=30 ctest -L soak (docs/testing.md)")
             return SKIP
         minutes = float(os.environ["GR_SPEAD_SOAK_MINUTES"])
-    return orchestrate(minutes, args.rate_mbps)
+    return orchestrate(minutes, netns_peers.rate_for_this_build(args.rate_mbps))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=2.0)
+    parser.add_argument("--minutes-from-env", action="store_true")
+    parser.add_argument("--rate-mbps", type=float, default=100.0)
+    return netns_peers.main(peer_main, parser, run)
 
 
 if __name__ == "__main__":
