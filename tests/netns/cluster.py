@@ -92,9 +92,10 @@ def sender_main(args, out):
             data = sent_signal(s, timestamps)
             tb.connect(blocks.vector_source_i(data, False, 1, tags if s == 0 else []),
                        (tx, s))
-        started = time.monotonic()
+        started, cpu = time.monotonic(), time.process_time()
         tb.run()
-        return {"stats": dict(tx.stats()), "seconds": time.monotonic() - started}
+        return {"stats": dict(tx.stats()), "seconds": time.monotonic() - started,
+                "cpu_seconds": time.process_time() - cpu}
 
     return netns_peers.serve({"run": run}, out)
 
@@ -135,7 +136,8 @@ def receiver_main(args, out):
                          for t in sink.tags()])
         with open(os.path.join(args.out, "tags.json"), "w") as f:
             json.dump(tags, f)
-        return {"stats": dict(rx.stats()), "ended_by_stop_heap": ended}
+        return {"stats": dict(rx.stats()), "ended_by_stop_heap": ended,
+                "cpu_seconds": time.process_time()}
 
     return netns_peers.serve({"start": start, "wait": wait}, out)
 
@@ -277,6 +279,12 @@ def orchestrate(args, say):
     say(f"cluster: sent {sent_packets} datagrams, "
         f"{(run_a['stats']['bytes'] + run_b['stats']['bytes']) * 8 / seconds / 1e6:.0f} "
         "Mb/s aggregate while sending")
+    sender_cpu = run_a["cpu_seconds"] + run_b["cpu_seconds"]
+    receiver_cpu = [result["cpu_seconds"] for result in results]
+    say(f"cluster: CPU while sending: the sender {sender_cpu:.1f} s in {seconds:.1f} s "
+        f"({100 * sender_cpu / seconds:.0f} % of a core); the receivers "
+        f"{min(receiver_cpu):.1f} to {max(receiver_cpu):.1f} s each over their whole run "
+        "(2 cores in all)")
     for r in range(RECEIVERS):
         cluster_checks.check_receiver(
             r, os.path.join(work, f"r{r}"), results[r]["stats"],
