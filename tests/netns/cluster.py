@@ -290,7 +290,7 @@ def orchestrate(args, say):
             r, os.path.join(work, f"r{r}"), results[r]["stats"],
             on_port(counts, receiver_host(r)), link_drops(receiver_host(r)), sent_packets, plan, r == leaver, say,
             failures)
-    cluster_checks.check_rx_times_agree(work, plan, failures)
+    cluster_checks.check_rx_times_agree(work, plan, say, failures)
     sender_port = on_port(counts, 1)
     if any(sender_port.values()):
         failures.append(f"the sender's port carried multicast back: {sender_port}")

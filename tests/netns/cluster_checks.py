@@ -276,7 +276,7 @@ def check_receiver(r, out_dir, stats, on_port, link_drops, sent_packets, plan, l
             f"{unread} unread after the stop heap; its port carried no other group")
 
 
-def check_rx_times_agree(work, plan, failures):
+def check_rx_times_agree(work, plan, say, failures):
     """The rx_time tags for run A's and run B's first timestamps are equal on every
     host and output, and are exactly the timestamps' times."""
     seen = {}
@@ -291,3 +291,6 @@ def check_rx_times_agree(work, plan, failures):
         if values != {json.dumps(rx_time(ts))}:
             failures.append(f"rx_time of timestamp {ts}: {values} across hosts, "
                             f"{rx_time(ts)} wanted on all")
+        else:
+            say(f"cluster: rx_time of timestamp {ts} is {tuple(rx_time(ts))} on every "
+                f"host and output")
