@@ -97,19 +97,6 @@ def timestamp_of(rx):
     return int(rx[0]) * int(SAMPLE_RATE) + round(rx[1] * SAMPLE_RATE)
 
 
-def parse_tc_counts(text):
-    """{substream: packets} from `tc -s filter show` of the per-group filters."""
-    counts, pref = {}, None
-    for line in text.splitlines():
-        m = re.match(r"filter protocol ip pref (\d+)", line)
-        if m:
-            pref = int(m.group(1))
-        m = re.search(r"Sent \d+ bytes (\d+) pkt", line)
-        if m and pref is not None:
-            counts[pref - 1] = int(m.group(1))
-    return counts
-
-
 def memberships(in_switch):
     """{port: set of our groups} the bridge learnt (bridge mdb show)."""
     out = {}
