@@ -83,6 +83,15 @@ void receiver_options::add_to(po::options_description& options)
         ("pyspead", po::bool_switch(&pyspead), "decode descriptors with PySPEAD's field widths")
         ("verify", po::bool_switch(&verify), "check items 0x1000... against spead_send --verify's pattern and count mismatches");
     options.add_options()("tcp", po::bool_switch(&tcp), "not supported: SPEAD over TCP (spead2_recv's --tcp)");
+    po::options_description continuous("Continuous mode (as spead.source output_mode=continuous; docs/continuous.md): prints each chunk of positions instead of each heap");
+    continuous.add_options()
+        ("timestamp-item", po::value(&timestamp_item)->default_value(0), "place each data heap by this immediate item (its timestamp): continuous mode; 0: heaps")
+        ("timestamp-step", po::value(&timestamp_step)->default_value(0), "timestamp increase from one heap to the next (0: the heap's bytes)")
+        ("substream-count", po::value(&substream_count)->default_value(1), "substreams this host takes (spead.source's substreams)")
+        ("substream-item", po::value(&substream_item)->default_value(0), "immediate item naming a heap's substream")
+        ("first-substream", po::value(&first_substream)->default_value(0), "the first substream this host takes: it takes first .. first + count - 1, and counts the others' heaps in heaps_other_substream")
+        ("window-heaps", po::value(&window_heaps)->default_value(64), "positions that may fill at once");
+    options.add(continuous);
     // clang-format on
 }
 
@@ -109,6 +118,36 @@ void receiver_options::check(const po::variables_map& vm)
     if (threads == 0)
         throw po::error("--threads: 0; give the number of receive threads, at least 1");
     ibv.check("receives", "10.0.0.2");
+    if (!continuous()) {
+        if (!vm["substream-item"].defaulted() || !vm["first-substream"].defaulted() ||
+            !vm["substream-count"].defaulted() || !vm["timestamp-step"].defaulted() ||
+            !vm["window-heaps"].defaulted())
+            throw po::error("--substream-*, --first-substream, --timestamp-step and "
+                            "--window-heaps apply to continuous mode: give "
+                            "--timestamp-item too");
+        return;
+    }
+    if (verify || heaps != 0)
+        throw po::error("--verify and --heaps apply to heaps; in continuous mode "
+                        "(--timestamp-item) the stream ends at its stop heaps or Ctrl-C");
+    recv::continuous_config c;
+    c.timestamp_item = timestamp_item;
+    c.timestamp_step = timestamp_step;
+    c.substreams = substream_count;
+    c.substream_item = substream_item;
+    c.first_substream = first_substream;
+    c.window_heaps = window_heaps;
+    // The config's field names are the flags' with '-' for '_' (substreams: the count).
+    try {
+        d_stream.set_continuous(c);
+    } catch (const std::invalid_argument& e) {
+        std::string text = e.what();
+        const std::string field = text.substr(0, text.find(':'));
+        std::string flag = field == "substreams" ? "substream-count" : field;
+        for (char& ch : flag)
+            ch = ch == '_' ? '-' : ch;
+        throw po::error("--" + flag + text.substr(field.size()));
+    }
 }
 
 recv::udp_config receiver_options::udp_config(const std::string& endpoints) const

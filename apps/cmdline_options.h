@@ -84,6 +84,16 @@ struct receiver_options {
     bool pyspead = false;
     bool verify = false;
     bool tcp = false;
+    /*! Continuous mode (spead.source output_mode=continuous) when not 0. */
+    std::uint64_t timestamp_item = 0;
+    std::uint64_t timestamp_step = 0;
+    std::size_t substream_count = 1;
+    std::uint64_t substream_item = 0;
+    std::uint64_t first_substream = 0;
+    std::size_t window_heaps = 64;
+
+    /*! --timestamp-item given: data heaps are placed by timestamp (pop_chunk()). */
+    bool continuous() const { return timestamp_item != 0; }
 
     /*! spead_recv's options after --help and --help-stats, and --tcp. */
     void add_to(boost::program_options::options_description& options);

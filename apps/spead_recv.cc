@@ -11,7 +11,9 @@
 // same, so users can switch between the two (--ibv receives the UDP endpoints through an
 // ibverbs raw-packet queue pair on the interface given with --bind, as spead2_recv
 // does). With --verify, items 0x1000... are checked against the payload pattern
-// spead_send --verify writes (apps/payload_pattern.h).
+// spead_send --verify writes (apps/payload_pattern.h). With --timestamp-item, data heaps
+// are placed by timestamp as spead.source's continuous mode places them, and a line per
+// chunk of positions is printed instead (--first-substream takes a host's share).
 
 #include "cmdline_options.h"
 #include "command_line.h"
@@ -194,6 +196,45 @@ std::unique_ptr<recv::stream> make_stream(const apps::receiver_options& o,
     return stream;
 }
 
+/*! Continuous mode: one line per chunk (positions, their first timestamp, the heaps
+ * there and the zeros) until every stream has ended; control heaps as in heaps mode. */
+void take_chunks(const apps::receiver_options& o, std::vector<recv::stream*> live)
+{
+    while (!apps::interrupted && !live.empty()) {
+        for (std::size_t i = 0; i < live.size();) {
+            recv::heap h;
+            while (live[i]->try_pop(h))
+                if (!o.quiet)
+                    print_heap(h, o.descriptors, o.pyspead);
+            recv::chunk_entry e;
+            const auto result = live[i]->pop_chunk(e, std::chrono::milliseconds(100));
+            if (result == recv::stream::pop_result::stopped) {
+                live.erase(live.begin() + std::ptrdiff_t(i));
+                continue;
+            }
+            if (result == recv::stream::pop_result::heap && !o.quiet) {
+                std::size_t complete = 0, missing = 0;
+                for (std::size_t p = 0; e.data && p < e.positions; p++)
+                    for (std::size_t s = 0; s < e.data->substreams(); s++) {
+                        const auto fill = e.data->fill(p, s);
+                        complete += fill == recv::position_fill::complete;
+                        missing += fill == recv::position_fill::missing;
+                    }
+                std::cout << "Positions " << e.first_index << "-"
+                          << e.first_index + e.positions - 1;
+                if (e.data)
+                    std::cout << " from timestamp " << e.data->at(0).timestamp << ": "
+                              << complete << " heaps, " << missing << " missing\n";
+                else
+                    std::cout << ": lost (the consumer fell behind)\n";
+            }
+            if (e.data)
+                live[i]->return_chunk(std::move(e.data));
+            i++;
+        }
+    }
+}
+
 int run(const apps::receiver_options& o, const std::vector<std::string>& sources)
 {
     bool any_endpoint = false;
@@ -233,6 +274,10 @@ int run(const apps::receiver_options& o, const std::vector<std::string>& sources
     std::vector<recv::stream*> live;
     for (const auto& s : streams)
         live.push_back(s.get());
+    if (o.continuous()) {
+        take_chunks(o, live);
+        live.clear();
+    }
     while (!apps::interrupted && !live.empty() &&
            (max_heaps == 0 || received < max_heaps)) {
         bool any = false;

@@ -74,17 +74,18 @@ source::sptr source::make(const std::string& transport,
                           std::size_t substreams,
                           std::uint64_t substream_item,
                           std::size_t threads,
-                          const std::string& full_queue_policy)
+                          const std::string& full_queue_policy,
+                          std::uint64_t first_substream)
 {
-    return gnuradio::make_block_sptr<source_impl>(
-        source_params{ transport,         endpoints,     interface,      buffer_size,
-                       max_packet_size,   item_type,     vlen,           payload_item,
-                       len_tag_key,       max_heap_size, max_heaps,      incomplete_heaps,
-                       timestamp_item,    sample_rate,   sync_time,      byte_order,
-                       stop_on_stop_heap, capture_file,  queue_heaps,    stats_interval,
-                       comp_vector,       max_poll,      output_mode,    timestamp_step,
-                       window_heaps,      substreams,    substream_item, threads,
-                       full_queue_policy });
+    return gnuradio::make_block_sptr<source_impl>(source_params{
+        transport,         endpoints,      interface,      buffer_size,
+        max_packet_size,   item_type,      vlen,           payload_item,
+        len_tag_key,       max_heap_size,  max_heaps,      incomplete_heaps,
+        timestamp_item,    sample_rate,    sync_time,      byte_order,
+        stop_on_stop_heap, capture_file,   queue_heaps,    stats_interval,
+        comp_vector,       max_poll,       output_mode,    timestamp_step,
+        window_heaps,      substreams,     substream_item, threads,
+        full_queue_policy, first_substream });
 }
 
 namespace {

@@ -114,6 +114,10 @@ void plan_mode(const source_params& p, source_plan& plan)
             throw std::invalid_argument(
                 "substreams: " + std::to_string(p.substreams) +
                 " outputs need output_mode continuous; use 1 in heaps mode");
+        if (p.first_substream != 0)
+            throw std::invalid_argument(
+                "first_substream: " + std::to_string(p.first_substream) +
+                " needs output_mode continuous; use 0 in heaps mode");
         return;
     }
     if (p.payload_item != 0)
@@ -176,6 +180,7 @@ void plan_stream(const source_params& p, source_plan& plan)
     c.window_heaps = p.window_heaps;
     c.substreams = p.substreams;
     c.substream_item = p.substream_item;
+    c.first_substream = p.first_substream;
     c.queue_positions = p.queue_heaps;
     // A replay runs ahead of the flowgraph, as in heaps mode.
     c.queue_bytes = pcap ? std::size_t(1) << 30 : std::size_t(256) << 20;

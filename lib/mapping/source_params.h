@@ -56,6 +56,7 @@ struct source_params {
     std::uint64_t substream_item = 0;
     std::size_t threads = 1;
     std::string full_queue_policy = "drop";
+    std::uint64_t first_substream = 0;
 };
 
 /*! What a source runs with, settled once from its parameters. */

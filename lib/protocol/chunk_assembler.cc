@@ -35,6 +35,16 @@ void chunk_config::validate() const
         throw std::invalid_argument(
             "substream_item: " + std::to_string(substream_item) +
             " is the timestamp item too; give another id, or 0 for no substreams");
+    if (first_substream != 0 && substream_item == 0)
+        throw std::invalid_argument(
+            "first_substream: " + std::to_string(first_substream) +
+            " with no substream_item; give the id of the immediate item naming each "
+            "heap's substream, or use first_substream 0");
+    if (first_substream > ~std::uint64_t(0) - timeline.substreams)
+        throw std::invalid_argument(
+            "first_substream: " + std::to_string(first_substream) + " + " +
+            std::to_string(timeline.substreams) +
+            " substreams passes 2^64; give a smaller first substream");
     if (chunk_positions > timeline.window_heaps)
         throw std::invalid_argument(
             "chunk_positions: " + std::to_string(chunk_positions) +
@@ -157,13 +167,14 @@ chunk_assembler::result chunk_assembler::place(const packet_header& packet,
     if (d_config.substream_item != 0 &&
         !find_immediate(packet, d_config.substream_item, substream))
         return refuse_heap(packet, timestamp, recv_stat::heaps_bad_substream);
-    const std::size_t sub = substream < d_config.timeline.substreams
-                                ? std::size_t(substream)
-                                : d_config.timeline.substreams; // refused by place()
-    if (d_in_flight != 0 && sub < d_config.timeline.substreams &&
-        d_timeline.forces_release(timestamp))
+    // Substreams outside first .. first + substreams - 1 are other hosts' share
+    // (wrapping makes the ones below first large too).
+    const std::uint64_t sub = substream - d_config.first_substream;
+    if (sub >= d_config.timeline.substreams)
+        return refuse_heap(packet, timestamp, recv_stat::heaps_other_substream);
+    if (d_in_flight != 0 && d_timeline.forces_release(timestamp))
         return result::drain; // positions it would release may still be filling
-    const timeline::placement where = d_timeline.place(timestamp, sub);
+    const timeline::placement where = d_timeline.place(timestamp, std::size_t(sub));
     if (where.what != timeline::placement::verdict::placed) {
         // Counted by the timeline (heaps_late, heaps_misaligned, ...).
         d_recent.remember(packet.heap_cnt, left_as::refused, timestamp);
@@ -171,16 +182,17 @@ chunk_assembler::result chunk_assembler::place(const packet_header& packet,
         return result::refused;
     }
     live_chunk& c = chunk_for(where.output_index);
-    const std::size_t index = where.slot * d_config.timeline.substreams + sub;
+    const std::size_t index =
+        where.slot * d_config.timeline.substreams + std::size_t(sub);
     record& r = d_records[index];
     r.live = true;
-    r.substream = sub;
+    r.substream = std::size_t(sub);
     r.cnt = packet.heap_cnt;
     r.bytes = 0;
-    r.data =
-        c.data ? c.data->data(sub) + std::size_t(where.output_index % d_chunk_positions) *
-                                         d_config.heap_bytes
-               : nullptr;
+    r.data = c.data ? c.data->data(std::size_t(sub)) +
+                          std::size_t(where.output_index % d_chunk_positions) *
+                              d_config.heap_bytes
+                    : nullptr;
     r.where = where;
     r.received.clear();
     d_live.insert(r.cnt, index);

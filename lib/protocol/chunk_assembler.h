@@ -38,6 +38,9 @@ struct SPEAD_API chunk_config {
     std::uint64_t timestamp_item = 0;
     /*! Immediate item naming the heap's substream; 0: every heap is substream 0. */
     std::uint64_t substream_item = 0;
+    /*! The substream placed at index 0: substreams first_substream .. + substreams
+     * - 1 are taken, heaps of others counted in heaps_other_substream. */
+    std::uint64_t first_substream = 0;
     /*! Separate received ranges per heap before a packet is refused; 0: automatic,
      * as the heap assembler's (fragment_limit::choose() of heap_bytes). */
     std::size_t max_fragments = 0;
@@ -75,7 +78,8 @@ struct SPEAD_API chunk_config {
  * Every packet it is given ends in exactly one counter of stats() (or goes back as
  * other); every heap placed ends in heaps, incomplete_heaps_evicted/flushed or
  * heaps_dropped_queue_full, every heap refused in heaps_late, heaps_misaligned,
- * heaps_duplicate_position, heaps_bad_substream or heaps_wrong_size; every position ×
+ * heaps_duplicate_position, heaps_bad_substream, heaps_other_substream or
+ * heaps_wrong_size; every position ×
  * substream released is a complete heap, an incomplete one or in heaps_missing.
  * Nothing is allocated per packet or heap. Not thread-safe: the owner serialises calls,
  * but may run the payload copies of reserve() outside its lock, in parallel.

@@ -34,6 +34,7 @@ chunk_config chunk_config_for(const continuous_config& c,
     out.heap_bytes = heap_bytes;
     out.timestamp_item = c.timestamp_item;
     out.substream_item = c.substream_item;
+    out.first_substream = c.first_substream;
     out.chunk_positions = c.chunk_positions;
     out.incomplete = incomplete;
     return out;

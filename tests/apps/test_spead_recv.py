@@ -9,6 +9,7 @@ import shutil
 import struct
 import subprocess
 import tempfile
+import time
 import unittest
 
 from app_support import stats
@@ -177,6 +178,65 @@ class spead_recv_errors(unittest.TestCase):
         r = run("--incomplete", "keep", os.path.join(VECTORS, "spead64-40_immediate.pcap"))
         self.assertEqual(r.returncode, 2)
         self.assertIn("--incomplete", r.stderr)
+
+
+def continuous_heap(cnt, timestamp, substream, payload=b"\x01" * 64):
+    """A one-packet SPEAD-64-40 heap carrying a timestamp (0x1600) and a substream
+    (0x3101) immediate; substream None: a stream-stop heap."""
+    specials = [(0x01, cnt), (0x02, len(payload)), (0x03, 0), (0x04, len(payload))]
+    items = [(0x06, 2)] if substream is None else [(0x1600, timestamp),
+                                                   (0x3101, substream)]
+    if substream is None:
+        payload = b""
+        specials[1] = (0x02, 0)
+        specials[3] = (0x04, 0)
+    pointers = [(1 << 63) | (i << 40) | v for i, v in specials + items]
+    return (struct.pack(">BBBBHH", 0x53, 4, 3, 5, 0, len(pointers))
+            + b"".join(struct.pack(">Q", p) for p in pointers) + payload)
+
+
+class spead_recv_continuous(unittest.TestCase):
+    def test_first_substream_takes_a_hosts_share_and_counts_the_others(self):
+        import socket
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        proc = subprocess.Popen(
+            [os.path.join(APPS, "spead_recv"), "--timestamp-item", str(0x1600),
+             "--substream-item", str(0x3101), "--substream-count", "2",
+             "--first-substream", "2", f"127.0.0.1:{port}"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as tx:
+                time.sleep(1.0)  # listening
+                cnt = 1
+                for position in range(8):
+                    for substream in range(4):  # the sender's 4; this host takes 2, 3
+                        tx.sendto(continuous_heap(cnt, 64 * position, substream),
+                                  ("127.0.0.1", port))
+                        cnt += 1
+                        time.sleep(0.001)
+                tx.sendto(continuous_heap(cnt, 0, None), ("127.0.0.1", port))
+            out, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        self.assertEqual(proc.returncode, 0, err)
+        got = stats(out)
+        self.assertEqual(got["heaps"], 16, out)
+        self.assertEqual(got["heaps_other_substream"], 16, out)
+        self.assertEqual(got["heaps_bad_substream"], 0, out)
+        self.assertEqual(got["positions_released"], 8, out)
+        self.assertIn("Positions 0-7 from timestamp 0: 16 heaps, 0 missing", out)
+
+    def test_first_substream_without_continuous_mode_is_a_usage_error(self):
+        r = run("--first-substream", "4", "127.0.0.1:7148")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("give --timestamp-item too", r.stderr)
+        r = run("--timestamp-item", "5632", "--first-substream", "4", "127.0.0.1:7148")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--first-substream: 4 with no substream_item", r.stderr)
 
 
 if __name__ == "__main__":

@@ -55,7 +55,8 @@ protected:
         config.timeline.substreams = substreams;
         config.heap_bytes = heap_bytes;
         config.timestamp_item = timestamp_id;
-        config.substream_item = substreams > 1 ? substream_id : 0;
+        config.substream_item = substreams > 1 || first_substream ? substream_id : 0;
+        config.first_substream = first_substream;
         config.chunk_positions = chunk_positions;
         config.incomplete = incomplete;
         released.clear();
@@ -139,6 +140,7 @@ protected:
     std::vector<out> released;
     std::vector<entry> entries;
     std::size_t chunks_available = 1000000; //!< acquire() returns null past this
+    std::uint64_t first_substream = 0;      //!< make() takes substreams from this
     std::size_t chunks_given = 0;
 };
 
@@ -176,6 +178,14 @@ TEST(chunk_config, validation_names_the_field_the_value_and_the_fix)
     config.timeline.window_heaps = 8;
     config.chunk_positions = 9;
     EXPECT_EQ(message(config).rfind("chunk_positions: 9 is more than the window", 0), 0u);
+    config.chunk_positions = 0;
+    config.first_substream = 4;
+    EXPECT_EQ(message(config).rfind("first_substream: 4 with no substream_item", 0), 0u);
+    config.substream_item = 0x1601;
+    EXPECT_EQ(message(config), "");
+    config.timeline.substreams = 2;
+    config.first_substream = ~std::uint64_t(0);
+    EXPECT_NE(message(config).find("passes 2^64"), std::string::npos) << message(config);
 }
 
 TEST(chunk_config, chunks_hold_about_a_mebibyte_and_at_most_a_quarter_window)
@@ -338,6 +348,45 @@ TEST_F(chunk_test, substreams_fill_their_own_spans)
     EXPECT_EQ(add(heap_packet(6, 3000, 1)), chunk_assembler::result::refused);
     EXPECT_EQ(stat(recv_stat::heaps_bad_substream), 1u); // one heap
     EXPECT_EQ(stat(recv_stat::packets_refused_heap), 2u);
+}
+
+TEST_F(chunk_test, a_host_takes_its_substreams_and_counts_the_others_apart)
+{
+    first_substream = 4; // this host takes substreams 4 and 5 of a sender's 8
+    make(4, 2);
+    std::uint64_t cnt = 1;
+    for (std::uint64_t t = 0; t < 3000; t += 1000)
+        for (std::int64_t s = 0; s < 8; s++)
+            heap(cnt++, t, {}, s);
+    chunks->flush();
+    ASSERT_EQ(released.size(), 3u);
+    for (std::uint64_t p = 0; p < 3; p++) {
+        EXPECT_EQ(released[p].fills,
+                  (std::vector<fill>{ fill::complete, fill::complete }));
+        EXPECT_EQ(released[p].data[0], payload(p * 1000, 4)) << p; // output 0: 4
+        EXPECT_EQ(released[p].data[1], payload(p * 1000, 5)) << p; // output 1: 5
+    }
+    EXPECT_EQ(stat(recv_stat::heaps), 6u);
+    EXPECT_EQ(stat(recv_stat::heaps_other_substream), 18u); // once per heap
+    EXPECT_EQ(stat(recv_stat::heaps_bad_substream), 0u);    // not malformed
+    // Each packet of another host's heap is refused: 3 packets each.
+    EXPECT_EQ(stat(recv_stat::packets_refused_heap), 18u * 3);
+    EXPECT_EQ(stat(recv_stat::packets), 6u * 3);
+    // A heap without the substream item is still malformed, not another host's.
+    EXPECT_EQ(add(heap_packet(cnt, 3000, 0)), chunk_assembler::result::refused);
+    EXPECT_EQ(stat(recv_stat::heaps_bad_substream), 1u);
+    EXPECT_EQ(stat(recv_stat::heaps_other_substream), 18u);
+}
+
+TEST_F(chunk_test, substreams_beyond_the_last_output_are_other_hosts_too)
+{
+    make(4, 2); // first_substream 0: takes 0 and 1
+    heap(1, 0, {}, 0);
+    heap(2, 0, {}, 1);
+    heap(3, 0, {}, 2);
+    EXPECT_EQ(stat(recv_stat::heaps_other_substream), 1u);
+    EXPECT_EQ(stat(recv_stat::heaps_bad_substream), 0u);
+    EXPECT_EQ(stat(recv_stat::heaps), 2u);
 }
 
 TEST_F(chunk_test, a_restarted_sender_reusing_heap_cnts_is_placed_again)

@@ -186,6 +186,25 @@ TEST(SourceParams, ContinuousModeMakesAContinuousStreamWithOneOutputPerSubstream
     EXPECT_FALSE(plan_source(source_params(), test_logger()).stream.is_continuous());
 }
 
+TEST(SourceParams, FirstSubstreamGivesTheHostsShareOfTheSubstreams)
+{
+    source_params p = continuous_params();
+    p.substreams = 4;
+    p.substream_item = 0x1601;
+    p.first_substream = 8;
+    const source_plan plan = plan_source(p, test_logger());
+    EXPECT_EQ(plan.outputs, 4u);
+    EXPECT_EQ(plan.stream.get_continuous().first_substream, 8u);
+    p.substream_item = 0;
+    p.substreams = 1;
+    EXPECT_EQ(error_of(p).rfind("first_substream: 8 with no substream_item", 0), 0u)
+        << error_of(p);
+    p = source_params();
+    p.first_substream = 8;
+    EXPECT_EQ(error_of(p).rfind("first_substream: 8 needs output_mode continuous", 0), 0u)
+        << error_of(p);
+}
+
 TEST(SourceParams, ContinuousModeParametersAreEachNamedWhenBad)
 {
     const auto starts = [](const std::string& message, const std::string& prefix) {

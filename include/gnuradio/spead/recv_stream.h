@@ -46,6 +46,11 @@ struct SPEAD_API continuous_config : continuous_layout {
     std::size_t queue_bytes = std::size_t(256) << 20;
     /*! Positions per chunk; 0: automatic (about 1 MiB per substream). */
     std::size_t chunk_positions = 0;
+    /*! The substream (value of substream_item) of output 0: this receiver takes
+     * substreams first_substream .. first_substream + substreams - 1, and counts
+     * heaps of the others in heaps_other_substream (default 0). Needs
+     * substream_item when not 0. */
+    std::uint64_t first_substream = 0;
 
     /*! \throws std::invalid_argument naming the field, the value and the fix */
     void validate() const;

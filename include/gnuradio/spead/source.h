@@ -153,6 +153,10 @@ public:
      *        receiver waits; datagrams wait in the socket buffer, and the kernel
      *        drops what does not fit, counted in packets_dropped_socket_overflow or
      *        runs_dropped_socket_overflow). pcap always waits: a replay loses nothing.
+     * \param first_substream continuous: the substream of output 0 (default 0): the
+     *        outputs carry substreams first_substream .. first_substream + substreams
+     *        - 1 (this host's share of a sender's); heaps of other substreams are
+     *        counted in heaps_other_substream. Needs \p substream_item when not 0.
      */
     static sptr make(const std::string& transport = "udp",
                      const std::string& endpoints = ":7148",
@@ -182,7 +186,8 @@ public:
                      std::size_t substreams = 1,
                      std::uint64_t substream_item = 0,
                      std::size_t threads = 1,
-                     const std::string& full_queue_policy = "drop");
+                     const std::string& full_queue_policy = "drop",
+                     std::uint64_t first_substream = 0);
 
     /*!
      * \brief Every counter of the current run (or of the last one after stop()), by

@@ -100,7 +100,10 @@ namespace spead {
     X(ibv_port_down_events,                                                              \
       "ibverbs: times the port went down (IBV_EVENT_PORT_ERR); frames then are lost")    \
     X(ibv_qp_recoveries,                                                                 \
-      "ibverbs: times the receive queue went to the error state and was reset")
+      "ibverbs: times the receive queue went to the error state and was reset")          \
+    X(heaps_other_substream,                                                             \
+      "continuous: dropped: a substream this receiver does not take (outside "           \
+      "first_substream .. + substreams - 1)")
 
 #define GR_SPEAD_SEND_STATS(X)                                                       \
     X(heaps, "heaps sent")                                                           \
