@@ -78,9 +78,9 @@ bool connected_writer::try_connect(bool log_failure)
 
 void connected_writer::connect_first()
 {
-    if (!try_connect(true))
-        d_logger.warn("will keep trying to connect to {} (reconnect is on)",
-                      d_dialer->describe());
+    // With reconnect the writer thread connects, where abort() can end the attempt.
+    if (!d_settings.reconnect)
+        try_connect(true);
 }
 
 bool connected_writer::ensure_connected()

@@ -49,7 +49,8 @@ public:
     connected_writer(std::unique_ptr<dialer> d, const writer_settings& settings);
     ~connected_writer() override;
 
-    /*! The first connection, once the stream counts (from the stream's constructor).
+    /*! The first connection, once the stream counts (from the stream's constructor);
+     * with reconnect on, nothing: the writer thread connects at the first heap.
      * \throws std::system_error when it fails and reconnect is off */
     void connect_first();
     /*! Cuts every wait short (any thread). */
