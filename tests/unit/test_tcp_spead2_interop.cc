@@ -68,3 +68,38 @@ TEST(TcpSpead2Interop, TcpStreamIntoSpead2Recv)
 }
 
 } // namespace
+
+namespace {
+
+TEST(TcpSpead2Interop, Spead2SendIntoTcpReader)
+{
+    const char* dir = std::getenv("SPEAD2_BIN_DIR");
+    if (!dir)
+        GTEST_SKIP() << "SPEAD2_BIN_DIR is not set: spead2's tools are not available";
+    tcp_receiver rx;
+    const std::string cmd = std::string(dir) +
+                            "/spead2_send --tcp --heaps 20 --heap-size 100000 --verify " +
+                            rx.endpoint() + " > /dev/null 2>&1";
+    int status = -1;
+    std::thread sender([&] { status = std::system(cmd.c_str()); }); // we pop meanwhile
+    std::size_t data_heaps = 0;
+    for (;;) {
+        recv::heap h;
+        if (rx.stream.pop(h, 5s) != recv::stream::pop_result::heap)
+            break;
+        std::size_t bytes = 0;
+        for (const auto& it : h.items())
+            if (!it.is_immediate && it.id >= 0x1000)
+                bytes += it.length;
+        data_heaps += bytes == 100000;
+    }
+    sender.join();
+    EXPECT_EQ(status, 0);
+    EXPECT_EQ(data_heaps, 20u);
+    const recv_stats st = rx.stream.get_stats();
+    EXPECT_EQ(st[recv_stat::connections_accepted], 1u);
+    EXPECT_EQ(st[recv_stat::connections_framing_errors], 0u);
+    EXPECT_EQ(st[recv_stat::incomplete_heaps_evicted], 0u);
+}
+
+} // namespace
