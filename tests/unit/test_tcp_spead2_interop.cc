@@ -1,0 +1,105 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// send::tcp_stream into spead2's own `spead2_recv --tcp`. Needs spead2's tools: set
+// SPEAD2_BIN_DIR to their directory (skipped, saying so, otherwise).
+
+#include "tcp_helpers.h"
+#include <gtest/gtest.h>
+#include <boost/asio/io_context.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+namespace {
+
+using namespace gr::spead;
+using namespace std::chrono_literals;
+using namespace spead_test;
+
+TEST(TcpSpead2Interop, TcpStreamIntoSpead2Recv)
+{
+    const char* dir = std::getenv("SPEAD2_BIN_DIR");
+    if (!dir)
+        GTEST_SKIP() << "SPEAD2_BIN_DIR is not set: spead2's tools are not available";
+    unsigned short port = 0;
+    {
+        tcp_receiver probe; // a free port
+        port = probe.port();
+    }
+    const std::string cmd = std::string(dir) +
+                            "/spead2_recv --tcp 127.0.0.1:" + std::to_string(port) +
+                            " 2>&1";
+    FILE* out = popen(cmd.c_str(), "r");
+    ASSERT_NE(out, nullptr);
+    boost::asio::io_context io;
+    std::unique_ptr<send::tcp_stream> tx;
+    for (int i = 0; i < 100 && !tx; i++) {
+        try {
+            tx = std::make_unique<send::tcp_stream>(
+                io,
+                send::stream_config(),
+                send::tcp_config().set_endpoint("127.0.0.1:" + std::to_string(port)));
+        } catch (const std::system_error&) {
+            std::this_thread::sleep_for(50ms); // spead2_recv is starting
+        }
+    }
+    ASSERT_TRUE(tx);
+    for (int i = 1; i <= 3; i++)
+        tx->send_heap(pattern_heap(std::uint64_t(i), 5000).h, i);
+    send::heap end;
+    end.add_end();
+    tx->send_heap(end, 4);
+    tx.reset();
+    std::string text;
+    char buf[256];
+    while (fgets(buf, sizeof(buf), out))
+        text += buf;
+    pclose(out);
+    for (int i = 1; i <= 3; i++)
+        EXPECT_NE(text.find("Received heap " + std::to_string(i) + " "),
+                  std::string::npos)
+            << text;
+}
+
+} // namespace
+
+namespace {
+
+TEST(TcpSpead2Interop, Spead2SendIntoTcpReader)
+{
+    const char* dir = std::getenv("SPEAD2_BIN_DIR");
+    if (!dir)
+        GTEST_SKIP() << "SPEAD2_BIN_DIR is not set: spead2's tools are not available";
+    tcp_receiver rx;
+    const std::string cmd = std::string(dir) +
+                            "/spead2_send --tcp --heaps 20 --heap-size 100000 --verify " +
+                            rx.endpoint() + " > /dev/null 2>&1";
+    int status = -1;
+    std::thread sender([&] { status = std::system(cmd.c_str()); }); // we pop meanwhile
+    std::size_t data_heaps = 0;
+    for (;;) {
+        recv::heap h;
+        if (rx.stream.pop(h, 5s) != recv::stream::pop_result::heap)
+            break;
+        std::size_t bytes = 0;
+        for (const auto& it : h.items())
+            if (!it.is_immediate && it.id >= 0x1000)
+                bytes += it.length;
+        data_heaps += bytes == 100000;
+    }
+    sender.join();
+    EXPECT_EQ(status, 0);
+    EXPECT_EQ(data_heaps, 20u);
+    const recv_stats st = rx.stream.get_stats();
+    EXPECT_EQ(st[recv_stat::connections_accepted], 1u);
+    EXPECT_EQ(st[recv_stat::connections_framing_errors], 0u);
+    EXPECT_EQ(st[recv_stat::incomplete_heaps_evicted], 0u);
+}
+
+} // namespace
