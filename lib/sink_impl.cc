@@ -62,7 +62,9 @@ sink::sptr sink::make(const std::string& transport,
                       double sample_rate,
                       double sync_time,
                       std::size_t substreams,
-                      std::uint64_t substream_item)
+                      std::uint64_t substream_item,
+                      bool reconnect,
+                      double connect_timeout)
 {
     const sink_params p{ transport,
                          endpoints,
@@ -95,7 +97,9 @@ sink::sptr sink::make(const std::string& transport,
                          sample_rate,
                          sync_time,
                          substreams,
-                         substream_item };
+                         substream_item,
+                         reconnect,
+                         connect_timeout };
     return gnuradio::make_block_sptr<sink_impl>(p);
 }
 
@@ -129,9 +133,12 @@ sink_impl::sink_impl(const sink_params& params)
     d_input.read_descriptors = [this] { drain_descriptor_messages(); };
 
     // Opened now so that a bad destination or an MTU too small for max_packet_size is
-    // reported when the block is made.
+    // reported when the block is made. A tcp sink connects at start() instead: its
+    // receiver (another flowgraph, maybe this one) need not listen yet, and a refusal
+    // then ends the flowgraph with the cause.
     try {
-        open_stream();
+        if (d_plan.transport.kind != transport_kind::tcp)
+            open_stream();
     } catch (const std::invalid_argument& e) {
         d_logger->error("{}", e.what());
         throw;
@@ -162,6 +169,9 @@ void sink_impl::open_stream()
     open_with_fallback(d_plan.transport, d_logger, [&](transport_kind kind) {
         if (kind == transport_kind::udp) {
             stream = std::make_unique<send::udp_stream>(io, d_plan.stream, d_plan.udp);
+        } else if (kind == transport_kind::tcp) {
+            stream = std::make_unique<send::tcp_stream>(io, d_plan.stream, d_plan.tcp);
+            d_logger->info("connected to {} over TCP", d_plan.tcp.get_endpoint());
         } else if (kind == transport_kind::ibverbs) {
             stream =
                 std::make_unique<send::udp_ibv_stream>(io, d_plan.stream, d_plan.ibv);

@@ -73,7 +73,10 @@ source::sptr source::make(const std::string& transport,
                           std::size_t window_heaps,
                           std::size_t substreams,
                           std::uint64_t substream_item,
-                          std::size_t threads)
+                          std::size_t threads,
+                          std::size_t max_connections,
+                          const std::string& allowed_peers,
+                          bool keep_listening)
 {
     return gnuradio::make_block_sptr<source_impl>(
         source_params{ transport,         endpoints,     interface,      buffer_size,
@@ -82,7 +85,8 @@ source::sptr source::make(const std::string& transport,
                        timestamp_item,    sample_rate,   sync_time,      byte_order,
                        stop_on_stop_heap, capture_file,  queue_heaps,    stats_interval,
                        comp_vector,       max_poll,      output_mode,    timestamp_step,
-                       window_heaps,      substreams,    substream_item, threads });
+                       window_heaps,      substreams,    substream_item, threads,
+                       max_connections,   allowed_peers, keep_listening });
 }
 
 namespace {
@@ -170,6 +174,17 @@ void source_impl::open_stream()
                                vector < 0 ? std::string("busy polling")
                                           : "comp_vector " + std::to_string(vector));
             }
+        } else if (kind == transport_kind::tcp) {
+            auto& reader = stream->emplace_reader<recv::tcp_reader>(d_plan.tcp);
+            std::ostringstream text;
+            text << reader.get_bound_endpoint();
+            bound.push_back(text.str());
+            d_logger->info("listening for TCP connections on {} (at most {} at once{})",
+                           bound.back(),
+                           d_plan.tcp.get_max_connections(),
+                           d_plan.tcp.get_allowed_peers().empty()
+                               ? std::string()
+                               : ", from " + d_plan.tcp.get_allowed_peers());
         } else {
             stream->emplace_reader<recv::pcap_reader>(d_plan.capture_file,
                                                       d_plan.capture_port);

@@ -189,6 +189,32 @@ void plan_network(const sink_params& p, sink_plan& plan)
             .set_buffer_size(p.buffer_size);
 }
 
+/*! tcp: the one receiver to connect to, and how. */
+void plan_connection(const sink_params& p, sink_plan& plan)
+{
+    if (p.endpoints.empty())
+        throw std::invalid_argument(
+            "endpoints: empty; give the listening receiver to connect to, e.g. "
+            "127.0.0.1:7148 or recv-host:7148");
+    if (p.endpoints.find(',') != std::string::npos)
+        throw std::invalid_argument(
+            "endpoints: '" + p.endpoints +
+            "' names several receivers; a tcp sink connects to one (HOST:PORT): use a "
+            "sink per receiver");
+    if (!std::isfinite(p.connect_timeout) || !(p.connect_timeout > 0))
+        throw std::invalid_argument(
+            "connect_timeout: " + std::to_string(p.connect_timeout) +
+            " is not a duration; give the seconds a connection attempt may take, > 0 "
+            "(default 5)");
+    as_block_parameter("endpoints", "endpoint", [&] { plan.tcp.set_endpoint(p.endpoints); });
+    plan.tcp.set_buffer_size(p.buffer_size);
+    if (!p.interface.empty())
+        plan.tcp.set_interface(p.interface);
+    plan.tcp.set_connect_timeout(std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::duration<double>(p.connect_timeout)));
+    plan.tcp.set_reconnect(p.reconnect);
+}
+
 void plan_capture(const sink_params& p, sink_plan& plan)
 {
     if (p.capture_file.empty())
@@ -217,6 +243,8 @@ sink_plan plan_sink(const sink_params& p, const gr::logger_ptr& logger)
     plan_stream(p, plan);
     if (plan.transport.kind == transport_kind::pcap)
         plan_capture(p, plan);
+    else if (plan.transport.kind == transport_kind::tcp)
+        plan_connection(p, plan);
     else
         plan_network(p, plan);
     return plan;

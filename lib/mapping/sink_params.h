@@ -14,6 +14,7 @@
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/send_stream.h>
+#include <gnuradio/spead/send_tcp.h>
 #include <gnuradio/spead/send_udp.h>
 #include <gnuradio/spead/send_udp_ibv.h>
 #include <chrono>
@@ -59,6 +60,8 @@ struct sink_params {
     double sync_time = 0.0;
     std::size_t substreams = 1;
     std::uint64_t substream_item = 0;
+    bool reconnect = false;
+    double connect_timeout = 5.0;
 };
 
 /*! Inputs a continuous sink takes at most (one GNU Radio input each). */
@@ -69,6 +72,7 @@ struct sink_plan {
     transport_choice transport;
     send::udp_config udp;     //!< udp, auto (ready for the fallback), pcap's destinations
     send::udp_ibv_config ibv; //!< ibverbs
+    send::tcp_config tcp;     //!< tcp: where to connect, and what to do when lost
     std::string capture_file; //!< pcap
     send::stream_config stream;
     bool continuous = false;       //!< input_mode "continuous"
