@@ -15,6 +15,7 @@
 #include <gnuradio/spead/send_pcap.h>
 #include <boost/thread/thread.hpp>
 #include <algorithm>
+#include <sstream>
 #include <stdexcept>
 
 namespace gr {
@@ -27,6 +28,14 @@ int input_count(const sink_params& p)
 {
     return static_cast<int>(
         std::clamp<std::size_t>(p.substreams, 1, sink_max_substreams));
+}
+
+/*! HOST:PORT of a tcp endpoint ([ADDRESS]:PORT for IPv6). */
+std::string endpoint_text(const boost::asio::ip::tcp::endpoint& ep)
+{
+    std::ostringstream text;
+    text << ep;
+    return text.str();
 }
 
 } // namespace
@@ -170,8 +179,12 @@ void sink_impl::open_stream()
         if (kind == transport_kind::udp) {
             stream = std::make_unique<send::udp_stream>(io, d_plan.stream, d_plan.udp);
         } else if (kind == transport_kind::tcp) {
-            stream = std::make_unique<send::tcp_stream>(io, d_plan.stream, d_plan.tcp);
-            d_logger->info("connected to {} over TCP", d_plan.tcp.get_endpoint());
+            auto tcp = std::make_unique<send::tcp_stream>(io, d_plan.stream, d_plan.tcp);
+            d_tcp = tcp.get();
+            d_logger->info("{} {} over TCP",
+                           tcp->is_connected() ? "connected to" : "connecting to",
+                           endpoint_text(d_plan.tcp.get_endpoint()));
+            stream = std::move(tcp);
         } else if (kind == transport_kind::ibverbs) {
             stream =
                 std::make_unique<send::udp_ibv_stream>(io, d_plan.stream, d_plan.ibv);
@@ -198,7 +211,8 @@ void sink_impl::close_stream()
 {
     if (!d_slots.is_open())
         return;
-    if (d_plan.send_stop_heap)
+    d_tcp = nullptr;
+    if (d_plan.send_stop_heap && !link_lost())
         d_mapping->send_stop_heap(d_slots);
     d_slots.close();
 }
@@ -262,6 +276,13 @@ int sink_impl::general_work(int /*noutput_items*/,
 {
     if (!d_slots.is_open())
         return WORK_DONE; // start() could not open the stream (logged)
+    if (link_lost()) {
+        d_logger->error("the TCP connection to {} was lost (counted in "
+                        "connections_lost; heaps cut short in heaps_lost_in_flight); "
+                        "the flowgraph ends. Set reconnect to connect again instead",
+                        endpoint_text(d_plan.tcp.get_endpoint()));
+        return WORK_DONE;
+    }
     drain_descriptor_messages();
     d_input.items = &input_items;
     d_input.available = &ninput_items;
@@ -271,6 +292,11 @@ int sink_impl::general_work(int /*noutput_items*/,
     consume_each(static_cast<int>(d_mapping->send(d_input, d_slots)));
     publish_stats_if_due(false);
     return 0;
+}
+
+bool sink_impl::link_lost() const
+{
+    return d_tcp && !d_plan.tcp.get_reconnect() && !d_tcp->is_connected();
 }
 
 std::map<std::string, std::uint64_t> sink_impl::stats() const

@@ -46,10 +46,10 @@ struct transport_choice {
 
 /*!
  * Settles the transport from the block's `transport` parameter (udp, ibverbs, auto,
- * pcap, tcp), the environment (receive only: GR_SPEAD_IBV_INTERFACE turns udp into ibverbs
- * and supplies a missing interface; GR_SPEAD_IBV_COMP_VECTOR then sets comp_vector) and,
- * for auto, ibv::preflight on the interface. Logs what it decided and why.
- * \throws std::invalid_argument naming the parameter (transport, interface or
+ * pcap, tcp), the environment (receive only: GR_SPEAD_IBV_INTERFACE turns udp into
+ * ibverbs and supplies a missing interface; GR_SPEAD_IBV_COMP_VECTOR then sets
+ * comp_vector) and, for auto, ibv::preflight on the interface. Logs what it decided and
+ * why. \throws std::invalid_argument naming the parameter (transport, interface or
  * GR_SPEAD_IBV_COMP_VECTOR), the value and the fix.
  */
 SPEAD_API transport_choice choose_transport(const std::string& transport,

@@ -206,7 +206,15 @@ void plan_connection(const sink_params& p, sink_plan& plan)
             "connect_timeout: " + std::to_string(p.connect_timeout) +
             " is not a duration; give the seconds a connection attempt may take, > 0 "
             "(default 5)");
-    as_block_parameter("endpoints", "endpoint", [&] { plan.tcp.set_endpoint(p.endpoints); });
+    try {
+        plan.tcp.set_endpoint(p.endpoints);
+    } catch (const std::invalid_argument& e) {
+        // the config names its own parameter (endpoint); the block's is endpoints
+        const std::string what = e.what();
+        const auto colon = what.find(": ");
+        throw std::invalid_argument(
+            "endpoints: " + (colon == std::string::npos ? what : what.substr(colon + 2)));
+    }
     plan.tcp.set_buffer_size(p.buffer_size);
     if (!p.interface.empty())
         plan.tcp.set_interface(p.interface);

@@ -217,11 +217,11 @@ void plan_listener(const source_params& p, source_plan& plan)
         throw std::invalid_argument(
             "threads: " + std::to_string(p.threads) +
             "; one thread serves every connection of a tcp source; use 1");
-    as_block_parameter("endpoints", "endpoint", [&] { plan.tcp.set_endpoint(p.endpoints); });
-    as_block_parameter("max_packet_size", "max_packet_size", [&] {
-        plan.tcp.set_max_packet_size(p.max_packet_size);
-    });
-    plan.tcp.set_buffer_size(p.buffer_size);
+    as_block_parameter(
+        "endpoints", "endpoint", [&] { plan.tcp.set_endpoint(p.endpoints); });
+    plan.tcp.set_max_packet_size(p.max_packet_size);
+    if (p.buffer_size != 0) // 0: the reader's default, as for udp
+        plan.tcp.set_buffer_size(p.buffer_size);
     plan.tcp.set_max_connections(p.max_connections);
     plan.tcp.set_allowed_peers(p.allowed_peers);
     plan.tcp.set_keep_listening(p.keep_listening);

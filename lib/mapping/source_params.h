@@ -56,7 +56,7 @@ struct source_params {
     std::size_t substreams = 1;
     std::uint64_t substream_item = 0;
     std::size_t threads = 1;
-    std::size_t max_connections = 8;
+    std::size_t max_connections = 1;
     std::string allowed_peers;
     bool keep_listening = false;
 };

@@ -77,10 +77,10 @@ public:
      *        `auto` (ibverbs when ibv::preflight finds it usable on \p interface,
      *        otherwise udp with a warning saying why), `pcap` (replay
      *        \p capture_file) or `tcp` (listen for SPEAD over TCP, as spead2_recv --tcp:
-     *        lossless, senders pushed back; docs/links.md). The environment variable GR_SPEAD_IBV_INTERFACE turns
-     *        every udp source into an ibverbs one on that interface (an interface
-     *        given here wins), and GR_SPEAD_IBV_COMP_VECTOR then sets \p comp_vector.
-     * \param endpoints udp/ibverbs: addresses to listen on,
+     *        lossless, senders pushed back; docs/links.md). The environment variable
+     * GR_SPEAD_IBV_INTERFACE turns every udp source into an ibverbs one on that interface
+     * (an interface given here wins), and GR_SPEAD_IBV_COMP_VECTOR then sets \p
+     * comp_vector. \param endpoints udp/ibverbs: addresses to listen on,
      *        `239.1.2.3:7148,239.1.2.4:7148`, a range `239.1.2.3+3:7148` (four groups),
      *        `:7148` or `0.0.0.0:7148` (every local address, or for ibverbs every
      *        address of \p interface); multicast groups are joined. pcap: empty (replay
@@ -149,8 +149,9 @@ public:
      * \param threads receiver threads, 1 to 64 (default 1): the endpoints are split
      *        among them (udp: by port; ibverbs: one by one) and all place their packets
      *        into the same chunks. pcap: 1.
-     * \param max_connections tcp: senders connected at once, >= 1 (default 8); one
-     *        more is refused and counted (connections_refused). Ignored otherwise.
+     * \param max_connections tcp: senders connected at once, 1 to 1024 (default 1, as
+     *        spead2); one more is refused and counted (connections_refused). Each
+     *        sender should use its own heap cnts (a sink's heap_cnt_start/step).
      * \param allowed_peers tcp: addresses or networks allowed to connect,
      *        `10.0.0.0/24,192.168.1.7`; empty (default) = anyone. Others are refused,
      *        counted (connections_refused) and logged once per peer.
@@ -186,7 +187,7 @@ public:
                      std::size_t substreams = 1,
                      std::uint64_t substream_item = 0,
                      std::size_t threads = 1,
-                     std::size_t max_connections = 8,
+                     std::size_t max_connections = 1,
                      const std::string& allowed_peers = "",
                      bool keep_listening = false);
 

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(sink.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(0f906095192160ab2d5111bf7c840f41)                     */
+/* BINDTOOL_HEADER_FILE_HASH(f63f345f516a9e06262f4d4eae5c28b4)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -69,6 +69,8 @@ void bind_sink(py::module& m)
              py::arg("sync_time") = 0.,
              py::arg("substreams") = 1,
              py::arg("substream_item") = 0,
+             py::arg("reconnect") = false,
+             py::arg("connect_timeout") = 5.,
              D(sink, make))
 
 

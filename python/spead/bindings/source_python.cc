@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(3b2d323ae4aa8405dcb72ac80210f81a)                     */
+/* BINDTOOL_HEADER_FILE_HASH(5e06a50a2ec98364b28d47a8c7a1fedc)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -68,6 +68,9 @@ void bind_source(py::module& m)
              py::arg("substreams") = 1,
              py::arg("substream_item") = 0,
              py::arg("threads") = 1,
+             py::arg("max_connections") = 1,
+             py::arg("allowed_peers") = "",
+             py::arg("keep_listening") = false,
              D(source, make))
 
 
