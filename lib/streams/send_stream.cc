@@ -490,6 +490,8 @@ void stream::impl::complete_heaps(bool wait)
                 e.ec =
                     ec; // an error found on completion belongs to the heaps it completes
             d.stats[e.ec ? send_stat::heaps_failed : send_stat::heaps]++;
+            if (e.ec && e.bytes > 0)
+                d.stats[send_stat::heaps_lost_in_flight]++; // part of it went out
             if (e.waiter) {
                 e.waiter->ec = e.ec;
                 e.waiter->bytes = e.bytes;

@@ -94,7 +94,25 @@ namespace spead {
     X(control_heaps,                                                                     \
       "continuous: complete heaps without the timestamp item (descriptors)")             \
     X(packets_dropped_queue_full,                                                        \
-      "continuous: dropped: its chunk was lost because the consumer fell behind")
+      "continuous: dropped: its chunk was lost because the consumer fell behind")        \
+    X(connections_accepted, "connected: connections accepted (each ends in one below)")  \
+    X(connections_refused,                                                               \
+      "connected: connections refused: peer not in allowed_peers, or max_connections "   \
+      "reached")                                                                         \
+    X(connections_closed, "connected: connections the peer closed cleanly")              \
+    X(connections_lost,                                                                  \
+      "connected: connections ended by an error: reset, dead peer (peer_timeout)")       \
+    X(connections_framing_errors,                                                        \
+      "connected: connections ended: bytes that are not a SPEAD packet header")          \
+    X(connections_frame_too_large,                                                       \
+      "connected: connections ended: a packet longer than max_packet_size")              \
+    X(connections_partial_frame,                                                         \
+      "connected: connections closed mid-packet (the half-sent packet discarded)")       \
+    X(connections_idle_timeout,                                                          \
+      "connected: connections ended: nothing received for idle_timeout")                 \
+    X(connections_stopped, "connected: connections still open when the stream stopped")  \
+    X(receive_waits,                                                                     \
+      "connected: times the heap queue was full and the reader waited (back-pressure)")
 
 #define GR_SPEAD_SEND_STATS(X)                                                       \
     X(heaps, "heaps sent")                                                           \
@@ -105,7 +123,15 @@ namespace spead {
     X(packets_failed, "packets the transport failed to send")                        \
     X(packets_zero_copy, "packets whose payload went out from a user memory region") \
     X(packets_copied, "packets whose payload was copied into a transmit slot")       \
-    X(rate_limit_waits, "times the rate limiter made the writer wait")
+    X(rate_limit_waits, "times the rate limiter made the writer wait")               \
+    X(connections_established, "connected: connections made (first and reconnects)") \
+    X(connect_failures,                                                              \
+      "connected: connection attempts failed (refused, timed out, unreachable)")     \
+    X(connections_lost, "connected: connections failed (reset, peer_timeout)")       \
+    X(heaps_lost_in_flight,                                                          \
+      "heaps that failed after part of them had gone out (cut short by an error)")   \
+    X(send_waits, "connected: times the writer waited for a full socket")            \
+    X(send_wait_us, "connected: microseconds the writer waited for the socket")
 
 #define GR_SPEAD_STAT_ENUM(name, text) name,
 enum class recv_stat : std::size_t { GR_SPEAD_RECV_STATS(GR_SPEAD_STAT_ENUM) count };

@@ -1,0 +1,304 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "connected_reader.h"
+#include "protocol/frame_decoder.h"
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <system_error>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace gr {
+namespace spead {
+namespace link {
+
+namespace {
+using steady = std::chrono::steady_clock;
+/*! Upper bound on a poll() wait (also the idle_timeout check's resolution). */
+constexpr int poll_timeout_ms = 100;
+/*! Packets handed to the stream at once. */
+constexpr std::size_t max_batch = 64;
+/*! Smallest per-connection buffer: big reads keep system calls per byte low. */
+constexpr std::size_t min_buffer = 256 * 1024;
+} // namespace
+
+struct connected_reader::conn {
+    std::unique_ptr<incoming> link;
+    std::string peer;
+    std::unique_ptr<std::uint8_t[]> buffer;
+    std::size_t head = 0; //!< first byte not yet framed
+    std::size_t tail = 0; //!< end of the bytes read
+    steady::time_point last_data;
+};
+
+connected_reader::connected_reader(std::unique_ptr<listener> l,
+                                   const reader_limits& limits)
+    : d_listener(std::move(l)),
+      d_limits(limits),
+      d_filter(limits.allowed_peers),
+      d_buffer_size(std::max(2 * limits.max_packet_size, min_buffer)),
+      d_wake(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+      d_logger("spead connected reader")
+{
+    if (!d_wake)
+        throw std::system_error(errno, std::generic_category(), "eventfd");
+}
+
+connected_reader::~connected_reader() = default;
+
+void connected_reader::wake()
+{
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto r = ::write(d_wake.get(), &one, sizeof(one));
+}
+
+void connected_reader::count(recv_stat s)
+{
+    std::lock_guard<std::mutex> lock(d_stats_mutex);
+    d_stats[s]++;
+}
+
+recv_stats connected_reader::stats() const
+{
+    std::lock_guard<std::mutex> lock(d_stats_mutex);
+    return d_stats;
+}
+
+void connected_reader::accept_all()
+{
+    for (;;) {
+        boost::asio::ip::address peer;
+        std::unique_ptr<incoming> in = d_listener->accept(peer);
+        if (!in)
+            return;
+        const std::string who = peer.to_string();
+        std::string refusal;
+        if (!d_filter.allows(peer))
+            refusal = "it is not in allowed_peers (add it there to let it in)";
+        else if (d_conns.size() >= d_limits.max_connections)
+            refusal = "max_connections (" + std::to_string(d_limits.max_connections) +
+                      ") senders are already connected (raise max_connections)";
+        if (!refusal.empty()) {
+            count(recv_stat::connections_refused);
+            if (d_logged_refusals.insert(who).second)
+                d_logger.warn("refused a connection from {} on {}: {}; further "
+                              "refusals of this peer are counted, not logged",
+                              who,
+                              d_listener->describe(),
+                              refusal);
+            continue; // closing it (in's destructor) refuses it
+        }
+        auto c = std::make_unique<conn>();
+        c->link = std::move(in);
+        c->peer = who;
+        c->buffer.reset(new std::uint8_t[d_buffer_size]);
+        c->last_data = steady::now();
+        d_conns.push_back(std::move(c));
+        d_open.store(d_conns.size());
+        d_accepted_any = true;
+        count(recv_stat::connections_accepted);
+        d_logger.info("{} connected to {}", who, d_listener->describe());
+    }
+}
+
+void connected_reader::end(std::size_t index, ending why, const std::string& detail)
+{
+    conn& c = *d_conns[index];
+    static constexpr recv_stat counters[] = {
+        recv_stat::connections_closed,         recv_stat::connections_lost,
+        recv_stat::connections_framing_errors, recv_stat::connections_frame_too_large,
+        recv_stat::connections_partial_frame,  recv_stat::connections_idle_timeout,
+        recv_stat::connections_stopped,
+    };
+    count(counters[static_cast<int>(why)]);
+    if (why == ending::closed || why == ending::stopped)
+        d_logger.info("connection from {} ended ({})", c.peer, detail);
+    else
+        d_logger.warn("connection from {} ended: {}", c.peer, detail);
+    d_conns.erase(d_conns.begin() + std::ptrdiff_t(index));
+    d_open.store(d_conns.size());
+}
+
+bool connected_reader::deliver(const recv::packet_view* views,
+                               const bool* run_starts,
+                               std::size_t n,
+                               packet_sink& sink)
+{
+    std::size_t i = 0;
+    while (i < n) {
+        // A run of packets of one heap completes at most one heap and evicts at most
+        // one: a batch of free / 2 runs cannot overflow the queue (recv_reader.h).
+        std::size_t free = sink.wait_for_queue_space(std::chrono::microseconds(0));
+        if (free == 0) {
+            count(recv_stat::receive_waits);
+            while (free == 0) {
+                if (sink.stopping())
+                    return false;
+                free = sink.wait_for_queue_space(std::chrono::milliseconds(100));
+            }
+        }
+        const std::size_t runs_allowed = std::max<std::size_t>(1, free / 2);
+        std::size_t runs = 0;
+        std::size_t end = i;
+        while (end < n) {
+            if (run_starts[end] || end == i) {
+                if (runs == runs_allowed)
+                    break;
+                runs++;
+            }
+            end++;
+        }
+        if (!sink.add_packets(views + i, end - i))
+            return false;
+        i = end;
+    }
+    return true;
+}
+
+bool connected_reader::service(conn& c, packet_sink& sink, bool& ended)
+{
+    ended = false;
+    const std::ptrdiff_t r =
+        c.link->read(c.buffer.get() + c.tail, d_buffer_size - c.tail);
+    if (r == -EAGAIN || r == -EINTR)
+        return true;
+    auto& self = *this;
+    const auto index = std::size_t(
+        std::find_if(d_conns.begin(),
+                     d_conns.end(),
+                     [&c](const std::unique_ptr<conn>& p) { return p.get() == &c; }) -
+        d_conns.begin());
+    if (r == 0) {
+        ended = true;
+        if (c.tail > c.head)
+            self.end(index,
+                     ending::partial,
+                     "the peer closed it in the middle of a packet (" +
+                         std::to_string(c.tail - c.head) +
+                         " bytes of it discarded): the sender stopped abruptly");
+        else
+            self.end(index, ending::closed, "closed by the peer");
+        return true;
+    }
+    if (r < 0) {
+        ended = true;
+        self.end(index,
+                 ending::lost,
+                 std::string(std::strerror(int(-r))) + ": " + connection_advice(int(-r)));
+        return true;
+    }
+    c.tail += std::size_t(r);
+    c.last_data = steady::now();
+
+    recv::packet_view views[max_batch];
+    bool run_starts[max_batch];
+    std::size_t n = 0;
+    const std::uint8_t* prev = nullptr;
+    for (;;) {
+        const frame f = next_frame(
+            c.buffer.get() + c.head, c.tail - c.head, d_limits.max_packet_size);
+        if (f.status == frame_status::packet) {
+            const std::uint8_t* p = c.buffer.get() + c.head;
+            views[n] = { p, f.size };
+            // Packets of one heap carry the same first item pointer (HEAP_CNT).
+            run_starts[n] = !prev || f.size < 16 || std::memcmp(prev + 8, p + 8, 8) != 0;
+            prev = p;
+            n++;
+            c.head += f.size;
+            if (n == max_batch) {
+                if (!deliver(views, run_starts, n, sink))
+                    return false;
+                n = 0;
+                prev = nullptr;
+            }
+            continue;
+        }
+        if (n > 0 && !deliver(views, run_starts, n, sink))
+            return false;
+        if (f.status == frame_status::need_more)
+            break;
+        ended = true;
+        if (f.status == frame_status::garbage)
+            self.end(index,
+                     ending::framing,
+                     "it sent bytes that are not a SPEAD packet header (wrong magic, "
+                     "version or widths, or no PAYLOAD_LENGTH): is it a SPEAD sender, "
+                     "and does it frame packets as spead2 does?");
+        else
+            self.end(index,
+                     ending::too_large,
+                     "it sent a packet of " + std::to_string(f.size) +
+                         "+ bytes, above max_packet_size (" +
+                         std::to_string(d_limits.max_packet_size) +
+                         "): raise max_packet_size to the sender's packet size");
+        return true;
+    }
+    // Keep the unframed start of the next packet at the front.
+    if (c.head > 0) {
+        std::memmove(c.buffer.get(), c.buffer.get() + c.head, c.tail - c.head);
+        c.tail -= c.head;
+        c.head = 0;
+    }
+    return true;
+}
+
+void connected_reader::run(packet_sink& sink)
+{
+    std::vector<pollfd> fds;
+    std::vector<conn*> polled;
+    for (;;) {
+        if (sink.stopping())
+            break;
+        if (!d_limits.keep_listening && d_accepted_any && d_conns.empty())
+            return; // the last sender has gone: the end of this reader's input
+        fds.clear();
+        polled.clear();
+        fds.push_back({ d_wake.get(), POLLIN, 0 });
+        fds.push_back({ d_listener->fd(), POLLIN, 0 });
+        for (auto& c : d_conns) {
+            fds.push_back({ c->link->fd(), POLLIN, 0 });
+            polled.push_back(c.get());
+        }
+        const int ready = poll(fds.data(), fds.size(), poll_timeout_ms);
+        if (ready < 0 && errno != EINTR)
+            throw std::system_error(errno, std::generic_category(), "poll");
+        if (fds[0].revents) {
+            std::uint64_t v;
+            [[maybe_unused]] auto r = ::read(d_wake.get(), &v, sizeof(v));
+        }
+        if (sink.stopping())
+            break;
+        for (std::size_t i = 0; i < polled.size(); i++) {
+            if (!fds[i + 2].revents)
+                continue;
+            bool ended = false;
+            if (!service(*polled[i], sink, ended))
+                goto stopped;
+        }
+        if (fds[1].revents)
+            accept_all();
+        if (d_limits.idle_timeout.count() > 0) {
+            const auto now = steady::now();
+            for (std::size_t i = d_conns.size(); i-- > 0;)
+                if (now - d_conns[i]->last_data > d_limits.idle_timeout)
+                    end(i,
+                        ending::idle,
+                        "nothing received for idle_timeout (" +
+                            std::to_string(d_limits.idle_timeout.count()) +
+                            " ms): raise idle_timeout if the sender pauses that long");
+        }
+    }
+stopped:
+    while (!d_conns.empty())
+        end(d_conns.size() - 1, ending::stopped, "the stream stopped");
+}
+
+} // namespace link
+} // namespace spead
+} // namespace gr

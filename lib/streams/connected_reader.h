@@ -1,0 +1,107 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_STREAMS_CONNECTED_READER_H
+#define INCLUDED_SPEAD_STREAMS_CONNECTED_READER_H
+
+#include "connection.h"
+#include "peer_filter.h"
+#include "transport/file_descriptor.h"
+#include <gnuradio/logger.h>
+#include <gnuradio/spead/recv_reader.h>
+#include <gnuradio/spead/stats.h>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace spead {
+namespace link {
+
+/*! The limits a listening receiver enforces (from the transport's config). */
+struct reader_limits {
+    std::size_t max_connections = 1;
+    std::size_t max_packet_size = 65536;
+    bool keep_listening = false;
+    std::chrono::milliseconds idle_timeout{ 0 };
+    std::string allowed_peers;
+};
+
+/*! Where a connected_reader's packets go: the reader's protected calls. */
+class SPEAD_API packet_sink
+{
+public:
+    virtual ~packet_sink() = default;
+    virtual bool add_packets(const recv::packet_view* packets, std::size_t n) = 0;
+    virtual std::size_t wait_for_queue_space(std::chrono::microseconds timeout) = 0;
+    virtual bool stopping() const = 0;
+};
+
+/*!
+ * \brief The receive half of the connected-link layer: one loop serving a listener and
+ * up to max_connections connections, shared by every connected transport.
+ *
+ * Admission (allowed_peers, max_connections), framing (spead2's: packets back to back),
+ * per-connection limits (a connection that breaks them ends alone, counted and logged),
+ * idle and dead-peer endings, and back-pressure: a batch goes to the stream only when
+ * its queue has room, so a full queue stops the reading and TCP slows the senders.
+ * Each connection buffers at most about max(2 × max_packet_size, 256 KiB).
+ */
+class SPEAD_API connected_reader
+{
+public:
+    connected_reader(std::unique_ptr<listener> l, const reader_limits& limits);
+    ~connected_reader();
+
+    /*! Serves until the sink is stopping, or (without keep_listening) the last
+     * connection has ended. \throws std::system_error when the listener fails */
+    void run(packet_sink& sink);
+    /*! Ends a wait in run() at once (any thread). */
+    void wake();
+
+    recv_stats stats() const;
+    std::size_t num_connections() const { return d_open.load(); }
+
+private:
+    struct conn;
+    enum class ending { closed, lost, framing, too_large, partial, idle, stopped };
+
+    void accept_all();
+    /*! Reads what the connection has and hands on its packets; false once the stream
+     * has ended. */
+    bool service(conn& c, packet_sink& sink, bool& ended);
+    bool deliver(const recv::packet_view* views,
+                 const bool* run_starts,
+                 std::size_t n,
+                 packet_sink& sink);
+    void end(std::size_t index, ending why, const std::string& detail);
+    void count(recv_stat s);
+
+    std::unique_ptr<listener> d_listener;
+    reader_limits d_limits;
+    peer_filter d_filter;
+    std::size_t d_buffer_size;
+    std::vector<std::unique_ptr<conn>> d_conns;
+    std::set<std::string> d_logged_refusals;
+    transport::file_descriptor d_wake;
+    gr::logger d_logger;
+    bool d_accepted_any = false;
+    std::atomic<std::size_t> d_open{ 0 };
+    mutable std::mutex d_stats_mutex;
+    recv_stats d_stats;
+};
+
+} // namespace link
+} // namespace spead
+} // namespace gr
+
+#endif

@@ -1,0 +1,214 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "connected_writer.h"
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <system_error>
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+namespace gr {
+namespace spead {
+namespace link {
+
+namespace {
+using steady = std::chrono::steady_clock;
+/*! After abort(), how long a wait for room may go without progress. */
+constexpr auto abort_grace = std::chrono::seconds(2);
+} // namespace
+
+connected_writer::connected_writer(std::unique_ptr<dialer> d,
+                                   const writer_settings& settings)
+    : d_dialer(std::move(d)),
+      d_settings(settings),
+      d_abort(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+      d_logger("spead connected writer")
+{
+    if (!d_abort)
+        throw std::system_error(errno, std::generic_category(), "eventfd");
+}
+
+connected_writer::~connected_writer() = default;
+
+void connected_writer::abort()
+{
+    d_aborted.store(true);
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto r = ::write(d_abort.get(), &one, sizeof(one));
+}
+
+std::size_t connected_writer::granted_buffer() const
+{
+    std::lock_guard<std::mutex> lock(d_link_mutex);
+    return d_link ? d_link->granted_buffer() : 0;
+}
+
+bool connected_writer::try_connect(bool log_failure)
+{
+    try {
+        auto link = d_dialer->connect(d_settings.connect_timeout, d_abort.get());
+        {
+            std::lock_guard<std::mutex> lock(d_link_mutex);
+            d_link = std::move(link);
+        }
+        d_connected.store(true);
+        count(send_stat::connections_established, 1);
+        if (d_ever_connected)
+            d_logger.info("reconnected to {}", d_dialer->describe());
+        d_ever_connected = true;
+        return true;
+    } catch (const std::system_error& e) {
+        if (e.code().value() == ECANCELED)
+            return false;
+        count(send_stat::connect_failures, 1);
+        if (log_failure)
+            d_logger.warn("{}", e.what());
+        if (!d_settings.reconnect)
+            throw;
+        return false;
+    }
+}
+
+void connected_writer::connect_first()
+{
+    if (!try_connect(true))
+        d_logger.warn("will keep trying to connect to {} (reconnect is on)",
+                      d_dialer->describe());
+}
+
+bool connected_writer::ensure_connected()
+{
+    if (d_link)
+        return true;
+    if (!d_settings.reconnect || d_aborted.load()) {
+        if (!d_failed_for_good && !d_aborted.load())
+            d_logger.error("the connection to {} is gone and reconnect is off: every "
+                           "further heap fails (set reconnect to keep trying)",
+                           d_dialer->describe());
+        d_failed_for_good = true;
+        return false;
+    }
+    auto delay = d_settings.reconnect_min;
+    bool logged = false;
+    for (;;) {
+        try {
+            if (try_connect(!logged))
+                return true;
+        } catch (const std::system_error&) {
+            return false; // not reached: try_connect throws only without reconnect
+        }
+        logged = true;
+        if (d_aborted.load())
+            return false;
+        pollfd pfd{ d_abort.get(), POLLIN, 0 };
+        ::poll(&pfd, 1, int(delay.count()));
+        if (d_aborted.load())
+            return false;
+        delay = std::min(delay * 2, d_settings.reconnect_max);
+    }
+}
+
+void connected_writer::lose(int err)
+{
+    count(send_stat::connections_lost, 1);
+    d_logger.error("the connection to {} failed: {}; {}",
+                   d_dialer->describe(),
+                   std::strerror(err),
+                   connection_advice(err));
+    d_connected.store(false);
+    std::lock_guard<std::mutex> lock(d_link_mutex);
+    d_link.reset();
+}
+
+bool connected_writer::write_all(iovec* iov,
+                                 int n,
+                                 std::size_t& written,
+                                 boost::system::error_code& ec)
+{
+    auto last_progress = steady::now();
+    while (n > 0) {
+        const std::ptrdiff_t r = d_link->write(iov, std::min(n, IOV_MAX));
+        if (r > 0) {
+            std::size_t left = std::size_t(r);
+            written += left;
+            while (n > 0 && left >= iov->iov_len) {
+                left -= iov->iov_len;
+                iov++;
+                n--;
+            }
+            if (n > 0) {
+                iov->iov_base = static_cast<std::uint8_t*>(iov->iov_base) + left;
+                iov->iov_len -= left;
+            }
+            last_progress = steady::now();
+            continue;
+        }
+        if (r == -EINTR)
+            continue;
+        if (r == -EAGAIN) {
+            // The receiver is slower than us: wait for room (back-pressure).
+            count(send_stat::send_waits, 1);
+            const auto start = steady::now();
+            pollfd fds[2] = { { d_link->fd(), POLLOUT, 0 },
+                              { d_abort.get(), POLLIN, 0 } };
+            ::poll(fds, d_aborted.load() ? 1 : 2, 100);
+            count(send_stat::send_wait_us,
+                  std::uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
+                                    steady::now() - start)
+                                    .count()));
+            if (d_aborted.load() && steady::now() - last_progress > abort_grace) {
+                ec = boost::asio::error::operation_aborted;
+                d_logger.error("the stream was destroyed while {} accepted no data for "
+                               "2 s: the rest of the queue is dropped",
+                               d_dialer->describe());
+                d_connected.store(false);
+                std::lock_guard<std::mutex> lock(d_link_mutex);
+                d_link.reset();
+                return false;
+            }
+            continue;
+        }
+        const int err = int(-r);
+        ec = boost::system::error_code(err, boost::system::system_category());
+        lose(err);
+        return false;
+    }
+    return true;
+}
+
+std::size_t connected_writer::write_packets(const send::packet* packets,
+                                            std::size_t n,
+                                            boost::system::error_code& ec)
+{
+    if (!ensure_connected()) {
+        ec = d_aborted.load() ? boost::asio::error::operation_aborted
+                              : boost::asio::error::not_connected;
+        return 0;
+    }
+    d_iov.clear();
+    for (std::size_t i = 0; i < n; i++)
+        for (std::size_t j = 0; j < packets[i].n_pieces; j++)
+            d_iov.push_back({ const_cast<std::uint8_t*>(packets[i].pieces[j].data),
+                              packets[i].pieces[j].length });
+    std::size_t written = 0;
+    if (write_all(d_iov.data(), int(d_iov.size()), written, ec))
+        return n;
+    // Packets wholly written before the failure count as accepted.
+    std::size_t done = 0;
+    while (done < n && written >= packets[done].size) {
+        written -= packets[done].size;
+        done++;
+    }
+    return done;
+}
+
+} // namespace link
+} // namespace spead
+} // namespace gr

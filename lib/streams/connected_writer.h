@@ -1,0 +1,92 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_STREAMS_CONNECTED_WRITER_H
+#define INCLUDED_SPEAD_STREAMS_CONNECTED_WRITER_H
+
+#include "connection.h"
+#include "packet_writer.h"
+#include "transport/file_descriptor.h"
+#include <gnuradio/logger.h>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace gr {
+namespace spead {
+namespace link {
+
+/*! What a connecting sender does about failures (from the transport's config). */
+struct writer_settings {
+    std::chrono::milliseconds connect_timeout{ 5000 };
+    bool reconnect = false;
+    std::chrono::milliseconds reconnect_min{ 100 };
+    std::chrono::milliseconds reconnect_max{ 5000 };
+};
+
+/*!
+ * \brief The send half of the connected-link layer, shared by every connected
+ * transport: a packet_writer over a connection a dialer makes.
+ *
+ * Writes a batch back to back (spead2's framing), waiting while the connection is
+ * full (back-pressure: send_waits, send_wait_us) rather than failing. A failed
+ * connection fails the batch from the packet it cut (connections_lost, logged once
+ * with cause and fix); then, with reconnect, the next batch waits for a new
+ * connection, trying with a back-off doubling from reconnect_min to reconnect_max;
+ * without, every later batch fails at once. abort() (the stream is being destroyed)
+ * ends a connection attempt or a back-off at once, and a wait for room after 2 s
+ * without progress.
+ */
+class SPEAD_API connected_writer : public send::packet_writer
+{
+public:
+    connected_writer(std::unique_ptr<dialer> d, const writer_settings& settings);
+    ~connected_writer() override;
+
+    /*! The first connection, once the stream counts (from the stream's constructor).
+     * \throws std::system_error when it fails and reconnect is off */
+    void connect_first();
+    /*! Cuts every wait short (any thread). */
+    void abort();
+
+    std::size_t write_packets(const send::packet* packets,
+                              std::size_t n,
+                              boost::system::error_code& ec) override;
+
+    bool is_connected() const { return d_connected.load(); }
+    std::size_t granted_buffer() const;
+
+private:
+    /*! Tries to connect once; false (counted, logged) on failure. */
+    bool try_connect(bool log_failure);
+    /*! Connects, reconnecting as configured; false when the stream must fail. */
+    bool ensure_connected();
+    /*! Writes every byte of \p iov; false on failure (the connection is dropped). */
+    bool
+    write_all(iovec* iov, int n, std::size_t& written, boost::system::error_code& ec);
+    void lose(int err);
+
+    std::unique_ptr<dialer> d_dialer;
+    writer_settings d_settings;
+    std::unique_ptr<outgoing> d_link;
+    mutable std::mutex d_link_mutex; //!< d_link's replacement vs granted_buffer()
+    std::atomic<bool> d_connected{ false };
+    std::atomic<bool> d_aborted{ false };
+    bool d_ever_connected = false;
+    bool d_failed_for_good = false;
+    transport::file_descriptor d_abort;
+    std::vector<iovec> d_iov;
+    gr::logger d_logger;
+};
+
+} // namespace link
+} // namespace spead
+} // namespace gr
+
+#endif

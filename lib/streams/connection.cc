@@ -1,0 +1,38 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "connection.h"
+#include <cerrno>
+
+namespace gr {
+namespace spead {
+namespace link {
+
+std::string connection_advice(int err)
+{
+    switch (err) {
+    case ECONNREFUSED:
+        return "nothing listens there: start the receiver first, or check the port";
+    case ETIMEDOUT:
+        return "the peer stopped answering (link down, host gone or a firewall "
+               "dropping packets): check the link; peer_timeout sets how long this takes";
+    case ECONNRESET:
+    case EPIPE:
+        return "the peer closed the connection abruptly (its process ended or it "
+               "refused the data): see the peer's log";
+    case EHOSTUNREACH:
+    case ENETUNREACH:
+    case ENETDOWN:
+        return "no route to the peer: check the address, the interface and the link";
+    default:
+        return "check the peer and the network between them";
+    }
+}
+
+} // namespace link
+} // namespace spead
+} // namespace gr

@@ -1,0 +1,93 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_STREAMS_CONNECTION_H
+#define INCLUDED_SPEAD_STREAMS_CONNECTION_H
+
+#include <gnuradio/spead/api.h>
+#include <sys/uio.h>
+#include <boost/asio/ip/address.hpp>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace gr {
+namespace spead {
+namespace link {
+
+/*!
+ * The connected transports' side of the connected-link layer: what a transport (tcp
+ * now, rdma later) provides so that connected_reader and connected_writer can hold
+ * every semantic (fan-in, admission, framing limits, back-pressure, dead peers,
+ * reconnection) once. Waits are poll() on the descriptors these give.
+ *
+ * Reads and writes return bytes done, or -errno (-EAGAIN when nothing can be done
+ * now); 0 from read() is a clean close by the peer.
+ */
+
+/*! One accepted connection, carrying the peer's packets as a byte stream. */
+class SPEAD_API incoming
+{
+public:
+    virtual ~incoming() = default;
+    /*! Polled for POLLIN. */
+    virtual int fd() const = 0;
+    virtual std::ptrdiff_t read(std::uint8_t* buffer, std::size_t size) = 0;
+};
+
+/*! A listening endpoint. */
+class SPEAD_API listener
+{
+public:
+    virtual ~listener() = default;
+    /*! Polled for POLLIN (a connection is waiting). */
+    virtual int fd() const = 0;
+    /*! Takes one waiting connection and its peer's address; nullptr when none waits.
+     * \throws std::system_error when the listener itself fails */
+    virtual std::unique_ptr<incoming> accept(boost::asio::ip::address& peer) = 0;
+    /*! "10.0.0.2:7148", for messages. */
+    virtual std::string describe() const = 0;
+};
+
+/*! A connection made to a receiver. */
+class SPEAD_API outgoing
+{
+public:
+    virtual ~outgoing() = default;
+    /*! Polled for POLLOUT (room to write). */
+    virtual int fd() const = 0;
+    virtual std::ptrdiff_t write(const iovec* iov, int n) = 0;
+    /*! Send buffer the kernel granted, bytes (0 if not applicable). */
+    virtual std::size_t granted_buffer() const { return 0; }
+};
+
+/*! Makes connections to one receiver. */
+class SPEAD_API dialer
+{
+public:
+    virtual ~dialer() = default;
+    /*!
+     * Connects, waiting at most \p timeout, and returns early (throwing) when \p abort_fd
+     * becomes readable. \throws std::system_error whose message names the endpoint and
+     * the cause (refused, timed out, unreachable)
+     */
+    virtual std::unique_ptr<outgoing> connect(std::chrono::milliseconds timeout,
+                                              int abort_fd) = 0;
+    /*! "10.0.0.2:7148", for messages. */
+    virtual std::string describe() const = 0;
+};
+
+/*! The fix to suggest for a connection error (errno). */
+SPEAD_API std::string connection_advice(int err);
+
+} // namespace link
+} // namespace spead
+} // namespace gr
+
+#endif

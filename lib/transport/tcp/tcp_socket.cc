@@ -1,0 +1,228 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "tcp_socket.h"
+#include "transport/endpoint.h"
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <system_error>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace gr {
+namespace spead {
+namespace transport {
+
+namespace {
+using boost::asio::ip::tcp;
+
+[[noreturn]] void throw_errno(int err, const std::string& what)
+{
+    throw std::system_error(err, std::generic_category(), what);
+}
+
+void set_int(int fd, int level, int option, int value, const char* what)
+{
+    if (setsockopt(fd, level, option, &value, sizeof(value)) != 0)
+        throw_errno(errno, std::string("setsockopt ") + what);
+}
+
+void set_buffer(int fd, int option, std::size_t bytes, const char* what)
+{
+    if (bytes != 0)
+        set_int(fd, SOL_SOCKET, option, int(bytes), what);
+}
+
+class tcp_incoming : public link::incoming
+{
+public:
+    explicit tcp_incoming(file_descriptor fd) : d_fd(std::move(fd)) {}
+    int fd() const override { return d_fd.get(); }
+    std::ptrdiff_t read(std::uint8_t* buffer, std::size_t size) override
+    {
+        const ssize_t r = ::recv(d_fd.get(), buffer, size, MSG_DONTWAIT);
+        if (r >= 0)
+            return r;
+        return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+    }
+
+private:
+    file_descriptor d_fd;
+};
+
+class tcp_outgoing : public link::outgoing
+{
+public:
+    tcp_outgoing(file_descriptor fd, std::size_t granted)
+        : d_fd(std::move(fd)), d_granted(granted)
+    {
+    }
+    int fd() const override { return d_fd.get(); }
+    std::ptrdiff_t write(const iovec* iov, int n) override
+    {
+        msghdr msg{};
+        msg.msg_iov = const_cast<iovec*>(iov);
+        msg.msg_iovlen = std::size_t(n);
+        const ssize_t r = ::sendmsg(d_fd.get(), &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (r >= 0)
+            return r;
+        return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+    }
+    std::size_t granted_buffer() const override { return d_granted; }
+
+private:
+    file_descriptor d_fd;
+    std::size_t d_granted;
+};
+} // namespace
+
+std::string describe(const tcp::endpoint& ep)
+{
+    const std::string a = ep.address().to_string();
+    return (ep.address().is_v6() ? "[" + a + "]" : a) + ":" + std::to_string(ep.port());
+}
+
+void set_peer_timeout(int fd, std::chrono::milliseconds timeout)
+{
+    if (timeout.count() == 0)
+        return;
+    const int seconds = int(std::max<long long>(1, timeout.count() / 2000));
+    set_int(fd, SOL_SOCKET, SO_KEEPALIVE, 1, "SO_KEEPALIVE");
+    set_int(fd, IPPROTO_TCP, TCP_KEEPIDLE, seconds, "TCP_KEEPIDLE");
+    set_int(fd, IPPROTO_TCP, TCP_KEEPINTVL, 1, "TCP_KEEPINTVL");
+    set_int(fd,
+            IPPROTO_TCP,
+            TCP_KEEPCNT,
+            int(std::max(1, int(timeout.count() / 1000))),
+            "TCP_KEEPCNT");
+    set_int(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, int(timeout.count()), "TCP_USER_TIMEOUT");
+}
+
+tcp_listener::tcp_listener(const tcp::endpoint& endpoint,
+                           std::size_t buffer_size,
+                           std::chrono::milliseconds peer_timeout)
+    : d_peer_timeout(peer_timeout)
+{
+    const int family = endpoint.address().is_v6() ? AF_INET6 : AF_INET;
+    d_fd = file_descriptor(
+        ::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP));
+    if (!d_fd)
+        throw_errno(errno, "socket");
+    set_int(d_fd.get(), SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR");
+    // Set before listen(): accepted sockets inherit it, with a window scale to match.
+    set_buffer(d_fd.get(), SO_RCVBUF, buffer_size, "SO_RCVBUF");
+    if (::bind(d_fd.get(), endpoint.data(), socklen_t(endpoint.size())) != 0)
+        throw_errno(errno,
+                    "endpoint: cannot listen on " + transport::describe(endpoint) +
+                        (errno == EADDRINUSE
+                             ? " (the port is in use: stop the other receiver or "
+                               "choose another port)"
+                             : " (is the address one of this host's?)"));
+    if (::listen(d_fd.get(), 64) != 0)
+        throw_errno(errno, "listen");
+    tcp::endpoint bound;
+    socklen_t len = socklen_t(bound.capacity());
+    if (::getsockname(d_fd.get(), bound.data(), &len) != 0)
+        throw_errno(errno, "getsockname");
+    bound.resize(len);
+    d_bound = bound;
+}
+
+std::unique_ptr<link::incoming> tcp_listener::accept(boost::asio::ip::address& peer)
+{
+    tcp::endpoint from;
+    socklen_t len = socklen_t(from.capacity());
+    const int fd = ::accept4(d_fd.get(), from.data(), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+        const int err = errno;
+        if (err == EAGAIN || err == EWOULDBLOCK || err == EINTR || err == ECONNABORTED)
+            return nullptr;
+        if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM)
+            return nullptr; // transient: the connection waits in the backlog
+        throw_errno(err, "accept on " + describe());
+    }
+    file_descriptor owned(fd);
+    from.resize(len);
+    peer = from.address();
+    set_peer_timeout(fd, d_peer_timeout);
+    return std::make_unique<tcp_incoming>(std::move(owned));
+}
+
+std::string tcp_listener::describe() const { return transport::describe(d_bound); }
+
+tcp_dialer::tcp_dialer(const tcp::endpoint& endpoint,
+                       const std::string& interface,
+                       std::size_t buffer_size,
+                       std::chrono::milliseconds peer_timeout)
+    : d_endpoint(endpoint),
+      d_interface(interface),
+      d_buffer_size(buffer_size),
+      d_peer_timeout(peer_timeout)
+{
+}
+
+std::string tcp_dialer::describe() const { return transport::describe(d_endpoint); }
+
+std::unique_ptr<link::outgoing> tcp_dialer::connect(std::chrono::milliseconds timeout,
+                                                    int abort_fd)
+{
+    const std::string where = "connecting to " + describe();
+    const int family = d_endpoint.address().is_v6() ? AF_INET6 : AF_INET;
+    file_descriptor fd(
+        ::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP));
+    if (!fd)
+        throw_errno(errno, "socket");
+    set_buffer(fd.get(), SO_SNDBUF, d_buffer_size, "SO_SNDBUF");
+    set_int(fd.get(), IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY");
+    if (!d_interface.empty()) {
+        const auto iface = resolve_interface(d_interface, "interface");
+        const tcp::endpoint local(iface.address, 0);
+        if (::bind(fd.get(), local.data(), socklen_t(local.size())) != 0)
+            throw_errno(errno, where + " from interface " + d_interface);
+    }
+    if (::connect(fd.get(), d_endpoint.data(), socklen_t(d_endpoint.size())) != 0) {
+        if (errno != EINPROGRESS)
+            throw_errno(errno, where + ": " + link::connection_advice(errno));
+        pollfd fds[2] = { { fd.get(), POLLOUT, 0 }, { abort_fd, POLLIN, 0 } };
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        for (;;) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                deadline - std::chrono::steady_clock::now());
+            if (left.count() <= 0)
+                throw_errno(ETIMEDOUT,
+                            where + ": no answer within connect_timeout (" +
+                                std::to_string(timeout.count()) +
+                                " ms): is the receiver up, and the route and firewall "
+                                "open?");
+            const int r = ::poll(fds, abort_fd >= 0 ? 2 : 1, int(left.count()) + 1);
+            if (r < 0 && errno != EINTR)
+                throw_errno(errno, "poll");
+            if (r > 0 && abort_fd >= 0 && fds[1].revents)
+                throw_errno(ECANCELED, where + ": the stream is being destroyed");
+            if (r > 0 && fds[0].revents)
+                break;
+        }
+        int err = 0;
+        socklen_t len = sizeof(err);
+        if (::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+            err = errno;
+        if (err != 0)
+            throw_errno(err, where + ": " + link::connection_advice(err));
+    }
+    set_peer_timeout(fd.get(), d_peer_timeout);
+    int granted = 0;
+    socklen_t len = sizeof(granted);
+    ::getsockopt(fd.get(), SOL_SOCKET, SO_SNDBUF, &granted, &len);
+    return std::make_unique<tcp_outgoing>(std::move(fd), std::size_t(granted / 2));
+}
+
+} // namespace transport
+} // namespace spead
+} // namespace gr

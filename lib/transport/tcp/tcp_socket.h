@@ -1,0 +1,79 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_TRANSPORT_TCP_SOCKET_H
+#define INCLUDED_SPEAD_TRANSPORT_TCP_SOCKET_H
+
+#include "streams/connection.h"
+#include "transport/file_descriptor.h"
+#include <gnuradio/spead/api.h>
+#include <boost/asio/ip/tcp.hpp>
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace gr {
+namespace spead {
+namespace transport {
+
+/*! "10.0.0.2:7148" or "[::1]:7148" */
+SPEAD_API std::string describe(const boost::asio::ip::tcp::endpoint& ep);
+
+/*!
+ * Dead-peer detection on a connected socket: keepalive probes while idle
+ * (SO_KEEPALIVE, TCP_KEEPIDLE/INTVL/CNT) and TCP_USER_TIMEOUT for unacknowledged data,
+ * so that a silent peer fails the connection (ETIMEDOUT) within about \p timeout plus
+ * a second. 0 leaves the kernel's defaults. \throws std::system_error
+ */
+SPEAD_API void set_peer_timeout(int fd, std::chrono::milliseconds timeout);
+
+/*! A listening TCP socket (non-blocking) and its accepted connections. */
+class SPEAD_API tcp_listener : public link::listener
+{
+public:
+    /*! Binds and listens; \p buffer_size (SO_RCVBUF, 0 = kernel's) and \p peer_timeout
+     * go to every accepted connection. \throws std::system_error */
+    tcp_listener(const boost::asio::ip::tcp::endpoint& endpoint,
+                 std::size_t buffer_size,
+                 std::chrono::milliseconds peer_timeout);
+
+    int fd() const override { return d_fd.get(); }
+    std::unique_ptr<link::incoming> accept(boost::asio::ip::address& peer) override;
+    std::string describe() const override;
+    boost::asio::ip::tcp::endpoint bound_endpoint() const { return d_bound; }
+
+private:
+    file_descriptor d_fd;
+    boost::asio::ip::tcp::endpoint d_bound;
+    std::chrono::milliseconds d_peer_timeout;
+};
+
+/*! Connects to one TCP receiver (non-blocking connect, poll with a timeout). */
+class SPEAD_API tcp_dialer : public link::dialer
+{
+public:
+    tcp_dialer(const boost::asio::ip::tcp::endpoint& endpoint,
+               const std::string& interface,
+               std::size_t buffer_size,
+               std::chrono::milliseconds peer_timeout);
+
+    std::unique_ptr<link::outgoing> connect(std::chrono::milliseconds timeout,
+                                            int abort_fd) override;
+    std::string describe() const override;
+
+private:
+    boost::asio::ip::tcp::endpoint d_endpoint;
+    std::string d_interface;
+    std::size_t d_buffer_size;
+    std::chrono::milliseconds d_peer_timeout;
+};
+
+} // namespace transport
+} // namespace spead
+} // namespace gr
+
+#endif
