@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(5e06a50a2ec98364b28d47a8c7a1fedc)                     */
+/* BINDTOOL_HEADER_FILE_HASH(6188460438fb3774c329aa645e1960f7)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
