@@ -68,7 +68,9 @@ void raise_os_error(const std::system_error& e)
         PyObject_CallFunction(PyExc_OSError, "is", err, e.what()));
     if (!error)
         throw py::error_already_set();
-    PyErr_SetObject(PyExc_OSError, error.ptr());
+    // OSError(errno, ...) gives its subclass (ConnectionRefusedError, ...): raise that
+    // type, or pybind11 sees the exception change type when it normalizes it.
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
     throw py::error_already_set();
 }
 

@@ -382,16 +382,14 @@ class Stream(_recv._Stream):
         """spead2's forms:
         add_tcp_reader(port, max_size=DEFAULT_TCP_MAX_SIZE,
                        buffer_size=DEFAULT_TCP_BUFFER_SIZE, bind_hostname='')
-        add_tcp_reader(acceptor, max_size=DEFAULT_TCP_MAX_SIZE)
-        Listens for one sender (SPEAD over TCP, spead2's framing); acceptor is a
-        listening socket.socket, which is duplicated (close yours afterwards). Returns
-        the (address, port) listened on."""
+        Listens for one sender (SPEAD over TCP, spead2's framing); the stream ends
+        when it disconnects. Returns the (address, port) listened on. spead2's
+        add_tcp_reader(acceptor) (an existing listening socket) is not supported."""
         if (args and hasattr(args[0], "fileno")) or "acceptor" in kwargs:
-            values = bind_arguments("add_tcp_reader", ("acceptor", "max_size"), args,
-                                    kwargs)
-            max_size = _check_count("max_size", values.get("max_size",
-                                                           self.DEFAULT_TCP_MAX_SIZE))
-            return self._add_tcp_reader_socket(values["acceptor"].fileno(), max_size)
+            raise NotImplementedError(
+                "acceptor: a reader on an existing listening socket is not supported by "
+                "gr-spead; give the port (add_tcp_reader(port, bind_hostname=...)) "
+                "(see docs/python.md)")
         values = bind_arguments("add_tcp_reader",
                                 ("port", "max_size", "buffer_size", "bind_hostname"),
                                 args, kwargs)

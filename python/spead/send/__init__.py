@@ -268,39 +268,37 @@ class TcpStream(_StreamMethods):
     """Sends SPEAD over TCP, spead2's framing (as spead2.send.TcpStream). Forms:
     TcpStream(thread_pool, endpoints, config=StreamConfig(), buffer_size=...,
               interface_address='')
-    TcpStream(thread_pool, socket, config=StreamConfig())
     endpoints is [(host, port)]: one receiver, connected to in the constructor (OSError
-    when it refuses or does not answer). socket is a connected socket.socket, which is
-    duplicated (close yours afterwards). send_heap waits while the receiver is slow."""
+    when it refuses or does not answer). send_heap waits while the receiver is slow.
+    spead2's TcpStream(thread_pool, socket) (an existing socket) is not supported."""
 
     DEFAULT_BUFFER_SIZE = _send.DEFAULT_TCP_BUFFER_SIZE
 
     def __init__(self, thread_pool, *args, **kwargs):
         _check_pool(thread_pool)
         if (args and hasattr(args[0], "fileno")) or "socket" in kwargs:
-            values = bind_arguments("TcpStream", ("socket", "config"), args, kwargs)
-            config = _check_config(values.get("config"))
-            self._stream = _send._Stream._tcp_socket(
-                thread_pool, values["socket"].fileno(), config._args())
-        else:
-            names = ("endpoints", "config", "buffer_size", "interface_address")
-            values = bind_arguments("TcpStream", names, args, kwargs)
-            if "endpoints" not in values:
-                raise ValueError("endpoints: missing; give [(host, port)]")
-            endpoints = list(values["endpoints"])
-            if len(endpoints) != 1:
-                raise ValueError(f"endpoints: {endpoints!r}; a TcpStream connects to "
-                                 "exactly one receiver: give [(host, port)]")
-            text = endpoints_text(endpoints)
-            host, port = endpoints[0]
-            if ":" in str(host) and not str(host).startswith("["):
-                text = f"[{host}]:{port}"  # an IPv6 address
-            config = _check_config(values.get("config"))
-            self._stream = _send._Stream._tcp(
-                thread_pool, text, config._args(),
-                int(_check("buffer_size",
-                           values.get("buffer_size", self.DEFAULT_BUFFER_SIZE), 0)),
-                values.get("interface_address", "") or "")
+            raise NotImplementedError(
+                "socket: a stream on an existing connected socket is not supported by "
+                "gr-spead; give the receiver, TcpStream(thread_pool, [(host, port)]) "
+                "(see docs/python.md)")
+        names = ("endpoints", "config", "buffer_size", "interface_address")
+        values = bind_arguments("TcpStream", names, args, kwargs)
+        if "endpoints" not in values:
+            raise ValueError("endpoints: missing; give [(host, port)]")
+        endpoints = list(values["endpoints"])
+        if len(endpoints) != 1:
+            raise ValueError(f"endpoints: {endpoints!r}; a TcpStream connects to "
+                             "exactly one receiver: give [(host, port)]")
+        text = endpoints_text(endpoints)
+        host, port = endpoints[0]
+        if ":" in str(host) and not str(host).startswith("["):
+            text = f"[{host}]:{port}"  # an IPv6 address
+        config = _check_config(values.get("config"))
+        self._stream = _send._Stream._tcp(
+            thread_pool, text, config._args(),
+            int(_check("buffer_size",
+                       values.get("buffer_size", self.DEFAULT_BUFFER_SIZE), 0)),
+            values.get("interface_address", "") or "")
         self._thread_pool = thread_pool
         self.config = config
 

@@ -103,8 +103,7 @@ class UdpIbvStream(_AsyncMethods, _SyncUdpIbvStream):
 class TcpStream(_AsyncMethods, _SyncTcpStream):
     """spead.send.TcpStream with async_send_heap. Use `await TcpStream.connect(
     thread_pool, endpoints, ...)` (spead2's form) to connect without blocking the
-    event loop; the constructor takes a connected socket (TcpStream(thread_pool,
-    socket, config=StreamConfig())), or connects, blocking, to endpoints."""
+    event loop; the constructor connects too, blocking."""
 
     def __init__(self, *args, **kwargs):
         _SyncTcpStream.__init__(self, *args, **kwargs)
