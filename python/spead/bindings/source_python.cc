@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(6188460438fb3774c329aa645e1960f7)                     */
+/* BINDTOOL_HEADER_FILE_HASH(9be728efb5cb60f6a1ed5e855699022d)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -63,17 +63,17 @@ the flowgraph ends (WORK_DONE) at its end, or at a stop heap when stop_on_stop_h
 static const char* __doc_gr_spead_source_make = R"doc(Makes a SPEAD source. Every bad value is logged and thrown as
 std::invalid_argument (ValueError in Python) naming the parameter and the fix.
 
-GR_SPEAD_IBV_INTERFACE turns every udp source into an ibverbs one on that interface
-(an interface given here wins), and GR_SPEAD_IBV_COMP_VECTOR then sets \p
-comp_vector. \param endpoints udp/ibverbs: addresses to listen on,
-
 Args:
     transport: `udp` (kernel sockets), `ibverbs` (raw-packet verbs on the NIC
         that owns interface: Mellanox/NVIDIA ConnectX; needs CAP_NET_RAW),
         `auto` (ibverbs when ibv::preflight finds it usable on interface,
         otherwise udp with a warning saying why), `pcap` (replay
-        capture_file) or `tcp` (listen for SPEAD over TCP, as spead2_recv --tcp:
-        lossless, senders pushed back; docs/links.md). The environment variable
+        capture_file) or `tcp` (listen for SPEAD over TCP, as spead2_recv
+        --tcp: lossless, senders pushed back; docs/links.md). The environment
+        variable GR_SPEAD_IBV_INTERFACE turns every udp source into an ibverbs
+        one on that interface (an interface given here wins), and
+        GR_SPEAD_IBV_COMP_VECTOR then sets comp_vector.
+    endpoints: udp/ibverbs: addresses to listen on,
         `239.1.2.3:7148,239.1.2.4:7148`, a range `239.1.2.3+3:7148` (four groups),
         `:7148` or `0.0.0.0:7148` (every local address, or for ibverbs every
         address of interface); multicast groups are joined. pcap: empty (replay
