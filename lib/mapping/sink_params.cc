@@ -215,7 +215,8 @@ void plan_connection(const sink_params& p, sink_plan& plan)
         throw std::invalid_argument(
             "endpoints: " + (colon == std::string::npos ? what : what.substr(colon + 2)));
     }
-    plan.tcp.set_buffer_size(p.buffer_size);
+    if (p.buffer_size != 0) // 0: the stream's default, as for udp
+        plan.tcp.set_buffer_size(p.buffer_size);
     if (!p.interface.empty())
         plan.tcp.set_interface(p.interface);
     plan.tcp.set_connect_timeout(std::chrono::duration_cast<std::chrono::milliseconds>(
