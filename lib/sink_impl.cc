@@ -174,17 +174,21 @@ sink_impl::~sink_impl()
 void sink_impl::open_stream()
 {
     std::unique_ptr<send::stream> stream;
+    std::vector<std::unique_ptr<send::stream>> links; // tcp: one per substream
     boost::asio::io_context& io = d_slots.io();
     open_with_fallback(d_plan.transport, d_logger, [&](transport_kind kind) {
         if (kind == transport_kind::udp) {
             stream = std::make_unique<send::udp_stream>(io, d_plan.stream, d_plan.udp);
         } else if (kind == transport_kind::tcp) {
-            auto tcp = std::make_unique<send::tcp_stream>(io, d_plan.stream, d_plan.tcp);
-            d_tcp = tcp.get();
-            d_logger->info("{} {} over TCP",
-                           tcp->is_connected() ? "connected to" : "connecting to",
-                           endpoint_text(d_plan.tcp.get_endpoint()));
-            stream = std::move(tcp);
+            d_tcp.clear();
+            for (const auto& link : d_plan.tcp) {
+                auto tcp = std::make_unique<send::tcp_stream>(io, d_plan.stream, link);
+                d_tcp.push_back(tcp.get());
+                d_logger->info("{} {} over TCP",
+                               tcp->is_connected() ? "connected to" : "connecting to",
+                               endpoint_text(link.get_endpoint()));
+                links.push_back(std::move(tcp));
+            }
         } else if (kind == transport_kind::ibverbs) {
             stream =
                 std::make_unique<send::udp_ibv_stream>(io, d_plan.stream, d_plan.ibv);
@@ -204,15 +208,19 @@ void sink_impl::open_stream()
         }
     });
     d_mapping->reset();
-    d_slots.open(std::move(stream));
+    if (links.empty())
+        d_slots.open(std::move(stream));
+    else
+        d_slots.open(std::move(links)); // one connection per substream
 }
 
 void sink_impl::close_stream()
 {
     if (!d_slots.is_open())
         return;
-    d_tcp = nullptr;
-    if (d_plan.send_stop_heap && !link_lost())
+    const bool lost = link_lost();
+    d_tcp.clear();
+    if (d_plan.send_stop_heap && !lost)
         d_mapping->send_stop_heap(d_slots);
     d_slots.close();
 }
@@ -277,10 +285,12 @@ int sink_impl::general_work(int /*noutput_items*/,
     if (!d_slots.is_open())
         return WORK_DONE; // start() could not open the stream (logged)
     if (link_lost()) {
-        d_logger->error("the TCP connection to {} was lost (counted in "
+        d_logger->error("a TCP connection to {} was lost (counted in "
                         "connections_lost; heaps cut short in heaps_lost_in_flight); "
                         "the flowgraph ends. Set reconnect to connect again instead",
-                        endpoint_text(d_plan.tcp.get_endpoint()));
+                        d_plan.tcp.size() == 1
+                            ? endpoint_text(d_plan.tcp.front().get_endpoint())
+                            : "a receiver");
         return WORK_DONE;
     }
     drain_descriptor_messages();
@@ -296,7 +306,12 @@ int sink_impl::general_work(int /*noutput_items*/,
 
 bool sink_impl::link_lost() const
 {
-    return d_tcp && !d_plan.tcp.get_reconnect() && !d_tcp->is_connected();
+    if (d_tcp.empty() || d_plan.tcp.front().get_reconnect())
+        return false;
+    for (const send::tcp_stream* link : d_tcp)
+        if (!link->is_connected())
+            return true;
+    return false;
 }
 
 std::map<std::string, std::uint64_t> sink_impl::stats() const

@@ -55,9 +55,9 @@ private:
     const std::unique_ptr<sink_mapping> d_mapping; //!< the input mode's
     stats_timer d_stats_timer;
     send_slots d_slots; //!< the current run's stream
-    /*! tcp: the connection in d_slots (null otherwise or while closed), watched by
+    /*! tcp: the connections in d_slots (none otherwise or while closed), watched by
      * general_work(): a lost connection without reconnect ends the flowgraph. */
-    const send::tcp_stream* d_tcp = nullptr;
+    std::vector<const send::tcp_stream*> d_tcp;
     sink_input d_input; //!< of one general_work()
 
     const pmt::pmt_t d_descriptors_port;

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace gr {
 namespace spead {
@@ -72,7 +73,8 @@ struct sink_plan {
     transport_choice transport;
     send::udp_config udp;     //!< udp, auto (ready for the fallback), pcap's destinations
     send::udp_ibv_config ibv; //!< ibverbs
-    send::tcp_config tcp;     //!< tcp: where to connect, and what to do when lost
+    /*! tcp: one connection per endpoint (substream), and what to do when lost. */
+    std::vector<send::tcp_config> tcp;
     std::string capture_file; //!< pcap
     send::stream_config stream;
     bool continuous = false;       //!< input_mode "continuous"

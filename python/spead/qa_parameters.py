@@ -90,7 +90,7 @@ BAD_SINK = BAD_EITHER + [
     # tcp: checked at make(), before any connection is tried
     ("endpoints", {"transport": "tcp", "endpoints": "nowhere"}),
     ("endpoints", {"transport": "tcp", "endpoints": "127.0.0.1:0"}),
-    ("endpoints", {"transport": "tcp", "endpoints": "127.0.0.1:7148,127.0.0.1:7149"}),
+    ("endpoints", {"transport": "tcp", "endpoints": "127.0.0.1:7148,nowhere:7149"}),
     ("connect_timeout", {"transport": "tcp", "connect_timeout": 0.0}),
     ("connect_timeout", {"transport": "tcp", "connect_timeout": float("nan")}),
 ]

@@ -118,6 +118,41 @@ class qa_tcp(qa.FlowgraphTestCase):
         # the link pushed back: the sender waited for the receiver
         self.assertGreater(ts.get("send_waits", 0), 0, ts)
 
+    def test_continuous_flowgraph_pair_two_substreams_on_two_connections(self):
+        heap_items, heaps, substream_item = 1024, 300, 0x3101
+        n = heap_items * heaps
+        sent = [np.arange(1, n + 1, dtype=np.int32) + 10_000_000 * s for s in range(2)]
+        # the receiving flowgraph: two senders at most, ended when both have left
+        rx, port = make_tcp_source(
+            item_type="int32", output_mode="continuous", timestamp_item=0x1600,
+            sample_rate=1e6, substreams=2, substream_item=substream_item,
+            max_connections=2, stop_on_stop_heap=False, max_packet_size=65536)
+        outs = [blocks.vector_sink_i() for _ in range(2)]
+        for s in range(2):
+            self.tb.connect((rx, s), outs[s])
+        # the sending flowgraph: a connection per substream
+        tb_tx = gr.top_block()
+        tx = spead.sink(transport="tcp", endpoints=f"127.0.0.1:{port},127.0.0.1:{port}",
+                        item_type="int32", max_packet_size=8972, heap_items=heap_items,
+                        input_mode="continuous", timestamp_item=0x1600,
+                        start_timestamp=1_000_000, sample_rate=1e6, substreams=2,
+                        substream_item=substream_item)
+        for s in range(2):
+            tb_tx.connect(blocks.vector_source_i(sent[s].tolist(), False), (tx, s))
+        self.tb.start()
+        qa.run_to_completion(tb_tx, timeout=60)
+        qa.wait_to_end(self.tb, timeout=60, what="the receiving flowgraph")
+        for s in range(2):
+            with self.subTest(output=s):
+                got = np.asarray(outs[s].data(), dtype=np.int32)
+                self.assertEqual(got.tobytes(), sent[s].tobytes())
+        rs, ts = rx.stats(), tx.stats()
+        self.assertEqual(rs["connections_accepted"], 2)
+        self.assertEqual(rs["heaps"], 2 * heaps)
+        self.assertEqual(rs["heaps_missing"], 0)
+        self.assertEqual(ts["data_heaps"], 2 * heaps)
+        self.assertEqual(ts["connections_established"], 2)
+
     def test_a_receiver_that_is_not_there_ends_the_flowgraph(self):
         port = free_tcp_port()  # nobody listens
         src = blocks.vector_source_c([0j] * 4096, False, 1, qa.packet_tags([4096]))

@@ -87,7 +87,8 @@ public:
      * \param endpoints destinations, one substream each: `239.1.2.3:7148,10.0.0.2:7148`
      *        or a range `239.1.2.3+3:7148` (four). Default `127.0.0.1:7148`. ibverbs:
      *        multicast groups, or unicast hosts whose MAC address the kernel's
-     *        neighbour table knows. tcp: the one `HOST:PORT` to connect to.
+     *        neighbour table knows. tcp: receivers (`HOST:PORT`) to connect to, one
+     *        connection and substream each (the same one twice: two connections).
      * \param interface netdev name or IPv4 address. udp: the interface multicast
      *        leaves from; empty: the kernel's route (default). ibverbs and auto: the
      *        NIC's interface (required).

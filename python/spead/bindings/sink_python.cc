@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(sink.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(f63f345f516a9e06262f4d4eae5c28b4)                     */
+/* BINDTOOL_HEADER_FILE_HASH(6e5351ff150a1ad67e410a95d41378e5)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
