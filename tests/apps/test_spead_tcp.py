@@ -11,6 +11,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import unittest
 
@@ -32,20 +33,11 @@ def free_tcp_port():
         return s.getsockname()[1]
 
 
-def listening(port):
-    """Whether something listens on TCP port (from /proc/net/tcp: state 0A), found
-    without connecting (a connection would be a sender to the receiver)."""
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            with open(table) as f:
-                next(f)
-                for line in f:
-                    fields = line.split()
-                    if fields[3] == "0A" and int(fields[1].split(":")[1], 16) == port:
-                        return True
-        except FileNotFoundError:
-            pass
-    return False
+# The check spead_compare --tcp uses: listening, found without connecting (a
+# connection would be a sender to the receiver).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "apps"))
+from spead_compare_tcp import tcp_port_listening as listening  # noqa: E402
 
 
 class Receiver:
