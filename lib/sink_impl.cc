@@ -15,8 +15,10 @@
 #include <gnuradio/spead/send_pcap.h>
 #include <boost/thread/thread.hpp>
 #include <algorithm>
+#include <chrono>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace gr {
 namespace spead {
@@ -218,11 +220,13 @@ void sink_impl::close_stream()
 {
     if (!d_slots.is_open())
         return;
-    const bool lost = link_lost();
+    // A link that is down (lost, or still connecting with reconnect) would hold the
+    // stop heap and the flush until it is up again: close without them instead.
+    const bool down = link_down();
     d_tcp.clear();
-    if (d_plan.send_stop_heap && !lost)
+    if (d_plan.send_stop_heap && !down)
         d_mapping->send_stop_heap(d_slots);
-    d_slots.close();
+    d_slots.close(!down);
 }
 
 bool sink_impl::start()
@@ -293,6 +297,13 @@ int sink_impl::general_work(int /*noutput_items*/,
                             : "a receiver");
         return WORK_DONE;
     }
+    // Reconnecting: wait here, where tb.stop() can interrupt, rather than inside a
+    // send that holds on until the link is back (back-pressure either way).
+    while (link_down()) {
+        publish_stats_if_due(false);
+        boost::this_thread::interruption_point(); // tb.stop()
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     drain_descriptor_messages();
     d_input.items = &input_items;
     d_input.available = &ninput_items;
@@ -304,14 +315,17 @@ int sink_impl::general_work(int /*noutput_items*/,
     return 0;
 }
 
-bool sink_impl::link_lost() const
+bool sink_impl::link_down() const
 {
-    if (d_tcp.empty() || d_plan.tcp.front().get_reconnect())
-        return false;
     for (const send::tcp_stream* link : d_tcp)
         if (!link->is_connected())
             return true;
     return false;
+}
+
+bool sink_impl::link_lost() const
+{
+    return !d_tcp.empty() && !d_plan.tcp.front().get_reconnect() && link_down();
 }
 
 std::map<std::string, std::uint64_t> sink_impl::stats() const

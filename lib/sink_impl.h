@@ -47,7 +47,9 @@ private:
     /*! Sends the stop heap (if asked for) and closes the stream. */
     void close_stream();
     void drain_descriptor_messages();
-    /*! tcp without reconnect: the connection is gone for good. */
+    /*! tcp: a connection is not up (lost, or being made again). */
+    bool link_down() const;
+    /*! tcp without reconnect: a connection is gone for good. */
     bool link_lost() const;
     void publish_stats_if_due(bool force);
 

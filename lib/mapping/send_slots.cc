@@ -54,12 +54,13 @@ send_stats summed(const std::vector<std::unique_ptr<send::stream>>& streams)
 }
 } // namespace
 
-void send_slots::close()
+void send_slots::close(bool flush)
 {
     if (d_streams.empty())
         return;
     for (const auto& s : d_streams)
-        s->flush();
+        if (flush)
+            s->flush();
     d_io.poll(); // completion handlers free the slots
     std::vector<std::unique_ptr<send::stream>> streams;
     {

@@ -52,8 +52,9 @@ public:
     void open(std::vector<std::unique_ptr<send::stream>> streams);
     bool is_open() const { return !d_streams.empty(); }
     /*! Sends what is queued, waits for it and closes the stream (joining its writer);
-     * stats() then gives its last counters. */
-    void close();
+     * stats() then gives its last counters. \p flush false: closes without waiting
+     * (a connected link that is down: what is queued is abandoned and counted). */
+    void close(bool flush = true);
     /*! Substreams (destinations) of the open stream. */
     std::size_t substreams() const { return d_substreams; }
     /*! The streams' counters, summed (the last ones once closed). */

@@ -164,6 +164,19 @@ class qa_tcp(qa.FlowgraphTestCase):
         self.assertLess(time.monotonic() - start, 20)
         self.assertEqual(tx.stats()["heaps"], 0)
 
+    def test_a_reconnecting_sink_waits_for_its_receiver_and_stops_promptly(self):
+        port = free_tcp_port()  # nobody listens yet
+        src = blocks.vector_source_c([0j] * 4096, True, 1, qa.packet_tags([4096]))
+        tx = spead.sink(transport="tcp", endpoints=f"127.0.0.1:{port}", reconnect=True,
+                        connect_timeout=1.0)
+        self.tb.connect(src, tx)
+        self.tb.start()
+        time.sleep(1.5)  # attempts fail and back off; work() waits, nothing is lost
+        self.assertLess(qa.stop_and_wait(self.tb, timeout=15), 15)
+        stats = tx.stats()
+        self.assertGreater(stats["connect_failures"], 0, stats)
+        self.assertEqual(stats["connections_established"], 0)
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_tcp)
