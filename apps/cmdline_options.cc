@@ -82,7 +82,7 @@ void receiver_options::add_to(po::options_description& options)
         ("ignore-stop", po::bool_switch(&ignore_stop), "keep receiving after a stream-stop heap")
         ("pyspead", po::bool_switch(&pyspead), "decode descriptors with PySPEAD's field widths")
         ("verify", po::bool_switch(&verify), "check items 0x1000... against spead_send --verify's pattern and count mismatches");
-    options.add_options()("tcp", po::bool_switch(&tcp), "not supported: SPEAD over TCP (spead2_recv's --tcp)");
+    options.add_options()("tcp", po::bool_switch(&tcp), "listen for SPEAD over TCP on each SOURCE (HOST:PORT or PORT) instead of UDP: one sender each, as spead2_recv --tcp; --packet is the largest frame (default 65536)");
     po::options_description continuous("Continuous mode (as spead.source output_mode=continuous; docs/continuous.md): prints each chunk of positions instead of each heap");
     continuous.add_options()
         ("timestamp-item", po::value(&timestamp_item)->default_value(0), "place each data heap by this immediate item (its timestamp): continuous mode; 0: heaps")
@@ -97,9 +97,8 @@ void receiver_options::add_to(po::options_description& options)
 
 void receiver_options::check(const po::variables_map& vm)
 {
-    if (tcp)
-        throw po::error("--tcp: SPEAD over TCP is not supported; spead_recv receives "
-                        "UDP (kernel sockets or --ibv) and capture files");
+    if (tcp && ibv.ibv)
+        throw po::error("--tcp and --ibv: give one; ibverbs receives UDP datagrams");
     // --concurrent-heaps is --max-heaps under spead2_recv's name: the same if both.
     if (concurrent_heaps) {
         if (!vm["max-heaps"].defaulted() && *concurrent_heaps != max_heaps)
@@ -163,6 +162,18 @@ recv::udp_config receiver_options::udp_config(const std::string& endpoints) cons
     return c;
 }
 
+recv::tcp_config receiver_options::tcp_config(const std::string& endpoint) const
+{
+    recv::tcp_config c;
+    with_flag("SOURCE", [&] { c.set_endpoint(endpoint); });
+    if (packet)
+        with_flag("--packet", [&] { c.set_max_packet_size(*packet); });
+    if (buffer)
+        with_flag("--buffer", [&] { c.set_buffer_size(*buffer); });
+    c.set_max_connections(1).set_keep_listening(false);
+    return c;
+}
+
 recv::udp_ibv_config receiver_options::ibv_config(const std::string& endpoints) const
 {
     recv::udp_ibv_config c;
@@ -197,6 +208,7 @@ void sender_options::add_to(po::options_description& options)
     ibv.add_to(options, "send", "with --ibv: completion-queue polls before waiting (default 10)");
     options.add_options()
         ("pcap", optional_value(pcap), "record to this capture file instead of sending")
+        ("tcp", po::bool_switch(&tcp), "connect to the one DESTINATION and send SPEAD over TCP (spead2's framing, as spead2_send --tcp) instead of UDP")
         ("descriptors", po::bool_switch(&descriptors), "send a descriptor heap first (to every destination)")
         ("descriptor-interval", po::value(&generator.descriptor_interval)->default_value(0), "and again every N data heaps (implies --descriptors)")
         ("timestamp-item", po::value(&generator.timestamp_item)->default_value(0), "each data heap also carries this immediate item, in every packet: k × heap bytes (a timestamp counting int8 samples, for spead.source output_mode=continuous); 0: none")
@@ -216,6 +228,9 @@ void sender_options::check()
         throw po::error("--rate: " + (std::ostringstream() << rate_gbps).str() +
                         " is not a rate; give Gb/s >= 0 (0: as fast as possible)");
     ibv.check("sends", "10.0.0.1");
+    if (tcp && (ibv.ibv || pcap))
+        throw po::error(std::string("--tcp and ") + (ibv.ibv ? "--ibv" : "--pcap") +
+                        ": give one; --tcp sends over a TCP connection");
 }
 
 send::stream_config sender_options::stream_config() const
@@ -249,6 +264,16 @@ send::udp_config sender_options::udp_config(const std::string& endpoints) const
         with_flag("--bind", [&] { udp.set_interface(*ibv.bind); });
     udp.set_endpoints(endpoints);
     return udp;
+}
+
+send::tcp_config sender_options::tcp_config(const std::string& endpoint) const
+{
+    send::tcp_config c;
+    with_flag("--buffer", [&] { c.set_buffer_size(buffer); });
+    if (ibv.bind)
+        with_flag("--bind", [&] { c.set_interface(*ibv.bind); });
+    c.set_endpoint(endpoint);
+    return c;
 }
 
 send::udp_ibv_config sender_options::ibv_config(const std::string& endpoints) const

@@ -16,9 +16,11 @@
 #include "flag_error.h"
 #include "heap_generator.h"
 #include <gnuradio/spead/recv_stream.h>
+#include <gnuradio/spead/recv_tcp.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
 #include <gnuradio/spead/send_stream.h>
+#include <gnuradio/spead/send_tcp.h>
 #include <gnuradio/spead/send_udp.h>
 #include <gnuradio/spead/send_udp_ibv.h>
 #include <boost/program_options.hpp>
@@ -107,6 +109,10 @@ struct receiver_options {
     /*! An ibverbs reader's config for \p endpoints.
      * \throws boost::program_options::error naming the flag of a bad value */
     recv::udp_ibv_config ibv_config(const std::string& endpoints) const;
+    /*! --tcp: a listener on \p endpoint (HOST:PORT or :PORT) for one sender, whose
+     * disconnection ends the stream, as spead2_recv --tcp.
+     * \throws boost::program_options::error naming the flag of a bad value */
+    recv::tcp_config tcp_config(const std::string& endpoint) const;
 
 private:
     recv::stream_config d_stream;
@@ -124,6 +130,7 @@ struct sender_options {
     std::optional<std::string> pcap;
     bool descriptors = false;
     bool no_stop = false;
+    bool tcp = false;
 
     /*! spead_send's options after --help. */
     void add_to(boost::program_options::options_description& options);
@@ -137,6 +144,8 @@ struct sender_options {
     send::udp_config udp_config(const std::string& endpoints) const;
     /*! An ibverbs sender's config for \p endpoints. */
     send::udp_ibv_config ibv_config(const std::string& endpoints) const;
+    /*! --tcp: a connection to \p endpoint (one HOST:PORT). */
+    send::tcp_config tcp_config(const std::string& endpoint) const;
 };
 
 } // namespace apps

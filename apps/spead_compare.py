@@ -17,6 +17,8 @@ Send (--send): spead2_send and spead_send with the same flags at unlimited rate 
 socket on 127.0.0.1 that is never read (the kernel discards what does not fit); each
 sender's CPU seconds per GiB of heap payload sent and its printed Gb/s.
 
+--tcp: the same comparisons over SPEAD over TCP (apps/spead_compare_tcp.py).
+
 Standard library only. Exit status: 0 when every trial ran, 1 when one failed (the
 table and CSV keep the trials that ran), 2 for bad options, 77 when spead2's tools are
 not found (a skip).
@@ -186,18 +188,20 @@ def per_gib(user, system, payload_bytes):
             "cpu_s_per_gib": (user + system) / gib}
 
 
-def run_receive_trial(impl, receiver_argv, sender_argv, port, heaps, rate):
-    """One receiver fed by one sender: the receiver's metrics."""
+def run_receive_trial(impl, receiver_argv, sender_argv, port, heaps, rate,
+                      ready=udp_port_bound):
+    """One receiver fed by one sender: the receiver's metrics. ready(port) says the
+    receiver is there (bound, or listening)."""
     receiver = Child(os.path.basename(receiver_argv[0]), receiver_argv)
     sender = None
     try:
         deadline = time.monotonic() + 10
-        while not udp_port_bound(port):
+        while not ready(port):
             if receiver.poll():
                 raise TrialFailed(f"{receiver.name} ended (exit status {receiver.exit_code}) "
                                   f"before binding port {port}:\n{receiver.describe_output()}")
             if time.monotonic() >= deadline:
-                raise TrialFailed(f"{receiver.name} did not bind UDP port {port} within 10 s")
+                raise TrialFailed(f"{receiver.name} did not bind port {port} within 10 s")
             time.sleep(POLL)
         sender = Child(os.path.basename(sender_argv[0]), sender_argv)
         sender.finish(sender_timeout(heaps, rate))
@@ -429,6 +433,9 @@ def parse_args(argv):
                         help="skip the receive comparison (with --send: senders only)")
     parser.add_argument("--send-heaps", type=int, default=3000,
                         help="send: 1 MiB heaps per trial (default: 3000)")
+    parser.add_argument("--tcp", action="store_true",
+                        help="compare over SPEAD over TCP (--tcp of every tool) instead of "
+                             "UDP; --rate and --port do not apply")
     args = parser.parse_args(argv)
     if args.rate is None:
         args.rate = [3.0 if p < 4000 else 5.0 for p in args.packet]
@@ -481,11 +488,17 @@ def main(argv=None):
 
     failures = []
     row_sets = []
+    receivers, senders = compare_receivers, compare_senders
+    if args.tcp:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import spead_compare_tcp
+        receivers = spead_compare_tcp.compare_receivers
+        senders = spead_compare_tcp.compare_senders
     if not args.no_recv:
-        row_sets.append(list(compare_receivers(args, tools, failures)
+        row_sets.append(list(receivers(args, tools, failures)
                              .rows([("cpu_s_per_gib", "cpu_ratio")])))
     if args.send:
-        row_sets.append(list(compare_senders(args, tools, failures)
+        row_sets.append(list(senders(args, tools, failures)
                              .rows([("cpu_s_per_gib", "cpu_ratio"), ("gbps", "gbps_ratio")])))
     if args.csv:
         write_csv(args.csv, row_sets)

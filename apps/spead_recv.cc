@@ -22,6 +22,7 @@
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/recv_pcap.h>
 #include <gnuradio/spead/recv_stream.h>
+#include <gnuradio/spead/recv_tcp.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
 #include <arpa/inet.h>
@@ -180,6 +181,17 @@ std::unique_ptr<recv::stream> make_stream(const apps::receiver_options& o,
         stream->emplace_reader<recv::pcap_reader>(file);
     if (joined.empty())
         return stream;
+    if (o.tcp) {
+        // One listener per SOURCE, each for one sender (as spead2_recv --tcp).
+        std::size_t begin = 0;
+        while (begin <= joined.size()) {
+            const auto comma = std::min(joined.find(',', begin), joined.size());
+            stream->emplace_reader<recv::tcp_reader>(
+                o.tcp_config(joined.substr(begin, comma - begin)));
+            begin = comma + 1;
+        }
+        return stream;
+    }
     const auto split = [&o](const auto& whole, bool by_port) {
         std::vector<std::decay_t<decltype(whole)>> out;
         with_flag("--threads",
@@ -328,8 +340,9 @@ int main(int argc, char** argv)
         "spead_recv [options] SOURCE...\n\n"
         "SOURCE is a UDP endpoint (PORT, HOST:PORT, a multicast "
         "GROUP:PORT, or a range GROUP+N:PORT)\nor a capture "
-        "file (pcap: Ethernet or Linux cooked).\n\nspead2_recv's flags work the same "
-        "way where they exist here; not supported: --tcp, and its memory tuning\n"
+        "file (pcap: Ethernet or Linux cooked); with --tcp, HOST:PORT or PORT to listen "
+        "on\nfor one TCP sender.\n\nspead2_recv's flags work the same "
+        "way where they exist here; not supported: its memory tuning\n"
         "(--mem-pool, --mem-*, --memcpy-nt, --ring, --substreams).\n\nOptions");
     options.add_options()("help,h", "show this help")(
         "help-stats", "list the statistics with their meaning");

@@ -17,6 +17,7 @@
 #include "heap_generator.h"
 #include "payload_pattern.h"
 #include <gnuradio/spead/send_pcap.h>
+#include <gnuradio/spead/send_tcp.h>
 #include <gnuradio/spead/send_udp.h>
 #include <gnuradio/spead/send_udp_ibv.h>
 #include <boost/program_options.hpp>
@@ -92,11 +93,16 @@ int run(const apps::sender_options& o, const std::vector<std::string>& args)
     const send::stream_config config = o.stream_config();
     if (o.ibv.ibv && !capture.empty())
         throw po::error("--ibv sends to the network; it cannot record to a capture file");
+    if (o.tcp && (!capture.empty() || destinations.size() != 1))
+        throw po::error("--tcp connects to one DESTINATION (HOST:PORT); give exactly "
+                        "one and no capture file");
 
     boost::asio::io_context io;
     std::unique_ptr<send::stream> stream;
     if (o.ibv.ibv) {
         stream = std::make_unique<send::udp_ibv_stream>(io, config, o.ibv_config(joined));
+    } else if (o.tcp) {
+        stream = std::make_unique<send::tcp_stream>(io, config, o.tcp_config(joined));
     } else {
         const send::udp_config udp = o.udp_config(joined);
         if (!capture.empty())
@@ -136,8 +142,8 @@ int main(int argc, char** argv)
     po::options_description options(
         "spead_send [options] DESTINATION... | CAPTURE.pcap\n\n"
         "DESTINATION is HOST:PORT (or a range GROUP+N:PORT); several get one substream\n"
-        "each and the data heaps go round-robin. A capture file (CAPTURE.pcap or "
-        "--pcap)\n"
+        "each and the data heaps go round-robin; --tcp connects to one. A capture file "
+        "(CAPTURE.pcap or --pcap)\n"
         "records the packets instead of sending them, addressed to the destinations\n"
         "(default 127.0.0.1:7148).\n\n"
         "Data heaps carry --items items (ids 0x1000, 0x1001, ...) of complex64 "

@@ -15,7 +15,10 @@
 #include <gnuradio/spead/send_pcap.h>
 #include <boost/thread/thread.hpp>
 #include <algorithm>
+#include <chrono>
+#include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace gr {
 namespace spead {
@@ -27,6 +30,14 @@ int input_count(const sink_params& p)
 {
     return static_cast<int>(
         std::clamp<std::size_t>(p.substreams, 1, sink_max_substreams));
+}
+
+/*! HOST:PORT of a tcp endpoint ([ADDRESS]:PORT for IPv6). */
+std::string endpoint_text(const boost::asio::ip::tcp::endpoint& ep)
+{
+    std::ostringstream text;
+    text << ep;
+    return text.str();
 }
 
 } // namespace
@@ -62,7 +73,9 @@ sink::sptr sink::make(const std::string& transport,
                       double sample_rate,
                       double sync_time,
                       std::size_t substreams,
-                      std::uint64_t substream_item)
+                      std::uint64_t substream_item,
+                      bool reconnect,
+                      double connect_timeout)
 {
     const sink_params p{ transport,
                          endpoints,
@@ -95,7 +108,9 @@ sink::sptr sink::make(const std::string& transport,
                          sample_rate,
                          sync_time,
                          substreams,
-                         substream_item };
+                         substream_item,
+                         reconnect,
+                         connect_timeout };
     return gnuradio::make_block_sptr<sink_impl>(p);
 }
 
@@ -129,9 +144,12 @@ sink_impl::sink_impl(const sink_params& params)
     d_input.read_descriptors = [this] { drain_descriptor_messages(); };
 
     // Opened now so that a bad destination or an MTU too small for max_packet_size is
-    // reported when the block is made.
+    // reported when the block is made. A tcp sink connects at start() instead: its
+    // receiver (another flowgraph, maybe this one) need not listen yet, and a refusal
+    // then ends the flowgraph with the cause.
     try {
-        open_stream();
+        if (d_plan.transport.kind != transport_kind::tcp)
+            open_stream();
     } catch (const std::invalid_argument& e) {
         d_logger->error("{}", e.what());
         throw;
@@ -158,10 +176,21 @@ sink_impl::~sink_impl()
 void sink_impl::open_stream()
 {
     std::unique_ptr<send::stream> stream;
+    std::vector<std::unique_ptr<send::stream>> links; // tcp: one per substream
     boost::asio::io_context& io = d_slots.io();
     open_with_fallback(d_plan.transport, d_logger, [&](transport_kind kind) {
         if (kind == transport_kind::udp) {
             stream = std::make_unique<send::udp_stream>(io, d_plan.stream, d_plan.udp);
+        } else if (kind == transport_kind::tcp) {
+            d_tcp.clear();
+            for (const auto& link : d_plan.tcp) {
+                auto tcp = std::make_unique<send::tcp_stream>(io, d_plan.stream, link);
+                d_tcp.push_back(tcp.get());
+                d_logger->info("{} {} over TCP",
+                               tcp->is_connected() ? "connected to" : "connecting to",
+                               endpoint_text(link.get_endpoint()));
+                links.push_back(std::move(tcp));
+            }
         } else if (kind == transport_kind::ibverbs) {
             stream =
                 std::make_unique<send::udp_ibv_stream>(io, d_plan.stream, d_plan.ibv);
@@ -181,16 +210,23 @@ void sink_impl::open_stream()
         }
     });
     d_mapping->reset();
-    d_slots.open(std::move(stream));
+    if (links.empty())
+        d_slots.open(std::move(stream));
+    else
+        d_slots.open(std::move(links)); // one connection per substream
 }
 
 void sink_impl::close_stream()
 {
     if (!d_slots.is_open())
         return;
-    if (d_plan.send_stop_heap)
+    // A link that is down (lost, or still connecting with reconnect) would hold the
+    // stop heap and the flush until it is up again: close without them instead.
+    const bool down = link_down();
+    d_tcp.clear();
+    if (d_plan.send_stop_heap && !down)
         d_mapping->send_stop_heap(d_slots);
-    d_slots.close();
+    d_slots.close(!down);
 }
 
 bool sink_impl::start()
@@ -252,6 +288,22 @@ int sink_impl::general_work(int /*noutput_items*/,
 {
     if (!d_slots.is_open())
         return WORK_DONE; // start() could not open the stream (logged)
+    if (link_lost()) {
+        d_logger->error("a TCP connection to {} was lost (counted in "
+                        "connections_lost; heaps cut short in heaps_lost_in_flight); "
+                        "the flowgraph ends. Set reconnect to connect again instead",
+                        d_plan.tcp.size() == 1
+                            ? endpoint_text(d_plan.tcp.front().get_endpoint())
+                            : "a receiver");
+        return WORK_DONE;
+    }
+    // Reconnecting: wait here, where tb.stop() can interrupt, rather than inside a
+    // send that holds on until the link is back (back-pressure either way).
+    while (link_down()) {
+        publish_stats_if_due(false);
+        boost::this_thread::interruption_point(); // tb.stop()
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     drain_descriptor_messages();
     d_input.items = &input_items;
     d_input.available = &ninput_items;
@@ -261,6 +313,19 @@ int sink_impl::general_work(int /*noutput_items*/,
     consume_each(static_cast<int>(d_mapping->send(d_input, d_slots)));
     publish_stats_if_due(false);
     return 0;
+}
+
+bool sink_impl::link_down() const
+{
+    for (const send::tcp_stream* link : d_tcp)
+        if (!link->is_connected())
+            return true;
+    return false;
+}
+
+bool sink_impl::link_lost() const
+{
+    return !d_tcp.empty() && !d_plan.tcp.front().get_reconnect() && link_down();
 }
 
 std::map<std::string, std::uint64_t> sink_impl::stats() const

@@ -47,12 +47,19 @@ private:
     /*! Sends the stop heap (if asked for) and closes the stream. */
     void close_stream();
     void drain_descriptor_messages();
+    /*! tcp: a connection is not up (lost, or being made again). */
+    bool link_down() const;
+    /*! tcp without reconnect: a connection is gone for good. */
+    bool link_lost() const;
     void publish_stats_if_due(bool force);
 
     sink_plan d_plan; //!< fixed after construction (but for auto's fallback)
     const std::unique_ptr<sink_mapping> d_mapping; //!< the input mode's
     stats_timer d_stats_timer;
     send_slots d_slots; //!< the current run's stream
+    /*! tcp: the connections in d_slots (none otherwise or while closed), watched by
+     * general_work(): a lost connection without reconnect ends the flowgraph. */
+    std::vector<const send::tcp_stream*> d_tcp;
     sink_input d_input; //!< of one general_work()
 
     const pmt::pmt_t d_descriptors_port;

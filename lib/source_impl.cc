@@ -75,17 +75,44 @@ source::sptr source::make(const std::string& transport,
                           std::uint64_t substream_item,
                           std::size_t threads,
                           const std::string& full_queue_policy,
-                          std::uint64_t first_substream)
+                          std::uint64_t first_substream,
+                          std::size_t max_connections,
+                          const std::string& allowed_peers,
+                          bool keep_listening)
 {
-    return gnuradio::make_block_sptr<source_impl>(source_params{
-        transport,         endpoints,      interface,      buffer_size,
-        max_packet_size,   item_type,      vlen,           payload_item,
-        len_tag_key,       max_heap_size,  max_heaps,      incomplete_heaps,
-        timestamp_item,    sample_rate,    sync_time,      byte_order,
-        stop_on_stop_heap, capture_file,   queue_heaps,    stats_interval,
-        comp_vector,       max_poll,       output_mode,    timestamp_step,
-        window_heaps,      substreams,     substream_item, threads,
-        full_queue_policy, first_substream });
+    return gnuradio::make_block_sptr<source_impl>(source_params{ transport,
+                                                                 endpoints,
+                                                                 interface,
+                                                                 buffer_size,
+                                                                 max_packet_size,
+                                                                 item_type,
+                                                                 vlen,
+                                                                 payload_item,
+                                                                 len_tag_key,
+                                                                 max_heap_size,
+                                                                 max_heaps,
+                                                                 incomplete_heaps,
+                                                                 timestamp_item,
+                                                                 sample_rate,
+                                                                 sync_time,
+                                                                 byte_order,
+                                                                 stop_on_stop_heap,
+                                                                 capture_file,
+                                                                 queue_heaps,
+                                                                 stats_interval,
+                                                                 comp_vector,
+                                                                 max_poll,
+                                                                 output_mode,
+                                                                 timestamp_step,
+                                                                 window_heaps,
+                                                                 substreams,
+                                                                 substream_item,
+                                                                 threads,
+                                                                 full_queue_policy,
+                                                                 first_substream,
+                                                                 max_connections,
+                                                                 allowed_peers,
+                                                                 keep_listening });
 }
 
 namespace {
@@ -173,6 +200,17 @@ void source_impl::open_stream()
                                vector < 0 ? std::string("busy polling")
                                           : "comp_vector " + std::to_string(vector));
             }
+        } else if (kind == transport_kind::tcp) {
+            auto& reader = stream->emplace_reader<recv::tcp_reader>(d_plan.tcp);
+            std::ostringstream text;
+            text << reader.get_bound_endpoint();
+            bound.push_back(text.str());
+            d_logger->info("listening for TCP connections on {} (at most {} at once{})",
+                           bound.back(),
+                           d_plan.tcp.get_max_connections(),
+                           d_plan.tcp.get_allowed_peers().empty()
+                               ? std::string()
+                               : ", from " + d_plan.tcp.get_allowed_peers());
         } else {
             stream->emplace_reader<recv::pcap_reader>(d_plan.capture_file,
                                                       d_plan.capture_port);

@@ -22,6 +22,8 @@ const char* transport_name(transport_kind t)
         return "ibverbs";
     case transport_kind::pcap:
         return "pcap";
+    case transport_kind::tcp:
+        return "tcp";
     case transport_kind::udp:
         break;
     }
@@ -62,13 +64,21 @@ transport_choice choose_transport(const std::string& transport,
         choice.kind = transport_kind::pcap;
         return choice;
     }
+    if (transport == "tcp") {
+        // A connected link: no ibverbs twin yet, so the environment overrides (which
+        // turn datagram sources into ibverbs ones) do not apply.
+        choice.kind = transport_kind::tcp;
+        return choice;
+    }
     if (transport != "udp" && transport != "ibverbs" && transport != "auto")
         throw std::invalid_argument(
             "transport: '" + transport +
             "' is unknown; use udp (kernel sockets), ibverbs (raw-packet verbs on the "
             "NIC that owns interface), auto (ibverbs when it can be used on interface, "
-            "otherwise udp) or pcap (" +
-            (receive ? "replay" : "record into") + " capture_file)");
+            "otherwise udp), pcap (" +
+            (receive ? "replay" : "record into") + " capture_file) or tcp (" +
+            (receive ? "listen for" : "connect to") +
+            " a connected, lossless link; docs/links.md)");
 
     std::string wanted = transport;
     if (receive) {

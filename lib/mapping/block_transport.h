@@ -23,9 +23,9 @@ namespace gr {
 namespace spead {
 
 /*! The transport a source or sink block runs on once "auto" is decided. */
-enum class transport_kind { udp, ibverbs, pcap };
+enum class transport_kind { udp, ibverbs, pcap, tcp };
 
-/*! The block parameter's spelling: "udp", "ibverbs", "pcap". */
+/*! The block parameter's spelling: "udp", "ibverbs", "pcap", "tcp". */
 SPEAD_API const char* transport_name(transport_kind t);
 
 /*! Which way the block moves heaps: the wording of messages and whether the
@@ -46,10 +46,10 @@ struct transport_choice {
 
 /*!
  * Settles the transport from the block's `transport` parameter (udp, ibverbs, auto,
- * pcap), the environment (receive only: GR_SPEAD_IBV_INTERFACE turns udp into ibverbs
- * and supplies a missing interface; GR_SPEAD_IBV_COMP_VECTOR then sets comp_vector) and,
- * for auto, ibv::preflight on the interface. Logs what it decided and why.
- * \throws std::invalid_argument naming the parameter (transport, interface or
+ * pcap, tcp), the environment (receive only: GR_SPEAD_IBV_INTERFACE turns udp into
+ * ibverbs and supplies a missing interface; GR_SPEAD_IBV_COMP_VECTOR then sets
+ * comp_vector) and, for auto, ibv::preflight on the interface. Logs what it decided and
+ * why. \throws std::invalid_argument naming the parameter (transport, interface or
  * GR_SPEAD_IBV_COMP_VECTOR), the value and the fix.
  */
 SPEAD_API transport_choice choose_transport(const std::string& transport,

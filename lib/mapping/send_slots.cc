@@ -29,23 +29,47 @@ send_slots::~send_slots() { close(); }
 void send_slots::open(std::unique_ptr<send::stream> stream)
 {
     d_substreams = stream->get_num_substreams();
+    std::vector<std::unique_ptr<send::stream>> one;
+    one.push_back(std::move(stream));
     std::lock_guard<std::mutex> lock(d_stream_mutex);
-    d_stream = std::move(stream);
+    d_streams = std::move(one);
 }
 
-void send_slots::close()
+void send_slots::open(std::vector<std::unique_ptr<send::stream>> streams)
 {
-    if (!d_stream)
+    if (streams.size() == 1)
+        return open(std::move(streams.front()));
+    d_substreams = streams.size();
+    std::lock_guard<std::mutex> lock(d_stream_mutex);
+    d_streams = std::move(streams);
+}
+
+namespace {
+send_stats summed(const std::vector<std::unique_ptr<send::stream>>& streams)
+{
+    send_stats total;
+    for (const auto& s : streams)
+        total += s->get_stats();
+    return total;
+}
+} // namespace
+
+void send_slots::close(bool flush)
+{
+    if (d_streams.empty())
         return;
-    d_stream->flush();
+    for (const auto& s : d_streams)
+        if (flush)
+            s->flush();
     d_io.poll(); // completion handlers free the slots
-    std::unique_ptr<send::stream> stream;
+    std::vector<std::unique_ptr<send::stream>> streams;
     {
         std::lock_guard<std::mutex> lock(d_stream_mutex);
-        d_last_stats = d_stream->get_stats();
-        stream = std::move(d_stream);
+        d_last_stats = summed(d_streams);
+        streams = std::move(d_streams);
+        d_streams.clear();
     }
-    stream.reset(); // joins the writer, closes the socket or the file
+    streams.clear(); // joins the writers, closes the sockets or the file
     d_io.poll();
     for (slot& s : d_slots) {
         s.busy = false;
@@ -56,7 +80,7 @@ void send_slots::close()
 send_stats send_slots::stats() const
 {
     std::lock_guard<std::mutex> lock(d_stream_mutex);
-    return d_stream ? d_stream->get_stats() : d_last_stats;
+    return d_streams.empty() ? d_last_stats : summed(d_streams);
 }
 
 send_slots::slot_ref send_slots::acquire(std::size_t bytes, const flavour& f)
@@ -88,7 +112,8 @@ void send_slots::release(std::size_t index)
 void send_slots::send(std::size_t index, std::uint64_t cnt, std::size_t substream)
 {
     try {
-        d_stream->async_send_heap(
+        const bool per_substream = d_streams.size() > 1;
+        d_streams[per_substream ? substream : 0]->async_send_heap(
             *d_slots[index].heap,
             [this, index](const boost::system::error_code& ec, std::size_t) {
                 release(index);
@@ -98,7 +123,7 @@ void send_slots::send(std::size_t index, std::uint64_t cnt, std::size_t substrea
                                    ec.message());
             },
             static_cast<std::int64_t>(cnt),
-            substream);
+            per_substream ? 0 : substream);
     } catch (const std::invalid_argument&) {
         release(index);
         throw;
@@ -107,7 +132,9 @@ void send_slots::send(std::size_t index, std::uint64_t cnt, std::size_t substrea
 
 void send_slots::send_now(const send::heap& h, std::uint64_t cnt, std::size_t substream)
 {
-    d_stream->send_heap(h, static_cast<std::int64_t>(cnt), substream);
+    const bool per_substream = d_streams.size() > 1;
+    d_streams[per_substream ? substream : 0]->send_heap(
+        h, static_cast<std::int64_t>(cnt), per_substream ? 0 : substream);
 }
 
 } // namespace spead

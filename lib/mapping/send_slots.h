@@ -47,13 +47,17 @@ public:
     boost::asio::io_context& io() { return d_io; }
     /*! Sends on \p stream from now on. */
     void open(std::unique_ptr<send::stream> stream);
-    bool is_open() const { return bool(d_stream); }
+    /*! Sends on \p streams from now on, one substream each (several connected links:
+     * substream i goes to streams[i]). */
+    void open(std::vector<std::unique_ptr<send::stream>> streams);
+    bool is_open() const { return !d_streams.empty(); }
     /*! Sends what is queued, waits for it and closes the stream (joining its writer);
-     * stats() then gives its last counters. */
-    void close();
+     * stats() then gives its last counters. \p flush false: closes without waiting
+     * (a connected link that is down: what is queued is abandoned and counted). */
+    void close(bool flush = true);
     /*! Substreams (destinations) of the open stream. */
     std::size_t substreams() const { return d_substreams; }
-    /*! The stream's counters (the last ones once closed). */
+    /*! The streams' counters, summed (the last ones once closed). */
     send_stats stats() const;
 
     /*! Called while every slot is busy, between waits of at most 100 ms (the block
@@ -96,8 +100,9 @@ private:
     boost::asio::io_context d_io;
     boost::asio::executor_work_guard<boost::asio::io_context::executor_type> d_io_guard;
     std::vector<slot> d_slots;
-    mutable std::mutex d_stream_mutex; //!< guards d_stream and d_last_stats for stats()
-    std::unique_ptr<send::stream> d_stream;
+    mutable std::mutex d_stream_mutex; //!< guards d_streams and d_last_stats for stats()
+    /*! One stream, or one per substream (each then sends its substream as its 0). */
+    std::vector<std::unique_ptr<send::stream>> d_streams;
     send_stats d_last_stats;
     std::size_t d_substreams = 1;
 };

@@ -8,6 +8,7 @@
 #include "mapping/block_messages.h"
 #include "mapping/sink_params.h"
 #include <gnuradio/spead/item_ids.h>
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <stdexcept>
@@ -189,6 +190,47 @@ void plan_network(const sink_params& p, sink_plan& plan)
             .set_buffer_size(p.buffer_size);
 }
 
+/*! tcp: the one receiver to connect to, and how. */
+void plan_connection(const sink_params& p, sink_plan& plan)
+{
+    if (p.endpoints.empty())
+        throw std::invalid_argument(
+            "endpoints: empty; give the listening receiver to connect to, e.g. "
+            "127.0.0.1:7148 or recv-host:7148");
+    if (!std::isfinite(p.connect_timeout) || !(p.connect_timeout > 0))
+        throw std::invalid_argument(
+            "connect_timeout: " + std::to_string(p.connect_timeout) +
+            " is not a duration; give the seconds a connection attempt may take, > 0 "
+            "(default 5)");
+    // One connection per endpoint: endpoint i carries substream i (several to the same
+    // receiver are several connections to it).
+    std::size_t begin = 0;
+    while (begin <= p.endpoints.size()) {
+        const std::size_t comma =
+            std::min(p.endpoints.find(',', begin), p.endpoints.size());
+        send::tcp_config link;
+        try {
+            link.set_endpoint(p.endpoints.substr(begin, comma - begin));
+        } catch (const std::invalid_argument& e) {
+            // the config names its own parameter (endpoint); the block's is endpoints
+            const std::string what = e.what();
+            const auto colon = what.find(": ");
+            throw std::invalid_argument("endpoints: " + (colon == std::string::npos
+                                                             ? what
+                                                             : what.substr(colon + 2)));
+        }
+        if (p.buffer_size != 0) // 0: the stream's default, as for udp
+            link.set_buffer_size(p.buffer_size);
+        if (!p.interface.empty())
+            link.set_interface(p.interface);
+        link.set_connect_timeout(std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::duration<double>(p.connect_timeout)));
+        link.set_reconnect(p.reconnect);
+        plan.tcp.push_back(link);
+        begin = comma + 1;
+    }
+}
+
 void plan_capture(const sink_params& p, sink_plan& plan)
 {
     if (p.capture_file.empty())
@@ -217,6 +259,8 @@ sink_plan plan_sink(const sink_params& p, const gr::logger_ptr& logger)
     plan_stream(p, plan);
     if (plan.transport.kind == transport_kind::pcap)
         plan_capture(p, plan);
+    else if (plan.transport.kind == transport_kind::tcp)
+        plan_connection(p, plan);
     else
         plan_network(p, plan);
     return plan;

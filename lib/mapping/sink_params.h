@@ -14,6 +14,7 @@
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/send_stream.h>
+#include <gnuradio/spead/send_tcp.h>
 #include <gnuradio/spead/send_udp.h>
 #include <gnuradio/spead/send_udp_ibv.h>
 #include <chrono>
@@ -21,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace gr {
 namespace spead {
@@ -59,6 +61,8 @@ struct sink_params {
     double sync_time = 0.0;
     std::size_t substreams = 1;
     std::uint64_t substream_item = 0;
+    bool reconnect = false;
+    double connect_timeout = 5.0;
 };
 
 /*! Inputs a continuous sink takes at most (one GNU Radio input each). */
@@ -69,6 +73,8 @@ struct sink_plan {
     transport_choice transport;
     send::udp_config udp;     //!< udp, auto (ready for the fallback), pcap's destinations
     send::udp_ibv_config ibv; //!< ibverbs
+    /*! tcp: one connection per endpoint (substream), and what to do when lost. */
+    std::vector<send::tcp_config> tcp;
     std::string capture_file; //!< pcap
     send::stream_config stream;
     bool continuous = false;       //!< input_mode "continuous"

@@ -216,6 +216,32 @@ void plan_network(const source_params& p, source_plan& plan)
         plan.ibv_readers = transport::split_endpoints(plan.ibv, p.threads, false);
 }
 
+/*! tcp: one listening address; the connection limits. */
+void plan_listener(const source_params& p, source_plan& plan)
+{
+    if (p.endpoints.empty())
+        throw std::invalid_argument(
+            "endpoints: empty; give the address to listen on for TCP connections, "
+            "e.g. :7148 (every local address) or 10.0.0.2:7148");
+    if (!p.interface.empty())
+        throw std::invalid_argument(
+            "interface: '" + p.interface +
+            "' is not used by tcp, which listens on the address in endpoints; give "
+            "that address there (e.g. 10.0.0.2:7148) and leave interface empty");
+    if (p.threads != 1)
+        throw std::invalid_argument(
+            "threads: " + std::to_string(p.threads) +
+            "; one thread serves every connection of a tcp source; use 1");
+    as_block_parameter(
+        "endpoints", "endpoint", [&] { plan.tcp.set_endpoint(p.endpoints); });
+    plan.tcp.set_max_packet_size(p.max_packet_size);
+    if (p.buffer_size != 0) // 0: the reader's default, as for udp
+        plan.tcp.set_buffer_size(p.buffer_size);
+    plan.tcp.set_max_connections(p.max_connections);
+    plan.tcp.set_allowed_peers(p.allowed_peers);
+    plan.tcp.set_keep_listening(p.keep_listening);
+}
+
 void plan_capture(const source_params& p, source_plan& plan)
 {
     if (p.capture_file.empty())
@@ -263,6 +289,8 @@ source_plan plan_source(const source_params& p, const gr::logger_ptr& logger)
     plan_stream(p, plan);
     if (plan.transport.kind == transport_kind::pcap)
         plan_capture(p, plan);
+    else if (plan.transport.kind == transport_kind::tcp)
+        plan_listener(p, plan);
     else
         plan_network(p, plan);
     return plan;

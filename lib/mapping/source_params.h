@@ -13,6 +13,7 @@
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/recv_stream.h>
+#include <gnuradio/spead/recv_tcp.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
 #include <chrono>
@@ -57,6 +58,9 @@ struct source_params {
     std::size_t threads = 1;
     std::string full_queue_policy = "drop";
     std::uint64_t first_substream = 0;
+    std::size_t max_connections = 1;
+    std::string allowed_peers;
+    bool keep_listening = false;
 };
 
 /*! What a source runs with, settled once from its parameters. */
@@ -64,6 +68,7 @@ struct source_plan {
     transport_choice transport;
     recv::udp_config udp;     //!< udp, or auto (ready for the fallback)
     recv::udp_ibv_config ibv; //!< ibverbs
+    recv::tcp_config tcp;     //!< tcp: where to listen and whom to let in
     /*! One reader (thread) each: udp's endpoints split by port, ibverbs' one by one
      * (\p threads of them; one holding all when threads is 1). */
     std::vector<recv::udp_config> udp_readers;

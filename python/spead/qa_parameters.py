@@ -18,7 +18,7 @@ SMALL_PCAP = qa.vector("spead64-40_small_desc_stop.pcap")
 
 # (parameter named in the message, keyword arguments)
 BAD_EITHER = [  # bad for both blocks
-    ("transport", {"transport": "tcp"}),
+    ("transport", {"transport": "rdma"}),
     ("interface", {"transport": "ibverbs"}),
     ("interface", {"transport": "ibverbs", "interface": "nosuch0"}),
     ("max_poll", {"max_poll": 0}),
@@ -52,6 +52,15 @@ BAD_SOURCE = BAD_EITHER + [
                       "capture_file": "/nonexistent/x.pcap"}),
     ("endpoints", {"transport": "pcap", "capture_file": SMALL_PCAP,
                    "endpoints": ":7148,:7149"}),
+    # tcp: bad input refused when the block is made, naming the parameter
+    ("endpoints", {"transport": "tcp", "endpoints": "not an endpoint"}),
+    ("endpoints", {"transport": "tcp", "endpoints": "127.0.0.1:99999"}),
+    ("endpoints", {"transport": "tcp", "endpoints": "no.such.host.invalid:7148"}),
+    ("max_connections", {"transport": "tcp", "max_connections": 0}),
+    ("allowed_peers", {"transport": "tcp", "allowed_peers": "10.0.0.0/99"}),
+    ("allowed_peers", {"transport": "tcp", "allowed_peers": "not-an-address"}),
+    ("interface", {"transport": "tcp", "interface": "lo"}),
+    ("threads", {"transport": "tcp", "threads": 2}),
 ]
 
 BAD_SINK = BAD_EITHER + [
@@ -78,6 +87,12 @@ BAD_SINK = BAD_EITHER + [
     ("capture_file", {"transport": "pcap", "capture_file": "/nonexistent/dir/x.pcap"}),
     ("endpoints", {"transport": "pcap", "capture_file": "/tmp/unused.pcap",
                    "endpoints": "bad"}),
+    # tcp: checked at make(), before any connection is tried
+    ("endpoints", {"transport": "tcp", "endpoints": "nowhere"}),
+    ("endpoints", {"transport": "tcp", "endpoints": "127.0.0.1:0"}),
+    ("endpoints", {"transport": "tcp", "endpoints": "127.0.0.1:7148,nowhere:7149"}),
+    ("connect_timeout", {"transport": "tcp", "connect_timeout": 0.0}),
+    ("connect_timeout", {"transport": "tcp", "connect_timeout": float("nan")}),
 ]
 
 

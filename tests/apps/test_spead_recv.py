@@ -71,12 +71,6 @@ class spead_recv_on_captures(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("--max-heaps", r.stderr.splitlines()[0])
 
-    def test_tcp_is_refused_saying_it_is_not_supported(self):
-        r = run("--tcp", "7148")
-        self.assertEqual(r.returncode, 2, r.stderr)
-        self.assertIn("--tcp: SPEAD over TCP is not supported", r.stderr)
-        self.assertIn("not supported: --tcp", run("--help").stdout.replace("\n", " "))
-
     def test_every_capture_gives_the_heap_count_spead2_printed(self):
         for name, heaps, packets in [("spead64-48_multipacket_8972", 2, 17),
                                      ("spead64-40_multipacket_1472", 3, 37),

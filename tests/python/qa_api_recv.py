@@ -250,8 +250,7 @@ class qa_api_recv(qa.ApiTestCase):
 
     def test_unsupported_readers_say_so(self):
         stream = self.recv_stream()
-        for call in (stream.add_tcp_reader, stream.add_inproc_reader,
-                     stream.add_buffer_reader):
+        for call in (stream.add_inproc_reader, stream.add_buffer_reader):
             with self.assertRaises(NotImplementedError) as cm:
                 call(7148)
             self.assertIn("not supported", str(cm.exception))

@@ -13,6 +13,7 @@
 #include <gnuradio/logger.h>
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
+#include <chrono>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -233,3 +234,36 @@ TEST(SinkParams, SampleRateAndSyncTimeMustBeNumbers)
 }
 
 } // namespace
+
+TEST(SinkParams, TcpConnectsToOneReceiver)
+{
+    sink_params p;
+    p.transport = "tcp";
+    p.endpoints = "127.0.0.1:7150";
+    p.reconnect = true;
+    p.connect_timeout = 0.25;
+    const sink_plan plan = plan_sink(p, test_logger());
+    EXPECT_EQ(plan.transport.kind, transport_kind::tcp);
+    ASSERT_EQ(plan.tcp.size(), 1u);
+    EXPECT_EQ(plan.tcp[0].get_endpoint().port(), 7150);
+    EXPECT_TRUE(plan.tcp[0].get_reconnect());
+    EXPECT_EQ(plan.tcp[0].get_connect_timeout(), std::chrono::milliseconds(250));
+    EXPECT_EQ(plan.tcp[0].get_buffer_size(), send::tcp_config::default_buffer_size);
+    // several endpoints: a connection each, one substream each
+    p.endpoints = "127.0.0.1:7150,127.0.0.1:7150";
+    EXPECT_EQ(plan_sink(p, test_logger()).tcp.size(), 2u);
+}
+
+TEST(SinkParams, TcpBadValuesAreEachNamed)
+{
+    using bad = spead_test::bad_value<sink_params>;
+    sink_params tcp;
+    tcp.transport = "tcp";
+    spead_test::expect_each_named(
+        plan_sink,
+        tcp,
+        { bad{ [](sink_params& p) { p.endpoints = "127.0.0.1:0"; }, "endpoints" },
+          bad{ [](sink_params& p) { p.endpoints = "nowhere"; }, "endpoints" },
+          bad{ [](sink_params& p) { p.connect_timeout = 0; }, "connect_timeout" },
+          bad{ [](sink_params& p) { p.connect_timeout = -1; }, "connect_timeout" } });
+}

@@ -80,7 +80,7 @@ TEST(SourceParams, EachBadParameterIsNamed)
         plan_source,
         source_params(),
         { bad{ [](source_params& p) { p.vlen = 0; }, "vlen" },
-          bad{ [](source_params& p) { p.transport = "tcp"; }, "transport" },
+          bad{ [](source_params& p) { p.transport = "rdma"; }, "transport" },
           bad{ [](source_params& p) { p.max_heap_size = 4; }, "max_heap_size" },
           // timestamp_item needs a rate
           bad{ [](source_params& p) { p.timestamp_item = 0x1600; }, "sample_rate" },
@@ -259,4 +259,41 @@ TEST(SourceParams, ThreadsShareTheEndpointsUdpByPort)
         << error_of(p);
     p.threads = 1;
     EXPECT_EQ(plan_source(p, test_logger()).udp_readers.size(), 1u);
+}
+
+TEST(SourceParams, TcpListensOnOneAddressWithItsConnectionLimits)
+{
+    source_params p;
+    p.transport = "tcp";
+    p.endpoints = "127.0.0.1:7150";
+    p.max_connections = 4;
+    p.allowed_peers = "127.0.0.0/8";
+    p.keep_listening = true;
+    p.max_packet_size = 65536;
+    const source_plan plan = plan_source(p, test_logger());
+    EXPECT_EQ(plan.transport.kind, transport_kind::tcp);
+    EXPECT_EQ(plan.tcp.get_endpoint().port(), 7150);
+    EXPECT_EQ(plan.tcp.get_max_connections(), 4u);
+    EXPECT_EQ(plan.tcp.get_allowed_peers(), "127.0.0.0/8");
+    EXPECT_TRUE(plan.tcp.get_keep_listening());
+    EXPECT_EQ(plan.tcp.get_max_packet_size(), 65536u);
+    // buffer_size 0: the reader's default, as udp's 0 is udp's
+    EXPECT_EQ(plan.tcp.get_buffer_size(), recv::tcp_config::default_buffer_size);
+}
+
+TEST(SourceParams, TcpBadValuesAreEachNamed)
+{
+    using bad = spead_test::bad_value<source_params>;
+    source_params tcp;
+    tcp.transport = "tcp";
+    spead_test::expect_each_named(
+        plan_source,
+        tcp,
+        { bad{ [](source_params& p) { p.endpoints = "not an endpoint"; }, "endpoints" },
+          bad{ [](source_params& p) { p.endpoints = ""; }, "endpoints" },
+          bad{ [](source_params& p) { p.max_connections = 0; }, "max_connections" },
+          bad{ [](source_params& p) { p.allowed_peers = "10.0.0.0/40"; },
+               "allowed_peers" },
+          bad{ [](source_params& p) { p.threads = 2; }, "threads" },
+          bad{ [](source_params& p) { p.interface = "lo"; }, "interface" } });
 }

@@ -80,12 +80,15 @@ public:
      * \param transport `udp` (kernel sockets), `ibverbs` (raw-packet verbs on the NIC
      *        that owns \p interface: Mellanox/NVIDIA ConnectX; needs CAP_NET_RAW),
      *        `auto` (ibverbs when ibv::preflight finds it usable on \p interface,
-     *        otherwise udp with a warning saying why) or `pcap` (record into
-     *        \p capture_file).
+     *        otherwise udp with a warning saying why), `pcap` (record into
+     *        \p capture_file) or `tcp` (connect to a listening spead.source or
+     *        spead2_recv --tcp: lossless, work() waits while the receiver is slow;
+     *        docs/links.md).
      * \param endpoints destinations, one substream each: `239.1.2.3:7148,10.0.0.2:7148`
      *        or a range `239.1.2.3+3:7148` (four). Default `127.0.0.1:7148`. ibverbs:
      *        multicast groups, or unicast hosts whose MAC address the kernel's
-     *        neighbour table knows.
+     *        neighbour table knows. tcp: receivers (`HOST:PORT`) to connect to, one
+     *        connection and substream each (the same one twice: two connections).
      * \param interface netdev name or IPv4 address. udp: the interface multicast
      *        leaves from; empty: the kernel's route (default). ibverbs and auto: the
      *        NIC's interface (required).
@@ -144,6 +147,11 @@ public:
      *        substream_item.
      * \param substream_item id of the immediate carrying the input index; 0 (default)
      *        = none (required with several substreams).
+     * \param reconnect tcp: when the connection is lost, connect again with a bounded
+     *        back-off (true) or end the flowgraph (false, default). Heaps queued when
+     *        it was lost are counted (heaps_lost_in_flight). See docs/links.md.
+     * \param connect_timeout tcp: seconds a connection attempt may take, > 0 (default
+     *        5); a receiver that does not accept by then fails the attempt.
      */
     static sptr make(const std::string& transport = "udp",
                      const std::string& endpoints = "127.0.0.1:7148",
@@ -176,7 +184,9 @@ public:
                      double sample_rate = 0.0,
                      double sync_time = 0.0,
                      std::size_t substreams = 1,
-                     std::uint64_t substream_item = 0);
+                     std::uint64_t substream_item = 0,
+                     bool reconnect = false,
+                     double connect_timeout = 5.0);
 
     /*!
      * \brief Every counter of the current run (or of the last one after stop()), by

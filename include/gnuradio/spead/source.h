@@ -75,16 +75,19 @@ public:
      * \param transport `udp` (kernel sockets), `ibverbs` (raw-packet verbs on the NIC
      *        that owns \p interface: Mellanox/NVIDIA ConnectX; needs CAP_NET_RAW),
      *        `auto` (ibverbs when ibv::preflight finds it usable on \p interface,
-     *        otherwise udp with a warning saying why) or `pcap` (replay
-     *        \p capture_file). The environment variable GR_SPEAD_IBV_INTERFACE turns
-     *        every udp source into an ibverbs one on that interface (an interface
-     *        given here wins), and GR_SPEAD_IBV_COMP_VECTOR then sets \p comp_vector.
+     *        otherwise udp with a warning saying why), `pcap` (replay
+     *        \p capture_file) or `tcp` (listen for SPEAD over TCP, as spead2_recv
+     *        --tcp: lossless, senders pushed back; docs/links.md). The environment
+     *        variable GR_SPEAD_IBV_INTERFACE turns every udp source into an ibverbs
+     *        one on that interface (an interface given here wins), and
+     *        GR_SPEAD_IBV_COMP_VECTOR then sets \p comp_vector.
      * \param endpoints udp/ibverbs: addresses to listen on,
      *        `239.1.2.3:7148,239.1.2.4:7148`, a range `239.1.2.3+3:7148` (four groups),
      *        `:7148` or `0.0.0.0:7148` (every local address, or for ibverbs every
      *        address of \p interface); multicast groups are joined. pcap: empty (replay
-     *        every datagram) or `:port` (only datagrams to that UDP port). Default
-     *        `:7148`.
+     *        every datagram) or `:port` (only datagrams to that UDP port). tcp: the one
+     *        address to listen on, `HOST:PORT` or `:PORT` (every local address).
+     *        Default `:7148`.
      * \param interface netdev name (`eth0`) or IPv4 address. udp: the interface that
      *        joins multicast groups; empty: the kernel's route (default). ibverbs and
      *        auto: the NIC's interface (required).
@@ -157,6 +160,15 @@ public:
      *        outputs carry substreams first_substream .. first_substream + substreams
      *        - 1 (this host's share of a sender's); heaps of other substreams are
      *        counted in heaps_other_substream. Needs \p substream_item when not 0.
+     * \param max_connections tcp: senders connected at once, 1 to 1024 (default 1, as
+     *        spead2); one more is refused and counted (connections_refused). Each
+     *        sender should use its own heap cnts (a sink's heap_cnt_start/step).
+     * \param allowed_peers tcp: addresses or networks allowed to connect,
+     *        `10.0.0.0/24,192.168.1.7`; empty (default) = anyone. Others are refused,
+     *        counted (connections_refused) and logged once per peer.
+     * \param keep_listening tcp: when a sender's connection ends (closed or lost),
+     *        keep listening for new senders (true) or end the stream once no sender is
+     *        connected (false, default, as spead2). See docs/links.md.
      */
     static sptr make(const std::string& transport = "udp",
                      const std::string& endpoints = ":7148",
@@ -187,7 +199,10 @@ public:
                      std::uint64_t substream_item = 0,
                      std::size_t threads = 1,
                      const std::string& full_queue_policy = "drop",
-                     std::uint64_t first_substream = 0);
+                     std::uint64_t first_substream = 0,
+                     std::size_t max_connections = 1,
+                     const std::string& allowed_peers = "",
+                     bool keep_listening = false);
 
     /*!
      * \brief Every counter of the current run (or of the last one after stop()), by

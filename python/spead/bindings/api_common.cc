@@ -73,8 +73,8 @@ void raise_os_error(const std::system_error& e)
         PyObject_CallFunction(PyExc_OSError, "is", err, e.what()));
     if (!error)
         throw py::error_already_set();
-    // OSError(errno, ...) is already the errno's subclass (BlockingIOError for EAGAIN):
-    // raise it as its own type, which pybind11 requires
+    // OSError(errno, ...) gives its subclass (ConnectionRefusedError, ...): raise that
+    // type, or pybind11 sees the exception change type when it normalizes it.
     PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
     throw py::error_already_set();
 }

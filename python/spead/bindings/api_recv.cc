@@ -17,6 +17,7 @@
 #include <gnuradio/spead/recv_heap.h>
 #include <gnuradio/spead/recv_pcap.h>
 #include <gnuradio/spead/recv_stream.h>
+#include <gnuradio/spead/recv_tcp.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
 #include <condition_variable>
@@ -140,6 +141,25 @@ public:
             py::gil_scoped_release release;
             d_stream->emplace_reader<recv::udp_ibv_reader>(config);
             return 0;
+        });
+    }
+
+    /*! spead2's add_tcp_reader: one sender, whose disconnection ends the stream.
+     * Returns the (address, port) listened on. */
+    py::tuple add_tcp_reader(const std::string& endpoint,
+                             std::size_t max_size,
+                             std::size_t buffer_size)
+    {
+        recv::tcp_config config;
+        config.set_endpoint(endpoint);
+        config.set_max_packet_size(max_size);
+        config.set_buffer_size(buffer_size);
+        config.set_max_connections(1);
+        config.set_keep_listening(false);
+        return translating_os_errors([&] {
+            auto& reader = d_stream->emplace_reader<recv::tcp_reader>(config);
+            const auto ep = reader.get_bound_endpoint();
+            return py::make_tuple(ep.address().to_string(), ep.port());
         });
     }
 
@@ -343,6 +363,8 @@ void bind_api_recv(py::module& parent)
     m.attr("DEFAULT_UDP_IBV_MAX_SIZE") = recv::udp_ibv_config::default_max_size;
     m.attr("DEFAULT_UDP_IBV_BUFFER_SIZE") = recv::udp_ibv_config::default_buffer_size;
     m.attr("DEFAULT_UDP_IBV_MAX_POLL") = recv::udp_ibv_config::default_max_poll;
+    m.attr("DEFAULT_TCP_MAX_SIZE") = recv::tcp_config::default_max_packet_size;
+    m.attr("DEFAULT_TCP_BUFFER_SIZE") = recv::tcp_config::default_buffer_size;
 
     py::class_<raw_item>(
         m, "RawItem", py::buffer_protocol(), "One item of a received heap.")
@@ -420,6 +442,7 @@ void bind_api_recv(py::module& parent)
         .def("_add_udp_reader", &py_stream::add_udp_reader)
         .def("_add_udp_ibv_reader", &py_stream::add_udp_ibv_reader)
         .def("_add_pcap_reader", &py_stream::add_pcap_reader)
+        .def("_add_tcp_reader", &py_stream::add_tcp_reader)
         .def("get", &py_stream::get, py::arg("timeout") = py::none())
         .def("get_nowait", &py_stream::get_nowait)
         .def("stop", &py_stream::stop)

@@ -16,6 +16,7 @@
 #include "protocol/packetiser.h"
 #include <gnuradio/spead/send_heap.h>
 #include <gnuradio/spead/send_stream.h>
+#include <gnuradio/spead/send_tcp.h>
 #include <gnuradio/spead/send_udp.h>
 #include <gnuradio/spead/send_udp_ibv.h>
 #include <condition_variable>
@@ -158,6 +159,16 @@ public:
     {
         translating_os_errors([&] {
             d_stream = std::make_unique<send::udp_stream>(d_pool->io(), config, udp);
+            return 0;
+        });
+    }
+
+    /*! Connects, the GIL released (it may take up to the connect timeout). */
+    void open_tcp(const send::stream_config& config, const send::tcp_config& tcp)
+    {
+        translating_os_errors([&] {
+            py::gil_scoped_release release;
+            d_stream = std::make_unique<send::tcp_stream>(d_pool->io(), config, tcp);
             return 0;
         });
     }
@@ -366,6 +377,7 @@ void bind_api_send(py::module& parent)
     m.attr("DEFAULT_UDP_BUFFER_SIZE") = send::udp_config::default_buffer_size;
     m.attr("DEFAULT_UDP_IBV_BUFFER_SIZE") = send::udp_ibv_config::default_buffer_size;
     m.attr("DEFAULT_UDP_IBV_MAX_POLL") = send::udp_ibv_config::default_max_poll;
+    m.attr("DEFAULT_TCP_BUFFER_SIZE") = send::tcp_config::default_buffer_size;
 
     py::class_<py_send_heap, heap_ptr>(m, "Heap", "A heap to send (as spead2.send.Heap).")
         .def(py::init([](const py::object& flavour) {
@@ -437,6 +449,21 @@ void bind_api_send(py::module& parent)
                         auto s = std::make_unique<py_send_stream>(std::move(pool));
                         s->open_udp_ibv(
                             py_send_stream::make_config(settings), ibv, memory_regions);
+                        return s;
+                    })
+        .def_static("_tcp",
+                    [](std::shared_ptr<thread_pool> pool,
+                       const std::string& endpoint,
+                       const stream_settings& settings,
+                       std::size_t buffer_size,
+                       const std::string& interface) {
+                        send::tcp_config tcp;
+                        tcp.set_endpoint(endpoint);
+                        tcp.set_buffer_size(buffer_size);
+                        if (!interface.empty())
+                            tcp.set_interface(interface);
+                        auto s = std::make_unique<py_send_stream>(std::move(pool));
+                        s->open_tcp(py_send_stream::make_config(settings), tcp);
                         return s;
                     })
         .def("send_heap",

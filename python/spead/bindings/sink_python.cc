@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(sink.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(0f906095192160ab2d5111bf7c840f41)                     */
+/* BINDTOOL_HEADER_FILE_HASH(6e5351ff150a1ad67e410a95d41378e5)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -69,6 +69,8 @@ void bind_sink(py::module& m)
              py::arg("sync_time") = 0.,
              py::arg("substreams") = 1,
              py::arg("substream_item") = 0,
+             py::arg("reconnect") = false,
+             py::arg("connect_timeout") = 5.,
              D(sink, make))
 
 

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(86fdafae461e50313cdefb40e6d4be76)                     */
+/* BINDTOOL_HEADER_FILE_HASH(14b74cdf21543fcc21ddaed99f385783)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -69,6 +69,10 @@ void bind_source(py::module& m)
              py::arg("substream_item") = 0,
              py::arg("threads") = 1,
              py::arg("full_queue_policy") = "drop",
+             py::arg("first_substream") = 0,
+             py::arg("max_connections") = 1,
+             py::arg("allowed_peers") = "",
+             py::arg("keep_listening") = false,
              D(source, make))
 
 

@@ -285,6 +285,8 @@ class Stream(_recv._Stream):
     DEFAULT_UDP_IBV_MAX_SIZE = _recv.DEFAULT_UDP_IBV_MAX_SIZE
     DEFAULT_UDP_IBV_BUFFER_SIZE = _recv.DEFAULT_UDP_IBV_BUFFER_SIZE
     DEFAULT_UDP_IBV_MAX_POLL = _recv.DEFAULT_UDP_IBV_MAX_POLL
+    DEFAULT_TCP_MAX_SIZE = _recv.DEFAULT_TCP_MAX_SIZE
+    DEFAULT_TCP_BUFFER_SIZE = _recv.DEFAULT_TCP_BUFFER_SIZE
 
     def __init__(self, thread_pool, config=None, ring_config=None):
         if not isinstance(thread_pool, _core.ThreadPool):
@@ -451,8 +453,33 @@ class Stream(_recv._Stream):
         self._add_pcap_reader(os.fspath(filename), _pcap_port(filter))
 
     def add_tcp_reader(self, *args, **kwargs):
-        raise NotImplementedError("add_tcp_reader: TCP is not supported by gr-spead; "
-                                  "use add_udp_reader (see docs/python.md)")
+        """spead2's forms:
+        add_tcp_reader(port, max_size=DEFAULT_TCP_MAX_SIZE,
+                       buffer_size=DEFAULT_TCP_BUFFER_SIZE, bind_hostname='')
+        Listens for one sender (SPEAD over TCP, spead2's framing); the stream ends
+        when it disconnects. Returns the (address, port) listened on. spead2's
+        add_tcp_reader(acceptor) (an existing listening socket) is not supported."""
+        if (args and hasattr(args[0], "fileno")) or "acceptor" in kwargs:
+            raise NotImplementedError(
+                "acceptor: a reader on an existing listening socket is not supported by "
+                "gr-spead; give the port (add_tcp_reader(port, bind_hostname=...)) "
+                "(see docs/python.md)")
+        values = bind_arguments("add_tcp_reader",
+                                ("port", "max_size", "buffer_size", "bind_hostname"),
+                                args, kwargs)
+        port = values.get("port")
+        if isinstance(port, bool) or not isinstance(port, numbers.Integral) or \
+                not 0 <= port <= 65535:
+            raise ValueError(f"port: {port!r} is not a TCP port; give 1 to 65535 "
+                             "(or 0 for any free one), or a listening socket")
+        max_size = _check_count("max_size", values.get("max_size",
+                                                       self.DEFAULT_TCP_MAX_SIZE))
+        buffer_size = _check_size("buffer_size", values.get("buffer_size",
+                                                            self.DEFAULT_TCP_BUFFER_SIZE))
+        host = values.get("bind_hostname", "") or ""
+        if ":" in host and not host.startswith("["):
+            host = f"[{host}]"  # an IPv6 address
+        return self._add_tcp_reader(f"{host}:{port}", max_size, buffer_size)
 
     def add_buffer_reader(self, *args, **kwargs):
         raise NotImplementedError("add_buffer_reader: not supported by gr-spead; write "

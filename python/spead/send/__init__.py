@@ -375,11 +375,49 @@ class UdpIbvStream(_StreamMethods):
         self.config = config
 
 
+class TcpStream(_StreamMethods):
+    """Sends SPEAD over TCP, spead2's framing (as spead2.send.TcpStream). Forms:
+    TcpStream(thread_pool, endpoints, config=StreamConfig(), buffer_size=...,
+              interface_address='')
+    endpoints is [(host, port)]: one receiver, connected to in the constructor (OSError
+    when it refuses or does not answer). send_heap waits while the receiver is slow.
+    spead2's TcpStream(thread_pool, socket) (an existing socket) is not supported."""
+
+    DEFAULT_BUFFER_SIZE = _send.DEFAULT_TCP_BUFFER_SIZE
+
+    def __init__(self, thread_pool, *args, **kwargs):
+        _check_pool(thread_pool)
+        if (args and hasattr(args[0], "fileno")) or "socket" in kwargs:
+            raise NotImplementedError(
+                "socket: a stream on an existing connected socket is not supported by "
+                "gr-spead; give the receiver, TcpStream(thread_pool, [(host, port)]) "
+                "(see docs/python.md)")
+        names = ("endpoints", "config", "buffer_size", "interface_address")
+        values = bind_arguments("TcpStream", names, args, kwargs)
+        if "endpoints" not in values:
+            raise ValueError("endpoints: missing; give [(host, port)]")
+        endpoints = list(values["endpoints"])
+        if len(endpoints) != 1:
+            raise ValueError(f"endpoints: {endpoints!r}; a TcpStream connects to "
+                             "exactly one receiver: give [(host, port)]")
+        text = endpoints_text(endpoints)
+        host, port = endpoints[0]
+        if ":" in str(host) and not str(host).startswith("["):
+            text = f"[{host}]:{port}"  # an IPv6 address
+        config = _check_config(values.get("config"))
+        self._stream = _send._Stream._tcp(
+            thread_pool, text, config._args(),
+            int(_check("buffer_size",
+                       values.get("buffer_size", self.DEFAULT_BUFFER_SIZE), 0)),
+            values.get("interface_address", "") or "")
+        self._thread_pool = thread_pool
+        self.config = config
+
+
 def _unsupported(name, why):
     return refusing_class(name, f"{name}: {why} (see docs/python.md)")
 
 
-TcpStream = _unsupported("TcpStream", "TCP is not supported by gr-spead; use UdpStream")
 InprocStream = _unsupported("InprocStream", "inproc is not supported by gr-spead; use "
                             "UdpStream to 127.0.0.1 and add_udp_reader on the receiver")
 BytesStream = _unsupported("BytesStream", "an in-memory stream is not supported by "

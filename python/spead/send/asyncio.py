@@ -13,6 +13,7 @@ stream holds each heap (and the memory of its items) until it has been sent.
 import asyncio
 import errno
 
+from . import TcpStream as _SyncTcpStream
 from . import UdpIbvStream as _SyncUdpIbvStream
 from . import UdpStream as _SyncUdpStream
 from . import GroupMode, _cnt_error, _heap_references
@@ -124,4 +125,21 @@ class UdpIbvStream(_AsyncMethods, _SyncUdpIbvStream):
         self._async_init()
 
 
-__all__ = ["UdpStream", "UdpIbvStream"]
+class TcpStream(_AsyncMethods, _SyncTcpStream):
+    """spead.send.TcpStream with async_send_heap. Use `await TcpStream.connect(
+    thread_pool, endpoints, ...)` (spead2's form) to connect without blocking the
+    event loop; the constructor connects too, blocking."""
+
+    def __init__(self, *args, **kwargs):
+        _SyncTcpStream.__init__(self, *args, **kwargs)
+        self._async_init()
+
+    @classmethod
+    async def connect(cls, *args, **kwargs):
+        """Connects (the arguments of spead.send.TcpStream) in a worker thread;
+        OSError when the receiver refuses or does not answer."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(None, lambda: cls(*args, **kwargs))
+
+
+__all__ = ["UdpStream", "UdpIbvStream", "TcpStream"]

@@ -73,12 +73,15 @@ Args:
     transport: `udp` (kernel sockets), `ibverbs` (raw-packet verbs on the NIC
         that owns interface: Mellanox/NVIDIA ConnectX; needs CAP_NET_RAW),
         `auto` (ibverbs when ibv::preflight finds it usable on interface,
-        otherwise udp with a warning saying why) or `pcap` (record into
-        capture_file).
+        otherwise udp with a warning saying why), `pcap` (record into
+        capture_file) or `tcp` (connect to a listening spead.source or
+        spead2_recv --tcp: lossless, work() waits while the receiver is slow;
+        docs/links.md).
     endpoints: destinations, one substream each: `239.1.2.3:7148,10.0.0.2:7148`
         or a range `239.1.2.3+3:7148` (four). Default `127.0.0.1:7148`. ibverbs:
         multicast groups, or unicast hosts whose MAC address the kernel's
-        neighbour table knows.
+        neighbour table knows. tcp: receivers (`HOST:PORT`) to connect to, one
+        connection and substream each (the same one twice: two connections).
     interface: netdev name or IPv4 address. udp: the interface multicast
         leaves from; empty: the kernel's route (default). ibverbs and auto: the
         NIC's interface (required).
@@ -136,7 +139,12 @@ Args:
     substreams: number of inputs, 1 (default) to 256; more than 1 needs \p
         substream_item.
     substream_item: id of the immediate carrying the input index; 0 (default)
-        = none (required with several substreams).)doc";
+        = none (required with several substreams).
+    reconnect: tcp: when the connection is lost, connect again with a bounded
+        back-off (true) or end the flowgraph (false, default). Heaps queued when
+        it was lost are counted (heaps_lost_in_flight). See docs/links.md.
+    connect_timeout: tcp: seconds a connection attempt may take, > 0 (default
+        5); a receiver that does not accept by then fails the attempt.)doc";
 
 static const char* __doc_gr_spead_sink_stats = R"doc(Every counter of the current run (or of the last one after stop()), by
 name: the send stream's (docs/statistics.md) and the block's data_heaps,

@@ -67,16 +67,19 @@ Args:
     transport: `udp` (kernel sockets), `ibverbs` (raw-packet verbs on the NIC
         that owns interface: Mellanox/NVIDIA ConnectX; needs CAP_NET_RAW),
         `auto` (ibverbs when ibv::preflight finds it usable on interface,
-        otherwise udp with a warning saying why) or `pcap` (replay
-        capture_file). The environment variable GR_SPEAD_IBV_INTERFACE turns
-        every udp source into an ibverbs one on that interface (an interface
-        given here wins), and GR_SPEAD_IBV_COMP_VECTOR then sets comp_vector.
+        otherwise udp with a warning saying why), `pcap` (replay
+        capture_file) or `tcp` (listen for SPEAD over TCP, as spead2_recv
+        --tcp: lossless, senders pushed back; docs/links.md). The environment
+        variable GR_SPEAD_IBV_INTERFACE turns every udp source into an ibverbs
+        one on that interface (an interface given here wins), and
+        GR_SPEAD_IBV_COMP_VECTOR then sets comp_vector.
     endpoints: udp/ibverbs: addresses to listen on,
         `239.1.2.3:7148,239.1.2.4:7148`, a range `239.1.2.3+3:7148` (four groups),
         `:7148` or `0.0.0.0:7148` (every local address, or for ibverbs every
         address of interface); multicast groups are joined. pcap: empty (replay
-        every datagram) or `:port` (only datagrams to that UDP port). Default
-        `:7148`.
+        every datagram) or `:port` (only datagrams to that UDP port). tcp: the one
+        address to listen on, `HOST:PORT` or `:PORT` (every local address).
+        Default `:7148`.
     interface: netdev name (`eth0`) or IPv4 address. udp: the interface that
         joins multicast groups; empty: the kernel's route (default). ibverbs and
         auto: the NIC's interface (required).
@@ -144,7 +147,20 @@ Args:
         a live stream never waits for the flowgraph) or `block` (spead2's: the
         receiver waits; datagrams wait in the socket buffer, and the kernel
         drops what does not fit, counted in packets_dropped_socket_overflow or
-        runs_dropped_socket_overflow). pcap always waits: a replay loses nothing.)doc";
+        runs_dropped_socket_overflow). pcap always waits: a replay loses nothing.
+    first_substream: continuous: the substream of output 0 (default 0): the
+        outputs carry substreams first_substream .. first_substream + substreams
+        - 1 (this host's share of a sender's); heaps of other substreams are
+        counted in heaps_other_substream. Needs substream_item when not 0.
+    max_connections: tcp: senders connected at once, 1 to 1024 (default 1, as
+        spead2); one more is refused and counted (connections_refused). Each
+        sender should use its own heap cnts (a sink's heap_cnt_start/step).
+    allowed_peers: tcp: addresses or networks allowed to connect,
+        `10.0.0.0/24,192.168.1.7`; empty (default) = anyone. Others are refused,
+        counted (connections_refused) and logged once per peer.
+    keep_listening: tcp: when a sender's connection ends (closed or lost),
+        keep listening for new senders (true) or end the stream once no sender is
+        connected (false, default, as spead2). See docs/links.md.)doc";
 
 static const char* __doc_gr_spead_source_stats = R"doc(Every counter of the current run (or of the last one after stop()), by
 name: the stream's counters (docs/statistics.md) and the block's
