@@ -165,9 +165,10 @@ class qa_tcp(qa.FlowgraphTestCase):
         self.assertLess(time.monotonic() - start, 20)
         self.assertEqual(tx.stats()["heaps"], 0)
 
-    # Known bug after merging tcp-core's final commits (c6d5a42: reconnecting senders
-    # connect on the writer thread): the sink still connects at start() and fails
-    # "cannot start" with reconnect=True. Passed on branch tcp-faces; open in issue 26.
+    # Known bug (issue 26): tcp-core's final writer connects a reconnecting link only
+    # when a heap is queued, while the sink's work() waits for the link before it
+    # queues any: no attempt is made (connect_failures stays 0). Letting work() queue
+    # instead makes tb.stop() hang in the sink's close. Passed on branch tcp-faces.
     @unittest.expectedFailure
     def test_a_reconnecting_sink_waits_for_its_receiver_and_stops_promptly(self):
         port = free_tcp_port()  # nobody listens yet
