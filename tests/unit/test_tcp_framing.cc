@@ -158,4 +158,14 @@ TEST(TcpConfig, DefaultsFollowSpead2)
     EXPECT_EQ(ep.port(), 7148);
 }
 
+TEST(TcpConfig, TakesIPv6EndpointsAsSpead2Does)
+{
+    const auto r = recv::tcp_config().set_endpoint("[::1]:7148").get_endpoint();
+    EXPECT_EQ(r.address(), boost::asio::ip::make_address("::1"));
+    EXPECT_EQ(r.port(), 7148);
+    const auto s = send::tcp_config().set_endpoint("[::1]:7149").get_endpoint();
+    EXPECT_TRUE(s.address().is_v6());
+    EXPECT_EQ(s.port(), 7149);
+}
+
 } // namespace

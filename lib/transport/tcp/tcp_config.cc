@@ -26,7 +26,8 @@ using transport::endpoint_use;
 /*! One HOST:PORT, parsed as the UDP transports parse theirs. */
 tcp::endpoint parse_one(const std::string& text, endpoint_use use)
 {
-    const auto eps = transport::parse_endpoints(text, "endpoint", use);
+    const auto eps = transport::parse_endpoints(
+        text, "endpoint", use, transport::ip_family::ipv4_or_ipv6);
     if (eps.size() != 1)
         throw std::invalid_argument("endpoint: \"" + text + "\" names " +
                                     std::to_string(eps.size()) +
