@@ -10,6 +10,7 @@
  * The argument handling of spead2's overloads lives in python/spead/recv/. */
 
 #include "api_common.h"
+#include "api_recv_chunk.h"
 
 #include <pybind11/stl.h>
 
@@ -108,19 +109,8 @@ public:
                             std::size_t max_size,
                             std::size_t buffer_size)
     {
-        recv::udp_config config;
-        config.set_endpoints(endpoints);
-        config.set_interface(interface);
-        config.set_max_size(max_size);
-        config.set_buffer_size(buffer_size);
-        py::list bound;
-        translating_os_errors([&] {
-            auto& reader = d_stream->emplace_reader<recv::udp_reader>(config);
-            for (const auto& ep : reader.get_bound_endpoints())
-                bound.append(py::make_tuple(ep.address().to_string(), ep.port()));
-            return 0;
-        });
-        return bound;
+        return python::add_udp_reader(
+            *d_stream, endpoints, interface, max_size, buffer_size);
     }
 
     void add_udp_ibv_reader(const std::string& endpoints,
@@ -130,18 +120,13 @@ public:
                             int comp_vector,
                             int max_poll)
     {
-        recv::udp_ibv_config config;
-        config.set_endpoints(endpoints);
-        config.set_interface(interface);
-        config.set_max_size(max_size);
-        config.set_buffer_size(buffer_size);
-        config.set_comp_vector(comp_vector);
-        config.set_max_poll(max_poll);
-        translating_os_errors([&] {
-            py::gil_scoped_release release;
-            d_stream->emplace_reader<recv::udp_ibv_reader>(config);
-            return 0;
-        });
+        python::add_udp_ibv_reader(*d_stream,
+                                   endpoints,
+                                   interface,
+                                   max_size,
+                                   buffer_size,
+                                   comp_vector,
+                                   max_poll);
     }
 
     /*! spead2's add_tcp_reader: one sender, whose disconnection ends the stream.
