@@ -120,10 +120,10 @@ TEST(TcpFailures, StopDuringStalledConnectDoesNotHang)
     boost::system::error_code handled_ec;
     const auto start = steady::now();
     {
+        pattern_heap ph(1, 100); // outlives the stream, which reads it until its end
         send::tcp_stream tx(io,
                             send::stream_config(),
                             to(peer.port).set_reconnect(true).set_connect_timeout(60s));
-        pattern_heap ph(1, 100);
         tx.async_send_heap(ph.h, [&](const boost::system::error_code& ec, std::size_t) {
             handled_ec = ec;
             handled = true;
