@@ -28,7 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             std::abort();
         // Every shorter prefix of a packet is incomplete, never another verdict.
         const std::size_t cut = f.size / 2;
-        if (next_frame(data + pos, cut, max_packet_size).status != frame_status::need_more)
+        if (next_frame(data + pos, cut, max_packet_size).status !=
+            frame_status::need_more)
             std::abort();
         packet_header h;
         if (decode_packet(data + pos, f.size, h) == decode_result::ok &&
