@@ -59,6 +59,9 @@ public:
     std::size_t substreams() const { return d_substreams; }
     /*! The streams' counters, summed (the last ones once closed). */
     send_stats stats() const;
+    /*! Why a stream's transport failed for good (send::stream::get_failure()), the
+     * first one's; empty while none has. The sink ends its flowgraph then. */
+    std::string failure() const;
 
     /*! Called while every slot is busy, between waits of at most 100 ms (the block
      * publishes its stats and checks for a stop request there). */

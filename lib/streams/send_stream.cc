@@ -180,6 +180,7 @@ struct stream::impl {
     std::uint64_t cnt_step = 1;
     bool stopping = false;
     send_stats stats;
+    std::string failure; //!< the transport's, once it failed for good
     std::thread writer;
 
     // ---- writer thread only ----
@@ -227,6 +228,7 @@ stream::stream(boost::asio::io_context& io,
     if (!d_writer)
         throw std::invalid_argument("writer: a send stream needs a transport");
     d_writer->d_count = [this](send_stat s, std::uint64_t n) { add_stat(s, n); };
+    d_writer->d_failure = [this](const std::string& cause) { writer_failed(cause); };
     d_impl->writer = std::thread([this] { d_impl->writer_loop(); });
 }
 
@@ -264,6 +266,32 @@ void stream::add_stat(send_stat s, std::uint64_t n)
     d_impl->stats[s] += n;
 }
 
+void stream::writer_failed(const std::string& cause)
+{
+    {
+        std::lock_guard<std::mutex> lock(d_impl->mutex);
+        if (!d_impl->failure.empty())
+            return;
+        d_impl->failure = cause;
+        d_impl->stats[send_stat::writer_errors]++;
+    }
+    d_impl->logger.error("the transport failed: {}; every heap from now on fails "
+                         "(counted in heaps_failed)",
+                         cause);
+}
+
+bool stream::has_failed() const
+{
+    std::lock_guard<std::mutex> lock(d_impl->mutex);
+    return !d_impl->failure.empty();
+}
+
+std::string stream::get_failure() const
+{
+    std::lock_guard<std::mutex> lock(d_impl->mutex);
+    return d_impl->failure;
+}
+
 std::uint64_t
 packet_writer::reap_completions(bool, boost::system::error_code&, std::uint64_t written)
 {
@@ -276,6 +304,13 @@ void packet_writer::count(send_stat s, std::uint64_t n)
     if (d_count)
         d_count(s, n);
 }
+
+void packet_writer::failure(const std::string& cause)
+{
+    if (d_failure)
+        d_failure(cause);
+}
+
 bool stream::impl::enqueue_locked(const heap& h,
                                   completion_handler&& handler,
                                   sync_result* waiter,

@@ -109,13 +109,17 @@ class qa_faults_ibverbs(gr_unittest.TestCase):
         self.assertTrue(qa.wait_for(lambda: len(out.data()) >= n * WORDS, timeout=10),
                         f"{len(out.data()) // WORDS} heaps of {n} arrived")
 
-    def assert_flowgraph_ends_with(self, rx, heaps):
-        """The source's stream failed: the flowgraph ends by itself, the failure is
-        counted, and the heaps before it were delivered."""
+    def assert_flowgraph_ends(self):
+        """The flowgraph ends by itself (its sources run for ever)."""
         waiter = threading.Thread(target=self.tb.wait, daemon=True)
         waiter.start()
         waiter.join(10)
         self.assertFalse(waiter.is_alive(), "the flowgraph did not end after the fault")
+
+    def assert_flowgraph_ends_with(self, rx, heaps):
+        """The source's stream failed: the flowgraph ends by itself, the failure is
+        counted, and the heaps before it were delivered."""
+        self.assert_flowgraph_ends()
         stats = rx.stats()
         self.assertEqual(stats["reader_errors"], 1)
         self.assertEqual(stats["heaps"], heaps)
@@ -207,6 +211,28 @@ class qa_faults_ibverbs(gr_unittest.TestCase):
         self.wait_for_heaps(out, 3)
         self.inject(DEVICE_REMOVED)
         self.assert_flowgraph_ends_with(rx, 3)
+
+    def test_device_fatal_ends_the_sinks_flowgraph(self):
+        """spead.sink over ibverbs: once its device is dead every heap would fail, so
+        the sink ends its flowgraph rather than send into it for ever, counting the
+        failure once."""
+        src = blocks.vector_source_i(list(range(WORDS)), True)  # never ends by itself
+        tx = spead.sink(transport="ibverbs", endpoints=f"{qa.topology_host(1)['ip']}:7187",
+                        interface=self.me["netdev"], item_type="int32", len_tag_key="",
+                        heap_items=WORDS, rate_gbps=0.05, send_stop_heap=False)
+        self.assertEqual(tx.active_transport(), "ibverbs")
+        self.tb.connect(src, tx)
+        self.tb.start()
+        self.assertTrue(qa.wait_for(lambda: tx.stats()["heaps"] >= 10),
+                        "the sink sent nothing before the fault")
+        self.inject(DEVICE_FATAL)
+        self.assert_flowgraph_ends()
+        stats = tx.stats()
+        self.assertEqual(stats["writer_errors"], 1)
+        self.assertGreaterEqual(stats["heaps"], 10)
+        # Every heap handed to the stream (data, and the descriptors) went out or failed.
+        self.assertEqual(stats["data_heaps"] + stats["control_heaps"],
+                         stats["heaps"] + stats["heaps_failed"])
 
 
 if __name__ == "__main__":

@@ -140,7 +140,8 @@ namespace spead {
     X(heaps_lost_in_flight,                                                          \
       "heaps that failed after part of them had gone out (cut short by an error)")   \
     X(send_waits, "connected: times the writer waited for a full socket")            \
-    X(send_wait_us, "connected: microseconds the writer waited for the socket")
+    X(send_wait_us, "connected: microseconds the writer waited for the socket")      \
+    X(writer_errors, "transports that failed for good (the device died; ends the sink)")
 
 #define GR_SPEAD_STAT_ENUM(name, text) name,
 enum class recv_stat : std::size_t { GR_SPEAD_RECV_STATS(GR_SPEAD_STAT_ENUM) count };
