@@ -292,25 +292,6 @@ std::string stream::get_failure() const
     return d_impl->failure;
 }
 
-std::uint64_t
-packet_writer::reap_completions(bool, boost::system::error_code&, std::uint64_t written)
-{
-    // Synchronous transports are done with a packet once write_packets() returns.
-    return written;
-}
-
-void packet_writer::count(send_stat s, std::uint64_t n)
-{
-    if (d_count)
-        d_count(s, n);
-}
-
-void packet_writer::failure(const std::string& cause)
-{
-    if (d_failure)
-        d_failure(cause);
-}
-
 bool stream::impl::enqueue_locked(const heap& h,
                                   completion_handler&& handler,
                                   sync_result* waiter,
