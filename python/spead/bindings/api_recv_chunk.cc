@@ -372,7 +372,8 @@ void bind_api_recv_chunk(py::module& parent)
              std::size_t heaps_per_chunk,
              std::uint64_t substream_item,
              std::size_t substreams,
-             std::uint64_t first_substream) {
+             std::uint64_t first_substream,
+             const std::vector<std::uint64_t>& substream_ids) {
               recv::declarative_placement_config c;
               c.timestamp_item = timestamp_item;
               c.timestamp_step = timestamp_step;
@@ -381,6 +382,7 @@ void bind_api_recv_chunk(py::module& parent)
               c.substream_item = substream_item;
               c.substreams = substreams;
               c.first_substream = first_substream;
+              c.substream_ids = substream_ids;
               c.validate();
               return py_placement{ recv::make_declarative_placement(c) };
           });
