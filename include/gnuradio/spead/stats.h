@@ -103,7 +103,7 @@ namespace spead {
       "ibverbs: times the receive queue went to the error state and was reset")          \
     X(heaps_other_substream,                                                             \
       "continuous: dropped: a substream this receiver does not take (outside "           \
-      "first_substream .. + substreams - 1)")                                            \
+      "first_substream .. + substreams - 1, or not in substream_ids)")                   \
     X(connections_accepted, "connected: connections accepted (each ends in one below)")  \
     X(connections_refused,                                                               \
       "connected: connections refused: peer not in allowed_peers, or max_connections "   \
