@@ -225,7 +225,7 @@ void sink_impl::close_stream()
     const bool down = link_down();
     d_tcp.clear();
     // A transport that failed for good would only fail the stop heap too.
-    if (d_plan.send_stop_heap && !down && d_slots.failure().empty())
+    if (d_plan.send_stop_heap && !down && !d_slots.has_failed())
         d_mapping->send_stop_heap(d_slots);
     d_slots.close(!down);
 }
@@ -298,7 +298,7 @@ int sink_impl::general_work(int /*noutput_items*/,
                             : "a receiver");
         return WORK_DONE;
     }
-    if (!d_slots.failure().empty()) {
+    if (d_slots.has_failed()) {
         // The send stream logged the cause and the fix, and counted it.
         d_logger->error("the {} transport failed for good (see above; counted in "
                         "writer_errors): the flowgraph ends",

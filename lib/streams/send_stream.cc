@@ -181,6 +181,8 @@ struct stream::impl {
     bool stopping = false;
     send_stats stats;
     std::string failure; //!< the transport's, once it failed for good
+    /*! failure is set: read without the mutex (the sink asks on every work()). */
+    std::atomic<bool> failed{ false };
     std::thread writer;
 
     // ---- writer thread only ----
@@ -273,6 +275,7 @@ void stream::writer_failed(const std::string& cause)
         if (!d_impl->failure.empty())
             return;
         d_impl->failure = cause;
+        d_impl->failed.store(true, std::memory_order_release);
         d_impl->stats[send_stat::writer_errors]++;
     }
     d_impl->logger.error("the transport failed: {}; every heap from now on fails "
@@ -280,11 +283,7 @@ void stream::writer_failed(const std::string& cause)
                          cause);
 }
 
-bool stream::has_failed() const
-{
-    std::lock_guard<std::mutex> lock(d_impl->mutex);
-    return !d_impl->failure.empty();
-}
+bool stream::has_failed() const { return d_impl->failed.load(std::memory_order_acquire); }
 
 std::string stream::get_failure() const
 {

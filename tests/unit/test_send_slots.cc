@@ -55,10 +55,11 @@ TEST(SendSlots, ATransportThatFailsForGoodIsReportedOnceItHas)
     send_slots slots(4, nullptr);
     slots.open(std::make_unique<send::stream>(
         slots.io(), send::stream_config(), 1, std::make_unique<dead_writer>()));
+    EXPECT_FALSE(slots.has_failed());
     EXPECT_EQ(slots.failure(), "");
     send_one(slots);
     const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (slots.failure().empty() && std::chrono::steady_clock::now() < deadline)
+    while (!slots.has_failed() && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(1ms);
     EXPECT_EQ(slots.failure(), "the test's NIC died; make the sink again");
     slots.close(); // at once: the failed heap has completed
