@@ -74,6 +74,9 @@ class qa_first_substream(qa.FlowgraphTestCase):
     def test_substream_ids_as_a_list_go_to_the_outputs_in_the_order_given(self):
         self.take([3, 1], substream_ids=[3, 1])
 
+    def test_substream_ids_as_text_as_spead_recv_takes_them(self):
+        self.take([3, 0], substream_ids="3,0")
+
     def test_first_substream_is_refused_where_it_means_nothing(self):
         with self.assertRaisesRegex(ValueError, "first_substream: 3 needs output_mode"):
             spead.source(endpoints="127.0.0.1:0", first_substream=3)
@@ -91,6 +94,11 @@ class qa_first_substream(qa.FlowgraphTestCase):
             spead.source(substreams=2, substream_ids=[8, 9, 10], **continuous)
         with self.assertRaisesRegex(ValueError, "substream_ids: 9 is given twice"):
             spead.source(substreams=2, substream_ids=[9, 9], **continuous)
+        with self.assertRaisesRegex(ValueError, "substream_ids: '8-' in '8-' is not a"):
+            spead.source(substreams=2, substream_ids="8-", **continuous)
+        with self.assertRaisesRegex(ValueError,
+                                    "substream_ids: \\[8, -1\\] is not a list"):
+            spead.source(substreams=2, substream_ids=[8, -1], **continuous)
         with self.assertRaisesRegex(ValueError,
                                     "first_substream: 4 with substream_ids: give one"):
             spead.source(substreams=2, substream_ids=[8, 9], first_substream=4,

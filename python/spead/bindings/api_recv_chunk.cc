@@ -19,6 +19,7 @@
 #include <gnuradio/spead/recv_pcap.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
+#include <gnuradio/spead/substream_set.h>
 #include <unordered_map>
 #include <chrono>
 #include <cstring>
@@ -365,6 +366,8 @@ void bind_api_recv_chunk(py::module& parent)
 
     py::class_<py_placement>(m, "_Placement");
     m.def("_callback_placement", &callback_placement, py::arg("place"));
+    // spead.source(substream_ids="8-11"): the text spead_recv --substream-ids takes.
+    m.def("_parse_substream_ids", &substream_set::parse, py::arg("text"));
     m.def("_declarative_placement",
           [](std::uint64_t timestamp_item,
              std::uint64_t timestamp_step,
