@@ -6,6 +6,7 @@
  */
 
 #include "cmdline_options.h"
+#include <gnuradio/spead/substream_set.h>
 #include <cmath>
 #include <sstream>
 
@@ -90,6 +91,7 @@ void receiver_options::add_to(po::options_description& options)
         ("substream-count", po::value(&substream_count)->default_value(1), "substreams this host takes (spead.source's substreams)")
         ("substream-item", po::value(&substream_item)->default_value(0), "immediate item naming a heap's substream")
         ("first-substream", po::value(&first_substream)->default_value(0), "the first substream this host takes: it takes first .. first + count - 1, and counts the others' heaps in heaps_other_substream")
+        ("substream-ids", po::value(&substream_ids), "or the substreams this host takes, in output order: ids and ranges, e.g. 8-11 or 8,9,10,11 (--substream-count defaults to how many)")
         ("window-heaps", po::value(&window_heaps)->default_value(64), "positions that may fill at once");
     options.add(continuous);
     // clang-format on
@@ -119,6 +121,7 @@ void receiver_options::check(const po::variables_map& vm)
     ibv.check("receives", "10.0.0.2");
     if (!continuous()) {
         if (!vm["substream-item"].defaulted() || !vm["first-substream"].defaulted() ||
+            vm.count("substream-ids") ||
             !vm["substream-count"].defaulted() || !vm["timestamp-step"].defaulted() ||
             !vm["window-heaps"].defaulted())
             throw po::error("--substream-*, --first-substream, --timestamp-step and "
@@ -138,6 +141,9 @@ void receiver_options::check(const po::variables_map& vm)
     c.window_heaps = window_heaps;
     // The config's field names are the flags' with '-' for '_' (substreams: the count).
     try {
+        c.substream_ids = substream_set::parse(substream_ids);
+        if (!c.substream_ids.empty() && vm["substream-count"].defaulted())
+            c.substreams = c.substream_ids.size();
         d_stream.set_continuous(c);
     } catch (const std::invalid_argument& e) {
         std::string text = e.what();

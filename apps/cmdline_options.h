@@ -92,6 +92,7 @@ struct receiver_options {
     std::size_t substream_count = 1;
     std::uint64_t substream_item = 0;
     std::uint64_t first_substream = 0;
+    std::string substream_ids; //!< "8-11", "8,9,10,11": substream_set::parse()
     std::size_t window_heaps = 64;
 
     /*! --timestamp-item given: data heaps are placed by timestamp (pop_chunk()). */

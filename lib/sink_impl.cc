@@ -224,7 +224,8 @@ void sink_impl::close_stream()
     // stop heap and the flush until it is up again: close without them instead.
     const bool down = link_down();
     d_tcp.clear();
-    if (d_plan.send_stop_heap && !down)
+    // A transport that failed for good would only fail the stop heap too.
+    if (d_plan.send_stop_heap && !down && !d_slots.has_failed())
         d_mapping->send_stop_heap(d_slots);
     d_slots.close(!down);
 }
@@ -295,6 +296,13 @@ int sink_impl::general_work(int /*noutput_items*/,
                         d_plan.tcp.size() == 1
                             ? endpoint_text(d_plan.tcp.front().get_endpoint())
                             : "a receiver");
+        return WORK_DONE;
+    }
+    if (d_slots.has_failed()) {
+        // The send stream logged the cause and the fix, and counted it.
+        d_logger->error("the {} transport failed for good (see above; counted in "
+                        "writer_errors): the flowgraph ends",
+                        transport_name(d_plan.transport.kind));
         return WORK_DONE;
     }
     // Reconnecting: wait here, where tb.stop() can interrupt, rather than inside a

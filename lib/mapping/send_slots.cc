@@ -83,6 +83,24 @@ send_stats send_slots::stats() const
     return d_streams.empty() ? d_last_stats : summed(d_streams);
 }
 
+bool send_slots::has_failed() const
+{
+    // d_streams changes only on this (the work) thread.
+    for (const auto& s : d_streams)
+        if (s->has_failed())
+            return true;
+    return false;
+}
+
+std::string send_slots::failure() const
+{
+    std::lock_guard<std::mutex> lock(d_stream_mutex);
+    for (const auto& s : d_streams)
+        if (s->has_failed())
+            return s->get_failure();
+    return {};
+}
+
 send_slots::slot_ref send_slots::acquire(std::size_t bytes, const flavour& f)
 {
     for (;;) {

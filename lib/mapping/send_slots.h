@@ -59,6 +59,12 @@ public:
     std::size_t substreams() const { return d_substreams; }
     /*! The streams' counters, summed (the last ones once closed). */
     send_stats stats() const;
+    /*! A stream's transport failed for good (send::stream::has_failed()): the sink
+     * ends its flowgraph. Cheap (no lock): asked on every work(). Work thread only. */
+    bool has_failed() const;
+    /*! Why (send::stream::get_failure()), the first failed stream's; empty while none
+     * has. */
+    std::string failure() const;
 
     /*! Called while every slot is busy, between waits of at most 100 ms (the block
      * publishes its stats and checks for a stop request there). */

@@ -118,6 +118,10 @@ void plan_mode(const source_params& p, source_plan& plan)
             throw std::invalid_argument(
                 "first_substream: " + std::to_string(p.first_substream) +
                 " needs output_mode continuous; use 0 in heaps mode");
+        if (!p.substream_ids.empty())
+            throw std::invalid_argument(
+                "substream_ids: " + std::to_string(p.substream_ids.size()) +
+                " ids need output_mode continuous; leave it empty in heaps mode");
         return;
     }
     if (p.payload_item != 0)
@@ -181,6 +185,7 @@ void plan_stream(const source_params& p, source_plan& plan)
     c.substreams = p.substreams;
     c.substream_item = p.substream_item;
     c.first_substream = p.first_substream;
+    c.substream_ids = p.substream_ids;
     c.queue_positions = p.queue_heaps;
     // A replay runs ahead of the flowgraph, as in heaps mode.
     c.queue_bytes = pcap ? std::size_t(1) << 30 : std::size_t(256) << 20;

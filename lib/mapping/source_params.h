@@ -61,6 +61,7 @@ struct source_params {
     std::size_t max_connections = 1;
     std::string allowed_peers;
     bool keep_listening = false;
+    std::vector<std::uint64_t> substream_ids;
 };
 
 /*! What a source runs with, settled once from its parameters. */

@@ -35,16 +35,8 @@ void chunk_config::validate() const
         throw std::invalid_argument(
             "substream_item: " + std::to_string(substream_item) +
             " is the timestamp item too; give another id, or 0 for no substreams");
-    if (first_substream != 0 && substream_item == 0)
-        throw std::invalid_argument(
-            "first_substream: " + std::to_string(first_substream) +
-            " with no substream_item; give the id of the immediate item naming each "
-            "heap's substream, or use first_substream 0");
-    if (first_substream > ~std::uint64_t(0) - timeline.substreams)
-        throw std::invalid_argument(
-            "first_substream: " + std::to_string(first_substream) + " + " +
-            std::to_string(timeline.substreams) +
-            " substreams passes 2^64; give a smaller first substream");
+    substream_set::choose(
+        first_substream, substream_ids, timeline.substreams, substream_item);
     if (chunk_positions > timeline.window_heaps)
         throw std::invalid_argument(
             "chunk_positions: " + std::to_string(chunk_positions) +
@@ -87,6 +79,10 @@ chunk_assembler::chunk_assembler(const chunk_config& config,
                                  acquire_fn acquire,
                                  ready_fn ready)
     : d_config((config.validate(), config)),
+      d_taken(substream_set::choose(config.first_substream,
+                                    config.substream_ids,
+                                    config.timeline.substreams,
+                                    config.substream_item)),
       d_chunk_positions(config.positions_per_chunk()),
       d_acquire(std::move(acquire)),
       d_ready(std::move(ready)),
@@ -167,10 +163,9 @@ chunk_assembler::result chunk_assembler::place(const packet_header& packet,
     if (d_config.substream_item != 0 &&
         !find_immediate(packet, d_config.substream_item, substream))
         return refuse_heap(packet, timestamp, recv_stat::heaps_bad_substream);
-    // Substreams outside first .. first + substreams - 1 are other hosts' share
-    // (wrapping makes the ones below first large too).
-    const std::uint64_t sub = substream - d_config.first_substream;
-    if (sub >= d_config.timeline.substreams)
+    // Substreams this receiver does not take are other hosts' share.
+    const std::size_t sub = d_taken.index_of(substream);
+    if (sub == substream_set::npos)
         return refuse_heap(packet, timestamp, recv_stat::heaps_other_substream);
     if (d_in_flight != 0 && d_timeline.forces_release(timestamp))
         return result::drain; // positions it would release may still be filling

@@ -19,6 +19,7 @@
 #include <gnuradio/spead/recv_chunk.h>
 #include <gnuradio/spead/recv_heap.h>
 #include <gnuradio/spead/stats.h>
+#include <gnuradio/spead/substream_set.h>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -41,6 +42,9 @@ struct SPEAD_API chunk_config {
     /*! The substream placed at index 0: substreams first_substream .. + substreams
      * - 1 are taken, heaps of others counted in heaps_other_substream. */
     std::uint64_t first_substream = 0;
+    /*! Or the substreams taken, one per index in that order (first_substream 0);
+     * empty: the range above. See substream_set. */
+    std::vector<std::uint64_t> substream_ids;
     /*! Separate received ranges per heap before a packet is refused; 0: automatic,
      * as the heap assembler's (fragment_limit::choose() of heap_bytes). */
     std::size_t max_fragments = 0;
@@ -220,6 +224,7 @@ private:
     enum class left_as : std::uint8_t { refused, released };
 
     chunk_config d_config;
+    substream_set d_taken; //!< substream value -> index
     std::size_t d_chunk_positions;
     acquire_fn d_acquire;
     ready_fn d_ready;

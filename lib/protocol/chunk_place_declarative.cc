@@ -8,6 +8,7 @@
 // The declarative placement peer: chunk, index and offset from timestamp and substream.
 
 #include <gnuradio/spead/recv_chunk_place.h>
+#include <gnuradio/spead/substream_set.h>
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -35,6 +36,7 @@ void declarative_placement_config::validate() const
     need(substream_item != 0 || substreams == 1,
          "substreams: " + std::to_string(substreams) +
              " without a substream_item; give the item naming each heap's substream");
+    substream_set::choose(first_substream, substream_ids, substreams, substream_item);
 }
 
 namespace {
@@ -42,9 +44,11 @@ namespace {
 class declarative_placement final : public chunk_placement_policy
 {
 public:
-    explicit declarative_placement(const declarative_placement_config& c) : d_config(c)
+    explicit declarative_placement(const declarative_placement_config& c)
+        : d_config((c.validate(), c)),
+          d_taken(substream_set::choose(
+              c.first_substream, c.substream_ids, c.substreams, c.substream_item))
     {
-        d_config.validate();
     }
 
     std::vector<std::uint64_t> items() const override
@@ -73,10 +77,10 @@ public:
         std::uint64_t substream = 0;
         if (d_substream != none) {
             const std::int64_t value = data->items[d_substream];
-            if (value < 0 || std::uint64_t(value) < d_config.first_substream)
+            if (value < 0)
                 return;
-            substream = std::uint64_t(value) - d_config.first_substream;
-            if (substream >= d_config.substreams)
+            substream = d_taken.index_of(std::uint64_t(value));
+            if (substream == substream_set::npos)
                 return;
         }
         const std::uint64_t position = std::uint64_t(timestamp) / d_config.timestamp_step;
@@ -89,6 +93,7 @@ public:
 private:
     static constexpr std::size_t none = ~std::size_t(0);
     declarative_placement_config d_config;
+    substream_set d_taken; //!< substream value -> index
     std::size_t d_timestamp = 0;
     std::size_t d_substream = none;
 };

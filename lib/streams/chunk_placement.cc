@@ -35,6 +35,7 @@ chunk_config chunk_config_for(const continuous_config& c,
     out.timestamp_item = c.timestamp_item;
     out.substream_item = c.substream_item;
     out.first_substream = c.first_substream;
+    out.substream_ids = c.substream_ids;
     out.chunk_positions = c.chunk_positions;
     out.incomplete = incomplete;
     return out;

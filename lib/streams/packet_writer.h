@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 
 namespace gr {
 namespace spead {
@@ -64,10 +65,18 @@ public:
 protected:
     /*! Adds to the stream's counters (e.g. packets_zero_copy). */
     void count(send_stat s, std::uint64_t n);
+    /*!
+     * The transport can never send again (the device died or went away): \p cause
+     * names it and the fix. The stream counts it (writer_errors), logs it once and
+     * reports it (stream::has_failed()), so that its user ends; the writer itself
+     * fails every later write. Called from the writer thread, once.
+     */
+    void failure(const std::string& cause);
 
 private:
     friend class stream;
     std::function<void(send_stat, std::uint64_t)> d_count;
+    std::function<void(const std::string&)> d_failure;
 };
 
 } // namespace send

@@ -180,6 +180,9 @@ struct stream::impl {
     std::uint64_t cnt_step = 1;
     bool stopping = false;
     send_stats stats;
+    std::string failure; //!< the transport's, once it failed for good
+    /*! failure is set: read without the mutex (the sink asks on every work()). */
+    std::atomic<bool> failed{ false };
     std::thread writer;
 
     // ---- writer thread only ----
@@ -227,6 +230,7 @@ stream::stream(boost::asio::io_context& io,
     if (!d_writer)
         throw std::invalid_argument("writer: a send stream needs a transport");
     d_writer->d_count = [this](send_stat s, std::uint64_t n) { add_stat(s, n); };
+    d_writer->d_failure = [this](const std::string& cause) { writer_failed(cause); };
     d_impl->writer = std::thread([this] { d_impl->writer_loop(); });
 }
 
@@ -264,18 +268,29 @@ void stream::add_stat(send_stat s, std::uint64_t n)
     d_impl->stats[s] += n;
 }
 
-std::uint64_t
-packet_writer::reap_completions(bool, boost::system::error_code&, std::uint64_t written)
+void stream::writer_failed(const std::string& cause)
 {
-    // Synchronous transports are done with a packet once write_packets() returns.
-    return written;
+    {
+        std::lock_guard<std::mutex> lock(d_impl->mutex);
+        if (!d_impl->failure.empty())
+            return;
+        d_impl->failure = cause;
+        d_impl->failed.store(true, std::memory_order_release);
+        d_impl->stats[send_stat::writer_errors]++;
+    }
+    d_impl->logger.error("the transport failed: {}; every heap from now on fails "
+                         "(counted in heaps_failed)",
+                         cause);
 }
 
-void packet_writer::count(send_stat s, std::uint64_t n)
+bool stream::has_failed() const { return d_impl->failed.load(std::memory_order_acquire); }
+
+std::string stream::get_failure() const
 {
-    if (d_count)
-        d_count(s, n);
+    std::lock_guard<std::mutex> lock(d_impl->mutex);
+    return d_impl->failure;
 }
+
 bool stream::impl::enqueue_locked(const heap& h,
                                   completion_handler&& handler,
                                   sync_result* waiter,

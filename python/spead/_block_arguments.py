@@ -40,6 +40,12 @@ def _problem(name, kind, value):
     elif kind == "float":
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             return f"{value!r} is not a number"
+    elif kind in ("List", "list"):
+        if isinstance(value, (str, bytes)) or not all(
+                isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 0
+                for v in value):
+            return (f"{value!r} is not a list of ids; give a list or range of whole "
+                    "numbers >= 0, e.g. [8, 9, 10, 11] or range(8, 12), or text: '8-11'")
     elif kind == "int":
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             return f"{value!r} is not a whole number"
@@ -81,6 +87,11 @@ def check_block_arguments(cls):
 
     @functools.wraps(original)
     def __init__(self, *args, **kwargs):
+        if isinstance(kwargs.get("substream_ids"), str):
+            # "8-11" or "8,9,10,11", parsed as spead_recv --substream-ids parses it
+            from .spead_python import _recv_chunk
+            kwargs["substream_ids"] = _recv_chunk._parse_substream_ids(
+                kwargs["substream_ids"])
         try:
             original(self, *args, **kwargs)
         except TypeError as e:

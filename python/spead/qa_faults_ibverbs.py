@@ -18,6 +18,7 @@ plus what the emulator counted.
 
 import ctypes
 import os
+import tempfile
 import threading
 
 import numpy as np
@@ -52,6 +53,30 @@ def heap(cnt):
 
 def expected(cnts):
     return np.concatenate([np.arange(WORDS, dtype=np.int32) + c * 1000 for c in cnts])
+
+
+class captured_log:
+    """Collects what the process writes to fds 1 and 2 (GNU Radio's log goes to one
+    of them through C stdio) while in effect."""
+
+    def __enter__(self):
+        self.libc = ctypes.CDLL(None)
+        self.libc.fflush(None)
+        self.file = tempfile.TemporaryFile(mode="w+b")
+        self.saved = [os.dup(fd) for fd in (1, 2)]
+        for fd in (1, 2):
+            os.dup2(self.file.fileno(), fd)
+        return self
+
+    def __exit__(self, *exc):
+        self.libc.fflush(None)
+        for fd, saved in zip((1, 2), self.saved):
+            os.dup2(saved, fd)
+            os.close(saved)
+        self.file.seek(0)
+        self.text = self.file.read().decode(errors="replace")
+        self.file.close()
+        os.write(2, self.text.encode())  # still shown in the test's output
 
 
 def peer_main(args):
@@ -109,13 +134,17 @@ class qa_faults_ibverbs(gr_unittest.TestCase):
         self.assertTrue(qa.wait_for(lambda: len(out.data()) >= n * WORDS, timeout=10),
                         f"{len(out.data()) // WORDS} heaps of {n} arrived")
 
-    def assert_flowgraph_ends_with(self, rx, heaps):
-        """The source's stream failed: the flowgraph ends by itself, the failure is
-        counted, and the heaps before it were delivered."""
+    def assert_flowgraph_ends(self):
+        """The flowgraph ends by itself (its sources run for ever)."""
         waiter = threading.Thread(target=self.tb.wait, daemon=True)
         waiter.start()
         waiter.join(10)
         self.assertFalse(waiter.is_alive(), "the flowgraph did not end after the fault")
+
+    def assert_flowgraph_ends_with(self, rx, heaps):
+        """The source's stream failed: the flowgraph ends by itself, the failure is
+        counted, and the heaps before it were delivered."""
+        self.assert_flowgraph_ends()
         stats = rx.stats()
         self.assertEqual(stats["reader_errors"], 1)
         self.assertEqual(stats["heaps"], heaps)
@@ -162,7 +191,7 @@ class qa_faults_ibverbs(gr_unittest.TestCase):
                                       expected(range(1, 11)))
         self.assertEqual(rx.stats()["reader_errors"], 0)
 
-    def test_frames_dropped_duplicated_and_reordered_reconcile(self):
+    def test_frames_dropped_duplicated_and_reordered_are_each_handled_and_reconcile(self):
         rx, out = self.start(7183)
         self.assertEqual(self.emu.spead_emu_set_frame_faults(self.device, 0.05, 0.05, 0.05), 0)
         sent = 300
@@ -184,15 +213,27 @@ class qa_faults_ibverbs(gr_unittest.TestCase):
         self.assertEqual(sent + c.rx_frames_duplicated_injected,
                          stats["packets"] + c.rx_frames_dropped_injected)
         self.assertEqual(stats["reader_errors"], 0)
+        # Each heap is one frame. A duplicate is counted as one and not output again;
+        # a dropped frame is a heap missing; a reordered one is still output.
+        self.assertEqual(stats["packets_duplicate"], c.rx_frames_duplicated_injected)
+        words = np.asarray(out.data(), dtype=np.int32).reshape(-1, WORDS)
+        cnts = (words[:, 0] // 1000).tolist()
+        self.assertEqual(len(cnts), len(set(cnts)), "a heap was output twice")
+        self.assertEqual(len(cnts), sent - c.rx_frames_dropped_injected)
+        np.testing.assert_array_equal(words.ravel(), expected(cnts))
+        self.assertNotEqual(cnts, sorted(cnts), "no frame arrived out of order")
 
     # ---- the stream ends with the cause, and the flowgraph with it ----------------
 
-    def test_completion_queue_overrun_ends_the_flowgraph(self):
+    def test_completion_queue_overrun_ends_the_flowgraph_naming_it(self):
         rx, out = self.start(7184)
         self.send(7184, 1, 3)
         self.wait_for_heaps(out, 3)
-        self.inject(CQ_OVERRUN)
-        self.assert_flowgraph_ends_with(rx, 3)
+        with captured_log() as log:
+            self.inject(CQ_OVERRUN)
+            self.assert_flowgraph_ends_with(rx, 3)
+        # The cause is the overrun (IBV_EVENT_CQ_ERR), not only the poll that failed.
+        self.assertIn("overran (IBV_EVENT_CQ_ERR)", log.text)
 
     def test_device_fatal_ends_the_flowgraph(self):
         rx, out = self.start(7185)
@@ -207,6 +248,31 @@ class qa_faults_ibverbs(gr_unittest.TestCase):
         self.wait_for_heaps(out, 3)
         self.inject(DEVICE_REMOVED)
         self.assert_flowgraph_ends_with(rx, 3)
+
+    def test_device_fatal_ends_the_sinks_flowgraph(self):
+        """spead.sink over ibverbs: once its device is dead every heap would fail, so
+        the sink ends its flowgraph rather than send into it for ever, counting the
+        failure once."""
+        src = blocks.vector_source_i(list(range(WORDS)), True)  # never ends by itself
+        tx = spead.sink(transport="ibverbs", endpoints=f"{qa.topology_host(1)['ip']}:7187",
+                        interface=self.me["netdev"], item_type="int32", len_tag_key="",
+                        heap_items=WORDS, rate_gbps=0.05, send_stop_heap=False)
+        self.assertEqual(tx.active_transport(), "ibverbs")
+        self.tb.connect(src, tx)
+        self.tb.start()
+        self.assertTrue(qa.wait_for(lambda: tx.stats()["heaps"] >= 10),
+                        "the sink sent nothing before the fault")
+        with captured_log() as log:
+            self.inject(DEVICE_FATAL)
+            self.assert_flowgraph_ends()
+        self.assertIn("fatal error (IBV_EVENT_DEVICE_FATAL)", log.text)
+        self.assertIn("the flowgraph ends", log.text)
+        stats = tx.stats()
+        self.assertEqual(stats["writer_errors"], 1)
+        self.assertGreaterEqual(stats["heaps"], 10)
+        # Every heap handed to the stream (data, and the descriptors) went out or failed.
+        self.assertEqual(stats["data_heaps"] + stats["control_heaps"],
+                         stats["heaps"] + stats["heaps_failed"])
 
 
 if __name__ == "__main__":

@@ -191,21 +191,27 @@ def continuous_heap(cnt, timestamp, substream, payload=b"\x01" * 64):
 
 class spead_recv_continuous(unittest.TestCase):
     def test_first_substream_takes_a_hosts_share_and_counts_the_others(self):
+        self.take_two_of_four(["--substream-count", "2", "--first-substream", "2"])
+
+    def test_substream_ids_take_a_hosts_share_and_count_the_others(self):
+        self.take_two_of_four(["--substream-ids", "1,3"])
+
+    def take_two_of_four(self, choice):
+        """A sender's 4 substreams to spead_recv given choice (taking two of them)."""
         import socket
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         proc = subprocess.Popen(
             [os.path.join(APPS, "spead_recv"), "--timestamp-item", str(0x1600),
-             "--substream-item", str(0x3101), "--substream-count", "2",
-             "--first-substream", "2", f"127.0.0.1:{port}"],
+             "--substream-item", str(0x3101)] + choice + [f"127.0.0.1:{port}"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as tx:
                 time.sleep(1.0)  # listening
                 cnt = 1
                 for position in range(8):
-                    for substream in range(4):  # the sender's 4; this host takes 2, 3
+                    for substream in range(4):  # the sender's 4; this host takes 2
                         tx.sendto(continuous_heap(cnt, 64 * position, substream),
                                   ("127.0.0.1", port))
                         cnt += 1
@@ -231,6 +237,16 @@ class spead_recv_continuous(unittest.TestCase):
         r = run("--timestamp-item", "5632", "--first-substream", "4", "127.0.0.1:7148")
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("--first-substream: 4 with no substream_item", r.stderr)
+
+    def test_bad_substream_ids_are_a_usage_error_naming_the_flag(self):
+        r = run("--timestamp-item", "5632", "--substream-item", "12545",
+                "--substream-ids", "8-", "127.0.0.1:7148")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--substream-ids: '8-' in '8-' is not a substream id or range",
+                      r.stderr)
+        r = run("--substream-ids", "8-11", "127.0.0.1:7148")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("give --timestamp-item too", r.stderr)
 
 
 if __name__ == "__main__":

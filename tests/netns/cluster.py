@@ -17,17 +17,21 @@ to skip some positions. Hosts 2 to 9 are the receivers: receiver r takes substre
 ibverbs on the emulated NIC, the others over kernel UDP. A counter on every bridge port
 (port_counter.py, per destination group) says which groups each port carried.
 
-The run: the sender sends run A; meanwhile the last receiver's host leaves the network
-(its link goes down: the switch forgets its groups) and comes back; the sender is
-restarted (run B, timestamps far ahead, ending with stop heaps). Checked:
+The run: the sender sends run A; meanwhile two receivers leave and rejoin: the last
+one's host leaves the network (its link goes down: the switch forgets its groups) and
+comes back, and the one before it stops its flowgraph (tb.stop, tb.wait: the source
+closes its sockets, leaving its groups) and starts it again (it joins them anew). The
+sender is restarted (run B, timestamps far ahead, ending with stop heaps). Checked:
 - each port carried only its receiver's four groups;
 - every receiver's output is bit-exact, zeros exactly at the skipped positions (the
-  receiver that left: real data or zeros everywhere, zeros only around its absence);
+  receivers that left: real data or zeros everywhere, zeros only around their absence);
 - rx_time tags for the same timestamp are equal on every host, and each host has a
   fresh one after the sender restart (and after it rejoined);
-- per host: datagrams its port delivered = sent to its groups (but for the one that
-  left) = received + counted by its receiver;
-- the others saw nothing of the one that left: no resync but the sender restart's.
+- per host: datagrams its port delivered = sent to its groups (but for those that
+  left) = received + counted by its receiver (+ lost on the link that went down; for
+  the one that stopped, at most what its host received while it was away, which the
+  kernel drops uncounted);
+- the others saw nothing of those that left: no resync but the sender restart's.
 
     cluster.py [--rate-mbps R] [--rounds-a N] [--quiet]
 """
@@ -115,31 +119,73 @@ def receiver_main(args, out):
     for i, sink in enumerate(sinks):
         tb.connect((rx, i), sink)
 
+    # Runs the flowgraph ended by leave(): each one's counters, outputs and tags.
+    earlier = []
+    frames_at_leave = []
+
+    def frames_received():
+        with open("/sys/class/net/eth0/statistics/rx_packets") as f:
+            return int(f.read())
+
+    def this_run():
+        """The current run's counters, outputs and tags (offsets from its start: a
+        restarted flowgraph counts items from 0 again)."""
+        return (dict(rx.stats()),
+                [np.asarray(sink.data(), dtype=np.int32) for sink in sinks],
+                [[(t.offset, str(t.key), cluster_checks.tag_value(t.value))
+                  for t in sink.tags()] for sink in sinks])
+
     def start():
         tb.start()
         return {"transport": rx.active_transport(), "bound": list(rx.bound_endpoints())}
 
+    def leave():
+        """The receiver leaves mid-stream: its flowgraph stops (the source closes its
+        sockets, so the host leaves its groups)."""
+        frames_at_leave.append(frames_received())
+        tb.stop()
+        tb.wait()
+        earlier.append(this_run())
+        for sink in sinks:
+            sink.reset()
+        return {"stats": earlier[-1][0]}
+
+    def rejoin():
+        """Starts the flowgraph again: the source joins its groups anew. Says how many
+        frames the host received from leave() to now: none of them reached a socket."""
+        tb.start()
+        return {"frames_while_away": frames_received() - frames_at_leave[-1]}
+
     def wait(seconds):
         """Until the stop heaps end the flowgraph (at most `seconds`), then saves the
-        outputs and tags for the orchestrator."""
+        outputs and tags of every run, one after the other, for the orchestrator."""
         waiter = threading.Thread(target=tb.wait, daemon=True)
         waiter.start()
         waiter.join(float(seconds))
         ended = not waiter.is_alive()
         tb.stop()
         waiter.join(30)
+        runs = earlier + [this_run()]
+        stats = {}
+        for run_stats, _, _ in runs:
+            for name, value in run_stats.items():
+                stats[name] = stats.get(name, 0) + value
         tags = []
-        for i, sink in enumerate(sinks):
+        for i in range(TAKES):
+            shift, tags_i = 0, []
+            for _, outputs, run_tags in runs:
+                tags_i += [(offset + shift, key, value) for offset, key, value in run_tags[i]]
+                shift += outputs[i].size
+            tags.append(tags_i)
             np.save(os.path.join(args.out, f"out{i}.npy"),
-                    np.asarray(sink.data(), dtype=np.int32))
-            tags.append([(t.offset, str(t.key), cluster_checks.tag_value(t.value))
-                         for t in sink.tags()])
+                    np.concatenate([outputs[i] for _, outputs, _ in runs]))
         with open(os.path.join(args.out, "tags.json"), "w") as f:
             json.dump(tags, f)
-        return {"stats": dict(rx.stats()), "ended_by_stop_heap": ended,
+        return {"stats": stats, "ended_by_stop_heap": ended,
                 "cpu_seconds": time.process_time()}
 
-    return netns_peers.serve({"start": start, "wait": wait}, out)
+    return netns_peers.serve({"start": start, "leave": leave, "rejoin": rejoin,
+                              "wait": wait}, out)
 
 
 def counter_main(args, out):
@@ -245,11 +291,16 @@ def orchestrate(args, say):
                                        "--skips", json.dumps(plan.skips_a),
                                        "--stop-heap", 0], name="sender run A",
             log=sys.stderr)
-        leaver = RECEIVERS - 1
+        leaver, stopper = RECEIVERS - 1, RECEIVERS - 2
+        seconds_a = plan.seconds_a(args.rate_mbps)
+        away = {}
         run_a = cluster_checks.run_while(
             lambda: sender_a.ask("run", timeout=300),
-            lambda: cluster_checks.leave_and_rejoin(in_host, in_switch, receiver_host(leaver),
-                                                    say, plan.seconds_a(args.rate_mbps)))
+            lambda: cluster_checks.leave_and_rejoin(in_host, in_switch,
+                                                    receiver_host(leaver), say, seconds_a),
+            lambda: away.update(cluster_checks.stop_and_rejoin(
+                receivers[stopper], in_host, in_switch, receiver_host(stopper), say,
+                seconds_a)))
         sender_a.close()
         say(f"cluster: sender run A: {plan.rounds_a} positions from timestamp "
             f"{plan.start_a}, skipping positions {plan.skips_a}, in "
@@ -288,8 +339,9 @@ def orchestrate(args, say):
     for r in range(RECEIVERS):
         cluster_checks.check_receiver(
             r, os.path.join(work, f"r{r}"), results[r]["stats"],
-            on_port(counts, receiver_host(r)), link_drops(receiver_host(r)), sent_packets, plan, r == leaver, say,
-            failures)
+            on_port(counts, receiver_host(r)), link_drops(receiver_host(r)), sent_packets,
+            plan, {leaver: "link", stopper: "stopped"}.get(r, ""), say, failures,
+            away.get("frames_while_away", 0) if r == stopper else 0)
     cluster_checks.check_rx_times_agree(work, plan, say, failures)
     sender_port = on_port(counts, 1)
     if any(sender_port.values()):

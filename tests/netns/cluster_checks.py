@@ -124,34 +124,64 @@ def wait_for_memberships(in_switch, say, failures, timeout=15):
             f"{sum(len(g) for g in got.values())} entries on {len(got)} ports)")
 
 
-def run_while(main, side):
-    """main() while side() runs in a thread; side's exception is raised after."""
+def run_while(main, *sides):
+    """main() while each of sides() runs in a thread; their exceptions are raised
+    after."""
     error = []
 
-    def guarded():
+    def guarded(side):
         try:
             side()
         except Exception as e:
             error.append(e)
-    t = threading.Thread(target=guarded, daemon=True)
-    t.start()
+    threads = [threading.Thread(target=guarded, args=(side,), daemon=True)
+               for side in sides]
+    for t in threads:
+        t.start()
     result = main()
-    t.join(60)
+    for t in threads:
+        t.join(60)
     if error:
         raise error[0]
     return result
 
 
-def leave_and_rejoin(in_host, in_switch, i, say, seconds_a):
-    """Once the sender's data reaches host i, its link goes down for 1 s (the switch
-    forgets its groups), then up: it reports them again, at once or when the querier
-    asks."""
+def wait_for_data(in_host, i):
+    """Until the sender's data reaches host i."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         rx = int(in_host(i, "cat", "/sys/class/net/eth0/statistics/rx_packets"))
         if rx > 100:
             break
         time.sleep(0.05)
+
+
+def stop_and_rejoin(peer, in_host, in_switch, i, say, seconds_a):
+    """Midway through run A, receiver host i's flowgraph stops (tb.stop, tb.wait: its
+    source closes its sockets and the host leaves its groups) for 1 s, then starts
+    again: the source joins them anew. \return the receiver's answer to rejoin
+    (frames_while_away: frames its host received while no socket read them)."""
+    wait_for_data(in_host, i)
+    time.sleep(0.55 * seconds_a)
+    port = os.environ[f"TOPO_PORT_{i}"]
+    peer.ask("leave")
+    time.sleep(1.0)
+    forgot = port not in memberships(in_switch)
+    answer = peer.ask("rejoin")
+    back = time.monotonic()
+    while port not in memberships(in_switch) and time.monotonic() - back < 20:
+        time.sleep(0.05)
+    say(f"cluster: host {i}'s receiver stopped its flowgraph for 1 s mid-stream (the "
+        f"switch {'forgot' if forgot else 'still listed'} its groups) and started it "
+        f"again; the switch listed its groups {time.monotonic() - back:.1f} s later")
+    return answer
+
+
+def leave_and_rejoin(in_host, in_switch, i, say, seconds_a):
+    """Once the sender's data reaches host i, its link goes down for 1 s (the switch
+    forgets its groups), then up: it reports them again, at once or when the querier
+    asks."""
+    wait_for_data(in_host, i)
     time.sleep(0.3 * seconds_a)
     port = os.environ[f"TOPO_PORT_{i}"]
     in_host(i, "ip", "link", "set", "eth0", "down")
@@ -176,9 +206,13 @@ AROUND_ABSENCE = 2000
 
 
 def check_receiver(r, out_dir, stats, on_port, link_drops, sent_packets, plan, left,
-                   say, failures):
+                   say, failures, away=0):
     """`on_port`: {substream: datagrams its bridge port sent}; `link_drops`: frames the
-    port could not hand to the host (its link was down)."""
+    port could not hand to the host (its link was down); `left`: how the receiver left
+    mid-stream ("link": its link went down; "stopped": its flowgraph stopped; "": it
+    stayed); `away`: frames its host received while its flowgraph stopped and started
+    again (the kernel drops them uncounted: the source had left their groups, or had
+    not yet read them from a socket it then closed)."""
     import numpy as np
     name = f"receiver {r}"
     mine = set(range(TAKES * r, TAKES * r + TAKES))
@@ -195,17 +229,19 @@ def check_receiver(r, out_dir, stats, on_port, link_drops, sent_packets, plan, l
                         f"groups, {per_group * TAKES} were sent")
     counted, runs = netns_peers.datagrams_accounted(stats)
     # Its stream ends at the first stop heap; the others may stay unread. Frames the
-    # port sent while the host's link was down never reached it.
+    # port sent while the host's link was down never reached it; those that reached it
+    # while its flowgraph was stopped found no socket.
     unread = delivered - counted
-    if runs or not 0 <= unread <= TAKES - stats["stop_heaps"] + link_drops:
+    if runs or not 0 <= unread <= TAKES - stats["stop_heaps"] + link_drops + away:
         failures.append(f"{name}: {delivered} datagrams delivered, {counted} counted "
                         f"({stats['stop_heaps']} stop heaps, {link_drops} frames lost "
-                        "on its link)")
+                        f"on its link, {away} received while it was away)")
     if link_drops and not left:
         failures.append(f"{name}: its link dropped {link_drops} frames")
     with open(os.path.join(out_dir, "tags.json")) as f:
         tags = json.load(f)
-    resyncs_wanted = 2 if left else 1
+    # A restarted flowgraph starts a fresh stream: only run B's start resyncs it.
+    resyncs_wanted = 2 if left == "link" else 1
     if stats["timestamp_resyncs"] != resyncs_wanted:
         failures.append(f"{name}: {stats['timestamp_resyncs']} timestamp_resyncs, "
                         f"{resyncs_wanted} wanted")
@@ -251,11 +287,15 @@ def check_receiver(r, out_dir, stats, on_port, link_drops, sent_packets, plan, l
         if zeros_elsewhere:
             failures.append(f"{name}: {zeros_elsewhere} zero heaps besides the skipped "
                             "ones, away from its absence")
-        say(f"cluster: receiver {r} left and rejoined: every heap it output is right or "
-            f"zeros ({zeros_outside} zero heaps around its absence), resynced with a "
-            f"fresh rx_time; its port delivered {delivered} of the "
-            f"{per_group * TAKES} datagrams sent to its groups ({link_drops} frames "
-            f"lost on its link while it was down); {counted} counted")
+        how, lost = (("its link went down", f"{link_drops} frames lost on its link")
+                     if left == "link" else
+                     ("its flowgraph stopped", f"{unread} uncounted, of the {away} frames "
+                      "its host received while its flowgraph was away"))
+        say(f"cluster: receiver {r} left ({how}) and rejoined: every heap it output is "
+            f"right or zeros ({zeros_outside} zero heaps around its absence), with a "
+            f"fresh rx_time after it; its port delivered {delivered} of the "
+            f"{per_group * TAKES} datagrams sent to its groups ({lost}); {counted} "
+            "counted")
     else:
         say(f"cluster: receiver {r}: bit-exact, zeros at the {len(plan.skipped_a)} "
             f"skipped positions; {delivered} datagrams to its groups = "

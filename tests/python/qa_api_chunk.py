@@ -85,10 +85,33 @@ class qa_api_chunk(qa.ApiTestCase):
         self.assertEqual(stats["too_old_heaps"], 0)
 
     def test_declarative_placement_with_substreams_rejects_strays(self):
+        self.place_substreams_10_and_11([[10, 11], [26, 27]], substreams=2,
+                                        first_substream=10)
+
+    def test_declarative_placement_substream_ids_as_a_range(self):
+        self.place_substreams_10_and_11([[10, 11], [26, 27]],
+                                        substream_ids=range(10, 12))
+
+    def test_declarative_placement_substream_ids_in_the_order_given(self):
+        self.place_substreams_10_and_11([[11, 10], [27, 26]], substream_ids=[11, 10])
+
+    def test_declarative_placement_substream_ids_checked_as_the_blocks(self):
+        with self.assertRaisesRegex(ValueError, "substream_ids: 11 is given twice"):
+            recv.ChunkPlacement(timestamp_item=TS_ITEM, timestamp_step=STEP,
+                                heap_size=HEAP_SIZE, heaps_per_chunk=2,
+                                substream_item=0x1601, substream_ids=[11, 11])
+        with self.assertRaisesRegex(ValueError, "first_substream: 10 with substream_ids"):
+            recv.ChunkPlacement(timestamp_item=TS_ITEM, timestamp_step=STEP,
+                                heap_size=HEAP_SIZE, heaps_per_chunk=2,
+                                substream_item=0x1601, first_substream=10,
+                                substream_ids=[11, 12])
+
+    def place_substreams_10_and_11(self, expected, **substreams):
+        """Heaps of substreams 10, 11 and 12 at two positions into a placement that
+        takes two of them (substreams): chunk bytes as expected, 12 rejected."""
         place = recv.ChunkPlacement(timestamp_item=TS_ITEM, timestamp_step=STEP,
                                     heap_size=HEAP_SIZE, heaps_per_chunk=2,
-                                    substream_item=0x1601, substreams=2,
-                                    first_substream=10)
+                                    substream_item=0x1601, **substreams)
         stream, port = self.chunk_stream(place)
         dgs = []
         cnt = 1
@@ -104,7 +127,7 @@ class qa_api_chunk(qa.ApiTestCase):
         self.assertEqual(len(chunks), 1)
         _, present, data = chunks[0]
         np.testing.assert_array_equal(present, [[1, 1], [1, 1]])
-        np.testing.assert_array_equal(data[:, :, 0], [[10, 11], [26, 27]])
+        np.testing.assert_array_equal(data[:, :, 0], expected)
         self.assertEqual(stream.stats["rejected_heaps"], 3)  # 2 strays, 1 misaligned
 
     @unittest.skipIf(numba is None, "python3-numba and python3-scipy are not installed")

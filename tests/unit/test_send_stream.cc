@@ -73,6 +73,8 @@ public:
     void fail_from(std::size_t n) { set(d_fail_from, n); }
     void defer_completions() { set(d_deferred, true); }
     void complete_all() { set(d_deferred, false); }
+    /*! The device dies: the next write reports it (failure()) and every write fails. */
+    void die() { set(d_dead, true); }
     bool writer_is_held() { return copy(d_held_now); }
 
     std::vector<written_packet> packets() { return copy(d_packets); }
@@ -95,6 +97,13 @@ public:
         d_held_now = d_hold;
         d_cv.wait(lock, [this] { return !d_hold; });
         d_held_now = false;
+        if (d_dead) {
+            if (!d_reported_dead)
+                failure("the test's device died; make the stream again");
+            d_reported_dead = true;
+            ec = boost::system::errc::make_error_code(boost::system::errc::io_error);
+            return 0;
+        }
         const auto now = steady::now();
         std::size_t accepted = 0;
         std::size_t batch_bytes = 0;
@@ -164,6 +173,8 @@ private:
     bool d_hold = false;
     bool d_held_now = false;
     bool d_deferred = false;
+    bool d_dead = false;
+    bool d_reported_dead = false;
     std::size_t d_fail_from = std::numeric_limits<std::size_t>::max();
     std::size_t d_throw_from = std::numeric_limits<std::size_t>::max();
     std::size_t d_written = 0;
@@ -199,6 +210,7 @@ public:
     void release_writes() { w().release_writes(); }
     void fail_from(std::size_t n) { w().fail_from(n); }
     void throw_from(std::size_t n) { w().throw_from(n); }
+    void die() { w().die(); }
     void defer_completions() { w().defer_completions(); }
     void complete_all() { w().complete_all(); }
     bool writer_is_held() { return w().writer_is_held(); }
@@ -522,6 +534,7 @@ TEST(SendStream, AFailedHeapDoesNotStopTheNextOne)
     const send_stats stats = broken_then_mended(&fake_stream::fail_from);
     EXPECT_EQ(stats[send_stat::heaps_failed], 1u);
     EXPECT_EQ(stats[send_stat::heaps], 1u);
+    EXPECT_EQ(stats[send_stat::writer_errors], 0u); // a failed heap is no failed stream
 }
 
 TEST(SendStream, FlushWaitsForEveryQueuedHeap)
@@ -579,6 +592,25 @@ TEST(SendStream, AWriterThatThrowsFailsItsHeapAndTheStreamGoesOn)
     EXPECT_EQ(stats[send_stat::heaps_failed], 1u);
     EXPECT_EQ(stats[send_stat::heaps], 1u);
     EXPECT_EQ(stats[send_stat::packets_failed], 6u);
+}
+
+TEST(SendStream, AWriterThatFailsForGoodIsReportedAndCountedOnce)
+{
+    boost::asio::io_context io;
+    fake_stream s(io, send::stream_config().set_max_packet_size(1000));
+    test_heap h(5000);
+    s.send_heap(h.h);
+    EXPECT_FALSE(s.has_failed());
+    EXPECT_EQ(s.get_failure(), "");
+    s.die();
+    EXPECT_THROW(s.send_heap(h.h), boost::system::system_error);
+    EXPECT_THROW(s.send_heap(h.h), boost::system::system_error);
+    EXPECT_TRUE(s.has_failed());
+    EXPECT_EQ(s.get_failure(), "the test's device died; make the stream again");
+    const send_stats stats = s.get_stats();
+    EXPECT_EQ(stats[send_stat::writer_errors], 1u);
+    EXPECT_EQ(stats[send_stat::heaps_failed], 2u);
+    EXPECT_EQ(stats[send_stat::heaps], 1u);
 }
 
 TEST(SendStream, AStreamNeedsAWriter)

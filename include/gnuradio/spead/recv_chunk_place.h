@@ -88,9 +88,10 @@ make_callback_placement(chunk_place_c_function_no_data fn);
  * (timestamps not a multiple of it are rejected) lies in chunk k / heaps_per_chunk;
  * within it, heap_index = (k % heaps_per_chunk) × substreams + substream and
  * heap_offset = heap_index × heap_bytes. The substream is the value of substream_item
- * minus first_substream (0 when substream_item is 0); heaps outside
- * [0, substreams) are rejected. A chunk holds chunk_bytes() of data and
- * chunk_heaps() present bytes.
+ * minus first_substream (0 when substream_item is 0), or its place in substream_ids
+ * when those are given; heaps outside [0, substreams) are rejected. first_substream
+ * and substream_ids are checked as spead.source's (substream_set::choose()). A chunk
+ * holds chunk_bytes() of data and chunk_heaps() present bytes.
  */
 struct SPEAD_API declarative_placement_config {
     std::uint64_t timestamp_item = 0;  //!< immediate item with the heap's timestamp
@@ -100,6 +101,9 @@ struct SPEAD_API declarative_placement_config {
     std::uint64_t substream_item = 0;  //!< 0: every heap is substream 0
     std::size_t substreams = 1;        //!< substreams this stream takes
     std::uint64_t first_substream = 0; //!< value of substream_item of substream 0
+    /*! Or the value of substream_item of each substream, in order (first_substream
+     * 0); empty: first_substream's range. */
+    std::vector<std::uint64_t> substream_ids;
 
     std::size_t chunk_heaps() const { return heaps_per_chunk * substreams; }
     std::size_t chunk_bytes() const { return chunk_heaps() * heap_bytes; }

@@ -51,6 +51,10 @@ struct SPEAD_API continuous_config : continuous_layout {
      * heaps of the others in heaps_other_substream (default 0). Needs
      * substream_item when not 0. */
     std::uint64_t first_substream = 0;
+    /*! Or the substreams of the outputs one by one, in output order (e.g. 8, 9, 10,
+     * 11 or 12, 3): one id per substream, none twice; first_substream then stays 0.
+     * Empty (default): first_substream's range. See substream_set. */
+    std::vector<std::uint64_t> substream_ids;
 
     /*! \throws std::invalid_argument naming the field, the value and the fix */
     void validate() const;

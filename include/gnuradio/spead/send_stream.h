@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace gr {
 namespace spead {
@@ -128,6 +129,12 @@ public:
     const stream_config& get_config() const { return d_config; }
     send_stats get_stats() const;
 
+    /*! The transport failed for good (the device died or went away; counted in
+     * writer_errors): every heap from now on fails, so stop sending. */
+    bool has_failed() const;
+    /*! Why the transport failed (its cause and fix); empty if it has not. */
+    std::string get_failure() const;
+
 protected:
     /*! The transport this stream writes through (its derived classes' getters). */
     packet_writer& writer() { return *d_writer; }
@@ -136,6 +143,7 @@ protected:
 private:
     struct impl;
     void add_stat(send_stat s, std::uint64_t n);
+    void writer_failed(const std::string& cause);
 
     boost::asio::io_context& d_io;
     stream_config d_config;

@@ -169,6 +169,10 @@ public:
      * \param keep_listening tcp: when a sender's connection ends (closed or lost),
      *        keep listening for new senders (true) or end the stream once no sender is
      *        connected (false, default, as spead2). See docs/links.md.
+     * \param substream_ids continuous: the substream of each output, in order (e.g.
+     *        {8, 9, 10, 11} or {12, 3}), one per output (\p substreams of them),
+     *        none twice; empty (default): first_substream's range. Give this or
+     *        first_substream, not both. Needs \p substream_item.
      */
     static sptr make(const std::string& transport = "udp",
                      const std::string& endpoints = ":7148",
@@ -202,7 +206,8 @@ public:
                      std::uint64_t first_substream = 0,
                      std::size_t max_connections = 1,
                      const std::string& allowed_peers = "",
-                     bool keep_listening = false);
+                     bool keep_listening = false,
+                     const std::vector<std::uint64_t>& substream_ids = {});
 
     /*!
      * \brief Every counter of the current run (or of the last one after stop()), by

@@ -103,7 +103,7 @@ namespace spead {
       "ibverbs: times the receive queue went to the error state and was reset")          \
     X(heaps_other_substream,                                                             \
       "continuous: dropped: a substream this receiver does not take (outside "           \
-      "first_substream .. + substreams - 1)")                                            \
+      "first_substream .. + substreams - 1, or not in substream_ids)")                   \
     X(connections_accepted, "connected: connections accepted (each ends in one below)")  \
     X(connections_refused,                                                               \
       "connected: connections refused: peer not in allowed_peers, or max_connections "   \
@@ -140,7 +140,8 @@ namespace spead {
     X(heaps_lost_in_flight,                                                          \
       "heaps that failed after part of them had gone out (cut short by an error)")   \
     X(send_waits, "connected: times the writer waited for a full socket")            \
-    X(send_wait_us, "connected: microseconds the writer waited for the socket")
+    X(send_wait_us, "connected: microseconds the writer waited for the socket")      \
+    X(writer_errors, "transports that failed for good (the device died; ends the sink)")
 
 #define GR_SPEAD_STAT_ENUM(name, text) name,
 enum class recv_stat : std::size_t { GR_SPEAD_RECV_STATS(GR_SPEAD_STAT_ENUM) count };

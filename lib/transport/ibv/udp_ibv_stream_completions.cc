@@ -170,7 +170,7 @@ void udp_ibv_stream::impl::take_device_events(bool now)
         ibv::end_stream_if_unrecoverable(e, *binding, "send queue");
     } catch (const std::runtime_error& error) {
         device_dead = true;
-        logger.error("{}; every heap from now on fails", error.what());
+        failure(error.what()); // logged once and counted by the stream
         return;
     }
     ibv::log_port_changes(e, *binding, logger, "sending");

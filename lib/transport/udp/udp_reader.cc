@@ -8,6 +8,7 @@
 #include "socket_buffer.h"
 #include "transport/endpoint.h"
 #include "transport/file_descriptor.h"
+#include "transport/mapped_buffer.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <linux/sock_diag.h>
@@ -41,6 +42,7 @@ namespace {
 
 using boost::asio::ip::udp;
 using transport::file_descriptor;
+using transport::mapped_buffer;
 
 /*! Datagrams taken per recvmmsg(). */
 constexpr unsigned int batch_size = 64;
@@ -161,7 +163,7 @@ struct udp_reader::impl {
     std::size_t granted_buffer = 0;
 
     // receive batch, allocated once
-    std::vector<std::uint8_t> buffers;
+    mapped_buffer buffers; //!< pages of its own: see mapped_buffer.h
     std::vector<iovec> iovecs;
     std::vector<control_buffer> controls;
     std::vector<mmsghdr> messages;
@@ -201,7 +203,7 @@ void udp_reader::impl::allocate_batch()
     const std::size_t slot_bytes =
         coalescing ? max_coalesced_bytes : config.get_max_size();
     const std::size_t stride = coalescing ? max_coalesced_bytes + 1536 : slot_bytes;
-    buffers.resize(std::size_t(batch_size) * stride);
+    buffers = mapped_buffer(std::size_t(batch_size) * stride);
     iovecs.resize(batch_size);
     controls.resize(batch_size);
     messages.resize(batch_size);

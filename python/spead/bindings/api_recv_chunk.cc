@@ -19,6 +19,7 @@
 #include <gnuradio/spead/recv_pcap.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
+#include <gnuradio/spead/substream_set.h>
 #include <unordered_map>
 #include <chrono>
 #include <cstring>
@@ -365,6 +366,8 @@ void bind_api_recv_chunk(py::module& parent)
 
     py::class_<py_placement>(m, "_Placement");
     m.def("_callback_placement", &callback_placement, py::arg("place"));
+    // spead.source(substream_ids="8-11"): the text spead_recv --substream-ids takes.
+    m.def("_parse_substream_ids", &substream_set::parse, py::arg("text"));
     m.def("_declarative_placement",
           [](std::uint64_t timestamp_item,
              std::uint64_t timestamp_step,
@@ -372,7 +375,8 @@ void bind_api_recv_chunk(py::module& parent)
              std::size_t heaps_per_chunk,
              std::uint64_t substream_item,
              std::size_t substreams,
-             std::uint64_t first_substream) {
+             std::uint64_t first_substream,
+             const std::vector<std::uint64_t>& substream_ids) {
               recv::declarative_placement_config c;
               c.timestamp_item = timestamp_item;
               c.timestamp_step = timestamp_step;
@@ -381,6 +385,7 @@ void bind_api_recv_chunk(py::module& parent)
               c.substream_item = substream_item;
               c.substreams = substreams;
               c.first_substream = first_substream;
+              c.substream_ids = substream_ids;
               c.validate();
               return py_placement{ recv::make_declarative_placement(c) };
           });

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(14b74cdf21543fcc21ddaed99f385783)                     */
+/* BINDTOOL_HEADER_FILE_HASH(175035c074b11fba550943ef77d5e498)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -73,6 +73,7 @@ void bind_source(py::module& m)
              py::arg("max_connections") = 1,
              py::arg("allowed_peers") = "",
              py::arg("keep_listening") = false,
+             py::arg("substream_ids") = std::vector<std::uint64_t>(),
              D(source, make))
 
 

@@ -122,23 +122,30 @@ class ChunkPlacement:
     k = timestamp // timestamp_step lies in chunk k // heaps_per_chunk, at heap index
     (k % heaps_per_chunk) * substreams + substream and byte offset heap index *
     heap_size. The substream is the substream_item's value minus first_substream
-    (always 0 without a substream_item). Heaps whose timestamp is not a multiple of
+    (always 0 without a substream_item), or, given substream_ids (a list or range, one
+    id per substream, in order), its place in them: substream_ids=[8, 9, 10, 11] takes
+    the same as first_substream=8 with 4 substreams. Checked as spead.source checks
+    its own (one copy, in C++). Heaps whose timestamp is not a multiple of
     timestamp_step, or whose substream is out of range, are rejected
     (rejected_heaps). Give it as ChunkStreamConfig(place=ChunkPlacement(...))."""
 
     def __init__(self, *, timestamp_item, timestamp_step, heap_size, heaps_per_chunk,
-                 substream_item=0, substreams=1, first_substream=0):
+                 substream_item=0, substreams=None, first_substream=0,
+                 substream_ids=()):
         self.timestamp_item = int(timestamp_item)
         self.timestamp_step = int(timestamp_step)
         self.heap_size = int(heap_size)
         self.heaps_per_chunk = int(heaps_per_chunk)
         self.substream_item = int(substream_item)
-        self.substreams = int(substreams)
+        self.substream_ids = [int(i) for i in substream_ids]
+        # Without substreams, as many as substream_ids name (at least 1).
+        self.substreams = int(substreams if substreams is not None
+                              else max(1, len(self.substream_ids)))
         self.first_substream = int(first_substream)
         self._policy = _core_chunk._declarative_placement(
             self.timestamp_item, self.timestamp_step, self.heap_size,
             self.heaps_per_chunk, self.substream_item, self.substreams,
-            self.first_substream)
+            self.first_substream, self.substream_ids)
 
     @property
     def chunk_heaps(self):
@@ -162,7 +169,9 @@ class ChunkPlacement:
                 f"timestamp_step={self.timestamp_step}, heap_size={self.heap_size}, "
                 f"heaps_per_chunk={self.heaps_per_chunk}, "
                 f"substream_item={self.substream_item:#x}, substreams={self.substreams}, "
-                f"first_substream={self.first_substream})")
+                f"first_substream={self.first_substream}"
+                + (f", substream_ids={self.substream_ids}" if self.substream_ids else "")
+                + ")")
 
 
 def _check_count(name, value, minimum):

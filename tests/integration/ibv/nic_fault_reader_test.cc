@@ -313,6 +313,10 @@ TEST_P(NicFaults, FramesDroppedDuplicatedAndReorderedReconcile)
     EXPECT_EQ(tx.packets() + c.rx_frames_duplicated_injected,
               stats[recv_stat::packets] + c.rx_frames_dropped_injected);
     EXPECT_EQ(stats[recv_stat::frames_dropped_no_buffer], 0u);
+    // Each heap is one frame: a duplicate is counted as one (its heap is not
+    // delivered twice), a dropped frame is a heap that never comes.
+    EXPECT_EQ(stats[recv_stat::packets_duplicate], c.rx_frames_duplicated_injected);
+    EXPECT_EQ(stats[recv_stat::heaps], sent - c.rx_frames_dropped_injected);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, NicFaults, ::testing::Values(0, -1), mode_name);

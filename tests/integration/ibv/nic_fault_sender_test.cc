@@ -112,6 +112,7 @@ public:
         return {};
     }
     send_stats stats() const { return d_stream.get_stats(); }
+    std::string failure() const { return d_stream.get_failure(); }
 
 private:
     std::vector<std::uint8_t> d_payload;
@@ -172,6 +173,7 @@ TEST(SendFaults, PortDownBeyondTheLimitFailsHeapsUntilItIsUp)
     EXPECT_EQ(s[send_stat::heaps_failed], 2u);
     EXPECT_EQ(s[send_stat::heaps], 1u);
     EXPECT_EQ(nic.counters().tx_frames_lost, 0u);
+    EXPECT_EQ(sender.failure(), "") << "a port that is down is not a dead device";
 }
 
 TEST(SendFaults, DeviceFatalFailsEveryHeapAndTheLogSaysWhy)
@@ -193,6 +195,9 @@ TEST(SendFaults, DeviceFatalFailsEveryHeapAndTheLogSaysWhy)
     const send_stats s = sender.stats();
     EXPECT_EQ(s[send_stat::heaps], 1u);
     EXPECT_EQ(s[send_stat::heaps_failed], 2u);
+    // The stream reports it, so that its user stops sending (spead.sink ends).
+    EXPECT_TRUE(contains(sender.failure(), "IBV_EVENT_DEVICE_FATAL")) << sender.failure();
+    EXPECT_EQ(s[send_stat::writer_errors], 1u);
 }
 
 } // namespace

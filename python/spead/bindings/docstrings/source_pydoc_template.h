@@ -160,7 +160,11 @@ Args:
         counted (connections_refused) and logged once per peer.
     keep_listening: tcp: when a sender's connection ends (closed or lost),
         keep listening for new senders (true) or end the stream once no sender is
-        connected (false, default, as spead2). See docs/links.md.)doc";
+        connected (false, default, as spead2). See docs/links.md.
+    substream_ids: continuous: the substream of each output, in order (e.g.
+        {8, 9, 10, 11} or {12, 3}), one per output (substreams of them),
+        none twice; empty (default): first_substream's range. Give this or
+        first_substream, not both. Needs substream_item.)doc";
 
 static const char* __doc_gr_spead_source_stats = R"doc(Every counter of the current run (or of the last one after stop()), by
 name: the stream's counters (docs/statistics.md) and the block's
