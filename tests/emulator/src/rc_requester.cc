@@ -86,7 +86,7 @@ void rc_requester::wait(clock::time_point deadline)
     if (m_connection) {
         fds[1].fd = m_connection.get();
         fds[1].events = POLLIN;
-        if (m_connecting || m_output_done < m_output.size())
+        if (m_connecting || m_output_done < m_output_size)
             fds[1].events |= POLLOUT;
     }
     const auto left = deadline - clock::now();
@@ -159,13 +159,13 @@ rc_requester::clock::time_point rc_requester::step()
     if (now < m_pause_until)
         return m_pause_until; // an RNR NAK's wait
     const bool busy =
-        m_output_done < m_output.size() || m_qp.m_send_acknowledged < m_qp.m_send.taken;
+        m_output_done < m_output_size || m_qp.m_send_acknowledged < m_qp.m_send.taken;
     if (busy && now - m_last_progress >= timeout) {
         retry_locked(now, "no acknowledgement within the QP's timeout");
         if (m_qp.m_state == IBV_QPS_ERR)
             return now;
     }
-    if (m_output_done == m_output.size())
+    if (m_output_done == m_output_size)
         prepare_next_message_locked(now);
     return later(m_last_progress, timeout);
 }
@@ -219,9 +219,8 @@ void rc_requester::connection_ready(clock::time_point now)
     hello.type = rc_wire::kind::hello;
     hello.source_qpn = m_qp.m_shell.verbs.qp_num;
     hello.detail = m_qp.m_attr.dest_qp_num;
-    m_output.assign(reinterpret_cast<const uint8_t*>(&hello),
-                    reinterpret_cast<const uint8_t*>(&hello) + sizeof(hello));
-    m_output_done = 0;
+    set_output_size(sizeof(hello));
+    memcpy(m_output.data(), &hello, sizeof(hello));
 }
 
 void rc_requester::prepare_next_message_locked(clock::time_point now)
@@ -243,21 +242,21 @@ void rc_requester::prepare_next_message_locked(clock::time_point now)
             total += sge.length;
     }
     const bool in_flight = qp.m_send_acknowledged < qp.m_send.taken;
-    m_output.resize(sizeof(rc_wire::header) + total);
-    uint8_t* payload = m_output.data() + sizeof(rc_wire::header);
-    ibv_wc_status status = IBV_WC_SUCCESS;
-    if (total > device_limits::max_message_size) {
-        status = IBV_WC_LOC_LEN_ERR;
-    } else if (slot.is_inline) {
-        memcpy(payload, slot.inline_data.data(), total);
-    } else {
-        size_t length = 0;
-        status = qp.context().memory_regions().gather(
-            qp.m_pd, slot.sges.data(), slot.sges.size(), payload, total, length);
+    ibv_wc_status status = IBV_WC_LOC_LEN_ERR;
+    if (total <= device_limits::max_message_size) {
+        set_output_size(sizeof(rc_wire::header) + total);
+        uint8_t* payload = m_output.data() + sizeof(rc_wire::header);
+        status = IBV_WC_SUCCESS;
+        if (slot.is_inline) {
+            memcpy(payload, slot.inline_data.data(), total);
+        } else {
+            size_t length = 0;
+            status = qp.context().memory_regions().gather(
+                qp.m_pd, slot.sges.data(), slot.sges.size(), payload, total, length);
+        }
     }
     if (status != IBV_WC_SUCCESS) {
-        m_output.clear();
-        m_output_done = 0;
+        set_output_size(0);
         // A local error completes in order: once what went before is acknowledged.
         if (!in_flight)
             fail_oldest_locked(status,
@@ -277,7 +276,6 @@ void rc_requester::prepare_next_message_locked(clock::time_point now)
     request.imm = slot.imm;
     request.source_qpn = qp.m_shell.verbs.qp_num;
     memcpy(m_output.data(), &request, sizeof(request));
-    m_output_done = 0;
     if (!in_flight)
         m_last_progress = now;
     qp.m_send.taken++;
@@ -285,10 +283,10 @@ void rc_requester::prepare_next_message_locked(clock::time_point now)
 
 void rc_requester::write_output()
 {
-    while (m_output_done < m_output.size()) {
+    while (m_output_done < m_output_size) {
         const ssize_t put = send(m_connection.get(),
                                  m_output.data() + m_output_done,
-                                 m_output.size() - m_output_done,
+                                 m_output_size - m_output_done,
                                  MSG_DONTWAIT | MSG_NOSIGNAL);
         if (put > 0) {
             m_output_done += static_cast<size_t>(put);
@@ -304,8 +302,7 @@ void rc_requester::write_output()
             return;
         }
     }
-    m_output.clear();
-    m_output_done = 0;
+    set_output_size(0);
 }
 
 void rc_requester::read_responses()
@@ -424,12 +421,19 @@ void rc_requester::retry_locked(clock::time_point now, const char* reason)
           static_cast<unsigned>(m_qp.m_attr.retry_cnt));
 }
 
+void rc_requester::set_output_size(size_t size)
+{
+    if (m_output.size() < size)
+        m_output.resize(size); // grows only: a message is not cleared before its copy
+    m_output_size = size;
+    m_output_done = 0;
+}
+
 void rc_requester::drop_connection()
 {
     m_connection.reset();
     m_connecting = false;
-    m_output.clear();
-    m_output_done = 0;
+    set_output_size(0);
     m_input.clear();
 }
 

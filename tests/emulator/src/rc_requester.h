@@ -53,6 +53,8 @@ private:
     void fail_oldest_locked(ibv_wc_status status, const char* reason);
     // A timeout or a lost connection: one more retry, or IBV_WC_RETRY_EXC_ERR.
     void retry_locked(clock::time_point now, const char* reason);
+    // The next message's length; its bytes are written into m_output after this.
+    void set_output_size(size_t size);
     void drop_connection();
 
     rc_queue_pair& m_qp;
@@ -68,6 +70,7 @@ private:
     clock::time_point m_connect_started{};
     clock::time_point m_next_connect{};
     std::vector<uint8_t> m_output; // the message being written: header and payload
+    size_t m_output_size = 0;      // its length (the buffer only grows)
     size_t m_output_done = 0;
     std::vector<uint8_t> m_input; // responses read so far
     clock::time_point m_last_progress{};
