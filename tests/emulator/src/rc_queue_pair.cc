@@ -41,6 +41,8 @@ void advance_to(std::atomic<uint64_t>& released, uint64_t next)
 
 ibv_wc_opcode send_completion_opcode(ibv_wr_opcode opcode)
 {
+    if (opcode == IBV_WR_RDMA_READ)
+        return IBV_WC_RDMA_READ;
     return opcode == IBV_WR_RDMA_WRITE || opcode == IBV_WR_RDMA_WRITE_WITH_IMM
                ? IBV_WC_RDMA_WRITE
                : IBV_WC_SEND;
@@ -297,12 +299,17 @@ int rc_queue_pair::post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr)
             case IBV_WR_SEND_WITH_IMM:
             case IBV_WR_RDMA_WRITE:
             case IBV_WR_RDMA_WRITE_WITH_IMM:
+            case IBV_WR_RDMA_READ:
                 break;
             default:
                 fail_unemulated("ibv_post_send opcode %d on an RC QP (only SEND, "
-                                "SEND_WITH_IMM, RDMA_WRITE and RDMA_WRITE_WITH_IMM are "
-                                "emulated; no RDMA read, atomics or invalidation)",
+                                "SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM and "
+                                "RDMA_READ are emulated; no atomics or invalidation)",
                                 wr->opcode);
+            }
+            if (wr->opcode == IBV_WR_RDMA_READ && (wr->send_flags & IBV_SEND_INLINE)) {
+                error = EINVAL; // a read has nowhere to put inline data
+                break;
             }
             rc_send_slot* claimed = nullptr;
             if ((error = m_send.claim(wr->num_sge, m_cap.max_send_sge, ENOMEM, claimed)))

@@ -34,6 +34,8 @@ rc_wire::kind request_kind(ibv_wr_opcode opcode)
         return rc_wire::kind::write;
     case IBV_WR_RDMA_WRITE_WITH_IMM:
         return rc_wire::kind::write_with_imm;
+    case IBV_WR_RDMA_READ:
+        return rc_wire::kind::read;
     default:
         return rc_wire::kind::send;
     }
@@ -242,12 +244,15 @@ void rc_requester::prepare_next_message_locked(clock::time_point now)
             total += sge.length;
     }
     const bool in_flight = qp.m_send_acknowledged < qp.m_send.taken;
+    const bool is_read = slot.opcode == IBV_WR_RDMA_READ;
     ibv_wc_status status = IBV_WC_LOC_LEN_ERR;
     if (total <= device_limits::max_message_size) {
-        set_output_size(sizeof(rc_wire::header) + total);
+        // A read's request carries no payload: its SGEs receive the response.
+        set_output_size(sizeof(rc_wire::header) + (is_read ? 0 : total));
         uint8_t* payload = m_output.data() + sizeof(rc_wire::header);
         status = IBV_WC_SUCCESS;
-        if (slot.is_inline) {
+        if (is_read) {
+        } else if (slot.is_inline) {
             memcpy(payload, slot.inline_data.data(), total);
         } else {
             size_t length = 0;
@@ -270,7 +275,8 @@ void rc_requester::prepare_next_message_locked(clock::time_point now)
     request.magic = rc_wire::header_magic;
     request.type = request_kind(slot.opcode);
     request.psn = slot.psn;
-    request.length = static_cast<uint32_t>(total);
+    request.length = is_read ? 0 : static_cast<uint32_t>(total);
+    request.detail = is_read ? static_cast<uint32_t>(total) : 0;
     request.remote_addr = slot.remote_addr;
     request.rkey = slot.rkey;
     request.imm = slot.imm;
@@ -307,8 +313,13 @@ void rc_requester::write_output()
 
 void rc_requester::read_responses()
 {
-    uint8_t buffer[64 * sizeof(rc_wire::header)];
-    const ssize_t got = recv(m_connection.get(), buffer, sizeof(buffer), MSG_DONTWAIT);
+    // Read responses carry their bytes: read in large pieces.
+    constexpr size_t piece = 64 * 1024;
+    const size_t before = m_input.size();
+    m_input.resize(before + piece);
+    const ssize_t got =
+        recv(m_connection.get(), m_input.data() + before, piece, MSG_DONTWAIT);
+    m_input.resize(before + static_cast<size_t>(std::max<ssize_t>(got, 0)));
     if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
         return;
     std::lock_guard<std::mutex> lock(m_qp.m_mutex);
@@ -317,26 +328,32 @@ void rc_requester::read_responses()
         m_connection_lost = true;
         return;
     }
-    m_input.insert(m_input.end(), buffer, buffer + got);
     size_t used = 0;
     while (m_input.size() - used >= sizeof(rc_wire::header)) {
         rc_wire::header response;
         memcpy(&response, m_input.data() + used, sizeof(response));
-        used += sizeof(response);
-        if (response.magic != rc_wire::header_magic) {
+        if (response.magic != rc_wire::header_magic ||
+            response.length > device_limits::max_message_size) {
             warn("RC QP 0x%x: garbled response on the RC wire; connection dropped",
                  m_qp.m_shell.verbs.qp_num);
             drop_connection();
             m_connection_lost = true;
             return;
         }
-        if (m_qp.m_state == IBV_QPS_RTS || m_qp.m_state == IBV_QPS_SQD)
-            handle_response_locked(response);
+        if (m_input.size() - used < sizeof(response) + response.length)
+            break; // the rest of a read response is still on its way
+        const uint8_t* payload = m_input.data() + used + sizeof(response);
+        used += sizeof(response) + response.length;
+        if (m_qp.m_state == IBV_QPS_RTS)
+            handle_response_locked(response, payload);
+        if (!m_connection)
+            return;
     }
     m_input.erase(m_input.begin(), m_input.begin() + used);
 }
 
-void rc_requester::handle_response_locked(const rc_wire::header& response)
+void rc_requester::handle_response_locked(const rc_wire::header& response,
+                                          const uint8_t* payload)
 {
     rc_queue_pair& qp = m_qp;
     uint64_t index = qp.m_send_acknowledged;
@@ -351,6 +368,21 @@ void rc_requester::handle_response_locked(const rc_wire::header& response)
         acknowledge_through_locked(index + 1);
         m_retries = m_rnr_retries = 0;
         return;
+    case rc_wire::kind::read_response: {
+        acknowledge_through_locked(index);
+        const rc_send_slot& slot = qp.m_send.at(index);
+        const ibv_wc_status status = qp.context().memory_regions().scatter(
+            qp.m_pd, slot.sges.data(), slot.sges.size(), payload, response.length);
+        if (status != IBV_WC_SUCCESS) {
+            fail_oldest_locked(status,
+                               "an RDMA read's SGEs could not take the bytes read "
+                               "(unregistered, without LOCAL_WRITE, or too short)");
+            return;
+        }
+        acknowledge_through_locked(index + 1);
+        m_retries = m_rnr_retries = 0;
+        return;
+    }
     case rc_wire::kind::nak_rnr:
         acknowledge_through_locked(index);
         if (qp.m_attr.rnr_retry != 7 && ++m_rnr_retries > qp.m_attr.rnr_retry) {

@@ -45,7 +45,8 @@ private:
     void connection_ready(clock::time_point now);
     void prepare_next_message_locked(clock::time_point now);
     void read_responses();
-    void handle_response_locked(const rc_wire::header& response);
+    // \p payload: the bytes of a read response (response.length of them).
+    void handle_response_locked(const rc_wire::header& response, const uint8_t* payload);
     void write_output();
     // Completes the WRs before \p index successfully (the peer acknowledged them).
     void acknowledge_through_locked(uint64_t index);
