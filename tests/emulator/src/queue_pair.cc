@@ -100,6 +100,10 @@ queue_pair::~queue_pair() = default;
 
 queue_pair* queue_pair::from(ibv_qp* qp)
 {
+    // An RC QP's shell belongs to an rc_queue_pair: flows, counters and the like are
+    // refused on it (EINVAL) as for any QP the emulator does not own.
+    if (qp != nullptr && qp->qp_type == IBV_QPT_RC)
+        return nullptr;
     return object_shell<ibv_qp, queue_pair>::owner_of(qp);
 }
 
