@@ -278,3 +278,28 @@ TEST(RcTraffic, RdmaReadBringsThePeersBytesIntoTheSges)
                            remote.bytes.begin() + 2100,
                            local.bytes.begin() + 2000));
 }
+
+TEST(RcTraffic, SqSigAllCompletesEverySend)
+{
+    rc_options all;
+    all.signal_all = true;
+    rc_pair pair = make_connected_pair(all, {});
+    ASSERT_NE(pair.b.qp, nullptr);
+    registered_buffer source = register_buffer(pair.a.pd.get(), 64);
+    registered_buffer target = register_buffer(pair.b.pd.get(), 64, remote_access);
+    for (uint64_t i = 0; i < 3; i++)
+        ASSERT_EQ(post_one_send(pair.a.qp.get(),
+                                i,
+                                IBV_WR_RDMA_WRITE,
+                                { source.sge() },
+                                0, // not IBV_SEND_SIGNALED
+                                reinterpret_cast<uintptr_t>(target.bytes.data()),
+                                target.mr->rkey),
+                  0);
+    const auto sent = poll_completions(pair.a.send_cq.get(), 3);
+    ASSERT_EQ(sent.size(), 3u);
+    for (uint64_t i = 0; i < 3; i++) {
+        EXPECT_EQ(sent[i].wr_id, i);
+        EXPECT_EQ(sent[i].status, IBV_WC_SUCCESS);
+    }
+}
