@@ -5,7 +5,9 @@
 // posted send WRs in order (reading registered memory at transmit time), completes
 // them when the peer acknowledges, and turns NAKs, silence and lost connections into
 // the verbs errors: RNR retries then IBV_WC_RNR_RETRY_EXC_ERR, ACK timeouts and
-// reconnections then IBV_WC_RETRY_EXC_ERR, IBV_WC_REM_*_ERR from the responder.
+// reconnections then IBV_WC_RETRY_EXC_ERR, IBV_WC_REM_*_ERR from the responder. A
+// timeout counts only while TCP cannot deliver (a link down, a host gone): a peer
+// process the scheduler starves is not a failure, as a NIC answers for its host.
 // In ERR it flushes both queues of its QP.
 #ifndef SPEAD_EMU_RC_REQUESTER_H
 #define SPEAD_EMU_RC_REQUESTER_H
@@ -57,6 +59,12 @@ private:
     // The next message's length; its bytes are written into m_output after this.
     void set_output_size(size_t size);
     void drop_connection();
+    // Whether TCP has delivered every byte written to the peer's host and sees no
+    // retransmissions: then a missing acknowledgement means a slow peer process, which
+    // a NIC would not wait for, not a broken path (so no retry is counted).
+    bool path_delivers() const;
+    // A message the responder discards: bytes in flight, so a broken path shows.
+    void queue_probe();
 
     rc_queue_pair& m_qp;
     unique_fd m_doorbell;

@@ -129,7 +129,8 @@ bool rc_responder::serve_request()
         if (m_connection_source != m_qp.m_attr.dest_qp_num)
             return false; // a requester this QP is not connected to
         if (m_qp.m_state == IBV_QPS_ERR)
-            return true; // an errored QP is silent: the requester times out
+            return false; // an errored QP answers nothing: its requester loses the
+                          // connection, retries and gives up
         response.type = execute_locked(request);
         if (response.type == rc_wire::kind::hello)
             return true; // discarded without a response
@@ -149,6 +150,8 @@ bool rc_responder::serve_request()
 rc_wire::kind rc_responder::execute_locked(const rc_wire::header& request)
 {
     rc_queue_pair& qp = m_qp;
+    if (request.type == rc_wire::kind::probe)
+        return rc_wire::kind::hello; // nothing to do or answer
     const uint32_t expected = qp.m_expected_receive_psn;
     // A duplicate is acknowledged, not executed again; but a read is answered again
     // (reading twice changes nothing).

@@ -33,7 +33,8 @@ enum class kind : uint32_t {
     nak_invalid,     // the message at psn does not fit the receive (invalid request)
     nak_operational, // the responder failed for its own reasons (remote operational)
     read,            // an RDMA read of detail bytes (the request carries no payload)
-    read_response    // the bytes read, as its payload; acknowledges the read
+    read_response,   // the bytes read, as its payload; acknowledges the read
+    probe            // no request: bytes in flight while an acknowledgement is late
 };
 
 struct header {
