@@ -1,8 +1,8 @@
 /* Copyright 2026 gr-spead authors
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// What posting a work request does the same for every kind of QP: copying inline data
-// and queueing a chain of receive WRs.
+// What posting a work request does the same for every kind of QP: the frame of
+// ibv_post_send/ibv_post_recv, copying inline data and queueing a chain of receives.
 #ifndef SPEAD_EMU_WORK_POSTING_H
 #define SPEAD_EMU_WORK_POSTING_H
 
@@ -12,9 +12,35 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 namespace spead_emu {
+
+// ibv_post_send / ibv_post_recv on a QP: EIO after a fatal device error; else
+// \p queue(wr, wake) queues the chain under \p mutex (0, or the errno with wr left at
+// the refused WR, which *bad_wr then names) and sets wake when the NIC must look,
+// and \p ring_doorbell wakes it.
+template <typename Wr, typename Queue, typename Ring>
+int post_chain(bool device_fatal,
+               std::mutex& mutex,
+               Wr* wr,
+               Wr** bad_wr,
+               Queue queue,
+               Ring ring_doorbell)
+{
+    int error = EIO; // a device after a fatal error refuses every command
+    bool wake = false;
+    if (!device_fatal) {
+        std::lock_guard<std::mutex> lock(mutex);
+        error = queue(wr, wake);
+    }
+    if (error != 0 && bad_wr != nullptr)
+        *bad_wr = wr;
+    if (wake)
+        ring_doorbell();
+    return error;
+}
 
 // IBV_SEND_INLINE: the bytes of \p wr's SGEs copied into \p out now (the application
 // may reuse them when ibv_post_send returns); 0, or EINVAL when they exceed \p max.
