@@ -349,19 +349,10 @@ int queue_pair::post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr)
                     m_send.claim(wr->num_sge, m_cap.max_send_sge, ENOMEM, claimed))
                 return error;
             send_work& slot = *claimed;
-            slot.wr_id = wr->wr_id;
-            slot.signalled = m_signal_all || (wr->send_flags & IBV_SEND_SIGNALED);
+            if (const int error =
+                    fill_send_slot(slot, *wr, m_cap.max_inline_data, m_signal_all))
+                return error;
             slot.offload_checksums = (wr->send_flags & IBV_SEND_IP_CSUM) != 0;
-            slot.is_inline = (wr->send_flags & IBV_SEND_INLINE) != 0;
-            slot.sges.clear();
-            if (slot.is_inline) {
-                if (const int error =
-                        copy_inline_data(*wr, m_cap.max_inline_data, slot.inline_data))
-                    return error;
-            } else {
-                slot.inline_data.clear();
-                slot.sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-            }
             m_send.posted++;
             wake = true;
         }

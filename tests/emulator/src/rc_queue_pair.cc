@@ -306,22 +306,13 @@ int rc_queue_pair::post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr)
                     m_send.claim(wr->num_sge, m_cap.max_send_sge, ENOMEM, claimed))
                 return error;
             rc_send_slot& slot = *claimed;
-            slot.is_inline = (wr->send_flags & IBV_SEND_INLINE) != 0;
-            slot.wr_id = wr->wr_id;
+            if (const int error =
+                    fill_send_slot(slot, *wr, m_cap.max_inline_data, m_signal_all))
+                return error;
             slot.opcode = wr->opcode;
-            slot.signalled = m_signal_all || (wr->send_flags & IBV_SEND_SIGNALED);
             slot.imm = wr->imm_data;
             slot.remote_addr = wr->wr.rdma.remote_addr;
             slot.rkey = wr->wr.rdma.rkey;
-            slot.sges.clear();
-            if (slot.is_inline) {
-                if (const int error =
-                        copy_inline_data(*wr, m_cap.max_inline_data, slot.inline_data))
-                    return error;
-            } else {
-                slot.inline_data.clear();
-                slot.sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-            }
             slot.psn = m_next_send_psn;
             m_next_send_psn = rc_wire::next_psn(m_next_send_psn);
             m_send.posted++;

@@ -61,6 +61,26 @@ copy_inline_data(const ibv_send_wr& wr, uint32_t max, std::vector<uint8_t>& out)
     return 0;
 }
 
+// The fields every send slot has, from \p wr: wr_id, whether it is signalled (always
+// with sq_sig_all), and its data: inline bytes copied now, or its SGEs. 0, or EINVAL
+// for inline data beyond \p max_inline.
+template <typename Slot>
+int fill_send_slot(Slot& slot,
+                   const ibv_send_wr& wr,
+                   uint32_t max_inline,
+                   bool signal_all)
+{
+    slot.wr_id = wr.wr_id;
+    slot.signalled = signal_all || (wr.send_flags & IBV_SEND_SIGNALED);
+    slot.is_inline = (wr.send_flags & IBV_SEND_INLINE) != 0;
+    slot.sges.clear();
+    if (slot.is_inline)
+        return copy_inline_data(wr, max_inline, slot.inline_data);
+    slot.inline_data.clear();
+    slot.sges.assign(wr.sg_list, wr.sg_list + wr.num_sge);
+    return 0;
+}
+
 // Queues the receive WRs of the chain \p wr into \p ring (its slots have wr_id and
 // sges) for a QP in \p state: 0, or the errno with \p wr left at the refused WR.
 // Receives may be posted from INIT on (IB spec); in ERR they are accepted, and
