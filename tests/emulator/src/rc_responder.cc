@@ -118,10 +118,27 @@ bool rc_responder::serve_request()
         request.magic != rc_wire::header_magic ||
         request.length > device_limits::max_message_size)
         return false;
-    if (m_payload.size() < request.length)
-        m_payload.resize(request.length);
-    if (!rc_wire::read_all(fd, m_payload.data(), request.length, m_stop.get(), forever))
-        return false;
+    m_payload_in_place = false;
+    if (request.type == rc_wire::kind::write ||
+        request.type == rc_wire::kind::write_with_imm) {
+        bool direct = false;
+        {
+            std::lock_guard<std::mutex> lock(m_qp.m_mutex);
+            direct = write_in_place_allowed_locked(request);
+        }
+        // An RDMA write that will be executed goes from the socket straight into the
+        // target memory, as the NIC's DMA would put it.
+        if (direct && !receive_in_place(request))
+            return false;
+        m_payload_in_place = direct;
+    }
+    if (!m_payload_in_place) {
+        if (m_payload.size() < request.length)
+            m_payload.resize(request.length);
+        if (!rc_wire::read_all(
+                fd, m_payload.data(), request.length, m_stop.get(), forever))
+            return false;
+    }
     rc_wire::header response{};
     m_response_length = 0;
     {
@@ -198,6 +215,52 @@ rc_wire::kind rc_responder::execute_locked(const rc_wire::header& request)
     return result;
 }
 
+bool rc_responder::write_in_place_allowed_locked(const rc_wire::header& request)
+{
+    rc_queue_pair& qp = m_qp;
+    const bool ready = qp.m_state == IBV_QPS_RTR || qp.m_state == IBV_QPS_RTS;
+    const bool with_receive = request.type != rc_wire::kind::write_with_imm ||
+                              qp.m_receive.taken < qp.m_receive.posted;
+    return ready && m_connection_source == qp.m_attr.dest_qp_num &&
+           request.psn == qp.m_expected_receive_psn &&
+           (qp.m_attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE) && with_receive &&
+           qp.context().memory_regions().with_remote_target(
+               qp.m_pd, request.rkey, request.remote_addr, request.length, [](uint8_t*) {
+               });
+}
+
+bool rc_responder::receive_in_place(const rc_wire::header& request)
+{
+    const int fd = m_connection.get();
+    const memory_region_table& memory = m_qp.context().memory_regions();
+    uint32_t done = 0;
+    while (done < request.length) {
+        if (!rc_wire::wait_until_ready(
+                fd, POLLIN, m_stop.get(), rc_wire::clock::time_point::max()))
+            return false;
+        ssize_t got = 0;
+        int error = 0;
+        // The region is looked up again for every piece: it stays registered while
+        // bytes land in it.
+        const bool valid = memory.with_remote_target(
+            m_qp.m_pd,
+            request.rkey,
+            request.remote_addr + done,
+            request.length - done,
+            [&](uint8_t* target) {
+                got = recv(fd, target, request.length - done, MSG_DONTWAIT);
+                error = errno;
+            });
+        if (!valid || got == 0)
+            return false; // deregistered meanwhile, or the peer went
+        if (got > 0)
+            done += static_cast<uint32_t>(got);
+        else if (error != EAGAIN && error != EWOULDBLOCK && error != EINTR)
+            return false;
+    }
+    return true;
+}
+
 rc_wire::kind rc_responder::remote_access_locked(const rc_wire::header& request,
                                                  bool write)
 {
@@ -209,12 +272,19 @@ rc_wire::kind rc_responder::remote_access_locked(const rc_wire::header& request,
         return rc_wire::kind::nak_invalid;
     if (!write && m_payload.size() < length)
         m_payload.resize(length);
-    if (qp_allows && qp.context().memory_regions().remote_access(qp.m_pd,
-                                                                 request.rkey,
-                                                                 request.remote_addr,
-                                                                 m_payload.data(),
-                                                                 length,
-                                                                 write)) {
+    const memory_region_table& memory = qp.context().memory_regions();
+    const bool allowed =
+        qp_allows &&
+        (write && m_payload_in_place
+             ? memory.with_remote_target(
+                   qp.m_pd, request.rkey, request.remote_addr, length, [](uint8_t*) {})
+             : memory.remote_access(qp.m_pd,
+                                    request.rkey,
+                                    request.remote_addr,
+                                    m_payload.data(),
+                                    length,
+                                    write));
+    if (allowed) {
         if (write)
             return rc_wire::kind::ack;
         m_response_length = length;
