@@ -13,8 +13,10 @@
 #include "netdev.h"
 #include "nic_thread.h"
 #include "protection_domain.h"
+#include "rc_queue_pair.h"
 #include "steering_flow.h"
 #include "verbs_lifecycle.h"
+#include "work_posting.h"
 #include "work_queue.h"
 
 #include <linux/capability.h>
@@ -98,6 +100,10 @@ queue_pair::~queue_pair() = default;
 
 queue_pair* queue_pair::from(ibv_qp* qp)
 {
+    // An RC QP's shell belongs to an rc_queue_pair: flows, counters and the like are
+    // refused on it (EINVAL) as for any QP the emulator does not own.
+    if (qp != nullptr && qp->qp_type == IBV_QPT_RC)
+        return nullptr;
     return object_shell<ibv_qp, queue_pair>::owner_of(qp);
 }
 
@@ -106,8 +112,8 @@ device_context& queue_pair::context() { return m_pd.context(); }
 ibv_qp* queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
 {
     if (attr.qp_type != IBV_QPT_RAW_PACKET)
-        fail_unemulated("ibv_create_qp with qp_type %d (only IBV_QPT_RAW_PACKET QPs are "
-                        "emulated)",
+        fail_unemulated("ibv_create_qp with qp_type %d (only IBV_QPT_RAW_PACKET and "
+                        "IBV_QPT_RC QPs are emulated)",
                         attr.qp_type);
     if (attr.srq != nullptr)
         fail_unemulated("shared receive queues (ibv_qp_init_attr.srq)");
@@ -325,99 +331,48 @@ int queue_pair::destroy()
 
 int queue_pair::post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr)
 {
-    int error = 0;
-    bool posted = false;
-    if (context().device().faults().fatal()) {
-        if (bad_wr != nullptr)
-            *bad_wr = wr;
-        return EIO;
-    }
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
+    auto queue = [this](ibv_send_wr*& wr, bool& wake) {
         for (; wr != nullptr; wr = wr->next) {
             // IB spec: posting to the send queue before RTS is an immediate error. (In
             // the error state WRs are accepted and flushed.)
             if (m_state == IBV_QPS_RESET || m_state == IBV_QPS_INIT ||
                 m_state == IBV_QPS_RTR) {
-                error = EINVAL;
-                break;
+                return EINVAL;
             }
             if (wr->opcode == IBV_WR_TSO)
                 fail_unemulated("IBV_WR_TSO (TCP segmentation offload)");
             if (wr->opcode != IBV_WR_SEND) {
-                error = EINVAL;
-                break;
+                return EINVAL;
             }
             send_work* claimed = nullptr; // too many SGEs: ENOMEM, as mlx5
-            if ((error = m_send.claim(wr->num_sge, m_cap.max_send_sge, ENOMEM, claimed)))
-                break;
+            if (const int error =
+                    m_send.claim(wr->num_sge, m_cap.max_send_sge, ENOMEM, claimed))
+                return error;
             send_work& slot = *claimed;
-            slot.wr_id = wr->wr_id;
-            slot.signalled = m_signal_all || (wr->send_flags & IBV_SEND_SIGNALED);
+            if (const int error =
+                    fill_send_slot(slot, *wr, m_cap.max_inline_data, m_signal_all))
+                return error;
             slot.offload_checksums = (wr->send_flags & IBV_SEND_IP_CSUM) != 0;
-            slot.is_inline = (wr->send_flags & IBV_SEND_INLINE) != 0;
-            slot.sges.clear();
-            slot.inline_data.clear();
-            if (slot.is_inline) {
-                size_t total = 0;
-                for (int i = 0; i < wr->num_sge; i++)
-                    total += wr->sg_list[i].length;
-                if (total > m_cap.max_inline_data) {
-                    error = EINVAL;
-                    break;
-                }
-                // Inline data is copied now; the buffers may be reused at once.
-                for (int i = 0; i < wr->num_sge; i++) {
-                    const auto* bytes = reinterpret_cast<const uint8_t*>(
-                        static_cast<uintptr_t>(wr->sg_list[i].addr));
-                    slot.inline_data.insert(
-                        slot.inline_data.end(), bytes, bytes + wr->sg_list[i].length);
-                }
-            } else {
-                slot.sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-            }
             m_send.posted++;
-            posted = true;
+            wake = true;
         }
-    }
-    if (error != 0 && bad_wr != nullptr)
-        *bad_wr = wr;
-    if (posted)
-        m_nic->ring_doorbell();
-    return error;
+        return 0;
+    };
+    return post_chain(
+        context().device().faults().fatal(), m_mutex, wr, bad_wr, queue, [this] {
+            m_nic->ring_doorbell();
+        });
 }
 
 int queue_pair::post_receive(ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
 {
-    int error = 0;
-    bool flush = false;
-    if (context().device().faults().fatal()) {
-        if (bad_wr != nullptr)
-            *bad_wr = wr;
-        return EIO;
-    }
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        for (; wr != nullptr; wr = wr->next) {
-            // IB spec: receives may be posted from INIT on (and are flushed in ERR).
-            if (m_state == IBV_QPS_RESET) {
-                error = EINVAL;
-                break;
-            }
-            receive_slot* slot = nullptr;
-            if ((error = m_receive.claim(wr->num_sge, m_cap.max_recv_sge, EINVAL, slot)))
-                break;
-            slot->wr_id = wr->wr_id;
-            slot->sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-            m_receive.posted++;
-            flush = m_state == IBV_QPS_ERR;
-        }
-    }
-    if (error != 0 && bad_wr != nullptr)
-        *bad_wr = wr;
-    if (flush)
-        m_nic->ring_doorbell();
-    return error;
+    auto queue = [this](ibv_recv_wr*& wr, bool& flush) {
+        return post_receive_chain(m_receive, wr, m_cap.max_recv_sge, m_state, flush);
+    };
+    return post_chain(
+        context().device().faults().fatal(), m_mutex, wr, bad_wr, queue, [this] {
+            m_nic->ring_doorbell();
+        });
 }
 
 void queue_pair::attach(steering_flow& flow)
@@ -728,13 +683,19 @@ void queue_pair::complete_locked(completion_queue& cq, completion_entry& entry)
 
 namespace operations {
 
+// RC QPs are a peer of the raw-packet ones behind the same verbs: one test per call
+// (per batch of WRs) picks the object.
 int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr)
 {
+    if (qp->qp_type == IBV_QPT_RC)
+        return rc_queue_pair::from(qp)->post_send(wr, bad_wr);
     return queue_pair::from(qp)->post_send(wr, bad_wr);
 }
 
 int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
 {
+    if (qp->qp_type == IBV_QPT_RC)
+        return rc_queue_pair::from(qp)->post_receive(wr, bad_wr);
     return queue_pair::from(qp)->post_receive(wr, bad_wr);
 }
 
@@ -757,6 +718,7 @@ int modify_qp_rate_limit(ibv_qp*, ibv_qp_rate_limit_attr*)
 
 using spead_emu::protection_domain;
 using spead_emu::queue_pair;
+using spead_emu::rc_queue_pair;
 
 extern "C" {
 
@@ -764,11 +726,18 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* qp_init_attr)
 {
     protection_domain* domain =
         spead_emu::owner_given<protection_domain>(pd, qp_init_attr);
-    return domain == nullptr ? nullptr : queue_pair::create(*domain, *qp_init_attr);
+    if (domain == nullptr)
+        return nullptr;
+    if (qp_init_attr->qp_type == IBV_QPT_RC)
+        return rc_queue_pair::create(*domain, *qp_init_attr);
+    return queue_pair::create(*domain, *qp_init_attr);
 }
 
 int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask)
 {
+    if (qp != nullptr && qp->qp_type == IBV_QPT_RC)
+        return attr == nullptr ? EINVAL
+                               : rc_queue_pair::from(qp)->modify(*attr, attr_mask);
     queue_pair* emulated = queue_pair::from(qp);
     return emulated == nullptr || attr == nullptr ? EINVAL
                                                   : emulated->modify(*attr, attr_mask);
@@ -779,10 +748,11 @@ int ibv_query_qp(ibv_qp* qp,
                  int attr_mask,
                  ibv_qp_init_attr* init_attr)
 {
-    queue_pair* emulated = queue_pair::from(qp);
-    if (emulated == nullptr || attr == nullptr || init_attr == nullptr)
+    if (qp == nullptr || attr == nullptr || init_attr == nullptr)
         return EINVAL;
-    const int status = emulated->query(*attr, *init_attr);
+    const int status = qp->qp_type == IBV_QPT_RC
+                           ? rc_queue_pair::from(qp)->query(*attr, *init_attr)
+                           : queue_pair::from(qp)->query(*attr, *init_attr);
     // As rdma-core: a query refreshes the state the application sees in qp->state
     // (which an error completion changed behind its back).
     if (status == 0 && (attr_mask & IBV_QP_STATE))
@@ -792,6 +762,8 @@ int ibv_query_qp(ibv_qp* qp,
 
 int ibv_destroy_qp(ibv_qp* qp)
 {
+    if (qp != nullptr && qp->qp_type == IBV_QPT_RC)
+        return rc_queue_pair::from(qp)->destroy();
     queue_pair* emulated = queue_pair::from(qp);
     return emulated == nullptr ? EINVAL : emulated->destroy();
 }
