@@ -7,6 +7,7 @@
 #include "cm_test_support.h"
 #include "verbs_test_support.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -240,6 +241,72 @@ TEST(CmConnection, MigratingAnIdMovesItsQueuedEvents)
     ASSERT_EQ(rdma_establish(client.id.get()), 0);
     expect_event(own.get(), RDMA_CM_EVENT_ESTABLISHED);
     accepted.reset(); // before its channel
+}
+
+} // namespace
+
+namespace {
+
+using namespace cm_test;
+
+TEST(CmConnection, AHostThatNeverAnswersGivesUnreachableWithEtimedout)
+{
+    // 198.51.100.1 routes out of loopback and nobody owns it: the looped-back SYN is
+    // dropped (no forwarding), as by a powered-off host.
+    verbs_test::run_command("ip route add 198.51.100.0/24 dev lo src 127.0.0.1");
+    channel_ptr channel = make_channel();
+    id_ptr id = make_id(channel.get());
+    sockaddr_in destination = ipv4("198.51.100.1", 7150);
+    ASSERT_EQ(rdma_resolve_addr(
+                  id.get(), nullptr, reinterpret_cast<sockaddr*>(&destination), 2000),
+              0);
+    expect_event(channel.get(), RDMA_CM_EVENT_ADDR_RESOLVED);
+    EXPECT_EQ(id->route.addr.src_sin.sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+    ASSERT_EQ(rdma_resolve_route(id.get(), 2000), 0);
+    expect_event(channel.get(), RDMA_CM_EVENT_ROUTE_RESOLVED);
+    rdma_conn_param request{};
+    ASSERT_EQ(rdma_connect(id.get(), &request), 0);
+    event_copy unreachable = next_event(channel.get(), 20000);
+    verbs_test::run_command("ip route del 198.51.100.0/24 dev lo");
+    EXPECT_EQ(unreachable.type, RDMA_CM_EVENT_UNREACHABLE)
+        << rdma_event_str(unreachable.type);
+    EXPECT_EQ(unreachable.status, -ETIMEDOUT);
+}
+
+TEST(CmConnection, AListenerOnEveryAddressGivesEachRequestTheDeviceItArrivedOn)
+{
+    channel_ptr channel = make_channel();
+    id_ptr any = make_id(channel.get());
+    sockaddr_in address = ipv4("0.0.0.0", 0);
+    ASSERT_EQ(rdma_bind_addr(any.get(), reinterpret_cast<sockaddr*>(&address)), 0);
+    EXPECT_EQ(any->verbs, nullptr); // no device until a request arrives
+    ASSERT_EQ(rdma_listen(any.get(), 0), 0);
+    connector client(ntohs(rdma_get_src_port(any.get())));
+    rdma_conn_param request{};
+    ASSERT_EQ(rdma_connect(client.id.get(), &request), 0);
+    event_copy incoming = expect_event(channel.get(), RDMA_CM_EVENT_CONNECT_REQUEST);
+    id_ptr accepted(incoming.id);
+    ASSERT_NE(accepted, nullptr);
+    EXPECT_EQ(accepted->verbs, client.id->verbs);
+}
+
+TEST(CmConnection, DestroyingAListenerDropsTheRequestsNobodyRead)
+{
+    listener server;
+    connector client(server.port);
+    rdma_conn_param request{};
+    ASSERT_EQ(rdma_connect(client.id.get(), &request), 0);
+    pollfd pending{ server.channel->fd, POLLIN, 0 };
+    ASSERT_EQ(poll(&pending, 1, 10000), 1); // the request is queued, unread
+    server.id.reset();
+    rdma_cm_event* event = nullptr;
+    const int flags = fcntl(server.channel->fd, F_GETFL);
+    fcntl(server.channel->fd, F_SETFL, flags | O_NONBLOCK);
+    EXPECT_EQ(rdma_get_cm_event(server.channel.get(), &event), -1);
+    EXPECT_EQ(errno, EAGAIN);
+    // The active side hears its REQ went unanswered.
+    event_copy lost = next_event(client.channel.get());
+    EXPECT_EQ(lost.type, RDMA_CM_EVENT_UNREACHABLE) << rdma_event_str(lost.type);
 }
 
 } // namespace

@@ -108,8 +108,29 @@ void post_cm_event(cm_id_shell* shell,
 
 void discard_cm_events(cm_id_shell* shell)
 {
-    for (cm_event_shell* event : take_events_of(shell_of(shell->id.channel), &shell->id))
+    cm_channel_shell* channel = shell_of(shell->id.channel);
+    for (cm_event_shell* event : take_events_of(channel, &shell->id))
         delete event;
+    // A listener's requests nobody read yet go with it, as the kernel drops them; their
+    // peers see the connection close.
+    std::deque<cm_event_shell*> requests;
+    {
+        std::lock_guard<std::mutex> lock(channel->mutex);
+        auto& queue = channel->queue;
+        for (auto it = queue.begin(); it != queue.end();) {
+            if ((*it)->event.listen_id == &shell->id) {
+                requests.push_back(*it);
+                it = queue.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+    for (cm_event_shell* request : requests) {
+        rdma_cm_id* unreported = request->event.id;
+        delete request;
+        rdma_destroy_id(unreported);
+    }
 }
 
 void move_cm_events(cm_id_shell* shell, cm_channel_shell* from, cm_channel_shell* to)
