@@ -15,10 +15,7 @@ TEST(CmAddress, ResolvingAReachableAddressGivesAddrThenRouteResolvedOnThePollabl
 {
     channel_ptr channel = make_channel();
     id_ptr id = make_id(channel.get());
-    sockaddr_in destination = ipv4("127.0.0.1", 7150);
-    ASSERT_EQ(rdma_resolve_addr(
-                  id.get(), nullptr, reinterpret_cast<sockaddr*>(&destination), 2000),
-              0);
+    ASSERT_EQ(start_resolving(id.get(), "127.0.0.1", 7150), 0);
     event_copy resolved = expect_event(channel.get(), RDMA_CM_EVENT_ADDR_RESOLVED);
     EXPECT_EQ(resolved.status, 0);
     EXPECT_EQ(resolved.id, id.get());
@@ -43,10 +40,7 @@ TEST(CmAddress, AnUnroutableDestinationGivesAddrErrorWithItsErrno)
     channel_ptr channel = make_channel();
     id_ptr id = make_id(channel.get());
     // The test's namespace has loopback only: nothing routes to 192.0.2.1.
-    sockaddr_in destination = ipv4("192.0.2.1", 7150);
-    ASSERT_EQ(rdma_resolve_addr(
-                  id.get(), nullptr, reinterpret_cast<sockaddr*>(&destination), 2000),
-              0);
+    ASSERT_EQ(start_resolving(id.get(), "192.0.2.1", 7150), 0);
     event_copy error = expect_event(channel.get(), RDMA_CM_EVENT_ADDR_ERROR);
     EXPECT_EQ(error.status, -ENETUNREACH);
 }
@@ -78,13 +72,8 @@ TEST(CmAddress, EachEventIsReadOnceAndInOrder)
     channel_ptr channel = make_channel();
     id_ptr first = make_id(channel.get());
     id_ptr second = make_id(channel.get());
-    sockaddr_in destination = ipv4("127.0.0.1", 7150);
-    ASSERT_EQ(rdma_resolve_addr(
-                  first.get(), nullptr, reinterpret_cast<sockaddr*>(&destination), 2000),
-              0);
-    ASSERT_EQ(rdma_resolve_addr(
-                  second.get(), nullptr, reinterpret_cast<sockaddr*>(&destination), 2000),
-              0);
+    ASSERT_EQ(start_resolving(first.get(), "127.0.0.1", 7150), 0);
+    ASSERT_EQ(start_resolving(second.get(), "127.0.0.1", 7150), 0);
     EXPECT_EQ(next_event(channel.get()).id, first.get());
     EXPECT_EQ(next_event(channel.get()).id, second.get());
     pollfd idle{ channel->fd, POLLIN, 0 };

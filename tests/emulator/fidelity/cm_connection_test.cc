@@ -123,10 +123,7 @@ TEST(CmConnection, RejectGivesRejectedWithTheConsumerReasonAndPrivateData)
 {
     listener server;
     connector client(server.port);
-    rdma_conn_param request{};
-    ASSERT_EQ(rdma_connect(client.id.get(), &request), 0);
-    event_copy incoming =
-        expect_event(server.channel.get(), RDMA_CM_EVENT_CONNECT_REQUEST);
+    event_copy incoming = connect_and_receive(client, server);
     id_ptr refused(incoming.id);
     const auto reason = pattern(148, 7);
     ASSERT_EQ(
@@ -228,10 +225,7 @@ TEST(CmConnection, MigratingAnIdMovesItsQueuedEvents)
 {
     listener server;
     connector client(server.port);
-    rdma_conn_param request{};
-    ASSERT_EQ(rdma_connect(client.id.get(), &request), 0);
-    event_copy incoming =
-        expect_event(server.channel.get(), RDMA_CM_EVENT_CONNECT_REQUEST);
+    event_copy incoming = connect_and_receive(client, server);
     id_ptr accepted(incoming.id);
     channel_ptr own = make_channel();
     ASSERT_EQ(rdma_migrate_id(accepted.get(), own.get()), 0);
@@ -256,10 +250,7 @@ TEST(CmConnection, AHostThatNeverAnswersGivesUnreachableWithEtimedout)
     verbs_test::run_command("ip route add 198.51.100.0/24 dev lo src 127.0.0.1");
     channel_ptr channel = make_channel();
     id_ptr id = make_id(channel.get());
-    sockaddr_in destination = ipv4("198.51.100.1", 7150);
-    ASSERT_EQ(rdma_resolve_addr(
-                  id.get(), nullptr, reinterpret_cast<sockaddr*>(&destination), 2000),
-              0);
+    ASSERT_EQ(start_resolving(id.get(), "198.51.100.1", 7150), 0);
     expect_event(channel.get(), RDMA_CM_EVENT_ADDR_RESOLVED);
     EXPECT_EQ(id->route.addr.src_sin.sin_addr.s_addr, htonl(INADDR_LOOPBACK));
     ASSERT_EQ(rdma_resolve_route(id.get(), 2000), 0);

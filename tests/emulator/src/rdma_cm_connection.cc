@@ -47,22 +47,12 @@ rdma_conn_param event_param(const cm_message& message)
     rdma_conn_param param{};
     param.private_data = message.private_data;
     param.private_data_len = message.private_data_len;
-    param.responder_resources = message.responder_resources;
-    param.initiator_depth = message.initiator_depth;
-    param.retry_count = message.retry_count;
-    param.rnr_retry_count = message.rnr_retry_count;
-    param.qp_num = message.qp_num;
+    param.responder_resources = message.parameters.responder_resources;
+    param.initiator_depth = message.parameters.initiator_depth;
+    param.retry_count = message.parameters.retry_count;
+    param.rnr_retry_count = message.parameters.rnr_retry_count;
+    param.qp_num = message.parameters.qp_num;
     return param;
-}
-
-void store_peer(cm_id_shell* shell, const cm_message& message)
-{
-    shell->peer.qp_num = message.qp_num;
-    shell->peer.psn = message.psn;
-    shell->peer.responder_resources = message.responder_resources;
-    shell->peer.initiator_depth = message.initiator_depth;
-    shell->peer.retry_count = message.retry_count;
-    shell->peer.rnr_retry_count = message.rnr_retry_count;
 }
 
 // Fills what the id's side of a REQ or REP says: its QP (or the application's qp_num)
@@ -128,7 +118,7 @@ bool handle_message(cm_id_shell* shell, const cm_message& message)
     case cm_message_type::rep: {
         if (state != cm_state::connecting)
             break;
-        store_peer(shell, message);
+        shell->peer = message.parameters;
         rdma_conn_param param = event_param(message);
         if (id->qp == nullptr) {
             // No QP on the id: the application walks its QP and calls rdma_establish.
@@ -282,7 +272,7 @@ void report_request(cm_id_shell* listener,
     id->route.addr.addr.ibaddr.sgid = ipv4_mapped_gid(id->route.addr.src_sin.sin_addr);
     id->route.addr.addr.ibaddr.dgid = ipv4_mapped_gid(id->route.addr.dst_sin.sin_addr);
     id->route.addr.addr.ibaddr.pkey = htons(0xffff);
-    store_peer(shell, request);
+    shell->peer = request.parameters;
     shell->state = cm_state::request_received;
     shell->socket = std::move(connection);
     rdma_conn_param param = event_param(request);
@@ -316,6 +306,18 @@ void run_listener(cm_id_shell* listener)
         setsockopt(connection.get(), SOL_SOCKET, SO_RCVTIMEO, &forever, sizeof(forever));
         report_request(listener, std::move(connection), request);
     }
+}
+
+// EINVAL beyond what the CM message carries on RoCE, as the kernel answers.
+bool private_data_fits(const char* call, const rdma_conn_param* param, int limit)
+{
+    if (param == nullptr || param->private_data_len <= limit)
+        return true;
+    warn("%s: private_data_len %d is above the %d bytes its CM message carries on RoCE",
+         call,
+         param->private_data_len,
+         limit);
+    return false;
 }
 
 cm_state state_of(cm_id_shell* shell)
@@ -367,14 +369,9 @@ int rdma_connect(rdma_cm_id* id, rdma_conn_param* conn_param)
     auto* shell = spead_emu::shell_of(id);
     if (spead_emu::state_of(shell) != cm_state::route_resolved)
         return fail(EINVAL); // rdma_resolve_route first
-    if (conn_param != nullptr &&
-        conn_param->private_data_len > spead_emu::cm_connect_private_data) {
-        spead_emu::warn("rdma_connect: private_data_len %d is above the %d bytes a REQ "
-                        "carries on RoCE",
-                        conn_param->private_data_len,
-                        spead_emu::cm_connect_private_data);
+    if (!spead_emu::private_data_fits(
+            "rdma_connect", conn_param, spead_emu::cm_connect_private_data))
         return fail(EINVAL);
-    }
     spead_emu::store_local(id, conn_param);
     const spead_emu::cm_message request = spead_emu::make_cm_message(
         spead_emu::cm_message_type::req, conn_param, shell->local);
@@ -396,14 +393,9 @@ int rdma_accept(rdma_cm_id* id, rdma_conn_param* conn_param)
         return fail(ECONNRESET); // the peer went away before the answer
     if (state != cm_state::request_received)
         return fail(EINVAL);
-    if (conn_param != nullptr &&
-        conn_param->private_data_len > spead_emu::cm_accept_private_data) {
-        spead_emu::warn("rdma_accept: private_data_len %d is above the %d bytes a REP "
-                        "carries",
-                        conn_param->private_data_len,
-                        spead_emu::cm_accept_private_data);
+    if (!spead_emu::private_data_fits(
+            "rdma_accept", conn_param, spead_emu::cm_accept_private_data))
         return fail(EINVAL);
-    }
     spead_emu::store_local(id, conn_param);
     // As librdmacm: the passive QP is ready to receive and send before the REP goes.
     if (id->qp != nullptr && spead_emu::move_qp_to_rtr_and_rts(id) != 0)
@@ -427,11 +419,12 @@ int rdma_reject(rdma_cm_id* id, const void* private_data, uint8_t private_data_l
     auto* shell = spead_emu::shell_of(id);
     if (spead_emu::state_of(shell) != cm_state::request_received)
         return fail(EINVAL);
-    if (private_data_len > spead_emu::cm_reject_private_data)
-        return fail(EINVAL);
     rdma_conn_param param{};
     param.private_data = private_data;
     param.private_data_len = private_data_len;
+    if (!spead_emu::private_data_fits(
+            "rdma_reject", &param, spead_emu::cm_reject_private_data))
+        return fail(EINVAL);
     auto message =
         spead_emu::make_cm_message(spead_emu::cm_message_type::rej, &param, shell->local);
     message.status = spead_emu::cm_reject_consumer_defined;

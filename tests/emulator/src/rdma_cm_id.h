@@ -85,8 +85,6 @@ struct cm_id_shell {
     cm_peer_parameters local;
     cm_peer_parameters peer;
     ibv_sa_path_rec path{};
-    // rdma_create_qp made these when the application gave none.
-    bool owns_cqs = false;
     // rdma_create_ep on a passive endpoint: what rdma_get_request builds each new id's QP
     // with.
     std::optional<ibv_qp_init_attr> endpoint_qp_attr;
@@ -134,14 +132,10 @@ enum class cm_message_type : uint8_t { req = 1, rep, rej, rtu, dreq, drep };
 struct cm_message {
     cm_message_type type{};
     uint8_t private_data_len = 0;
-    uint8_t responder_resources = 0;
-    uint8_t initiator_depth = 0;
-    uint8_t retry_count = 0;
-    uint8_t rnr_retry_count = 0;
     uint8_t reserved[2]{};
-    uint32_t qp_num = 0; // network byte order on the wire; host order here
-    uint32_t psn = 0;
-    int32_t status = 0;
+    int32_t status = 0; // a REJ's reason; network byte order on the wire
+    cm_peer_parameters
+        parameters; // the sender's; integers in network byte order on the wire
     uint8_t private_data[cm_accept_private_data]{};
 };
 bool send_cm_message(int socket, const cm_message& message);

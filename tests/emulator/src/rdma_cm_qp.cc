@@ -28,33 +28,27 @@ ibv_pd* default_pd(ibv_context* context)
     return pd;
 }
 
-// The send and receive CQs (each with its completion channel) librdmacm makes when the
-// application gives none; rdma_get_send_comp and rdma_get_recv_comp wait on them.
+// A CQ with its own completion channel, for librdmacm's ids given no CQ; 0 or -1.
+int create_cq(rdma_cm_id* id, uint32_t depth, ibv_comp_channel*& channel, ibv_cq*& cq)
+{
+    channel = ibv_create_comp_channel(id->verbs);
+    if (channel == nullptr)
+        return -1;
+    cq = ibv_create_cq(id->verbs, std::max<int>(depth, 1), id, channel, 0);
+    return cq == nullptr ? -1 : 0;
+}
+
+// The send and receive CQs librdmacm makes when the application gives none;
+// rdma_get_send_comp and rdma_get_recv_comp wait on their channels.
 int create_cqs(rdma_cm_id* id, ibv_qp_init_attr& attr)
 {
     if (attr.recv_cq == nullptr) {
-        id->recv_cq_channel = ibv_create_comp_channel(id->verbs);
-        if (id->recv_cq_channel == nullptr)
-            return -1;
-        id->recv_cq = ibv_create_cq(id->verbs,
-                                    std::max<int>(attr.cap.max_recv_wr, 1),
-                                    id,
-                                    id->recv_cq_channel,
-                                    0);
-        if (id->recv_cq == nullptr)
+        if (create_cq(id, attr.cap.max_recv_wr, id->recv_cq_channel, id->recv_cq) != 0)
             return -1;
         attr.recv_cq = id->recv_cq;
     }
     if (attr.send_cq == nullptr) {
-        id->send_cq_channel = ibv_create_comp_channel(id->verbs);
-        if (id->send_cq_channel == nullptr)
-            return -1;
-        id->send_cq = ibv_create_cq(id->verbs,
-                                    std::max<int>(attr.cap.max_send_wr, 1),
-                                    id,
-                                    id->send_cq_channel,
-                                    0);
-        if (id->send_cq == nullptr)
+        if (create_cq(id, attr.cap.max_send_wr, id->send_cq_channel, id->send_cq) != 0)
             return -1;
         attr.send_cq = id->send_cq;
     }
