@@ -98,3 +98,24 @@ TEST(CmAddress, EventStringsAreLibrdmacmsNames)
 }
 
 } // namespace
+
+namespace {
+
+using namespace cm_test;
+
+TEST(CmAddress, ResolvingTheRouteOnAPortThatIsDownGivesRouteError)
+{
+    channel_ptr channel = make_channel();
+    id_ptr id = make_id(channel.get());
+    ASSERT_EQ(start_resolving(id.get(), "127.0.0.1", 7150), 0);
+    expect_event(channel.get(), RDMA_CM_EVENT_ADDR_RESOLVED);
+    verbs_test::run_command("ip link set lo down");
+    const int result = rdma_resolve_route(id.get(), 2000);
+    event_copy error = next_event(channel.get());
+    verbs_test::run_command("ip link set lo up");
+    ASSERT_EQ(result, 0);
+    EXPECT_EQ(error.type, RDMA_CM_EVENT_ROUTE_ERROR) << rdma_event_str(error.type);
+    EXPECT_EQ(error.status, -ENETUNREACH);
+}
+
+} // namespace

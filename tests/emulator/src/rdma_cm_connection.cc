@@ -275,6 +275,9 @@ void report_request(cm_id_shell* listener,
     shell->peer = request.parameters;
     shell->state = cm_state::request_received;
     shell->socket = std::move(connection);
+    // The reader starts first: once the event is out, the application may destroy the
+    // id at any time. Until it accepts, the reader has nothing to report.
+    shell->worker = std::thread(read_messages, shell);
     rdma_conn_param param = event_param(request);
     post_cm_event(shell,
                   RDMA_CM_EVENT_CONNECT_REQUEST,
@@ -282,7 +285,6 @@ void report_request(cm_id_shell* listener,
                   &param,
                   cm_connect_private_data,
                   &listener->id);
-    shell->worker = std::thread(read_messages, shell);
 }
 
 void run_listener(cm_id_shell* listener)
