@@ -120,7 +120,7 @@ bool handle_message(cm_id_shell* shell, const cm_message& message)
             break;
         shell->peer = message.parameters;
         rdma_conn_param param = event_param(message);
-        if (id->qp == nullptr) {
+        if (!has_qp(shell)) {
             // No QP on the id: the application walks its QP and calls rdma_establish.
             post_cm_event(
                 shell, RDMA_CM_EVENT_CONNECT_RESPONSE, 0, &param, cm_accept_private_data);
@@ -400,7 +400,7 @@ int rdma_accept(rdma_cm_id* id, rdma_conn_param* conn_param)
         return fail(EINVAL);
     spead_emu::store_local(id, conn_param);
     // As librdmacm: the passive QP is ready to receive and send before the REP goes.
-    if (id->qp != nullptr && spead_emu::move_qp_to_rtr_and_rts(id) != 0)
+    if (spead_emu::move_qp_to_rtr_and_rts(id) != 0)
         return -1;
     {
         std::lock_guard<std::mutex> lock(shell->mutex);

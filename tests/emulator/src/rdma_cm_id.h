@@ -151,6 +151,7 @@ cm_message make_cm_message(cm_message_type type,
 // librdmacm's QP walk: RTR then RTS with the peer's qpn and psn; ERR on disconnect.
 int move_qp_to_rtr_and_rts(rdma_cm_id* id);
 void move_qp_to_error(rdma_cm_id* id);
+bool has_qp(cm_id_shell* shell);
 
 // --- rdma_cm_connection.cc -----------------------------------------------------------
 // Ends the id's handshake thread and socket (destroy, reject).
