@@ -301,3 +301,29 @@ TEST(CmConnection, DestroyingAListenerDropsTheRequestsNobodyRead)
 }
 
 } // namespace
+
+namespace {
+
+using namespace cm_test;
+
+TEST(CmConnection, DestroyingAListenerWithAnUnacknowledgedRequestIsRefused)
+{
+    listener server;
+    connector client(server.port);
+    rdma_conn_param request{};
+    ASSERT_EQ(rdma_connect(client.id.get(), &request), 0);
+    pollfd ready{ server.channel->fd, POLLIN, 0 };
+    ASSERT_EQ(poll(&ready, 1, 10000), 1);
+    rdma_cm_event* event = nullptr;
+    ASSERT_EQ(rdma_get_cm_event(server.channel.get(), &event), 0);
+    ASSERT_EQ(event->event, RDMA_CM_EVENT_CONNECT_REQUEST);
+    // librdmacm's rdma_destroy_id waits (forever) for the event's acknowledgement.
+    errno = 0;
+    EXPECT_EQ(rdma_destroy_id(server.id.get()), -1);
+    EXPECT_EQ(errno, EBUSY);
+    id_ptr accepted(event->id);
+    ASSERT_EQ(rdma_ack_cm_event(event), 0);
+    EXPECT_EQ(rdma_destroy_id(server.id.release()), 0);
+}
+
+} // namespace

@@ -157,6 +157,24 @@ int complete_synchronously(cm_id_shell* shell)
     return -1;
 }
 
+namespace {
+
+// The id an event counts against until acknowledged: a CONNECT_REQUEST the listener's
+// (its new id is the application's to destroy), as librdmacm counts them.
+cm_id_shell* owner_of(const rdma_cm_event& event)
+{
+    return shell_of(event.event == RDMA_CM_EVENT_CONNECT_REQUEST ? event.listen_id
+                                                                 : event.id);
+}
+
+} // namespace
+
+int unacknowledged_events(cm_id_shell* shell)
+{
+    std::lock_guard<std::mutex> lock(shell->mutex);
+    return shell->events_unacknowledged;
+}
+
 } // namespace spead_emu
 
 extern "C" {
@@ -189,6 +207,9 @@ int rdma_get_cm_event(rdma_event_channel* channel, rdma_cm_event** event)
         if (!shell->queue.empty()) {
             *event = &shell->queue.front()->event;
             shell->queue.pop_front();
+            spead_emu::cm_id_shell* owner = spead_emu::owner_of(**event);
+            std::lock_guard<std::mutex> owner_lock(owner->mutex);
+            owner->events_unacknowledged++;
             return 0;
         }
     }
@@ -199,6 +220,11 @@ int rdma_ack_cm_event(rdma_cm_event* event)
     if (event == nullptr) {
         errno = EINVAL;
         return -1;
+    }
+    spead_emu::cm_id_shell* owner = spead_emu::owner_of(*event);
+    {
+        std::lock_guard<std::mutex> lock(owner->mutex);
+        owner->events_unacknowledged--;
     }
     delete reinterpret_cast<spead_emu::cm_event_shell*>(event);
     return 0;

@@ -82,6 +82,7 @@ struct cm_id_shell {
     std::thread worker; // the accept loop of a listener, the handshake of a connection
     bool destroying = false;
     bool disconnect_sent = false;
+    int events_unacknowledged = 0; // read by rdma_get_cm_event, not yet acknowledged
     cm_peer_parameters local;
     cm_peer_parameters peer;
     ibv_sa_path_rec path{};
@@ -111,6 +112,8 @@ void post_cm_event(cm_id_shell* shell,
 // Drops the id's queued events (destroy) or moves them to its new channel (migrate).
 void discard_cm_events(cm_id_shell* shell);
 void move_cm_events(cm_id_shell* shell, cm_channel_shell* from, cm_channel_shell* to);
+// Events of the id the application read and has not acknowledged.
+int unacknowledged_events(cm_id_shell* shell);
 // librdmacm's synchronous ids: waits for the id's next event on its own channel, keeps it
 // in id->event and turns a failure into -1 and errno as librdmacm does.
 int complete_synchronously(cm_id_shell* shell);

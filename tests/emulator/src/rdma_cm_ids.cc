@@ -58,10 +58,21 @@ int rdma_destroy_id(rdma_cm_id* id)
         return -1;
     }
     auto* shell = spead_emu::shell_of(id);
+    if (id->event != nullptr) { // a synchronous id's last event, as librdmacm acks it
+        rdma_ack_cm_event(id->event);
+        id->event = nullptr;
+    }
+    if (const int unacknowledged = spead_emu::unacknowledged_events(shell)) {
+        spead_emu::warn(
+            "rdma_destroy_id: %d event(s) of this id were read but not "
+            "acknowledged; refused with EBUSY. ON HARDWARE THIS CALL HANGS until "
+            "rdma_ack_cm_event is called for each",
+            unacknowledged);
+        errno = EBUSY;
+        return -1;
+    }
     // Closing the CM connection is the peer's DISCONNECTED, as a DREQ would be.
     spead_emu::stop_connection(shell);
-    if (id->event != nullptr)
-        rdma_ack_cm_event(id->event);
     spead_emu::discard_cm_events(shell);
     spead_emu::destroy_channel_shell(shell->owned_channel);
     delete shell;
