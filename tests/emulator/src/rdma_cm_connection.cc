@@ -118,7 +118,10 @@ bool handle_message(cm_id_shell* shell, const cm_message& message)
     case cm_message_type::rep: {
         if (state != cm_state::connecting)
             break;
-        shell->peer = message.parameters;
+        {
+            std::lock_guard<std::mutex> lock(shell->mutex); // rdma_init_qp_attr reads it
+            shell->peer = message.parameters;
+        }
         rdma_conn_param param = event_param(message);
         if (!has_qp(shell)) {
             // No QP on the id: the application walks its QP and calls rdma_establish.
