@@ -8,9 +8,6 @@
 #include "verbs_test_support.h"
 
 #include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace {
 
@@ -180,45 +177,6 @@ TEST(CmConnection, APeerDestroyingItsIdGivesDisconnected)
     connected_pair pair;
     pair.client.id.reset();
     expect_event(pair.server.channel.get(), RDMA_CM_EVENT_DISCONNECTED);
-}
-
-TEST(CmConnection, AKilledPeerProcessGivesDisconnected)
-{
-    listener server;
-    int ready[2];
-    ASSERT_EQ(pipe(ready), 0);
-    const pid_t child = fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-        // The peer: connects, says it is established, then waits to be killed.
-        close(ready[0]);
-        connector client(server.port);
-        rdma_conn_param request{};
-        if (rdma_connect(client.id.get(), &request) != 0)
-            _exit(1);
-        if (next_event(client.channel.get()).type != RDMA_CM_EVENT_CONNECT_RESPONSE ||
-            rdma_establish(client.id.get()) != 0)
-            _exit(2);
-        const char byte = 1;
-        if (write(ready[1], &byte, 1) != 1)
-            _exit(3);
-        pause();
-        _exit(0);
-    }
-    close(ready[1]);
-    event_copy incoming =
-        expect_event(server.channel.get(), RDMA_CM_EVENT_CONNECT_REQUEST);
-    id_ptr accepted(incoming.id);
-    rdma_conn_param answer{};
-    ASSERT_EQ(rdma_accept(accepted.get(), &answer), 0);
-    expect_event(server.channel.get(), RDMA_CM_EVENT_ESTABLISHED);
-    char byte = 0;
-    ASSERT_EQ(read(ready[0], &byte, 1), 1);
-    close(ready[0]);
-    ASSERT_EQ(kill(child, SIGKILL), 0);
-    int status = 0;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
-    expect_event(server.channel.get(), RDMA_CM_EVENT_DISCONNECTED);
 }
 
 TEST(CmConnection, MigratingAnIdMovesItsQueuedEvents)

@@ -9,7 +9,11 @@
 
 #include <rdma/rdma_verbs.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cstring>
+#include <string>
 
 namespace {
 
@@ -172,6 +176,45 @@ TEST(CmQp, ASilentPathGivesDisconnectedThroughTheKeepalive)
     verbs_test::run_command("ip link set lo up");
     EXPECT_EQ(lost.type, RDMA_CM_EVENT_DISCONNECTED) << rdma_event_str(lost.type);
     EXPECT_EQ(state_of(pair.accepted->qp), IBV_QPS_ERR);
+}
+
+TEST(CmQp, AKilledPeerProcessGivesDisconnected)
+{
+    // The peer is librdmacm's own rdma_client (fork + exec, so it works under
+    // ThreadSanitizer too): it sends one message, then waits for a reply forever.
+    const char* program = "/usr/bin/rdma_client";
+    if (access(program, X_OK) != 0)
+        GTEST_SKIP() << program << " (Debian rdmacm-utils) is not installed";
+    listener server;
+    const std::string port = std::to_string(server.port);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        execl(program, "rdma_client", "-s", "127.0.0.1", "-p", port.c_str(), nullptr);
+        _exit(127);
+    }
+    event_copy incoming =
+        expect_event(server.channel.get(), RDMA_CM_EVENT_CONNECT_REQUEST);
+    id_ptr accepted(incoming.id);
+    ASSERT_NE(accepted, nullptr);
+    ibv_qp_init_attr attr = rc_attr();
+    ASSERT_EQ(rdma_create_qp(accepted.get(), nullptr, &attr), 0) << strerror(errno);
+    char buffer[64]{};
+    ibv_mr* mr = rdma_reg_msgs(accepted.get(), buffer, sizeof(buffer));
+    ASSERT_NE(mr, nullptr);
+    ASSERT_EQ(rdma_post_recv(accepted.get(), nullptr, buffer, sizeof(buffer), mr), 0);
+    rdma_conn_param answer{};
+    ASSERT_EQ(rdma_accept(accepted.get(), &answer), 0);
+    expect_event(server.channel.get(), RDMA_CM_EVENT_ESTABLISHED);
+    // Its message arrived: it is up, and now waits for the reply.
+    EXPECT_EQ(receive_completion(accepted.get()).status, IBV_WC_SUCCESS);
+    ASSERT_EQ(kill(child, SIGKILL), 0);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    expect_event(server.channel.get(), RDMA_CM_EVENT_DISCONNECTED);
+    EXPECT_EQ(state_of(accepted->qp), IBV_QPS_ERR);
+    rdma_dereg_mr(mr);
+    rdma_destroy_qp(accepted.get());
 }
 
 } // namespace
