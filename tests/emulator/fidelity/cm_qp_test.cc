@@ -180,8 +180,13 @@ TEST(CmQp, ASilentPathGivesDisconnectedThroughTheKeepalive)
 
 TEST(CmQp, AKilledPeerProcessGivesDisconnected)
 {
-    // The peer is librdmacm's own rdma_client (fork + exec, so it works under
-    // ThreadSanitizer too): it sends one message, then waits for a reply forever.
+    // The peer is librdmacm's own rdma_client, a process of its own: it sends one
+    // message, then waits for a reply forever.
+#if defined(__SANITIZE_THREAD__)
+    GTEST_SKIP()
+        << "under ThreadSanitizer the stand-ins are instrumented and cannot load "
+           "into the uninstrumented rdma_client";
+#endif
     const char* program = "/usr/bin/rdma_client";
     if (access(program, X_OK) != 0)
         GTEST_SKIP() << program << " (Debian rdmacm-utils) is not installed";
