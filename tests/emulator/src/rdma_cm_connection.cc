@@ -272,9 +272,7 @@ void report_request(cm_id_shell* listener,
         rdma_destroy_id(id); // the peer sees its REQ go unanswered: UNREACHABLE
         return;
     }
-    id->route.addr.addr.ibaddr.sgid = ipv4_mapped_gid(id->route.addr.src_sin.sin_addr);
-    id->route.addr.addr.ibaddr.dgid = ipv4_mapped_gid(id->route.addr.dst_sin.sin_addr);
-    id->route.addr.addr.ibaddr.pkey = htons(0xffff);
+    set_route_gids(id);
     shell->peer = request.parameters;
     shell->state = cm_state::request_received;
     shell->socket = std::move(connection);

@@ -119,16 +119,13 @@ int unacknowledged_events(cm_id_shell* shell);
 int complete_synchronously(cm_id_shell* shell);
 
 // --- rdma_cm_address.cc --------------------------------------------------------------
-ibv_context* shared_context(ibv_device* device);
 // Binds the id to the emulated device owning the IPv4 address (none for INADDR_ANY);
 // -1 with errno EADDRNOTAVAIL or ENODEV.
 int attach_device(rdma_cm_id* id, const sockaddr_in& address);
-// A TCP socket bound to the address (port 0: the kernel picks), which reserves the
-// port for the id; -1 and errno on failure.
-int bind_cm_socket(const sockaddr_in& address);
+// The route's GIDs from its addresses: the IPv4-mapped ones (RoCEv2).
+void set_route_gids(rdma_cm_id* id);
 // The GID table index of the id's source address on its port.
 uint8_t source_gid_index(rdma_cm_id* id);
-union ibv_gid ipv4_mapped_gid(in_addr address);
 
 // --- rdma_cm_wire.cc -----------------------------------------------------------------
 enum class cm_message_type : uint8_t { req = 1, rep, rej, rtu, dreq, drep };
