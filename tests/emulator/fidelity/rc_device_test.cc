@@ -86,3 +86,16 @@ TEST(RcDevice, DeviceLimitsBoundWhatAnRcQpGets)
     EXPECT_EQ(ibv_create_qp(endpoint.pd.get(), &too_big), nullptr);
     EXPECT_EQ(errno, EINVAL);
 }
+
+TEST(RcDevice, FlowsAndFrameCountersAreForRawPacketQpsOnly)
+{
+    rc_endpoint endpoint = make_rc_endpoint();
+    ASSERT_NE(endpoint.qp, nullptr);
+    const uint8_t loopback_mac[6] = {};
+    udp_flow_rule rule = make_udp_flow_rule(loopback_mac, htonl(INADDR_LOOPBACK), 7777);
+    errno = 0;
+    EXPECT_EQ(ibv_create_flow(endpoint.qp.get(), &rule.attr), nullptr);
+    EXPECT_EQ(errno, EINVAL);
+    spead_emu_counters counters{};
+    EXPECT_EQ(emulator().query_qp_counters(endpoint.qp.get(), &counters), EINVAL);
+}

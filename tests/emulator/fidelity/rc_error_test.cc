@@ -166,3 +166,29 @@ TEST(RcErrors, AnUnregisteredSendBufferIsALocalProtectionError)
     EXPECT_EQ(sent[0].status, IBV_WC_LOC_PROT_ERR);
     EXPECT_EQ(state_of(pair.a.qp.get()), IBV_QPS_ERR);
 }
+
+TEST(RcErrors, AReadWithoutRemoteReadAccessIsARemoteAccessError)
+{
+    rc_options readable;
+    readable.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+    rc_pair pair = make_connected_pair({}, readable);
+    ASSERT_NE(pair.b.qp, nullptr);
+    // Registered for remote writes only.
+    registered_buffer remote = register_buffer(pair.b.pd.get(), 4096, remote_access);
+    registered_buffer local = register_buffer(pair.a.pd.get(), 4096);
+    ASSERT_EQ(post_one_send(pair.a.qp.get(),
+                            1,
+                            IBV_WR_RDMA_READ,
+                            { local.sge(0, 64) },
+                            IBV_SEND_SIGNALED,
+                            reinterpret_cast<uintptr_t>(remote.bytes.data()),
+                            remote.mr->rkey),
+              0);
+    const auto done = poll_completions(pair.a.send_cq.get(), 1);
+    ASSERT_EQ(done.size(), 1u);
+    EXPECT_EQ(done[0].status, IBV_WC_REM_ACCESS_ERR);
+    ibv_async_event event{};
+    ASSERT_TRUE(next_async_event(pair.b.context.get(), event));
+    EXPECT_EQ(event.event_type, IBV_EVENT_QP_ACCESS_ERR);
+    ibv_ack_async_event(&event);
+}

@@ -248,3 +248,58 @@ TEST(RcTraffic, BothDirectionsAtOnce)
     EXPECT_EQ(a_in.bytes, b_out.bytes);
     EXPECT_EQ(b_in.bytes, a_out.bytes);
 }
+
+TEST(RcTraffic, RdmaReadBringsThePeersBytesIntoTheSges)
+{
+    rc_options readable;
+    readable.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+    rc_pair pair = make_connected_pair({}, readable);
+    ASSERT_NE(pair.b.qp, nullptr);
+    registered_buffer remote = register_buffer(
+        pair.b.pd.get(), 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+    fill(remote, 5);
+    registered_buffer local = register_buffer(pair.a.pd.get(), 4096);
+    ASSERT_EQ(post_one_send(pair.a.qp.get(),
+                            8,
+                            IBV_WR_RDMA_READ,
+                            { local.sge(0, 1000), local.sge(2000, 1000) },
+                            IBV_SEND_SIGNALED,
+                            reinterpret_cast<uintptr_t>(remote.bytes.data()) + 100,
+                            remote.mr->rkey),
+              0);
+    const auto done = poll_completions(pair.a.send_cq.get(), 1);
+    ASSERT_EQ(done.size(), 1u);
+    EXPECT_EQ(done[0].status, IBV_WC_SUCCESS);
+    EXPECT_EQ(done[0].opcode, IBV_WC_RDMA_READ);
+    EXPECT_EQ(done[0].wr_id, 8u);
+    EXPECT_TRUE(std::equal(
+        remote.bytes.begin() + 100, remote.bytes.begin() + 1100, local.bytes.begin()));
+    EXPECT_TRUE(std::equal(remote.bytes.begin() + 1100,
+                           remote.bytes.begin() + 2100,
+                           local.bytes.begin() + 2000));
+}
+
+TEST(RcTraffic, SqSigAllCompletesEverySend)
+{
+    rc_options all;
+    all.signal_all = true;
+    rc_pair pair = make_connected_pair(all, {});
+    ASSERT_NE(pair.b.qp, nullptr);
+    registered_buffer source = register_buffer(pair.a.pd.get(), 64);
+    registered_buffer target = register_buffer(pair.b.pd.get(), 64, remote_access);
+    for (uint64_t i = 0; i < 3; i++)
+        ASSERT_EQ(post_one_send(pair.a.qp.get(),
+                                i,
+                                IBV_WR_RDMA_WRITE,
+                                { source.sge() },
+                                0, // not IBV_SEND_SIGNALED
+                                reinterpret_cast<uintptr_t>(target.bytes.data()),
+                                target.mr->rkey),
+                  0);
+    const auto sent = poll_completions(pair.a.send_cq.get(), 3);
+    ASSERT_EQ(sent.size(), 3u);
+    for (uint64_t i = 0; i < 3; i++) {
+        EXPECT_EQ(sent[i].wr_id, i);
+        EXPECT_EQ(sent[i].status, IBV_WC_SUCCESS);
+    }
+}

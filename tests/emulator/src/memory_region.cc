@@ -215,20 +215,25 @@ ibv_wc_status memory_region_table::scatter(const protection_domain& pd,
     return IBV_WC_SUCCESS;
 }
 
-bool memory_region_table::write_remote(const protection_domain& pd,
-                                       uint32_t rkey,
-                                       uint64_t address,
-                                       const uint8_t* bytes,
-                                       uint32_t length) const
+bool memory_region_table::remote_access(const protection_domain& pd,
+                                        uint32_t rkey,
+                                        uint64_t address,
+                                        uint8_t* bytes,
+                                        uint32_t length,
+                                        bool write) const
 {
     std::shared_lock<std::shared_mutex> lock(m_mutex);
     const memory_region* region = find(pd, rkey); // rkeys are the lkeys
-    if (region == nullptr || !region->allows(IBV_ACCESS_REMOTE_WRITE))
+    if (region == nullptr ||
+        !region->allows(write ? IBV_ACCESS_REMOTE_WRITE : IBV_ACCESS_REMOTE_READ))
         return false;
-    uint8_t* destination = region->translate(address, length, true);
-    if (destination == nullptr)
+    uint8_t* memory = region->translate(address, length, write);
+    if (memory == nullptr)
         return false;
-    memcpy(destination, bytes, length);
+    if (write)
+        memcpy(memory, bytes, length);
+    else
+        memcpy(bytes, memory, length);
     return true;
 }
 

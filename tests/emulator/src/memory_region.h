@@ -75,14 +75,16 @@ public:
                           const uint8_t* frame,
                           size_t length) const;
 
-    // An RC responder's RDMA write of \p length bytes to \p address through \p rkey:
-    // false, writing nothing, unless the rkey names a region of \p pd registered with
-    // IBV_ACCESS_REMOTE_WRITE that holds the whole range.
-    bool write_remote(const protection_domain& pd,
-                      uint32_t rkey,
-                      uint64_t address,
-                      const uint8_t* bytes,
-                      uint32_t length) const;
+    // An RC responder's RDMA write (\p bytes into memory) or read (memory into
+    // \p bytes) of \p length bytes at \p address through \p rkey: false, copying
+    // nothing, unless the rkey names a region of \p pd registered with
+    // IBV_ACCESS_REMOTE_WRITE (or REMOTE_READ) that holds the whole range.
+    bool remote_access(const protection_domain& pd,
+                       uint32_t rkey,
+                       uint64_t address,
+                       uint8_t* bytes,
+                       uint32_t length,
+                       bool write) const;
 
 private:
     const memory_region* find(const protection_domain& pd, uint32_t lkey) const;

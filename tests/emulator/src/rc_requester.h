@@ -5,7 +5,9 @@
 // posted send WRs in order (reading registered memory at transmit time), completes
 // them when the peer acknowledges, and turns NAKs, silence and lost connections into
 // the verbs errors: RNR retries then IBV_WC_RNR_RETRY_EXC_ERR, ACK timeouts and
-// reconnections then IBV_WC_RETRY_EXC_ERR, IBV_WC_REM_*_ERR from the responder.
+// reconnections then IBV_WC_RETRY_EXC_ERR, IBV_WC_REM_*_ERR from the responder. A
+// timeout counts only while TCP cannot deliver (a link down, a host gone): a peer
+// process the scheduler starves is not a failure, as a NIC answers for its host.
 // In ERR it flushes both queues of its QP.
 #ifndef SPEAD_EMU_RC_REQUESTER_H
 #define SPEAD_EMU_RC_REQUESTER_H
@@ -45,7 +47,8 @@ private:
     void connection_ready(clock::time_point now);
     void prepare_next_message_locked(clock::time_point now);
     void read_responses();
-    void handle_response_locked(const rc_wire::header& response);
+    // \p payload: the bytes of a read response (response.length of them).
+    void handle_response_locked(const rc_wire::header& response, const uint8_t* payload);
     void write_output();
     // Completes the WRs before \p index successfully (the peer acknowledged them).
     void acknowledge_through_locked(uint64_t index);
@@ -53,7 +56,15 @@ private:
     void fail_oldest_locked(ibv_wc_status status, const char* reason);
     // A timeout or a lost connection: one more retry, or IBV_WC_RETRY_EXC_ERR.
     void retry_locked(clock::time_point now, const char* reason);
+    // The next message's length; its bytes are written into m_output after this.
+    void set_output_size(size_t size);
     void drop_connection();
+    // Whether TCP has delivered every byte written to the peer's host and sees no
+    // retransmissions: then a missing acknowledgement means a slow peer process, which
+    // a NIC would not wait for, not a broken path (so no retry is counted).
+    bool path_delivers() const;
+    // A message the responder discards: bytes in flight, so a broken path shows.
+    void queue_probe();
 
     rc_queue_pair& m_qp;
     unique_fd m_doorbell;
@@ -68,6 +79,7 @@ private:
     clock::time_point m_connect_started{};
     clock::time_point m_next_connect{};
     std::vector<uint8_t> m_output; // the message being written: header and payload
+    size_t m_output_size = 0;      // its length (the buffer only grows)
     size_t m_output_done = 0;
     std::vector<uint8_t> m_input; // responses read so far
     clock::time_point m_last_progress{};

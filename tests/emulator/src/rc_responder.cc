@@ -123,12 +123,14 @@ bool rc_responder::serve_request()
     if (!rc_wire::read_all(fd, m_payload.data(), request.length, m_stop.get(), forever))
         return false;
     rc_wire::header response{};
+    m_response_length = 0;
     {
         std::lock_guard<std::mutex> lock(m_qp.m_mutex);
         if (m_connection_source != m_qp.m_attr.dest_qp_num)
             return false; // a requester this QP is not connected to
         if (m_qp.m_state == IBV_QPS_ERR)
-            return true; // an errored QP is silent: the requester times out
+            return false; // an errored QP answers nothing: its requester loses the
+                          // connection, retries and gives up
         response.type = execute_locked(request);
         if (response.type == rc_wire::kind::hello)
             return true; // discarded without a response
@@ -136,18 +138,26 @@ bool rc_responder::serve_request()
     }
     response.magic = rc_wire::header_magic;
     response.psn = request.psn;
+    response.length = m_response_length;
     response.source_qpn = m_qp.m_shell.verbs.qp_num;
     const auto deadline = rc_wire::clock::now() + std::chrono::seconds(10);
-    return rc_wire::write_all(fd, &response, sizeof(response), m_stop.get(), deadline);
+    return rc_wire::write_all(fd, &response, sizeof(response), m_stop.get(), deadline) &&
+           rc_wire::write_all(
+               fd, m_payload.data(), m_response_length, m_stop.get(), deadline);
 }
 
 // The response to \p request; kind::hello means none (a request discarded).
 rc_wire::kind rc_responder::execute_locked(const rc_wire::header& request)
 {
     rc_queue_pair& qp = m_qp;
+    if (request.type == rc_wire::kind::probe)
+        return rc_wire::kind::hello; // nothing to do or answer
     const uint32_t expected = qp.m_expected_receive_psn;
+    // A duplicate is acknowledged, not executed again; but a read is answered again
+    // (reading twice changes nothing).
     if (rc_wire::psn_before(request.psn, expected))
-        return rc_wire::kind::ack; // a duplicate: acknowledged, not executed again
+        return request.type == rc_wire::kind::read ? remote_access_locked(request, false)
+                                                   : rc_wire::kind::ack;
     if (request.psn != expected)
         return rc_wire::kind::hello; // after an RNR NAK, until the refused one returns
     m_in_rnr = false;
@@ -158,7 +168,10 @@ rc_wire::kind rc_responder::execute_locked(const rc_wire::header& request)
         result = receive_locked(request, false);
         break;
     case rc_wire::kind::write:
-        result = write_locked(request);
+        result = remote_access_locked(request, true);
+        break;
+    case rc_wire::kind::read:
+        result = remote_access_locked(request, false);
         break;
     case rc_wire::kind::write_with_imm:
         // The receive is checked first: without one the write is refused whole.
@@ -166,7 +179,7 @@ rc_wire::kind rc_responder::execute_locked(const rc_wire::header& request)
             result = rc_wire::kind::nak_rnr;
             break;
         }
-        result = write_locked(request);
+        result = remote_access_locked(request, true);
         if (result == rc_wire::kind::ack)
             result = receive_locked(request, true);
         break;
@@ -185,24 +198,38 @@ rc_wire::kind rc_responder::execute_locked(const rc_wire::header& request)
     return result;
 }
 
-rc_wire::kind rc_responder::write_locked(const rc_wire::header& request)
+rc_wire::kind rc_responder::remote_access_locked(const rc_wire::header& request,
+                                                 bool write)
 {
     rc_queue_pair& qp = m_qp;
-    const bool allowed =
-        (qp.m_attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE) &&
-        qp.context().memory_regions().write_remote(
-            qp.m_pd, request.rkey, request.remote_addr, m_payload.data(), request.length);
-    if (allowed)
-        return rc_wire::kind::ack;
-    warn("RC QP 0x%x: an RDMA write of %u bytes to 0x%llx with rkey 0x%x was refused "
-         "(%s); NAK to the requester, this QP goes to ERR with IBV_EVENT_QP_ACCESS_ERR",
+    const unsigned needed = write ? IBV_ACCESS_REMOTE_WRITE : IBV_ACCESS_REMOTE_READ;
+    const uint32_t length = write ? request.length : request.detail;
+    const bool qp_allows = (qp.m_attr.qp_access_flags & needed) != 0;
+    if (!write && length > device_limits::max_message_size)
+        return rc_wire::kind::nak_invalid;
+    if (!write && m_payload.size() < length)
+        m_payload.resize(length);
+    if (qp_allows && qp.context().memory_regions().remote_access(qp.m_pd,
+                                                                 request.rkey,
+                                                                 request.remote_addr,
+                                                                 m_payload.data(),
+                                                                 length,
+                                                                 write)) {
+        if (write)
+            return rc_wire::kind::ack;
+        m_response_length = length;
+        return rc_wire::kind::read_response;
+    }
+    warn("RC QP 0x%x: an RDMA %s of %u bytes at 0x%llx with rkey 0x%x was refused (%s); "
+         "NAK to the requester, this QP goes to ERR with IBV_EVENT_QP_ACCESS_ERR",
          qp.m_shell.verbs.qp_num,
-         request.length,
+         write ? "write" : "read",
+         length,
          static_cast<unsigned long long>(request.remote_addr),
          request.rkey,
-         (qp.m_attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE)
-             ? "the rkey, its range or its access flags do not allow it"
-             : "the QP's access flags lack IBV_ACCESS_REMOTE_WRITE");
+         qp_allows ? "the rkey, its range or its access flags do not allow it"
+                   : (write ? "the QP's access flags lack IBV_ACCESS_REMOTE_WRITE"
+                            : "the QP's access flags lack IBV_ACCESS_REMOTE_READ"));
     qp.enter_error_locked("a remote access violation", IBV_EVENT_QP_ACCESS_ERR, true);
     return rc_wire::kind::nak_access;
 }

@@ -4,7 +4,8 @@
 // The responder of an RC QP: a thread that accepts the peer requester's connection on
 // the QP's listening port and executes its requests in PSN order: a SEND lands in the
 // oldest posted receive, an RDMA write in the memory its rkey names (checked for
-// bounds and IBV_ACCESS_REMOTE_WRITE), each acknowledged once executed. No receive
+// bounds and IBV_ACCESS_REMOTE_WRITE), each acknowledged once executed; an RDMA read
+// (IBV_ACCESS_REMOTE_READ) is answered with the bytes. No receive
 // posted: an RNR NAK, and requests are discarded until the refused one comes again.
 // Duplicates (after a reconnection) are acknowledged without being executed again.
 #ifndef SPEAD_EMU_RC_RESPONDER_H
@@ -39,7 +40,9 @@ private:
     bool serve_request();
     // Executes \p request (payload in m_payload) under the QP's mutex; the response.
     rc_wire::kind execute_locked(const rc_wire::header& request);
-    rc_wire::kind write_locked(const rc_wire::header& request);
+    // An RDMA write (payload into memory) or read (memory into m_payload, for the
+    // response), after the rkey, bounds and access checks.
+    rc_wire::kind remote_access_locked(const rc_wire::header& request, bool write);
     rc_wire::kind receive_locked(const rc_wire::header& request, bool is_write);
 
     rc_queue_pair& m_qp;
@@ -51,7 +54,8 @@ private:
 
     unique_fd m_connection;
     uint32_t m_connection_source = 0; // the qp_num its hello named
-    std::vector<uint8_t> m_payload;
+    std::vector<uint8_t> m_payload;   // a request's payload, or a read response's
+    uint32_t m_response_length = 0;   // bytes of m_payload the response carries
     bool m_in_rnr = false; // requests are discarded until the refused PSN comes again
 };
 

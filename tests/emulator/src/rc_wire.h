@@ -6,7 +6,7 @@
 // listens on its own port, and its qp_num is derived from that port, so a peer finds
 // it from exactly what applications exchange (the GID, which holds an IPv4 address,
 // and dest_qp_num). Requests (sends, RDMA writes) go one way, one message each with a
-// PSN; acknowledgements and NAKs come back on the same connection.
+// PSN; acknowledgements, NAKs and RDMA read responses come back on the same connection.
 #ifndef SPEAD_EMU_RC_WIRE_H
 #define SPEAD_EMU_RC_WIRE_H
 
@@ -27,11 +27,14 @@ enum class kind : uint32_t {
     send_with_imm,
     write,
     write_with_imm,
-    ack,            // psn: every request up to and including it was executed
-    nak_rnr,        // no receive posted for psn; detail: the responder's min_rnr_timer
-    nak_access,     // rkey, bounds or access flags refused the write at psn
-    nak_invalid,    // the message at psn does not fit the receive (invalid request)
-    nak_operational // the responder failed for its own reasons (remote operational)
+    ack,             // psn: every request up to and including it was executed
+    nak_rnr,         // no receive posted for psn; detail: the responder's min_rnr_timer
+    nak_access,      // rkey, bounds or access flags refused the write at psn
+    nak_invalid,     // the message at psn does not fit the receive (invalid request)
+    nak_operational, // the responder failed for its own reasons (remote operational)
+    read,            // an RDMA read of detail bytes (the request carries no payload)
+    read_response,   // the bytes read, as its payload; acknowledges the read
+    probe            // no request: bytes in flight while an acknowledgement is late
 };
 
 struct header {
