@@ -285,3 +285,29 @@ TEST(CmConnection, DestroyingAListenerWithAnUnacknowledgedRequestIsRefused)
 }
 
 } // namespace
+
+namespace {
+
+using namespace cm_test;
+
+TEST(CmConnection, ThePsnAQpIsGivenBeforeConnectingIsTheOneTheRequestAnnounces)
+{
+    // An application walking its own QP (rping -q) takes the RTS attributes before
+    // rdma_connect; the peer's RTR must expect that same PSN.
+    listener server;
+    connector client(server.port);
+    ibv_qp_attr client_rts{};
+    client_rts.qp_state = IBV_QPS_RTS;
+    int mask = 0;
+    ASSERT_EQ(rdma_init_qp_attr(client.id.get(), &client_rts, &mask), 0);
+    EXPECT_TRUE(mask & IBV_QP_SQ_PSN);
+    event_copy incoming = connect_and_receive(client, server);
+    id_ptr accepted(incoming.id);
+    ibv_qp_attr server_rtr{};
+    server_rtr.qp_state = IBV_QPS_RTR;
+    ASSERT_EQ(rdma_init_qp_attr(accepted.get(), &server_rtr, &mask), 0);
+    EXPECT_EQ(server_rtr.rq_psn, client_rts.sq_psn);
+    EXPECT_TRUE(mask & IBV_QP_RQ_PSN);
+}
+
+} // namespace

@@ -16,7 +16,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <random>
 
 namespace spead_emu {
 
@@ -26,14 +25,6 @@ namespace {
 constexpr int connect_timeout_ms = 5000;
 // How long a listener waits for the REQ on a new connection.
 constexpr int request_timeout_s = 2;
-
-uint32_t random_psn()
-{
-    static std::mutex mutex;
-    static std::mt19937 generator{ std::random_device{}() };
-    std::lock_guard<std::mutex> lock(mutex);
-    return generator() & 0xffffff;
-}
 
 int fail(int error)
 {
@@ -60,7 +51,6 @@ rdma_conn_param event_param(const cm_message& message)
 void store_local(rdma_cm_id* id, const rdma_conn_param* param)
 {
     cm_peer_parameters& local = shell_of(id)->local;
-    local.psn = random_psn();
     local.qp_num = id->qp != nullptr ? id->qp->qp_num : (param ? param->qp_num : 0);
     if (param != nullptr) {
         local.responder_resources = param->responder_resources;

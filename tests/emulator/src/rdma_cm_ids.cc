@@ -9,6 +9,22 @@
 #include <netinet/in.h>
 
 #include <cerrno>
+#include <mutex>
+#include <random>
+
+namespace {
+
+// An id's starting PSN, fixed at creation: an application may walk its own QP to RTS
+// with rdma_init_qp_attr before the REQ or REP that announces the PSN goes out.
+uint32_t random_psn()
+{
+    static std::mutex mutex;
+    static std::mt19937 generator{ std::random_device{}() };
+    std::lock_guard<std::mutex> lock(mutex);
+    return generator() & 0xffffff;
+}
+
+} // namespace
 
 extern "C" {
 
@@ -45,6 +61,7 @@ int rdma_create_id(rdma_event_channel* channel,
     shell->id.channel = channel;
     shell->id.context = context;
     shell->id.ps = ps;
+    shell->local.psn = random_psn();
     shell->id.qp_type =
         (ps == RDMA_PS_UDP || ps == RDMA_PS_IPOIB) ? IBV_QPT_UD : IBV_QPT_RC;
     *id = &shell->id;
