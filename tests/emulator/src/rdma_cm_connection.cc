@@ -86,7 +86,6 @@ void connection_lost(cm_id_shell* shell, int error)
         post_cm_event(shell, RDMA_CM_EVENT_CONNECT_ERROR, -ETIMEDOUT);
         break;
     case cm_state::connected:
-        move_qp_to_error(&shell->id);
         post_cm_event(shell, RDMA_CM_EVENT_DISCONNECTED, 0);
         post_cm_event(shell, RDMA_CM_EVENT_TIMEWAIT_EXIT, 0);
         break;
@@ -98,7 +97,6 @@ void connection_lost(cm_id_shell* shell, int error)
 // Handles one message; false when the connection is over for this id.
 bool handle_message(cm_id_shell* shell, const cm_message& message)
 {
-    rdma_cm_id* id = &shell->id;
     cm_state state;
     {
         std::lock_guard<std::mutex> lock(shell->mutex);
@@ -112,27 +110,11 @@ bool handle_message(cm_id_shell* shell, const cm_message& message)
             std::lock_guard<std::mutex> lock(shell->mutex); // rdma_init_qp_attr reads it
             shell->peer = message.parameters;
         }
+        // As librdmacm, the QP moves when the application reads the event
+        // (process_connect_response): the handshake thread never touches a QP.
         rdma_conn_param param = event_param(message);
-        if (!has_qp(shell)) {
-            // No QP on the id: the application walks its QP and calls rdma_establish.
-            post_cm_event(
-                shell, RDMA_CM_EVENT_CONNECT_RESPONSE, 0, &param, cm_accept_private_data);
-            break;
-        }
-        if (move_qp_to_rtr_and_rts(id) != 0) {
-            const int error = errno;
-            send_locked(shell,
-                        make_cm_message(cm_message_type::rej, nullptr, shell->local));
-            post_cm_event(shell, RDMA_CM_EVENT_CONNECT_ERROR, -error);
-            return false;
-        }
-        {
-            std::lock_guard<std::mutex> lock(shell->mutex);
-            shell->state = cm_state::connected;
-        }
-        send_locked(shell, make_cm_message(cm_message_type::rtu, nullptr, shell->local));
         post_cm_event(
-            shell, RDMA_CM_EVENT_ESTABLISHED, 0, &param, cm_accept_private_data);
+            shell, RDMA_CM_EVENT_CONNECT_RESPONSE, 0, &param, cm_accept_private_data);
         break;
     }
     case cm_message_type::rej: {
@@ -159,7 +141,8 @@ bool handle_message(cm_id_shell* shell, const cm_message& message)
         break;
     case cm_message_type::dreq:
     case cm_message_type::drep: {
-        move_qp_to_error(id);
+        // The QP stays as it is until the application's rdma_disconnect, as with
+        // librdmacm; its sends to a peer that is gone fail on the RC wire.
         if (message.type == cm_message_type::dreq)
             send_locked(shell,
                         make_cm_message(cm_message_type::drep, nullptr, shell->local));
@@ -334,6 +317,29 @@ void stop_connection(cm_id_shell* shell)
     shell->socket.reset();
 }
 
+void process_connect_response(rdma_cm_event* event)
+{
+    cm_id_shell* shell = shell_of(event->id);
+    if (!has_qp(shell))
+        return; // the application walks its own QP and calls rdma_establish
+    int status = 0;
+    if (move_qp_to_rtr_and_rts(&shell->id) != 0) {
+        status = -errno;
+        send_locked(shell, make_cm_message(cm_message_type::rej, nullptr, shell->local));
+    } else {
+        std::lock_guard<std::mutex> lock(shell->mutex);
+        if (shell->state != cm_state::connecting || !shell->socket ||
+            !send_cm_message(
+                shell->socket.get(),
+                make_cm_message(cm_message_type::rtu, nullptr, shell->local)))
+            status = -ECONNRESET; // the peer went away meanwhile
+        else
+            shell->state = cm_state::connected;
+    }
+    event->event = status == 0 ? RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_ERROR;
+    event->status = status;
+}
+
 } // namespace spead_emu
 
 using spead_emu::cm_state;
@@ -451,12 +457,13 @@ int rdma_disconnect(rdma_cm_id* id)
         return fail(EINVAL);
     auto* shell = spead_emu::shell_of(id);
     const cm_state state = spead_emu::state_of(shell);
-    if (state == cm_state::disconnected)
-        return 0; // the peer disconnected first: its DREQ was answered
-    if (state != cm_state::connected && state != cm_state::accepted)
+    if (state != cm_state::connected && state != cm_state::accepted &&
+        state != cm_state::disconnected)
         return fail(EINVAL);
     // As librdmacm on InfiniBand and RoCE: the QP stops (flushes) before the DREQ goes.
     spead_emu::move_qp_to_error(id);
+    if (state == cm_state::disconnected)
+        return 0; // the peer disconnected first: its DREQ was answered
     std::lock_guard<std::mutex> lock(shell->mutex);
     if (shell->disconnect_sent)
         return 0;

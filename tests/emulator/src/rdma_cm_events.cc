@@ -203,15 +203,23 @@ int rdma_get_cm_event(rdma_event_channel* channel, rdma_cm_event** event)
         uint64_t count = 0;
         if (read(channel->fd, &count, sizeof(count)) != sizeof(count))
             return -1;
-        std::lock_guard<std::mutex> lock(shell->mutex);
-        if (!shell->queue.empty()) {
-            *event = &shell->queue.front()->event;
+        rdma_cm_event* next = nullptr;
+        {
+            std::lock_guard<std::mutex> lock(shell->mutex);
+            if (shell->queue.empty())
+                continue;
+            next = &shell->queue.front()->event;
             shell->queue.pop_front();
-            spead_emu::cm_id_shell* owner = spead_emu::owner_of(**event);
+        }
+        spead_emu::cm_id_shell* owner = spead_emu::owner_of(*next);
+        {
             std::lock_guard<std::mutex> owner_lock(owner->mutex);
             owner->events_unacknowledged++;
-            return 0;
         }
+        if (next->event == RDMA_CM_EVENT_CONNECT_RESPONSE)
+            spead_emu::process_connect_response(next);
+        *event = next;
+        return 0;
     }
 }
 

@@ -148,7 +148,7 @@ cm_message make_cm_message(cm_message_type type,
                            const cm_peer_parameters& local);
 
 // --- rdma_cm_qp.cc -------------------------------------------------------------------
-// librdmacm's QP walk: RTR then RTS with the peer's qpn and psn; ERR on disconnect.
+// librdmacm's QP walk: RTR then RTS with the peer's qpn and psn; ERR at rdma_disconnect.
 int move_qp_to_rtr_and_rts(rdma_cm_id* id);
 void move_qp_to_error(rdma_cm_id* id);
 bool has_qp(cm_id_shell* shell);
@@ -156,6 +156,9 @@ bool has_qp(cm_id_shell* shell);
 // --- rdma_cm_connection.cc -----------------------------------------------------------
 // Ends the id's handshake thread and socket (destroy, reject).
 void stop_connection(cm_id_shell* shell);
+// librdmacm's handling of a CONNECT_RESPONSE the application reads: with a QP on the id,
+// RTR and RTS, the RTU, and the event becomes ESTABLISHED (CONNECT_ERROR on failure).
+void process_connect_response(rdma_cm_event* event);
 
 } // namespace spead_emu
 
