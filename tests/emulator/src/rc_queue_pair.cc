@@ -278,21 +278,12 @@ int rc_queue_pair::destroy()
 
 int rc_queue_pair::post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr)
 {
-    int error = 0;
-    bool posted = false;
-    if (context().device().faults().fatal()) {
-        if (bad_wr != nullptr)
-            *bad_wr = wr;
-        return EIO;
-    }
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
+    auto queue = [this](ibv_send_wr*& wr, bool& wake) {
         for (; wr != nullptr; wr = wr->next) {
             // Posting before RTS fails at once; in ERR WRs are accepted and flushed.
             if (m_state == IBV_QPS_RESET || m_state == IBV_QPS_INIT ||
                 m_state == IBV_QPS_RTR) {
-                error = EINVAL;
-                break;
+                return EINVAL;
             }
             switch (wr->opcode) {
             case IBV_WR_SEND:
@@ -308,60 +299,42 @@ int rc_queue_pair::post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr)
                                 wr->opcode);
             }
             if (wr->opcode == IBV_WR_RDMA_READ && (wr->send_flags & IBV_SEND_INLINE)) {
-                error = EINVAL; // a read has nowhere to put inline data
-                break;
+                return EINVAL; // a read has nowhere to put inline data
             }
             rc_send_slot* claimed = nullptr;
-            if ((error = m_send.claim(wr->num_sge, m_cap.max_send_sge, ENOMEM, claimed)))
-                break;
+            if (const int error =
+                    m_send.claim(wr->num_sge, m_cap.max_send_sge, ENOMEM, claimed))
+                return error;
             rc_send_slot& slot = *claimed;
-            slot.is_inline = (wr->send_flags & IBV_SEND_INLINE) != 0;
-            slot.wr_id = wr->wr_id;
+            if (const int error =
+                    fill_send_slot(slot, *wr, m_cap.max_inline_data, m_signal_all))
+                return error;
             slot.opcode = wr->opcode;
-            slot.signalled = m_signal_all || (wr->send_flags & IBV_SEND_SIGNALED);
             slot.imm = wr->imm_data;
             slot.remote_addr = wr->wr.rdma.remote_addr;
             slot.rkey = wr->wr.rdma.rkey;
-            slot.sges.clear();
-            if (slot.is_inline) {
-                if ((error =
-                         copy_inline_data(*wr, m_cap.max_inline_data, slot.inline_data)))
-                    break;
-            } else {
-                slot.inline_data.clear();
-                slot.sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-            }
             slot.psn = m_next_send_psn;
             m_next_send_psn = rc_wire::next_psn(m_next_send_psn);
             m_send.posted++;
-            posted = true;
+            wake = true;
         }
-    }
-    if (error != 0 && bad_wr != nullptr)
-        *bad_wr = wr;
-    if (posted)
-        m_requester->ring_doorbell();
-    return error;
+        return 0;
+    };
+    return post_chain(
+        context().device().faults().fatal(), m_mutex, wr, bad_wr, queue, [this] {
+            m_requester->ring_doorbell();
+        });
 }
 
 int rc_queue_pair::post_receive(ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
 {
-    int error = 0;
-    bool flush = false;
-    if (context().device().faults().fatal()) {
-        if (bad_wr != nullptr)
-            *bad_wr = wr;
-        return EIO;
-    }
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        error = post_receive_chain(m_receive, wr, m_cap.max_recv_sge, m_state, flush);
-    }
-    if (error != 0 && bad_wr != nullptr)
-        *bad_wr = wr;
-    if (flush)
-        m_requester->ring_doorbell();
-    return error;
+    auto queue = [this](ibv_recv_wr*& wr, bool& flush) {
+        return post_receive_chain(m_receive, wr, m_cap.max_recv_sge, m_state, flush);
+    };
+    return post_chain(
+        context().device().faults().fatal(), m_mutex, wr, bad_wr, queue, [this] {
+            m_requester->ring_doorbell();
+        });
 }
 
 void rc_queue_pair::release_slots_through(bool send_queue, uint64_t index)
