@@ -35,14 +35,28 @@ TEST(CmAddress, ResolvingAReachableAddressGivesAddrThenRouteResolvedOnThePollabl
     EXPECT_EQ(id->route.num_paths, 1);
 }
 
-TEST(CmAddress, AnUnroutableDestinationGivesAddrErrorWithItsErrno)
+TEST(CmAddress, AnUnroutableDestinationFailsTheCallWithEnetunreach)
 {
     channel_ptr channel = make_channel();
     id_ptr id = make_id(channel.get());
-    // The test's namespace has loopback only: nothing routes to 192.0.2.1.
-    ASSERT_EQ(start_resolving(id.get(), "192.0.2.1", 7150), 0);
+    // The test's namespace has loopback only: nothing routes to 192.0.2.1. The
+    // kernel's route lookup fails rdma_resolve_addr itself; no event follows.
+    errno = 0;
+    EXPECT_EQ(start_resolving(id.get(), "192.0.2.1", 7150), -1);
+    EXPECT_EQ(errno, ENETUNREACH);
+    pollfd idle{ channel->fd, POLLIN, 0 };
+    EXPECT_EQ(poll(&idle, 1, 0), 0);
+}
+
+TEST(CmAddress, ARouteOutOfAnInterfaceWithoutDeviceGivesAddrErrorEnodev)
+{
+    verbs_test::run_command("ip link add emu-a type veth peer name emu-b && "
+                            "ip addr add 10.99.0.1/24 dev emu-a && ip link set emu-a up");
+    channel_ptr channel = make_channel();
+    id_ptr id = make_id(channel.get());
+    ASSERT_EQ(start_resolving(id.get(), "10.99.0.2", 7150), 0);
     event_copy error = expect_event(channel.get(), RDMA_CM_EVENT_ADDR_ERROR);
-    EXPECT_EQ(error.status, -ENETUNREACH);
+    EXPECT_EQ(error.status, -ENODEV);
 }
 
 TEST(CmAddress, ResolvingTheRouteBeforeTheAddressFailsWithEinval)

@@ -231,13 +231,18 @@ int rdma_resolve_addr(rdma_cm_id* id,
     if (!shell->socket || id->route.addr.src_sin.sin_addr.s_addr == htonl(INADDR_ANY)) {
         const auto source = spead_emu::route_source(destination);
         if (!source) {
-            status = -errno; // ENETUNREACH: no route
-        } else {
+            // As the kernel: no route fails the call itself (ENETUNREACH), no event.
+            spead_emu::trace("rdma_resolve_addr: no route: %s", strerror(errno));
+            return -1;
+        }
+        {
             sockaddr_in address{};
             address.sin_family = AF_INET;
             address.sin_addr = *source;
             address.sin_port = id->route.addr.src_sin.sin_port;
             shell->socket.reset();
+            // A source on an interface without a device is the kernel's ADDR_ERROR
+            // (-ENODEV) when it acquires the device.
             if (spead_emu::attach_device(id, address) != 0 ||
                 spead_emu::reserve_address(shell, address) != 0)
                 status = -errno;
