@@ -111,12 +111,6 @@ TEST(CmAddress, EventStringsAreLibrdmacmsNames)
                  "RDMA_CM_EVENT_TIMEWAIT_EXIT");
 }
 
-} // namespace
-
-namespace {
-
-using namespace cm_test;
-
 TEST(CmAddress, ResolvingTheRouteOnAPortThatIsDownGivesRouteError)
 {
     channel_ptr channel = make_channel();

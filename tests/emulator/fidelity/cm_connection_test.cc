@@ -13,6 +13,16 @@ namespace {
 
 using namespace cm_test;
 
+// rdma_connect, then waits until the listener's channel holds the request, unread.
+bool connect_until_the_request_is_queued(connector& client, listener& server)
+{
+    rdma_conn_param request{};
+    if (rdma_connect(client.id.get(), &request) != 0)
+        return false;
+    pollfd queued{ server.channel->fd, POLLIN, 0 };
+    return poll(&queued, 1, 10000) == 1;
+}
+
 rdma_conn_param with_private_data(const std::vector<uint8_t>& data, uint32_t qp_num)
 {
     rdma_conn_param param{};
@@ -195,12 +205,6 @@ TEST(CmConnection, MigratingAnIdMovesItsQueuedEvents)
     accepted.reset(); // before its channel
 }
 
-} // namespace
-
-namespace {
-
-using namespace cm_test;
-
 TEST(CmConnection, AHostThatNeverAnswersGivesUnreachableWithEtimedout)
 {
     // 198.51.100.1 routes out of loopback and nobody owns it: the looped-back SYN is
@@ -243,10 +247,7 @@ TEST(CmConnection, DestroyingAListenerDropsTheRequestsNobodyRead)
 {
     listener server;
     connector client(server.port);
-    rdma_conn_param request{};
-    ASSERT_EQ(rdma_connect(client.id.get(), &request), 0);
-    pollfd pending{ server.channel->fd, POLLIN, 0 };
-    ASSERT_EQ(poll(&pending, 1, 10000), 1); // the request is queued, unread
+    ASSERT_TRUE(connect_until_the_request_is_queued(client, server));
     server.id.reset();
     rdma_cm_event* event = nullptr;
     const int flags = fcntl(server.channel->fd, F_GETFL);
@@ -258,20 +259,11 @@ TEST(CmConnection, DestroyingAListenerDropsTheRequestsNobodyRead)
     EXPECT_EQ(lost.type, RDMA_CM_EVENT_UNREACHABLE) << rdma_event_str(lost.type);
 }
 
-} // namespace
-
-namespace {
-
-using namespace cm_test;
-
 TEST(CmConnection, DestroyingAListenerWithAnUnacknowledgedRequestIsRefused)
 {
     listener server;
     connector client(server.port);
-    rdma_conn_param request{};
-    ASSERT_EQ(rdma_connect(client.id.get(), &request), 0);
-    pollfd ready{ server.channel->fd, POLLIN, 0 };
-    ASSERT_EQ(poll(&ready, 1, 10000), 1);
+    ASSERT_TRUE(connect_until_the_request_is_queued(client, server));
     rdma_cm_event* event = nullptr;
     ASSERT_EQ(rdma_get_cm_event(server.channel.get(), &event), 0);
     ASSERT_EQ(event->event, RDMA_CM_EVENT_CONNECT_REQUEST);
@@ -283,12 +275,6 @@ TEST(CmConnection, DestroyingAListenerWithAnUnacknowledgedRequestIsRefused)
     ASSERT_EQ(rdma_ack_cm_event(event), 0);
     EXPECT_EQ(rdma_destroy_id(server.id.release()), 0);
 }
-
-} // namespace
-
-namespace {
-
-using namespace cm_test;
 
 TEST(CmConnection, ThePsnAQpIsGivenBeforeConnectingIsTheOneTheRequestAnnounces)
 {
