@@ -55,6 +55,7 @@ rc_wire::clock::time_point later(rc_wire::clock::time_point when,
 rc_requester::rc_requester(rc_queue_pair& qp)
     : m_qp(qp), m_doorbell(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
 {
+    m_payload_sges.reserve(device_limits::max_sge);
 }
 
 rc_requester::~rc_requester() = default;
@@ -90,7 +91,7 @@ void rc_requester::wait(clock::time_point deadline)
     if (m_connection) {
         fds[1].fd = m_connection.get();
         fds[1].events = POLLIN;
-        if (m_connecting || m_output_done < m_output_size)
+        if (m_connecting || output_pending())
             fds[1].events |= POLLOUT;
     }
     const auto left = deadline - clock::now();
@@ -162,15 +163,14 @@ rc_requester::clock::time_point rc_requester::step()
     }
     if (now < m_pause_until)
         return m_pause_until; // an RNR NAK's wait
-    const bool busy =
-        m_output_done < m_output_size || m_qp.m_send_acknowledged < m_qp.m_send.taken;
+    const bool busy = output_pending() || m_qp.m_send_acknowledged < m_qp.m_send.taken;
     if (busy && now - m_last_progress >= timeout) {
         if (path_delivers()) {
             // The peer's host holds every byte: its process is only slow (a NIC would
             // have answered). A probe makes a path that broke since show as undelivered
             // bytes at the next expiry.
             m_last_progress = now;
-            if (m_output_done == m_output_size)
+            if (!output_pending())
                 queue_probe();
             return later(now, timeout);
         }
@@ -178,7 +178,7 @@ rc_requester::clock::time_point rc_requester::step()
         if (m_qp.m_state == IBV_QPS_ERR)
             return now;
     }
-    if (m_output_done == m_output_size)
+    if (!output_pending())
         prepare_next_message_locked(now);
     return later(m_last_progress, timeout);
 }
@@ -258,17 +258,27 @@ void rc_requester::prepare_next_message_locked(clock::time_point now)
     const bool is_read = slot.opcode == IBV_WR_RDMA_READ;
     ibv_wc_status status = IBV_WC_LOC_LEN_ERR;
     if (total <= device_limits::max_message_size) {
-        // A read's request carries no payload: its SGEs receive the response.
-        set_output_size(sizeof(rc_wire::header) + (is_read ? 0 : total));
-        uint8_t* payload = m_output.data() + sizeof(rc_wire::header);
         status = IBV_WC_SUCCESS;
         if (is_read) {
+            // A read's request carries no payload: its SGEs receive the response.
+            set_output_size(sizeof(rc_wire::header));
         } else if (slot.is_inline) {
-            memcpy(payload, slot.inline_data.data(), total);
+            set_output_size(sizeof(rc_wire::header) + total);
+            memcpy(m_output.data() + sizeof(rc_wire::header),
+                   slot.inline_data.data(),
+                   total);
         } else {
-            size_t length = 0;
-            status = qp.context().memory_regions().gather(
-                qp.m_pd, slot.sges.data(), slot.sges.size(), payload, total, length);
+            // The payload goes from registered memory to the socket at transmit time
+            // (write_output); here its SGEs are only checked.
+            status =
+                qp.context().memory_regions().with_ranges(qp.m_pd,
+                                                          slot.sges.data(),
+                                                          slot.sges.size(),
+                                                          false,
+                                                          [](const iovec*, size_t) {});
+            set_output_size(sizeof(rc_wire::header));
+            m_payload_sges.assign(slot.sges.begin(), slot.sges.end());
+            m_payload_total = total;
         }
     }
     if (status != IBV_WC_SUCCESS) {
@@ -300,17 +310,39 @@ void rc_requester::prepare_next_message_locked(clock::time_point now)
 
 void rc_requester::write_output()
 {
-    while (m_output_done < m_output_size) {
-        const ssize_t put = send(m_connection.get(),
-                                 m_output.data() + m_output_done,
-                                 m_output_size - m_output_done,
-                                 MSG_DONTWAIT | MSG_NOSIGNAL);
+    while (output_pending()) {
+        ssize_t put = 0;
+        int error = 0;
+        if (m_output_done < m_output_size) {
+            put = send(m_connection.get(),
+                       m_output.data() + m_output_done,
+                       m_output_size - m_output_done,
+                       MSG_DONTWAIT | MSG_NOSIGNAL | (m_payload_total ? MSG_MORE : 0));
+            error = errno;
+            if (put > 0)
+                m_output_done += static_cast<size_t>(put);
+        } else {
+            const ibv_wc_status status = m_qp.context().memory_regions().with_ranges(
+                m_qp.m_pd,
+                m_payload_sges.data(),
+                m_payload_sges.size(),
+                false,
+                [&](const iovec* ranges, size_t count) {
+                    put = send_ranges(ranges, count);
+                    error = errno;
+                });
+            if (status != IBV_WC_SUCCESS) {
+                put = -1; // deregistered while on the wire: the message cannot finish
+                error = EFAULT;
+            } else if (put > 0) {
+                m_payload_done += static_cast<size_t>(put);
+            }
+        }
         if (put > 0) {
-            m_output_done += static_cast<size_t>(put);
             m_last_progress = clock::now();
-        } else if (put < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        } else if (put < 0 && (error == EAGAIN || error == EWOULDBLOCK)) {
             return;
-        } else if (put < 0 && errno == EINTR) {
+        } else if (put < 0 && error == EINTR) {
             continue;
         } else {
             std::lock_guard<std::mutex> lock(m_qp.m_mutex);
@@ -320,6 +352,26 @@ void rc_requester::write_output()
         }
     }
     set_output_size(0);
+}
+
+ssize_t rc_requester::send_ranges(const iovec* ranges, size_t count)
+{
+    iovec rest[device_limits::max_sge];
+    size_t used = 0;
+    size_t skip = m_payload_done;
+    for (size_t i = 0; i < count; i++) {
+        if (skip >= ranges[i].iov_len) {
+            skip -= ranges[i].iov_len;
+            continue;
+        }
+        rest[used++] = { static_cast<uint8_t*>(ranges[i].iov_base) + skip,
+                         ranges[i].iov_len - skip };
+        skip = 0;
+    }
+    msghdr message{};
+    message.msg_iov = rest;
+    message.msg_iovlen = used;
+    return sendmsg(m_connection.get(), &message, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
 void rc_requester::read_responses()
@@ -490,6 +542,8 @@ void rc_requester::set_output_size(size_t size)
         m_output.resize(size); // grows only: a message is not cleared before its copy
     m_output_size = size;
     m_output_done = 0;
+    m_payload_total = 0;
+    m_payload_done = 0;
 }
 
 void rc_requester::drop_connection()

@@ -16,6 +16,7 @@
 #include "unique_fd.h"
 
 #include <infiniband/verbs.h>
+#include <sys/uio.h>
 
 #include <atomic>
 #include <cstdint>
@@ -50,6 +51,12 @@ private:
     // \p payload: the bytes of a read response (response.length of them).
     void handle_response_locked(const rc_wire::header& response, const uint8_t* payload);
     void write_output();
+    bool output_pending() const
+    {
+        return m_output_done < m_output_size || m_payload_done < m_payload_total;
+    }
+    // sendmsg of the payload's ranges from m_payload_done on: the bytes sent, or -1.
+    ssize_t send_ranges(const iovec* ranges, size_t count);
     // Completes the WRs before \p index successfully (the peer acknowledged them).
     void acknowledge_through_locked(uint64_t index);
     // Fails the oldest outstanding WR with \p status and puts the QP in ERR.
@@ -78,9 +85,14 @@ private:
     bool m_connection_lost = false;
     clock::time_point m_connect_started{};
     clock::time_point m_next_connect{};
-    std::vector<uint8_t> m_output; // the message being written: header and payload
-    size_t m_output_size = 0;      // its length (the buffer only grows)
+    // The message being written: its header (and inline payload) in m_output, then
+    // the payload straight from the SGEs' registered memory.
+    std::vector<uint8_t> m_output;
+    size_t m_output_size = 0; // bytes of m_output (the buffer only grows)
     size_t m_output_done = 0;
+    std::vector<ibv_sge> m_payload_sges;
+    size_t m_payload_total = 0;
+    size_t m_payload_done = 0;
     std::vector<uint8_t> m_input; // responses read so far
     clock::time_point m_last_progress{};
     clock::time_point m_pause_until{}; // after an RNR NAK

@@ -76,6 +76,10 @@ int listen_on_ephemeral_port(uint16_t& port);
 // Non-blocking connect to address:port: the fd (connection in progress), or -1.
 int start_connect(in_addr address, uint16_t port);
 
+// Waits until \p fd is ready for \p events (poll's): false on \p stop_fd readable,
+// the deadline or a poll error.
+bool wait_until_ready(int fd, short events, int stop_fd, clock::time_point deadline);
+
 // Blocking reads and writes that give up when \p stop_fd becomes readable, the peer
 // goes (EOF, error) or \p deadline passes: true when all bytes moved.
 bool read_all(
