@@ -86,8 +86,7 @@ struct cm_id_shell {
     cm_peer_parameters local;
     cm_peer_parameters peer;
     ibv_sa_path_rec path{};
-    // rdma_create_ep on a passive endpoint: what rdma_get_request builds each new id's QP
-    // with.
+    // rdma_create_ep on a passive endpoint: the QP rdma_get_request gives each new id.
     std::optional<ibv_qp_init_attr> endpoint_qp_attr;
     ibv_pd* endpoint_pd = nullptr;
 };
@@ -133,9 +132,9 @@ struct cm_message {
     cm_message_type type{};
     uint8_t private_data_len = 0;
     uint8_t reserved[2]{};
-    int32_t status = 0; // a REJ's reason; network byte order on the wire
-    cm_peer_parameters
-        parameters; // the sender's; integers in network byte order on the wire
+    // Integers in network byte order on the wire, host order here.
+    int32_t status = 0;            // a REJ's reason
+    cm_peer_parameters parameters; // the sender's
     uint8_t private_data[cm_accept_private_data]{};
 };
 bool send_cm_message(int socket, const cm_message& message);
@@ -154,7 +153,7 @@ void move_qp_to_error(rdma_cm_id* id);
 bool has_qp(cm_id_shell* shell);
 
 // --- rdma_cm_connection.cc -----------------------------------------------------------
-// Ends the id's handshake thread and socket (destroy, reject).
+// Ends the id's thread (accept loop or handshake) and closes its socket: rdma_destroy_id.
 void stop_connection(cm_id_shell* shell);
 // librdmacm's handling of a CONNECT_RESPONSE the application reads: with a QP on the id,
 // RTR and RTS, the RTU, and the event becomes ESTABLISHED (CONNECT_ERROR on failure).
