@@ -128,9 +128,9 @@ private:
  *
  * Framing is spead2's: a connection carries SPEAD packets back to back, each one's
  * length found from its header (8 + 8 × items + PAYLOAD_LENGTH). Up to max_connections
- * senders at once (fan-in), each read in order; as with several spead2 readers on one
- * stream, concurrent senders share the stream's heap cnt space, so each should use its
- * own cnt sequence (send::stream::set_cnt_sequence(i, n)).
+ * senders at once (fan-in), each read in order and assembled as the SPEAD sender it
+ * is: its own heap cnts (senders may use the same ones) and its own max_heaps window,
+ * its heaps delivered in order. A connection's end flushes its partial heaps.
  *
  * Back-pressure, not loss: when the stream's heap queue is full the reader stops
  * reading, the socket fills and TCP slows the sender (counted in receive_waits).
