@@ -115,6 +115,19 @@ def _stream_stats(self):
     return _builtin_stat_configs() + list(_custom_stats(self))
 
 
+def stats_snapshot(pairs, config):
+    """The StreamStats of a stream made with config, from its (name, value) pairs:
+    every custom statistic of config.add_stat is in it (0 until something counts
+    it, as in spead2), and each MAXIMUM one combines by max when stats are added."""
+    from . import StreamStats
+    values = dict(pairs)
+    for stat in _custom_stats(config):
+        values.setdefault(stat.name, 0)
+    maximum = [stat.name for stat in _stream_stats(config)
+               if stat.mode is StreamStatConfig.Mode.MAXIMUM]
+    return StreamStats(values.items(), maximum)
+
+
 # ---- chunk streams ----
 
 class ChunkPlacement:
@@ -290,8 +303,7 @@ class ChunkRingStream(_core_chunk._ChunkRingStream):
 
     @property
     def stats(self):
-        from . import StreamStats
-        return StreamStats(self._stats())
+        return stats_snapshot(self._stats(), self._config)
 
     def start(self):
         """Readers start when added; kept for spead2's explicit_start scripts."""

@@ -73,8 +73,8 @@ class ChunkStreamGroupMember:
 
     @property
     def stats(self):
-        from . import StreamStats
-        return StreamStats(self._stats())
+        from ._chunk import stats_snapshot
+        return stats_snapshot(self._stats(), self._config)
 
     def stop(self):
         self._group.stop()
