@@ -101,6 +101,7 @@ class SPEAD_API chunk_ringbuffer
 {
 public:
     explicit chunk_ringbuffer(std::size_t capacity);
+    ~chunk_ringbuffer();
 
     enum class result { ok, timeout, stopped };
     /*! Waits up to \p timeout for room. */
@@ -117,9 +118,21 @@ public:
     bool remove_producer();
     std::size_t size() const;
     std::size_t capacity() const { return d_capacity; }
+    /*! For event loops (spead2's data_fd): an eventfd readable while a pop would
+     * not wait (a chunk is there, or the ring stopped). Made on the first call;
+     * the ring owns it. */
+    int data_fd();
+    /*! As data_fd, for push (spead2's space_fd): readable while there is room or
+     * the ring stopped. */
+    int space_fd();
 
 private:
+    struct readiness_fds;
+    /*! Brings the fds' readiness up to date (d_mutex held). */
+    void update_fds();
+
     const std::size_t d_capacity;
+    std::unique_ptr<readiness_fds> d_fds; //!< null until data_fd()/space_fd()
     mutable std::mutex d_mutex;
     std::condition_variable d_data;
     std::condition_variable d_space;

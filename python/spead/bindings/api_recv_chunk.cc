@@ -338,6 +338,16 @@ void bind_api_recv_chunk(py::module& parent)
         .def(py::init<std::size_t>(), py::arg("maxsize"))
         .def("qsize", &recv::chunk_ringbuffer::size)
         .def_property_readonly("maxsize", &recv::chunk_ringbuffer::capacity)
+        .def_property_readonly("data_fd",
+                               [](recv::chunk_ringbuffer& r) {
+                                   return translating_os_errors(
+                                       [&] { return r.data_fd(); });
+                               })
+        .def_property_readonly("space_fd",
+                               [](recv::chunk_ringbuffer& r) {
+                                   return translating_os_errors(
+                                       [&] { return r.space_fd(); });
+                               })
         .def("get", &ring_get)
         .def("get_nowait", &ring_get_nowait)
         .def(
