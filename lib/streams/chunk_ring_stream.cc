@@ -107,7 +107,22 @@ struct chunk_ringbuffer::readiness_fds {
     }
 };
 
-chunk_ringbuffer::~chunk_ringbuffer() = default;
+chunk_ringbuffer::~chunk_ringbuffer()
+{
+    for (stream_chunk* c : d_chunks)
+        discard(c);
+}
+
+void chunk_ringbuffer::set_discard(std::function<void(stream_chunk*)> discard)
+{
+    d_discard = std::move(discard);
+}
+
+void chunk_ringbuffer::discard(stream_chunk* c)
+{
+    if (d_discard)
+        d_discard(c);
+}
 
 void chunk_ringbuffer::update_fds()
 {
@@ -328,8 +343,12 @@ stream_chunk* take_free_chunk(chunk_ringbuffer& ring)
 
 void hand_on_chunk(chunk_ringbuffer& ring, stream_chunk* c)
 {
-    while (ring.push(c, std::chrono::seconds(1)) == chunk_ringbuffer::result::timeout) {
+    chunk_ringbuffer::result r;
+    while ((r = ring.push(c, std::chrono::seconds(1))) ==
+           chunk_ringbuffer::result::timeout) {
     }
+    if (r == chunk_ringbuffer::result::stopped)
+        ring.discard(c);
 }
 
 } // namespace recv

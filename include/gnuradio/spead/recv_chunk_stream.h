@@ -125,6 +125,13 @@ public:
     /*! As data_fd, for push (spead2's space_fd): readable while there is room or
      * the ring stopped. */
     int space_fd();
+    /*! What to do with a chunk the ring lets go of without handing it out: those
+     * still inside when it is destroyed, and those hand_on_chunk() could not push
+     * because it had stopped (spead2 destroys them; the Python bindings drop their
+     * reference). Set before the ring is shared. */
+    void set_discard(std::function<void(stream_chunk*)> discard);
+    /*! Lets go of \p c (see set_discard; nothing happens without one). */
+    void discard(stream_chunk* c);
 
 private:
     struct readiness_fds;
@@ -133,6 +140,7 @@ private:
 
     const std::size_t d_capacity;
     std::unique_ptr<readiness_fds> d_fds; //!< null until data_fd()/space_fd()
+    std::function<void(stream_chunk*)> d_discard;
     mutable std::mutex d_mutex;
     std::condition_variable d_data;
     std::condition_variable d_space;
@@ -174,8 +182,8 @@ struct SPEAD_API chunk_stream_setup {
 
 /*! A free chunk from \p ring, waiting as long as it takes (null once it stopped). */
 SPEAD_API stream_chunk* take_free_chunk(chunk_ringbuffer& ring);
-/*! A chunk to \p ring, waiting for room (dropped once it stopped: its owner still
- * holds it). */
+/*! A chunk to \p ring, waiting for room (discarded once it stopped: see
+ * chunk_ringbuffer::set_discard). */
 SPEAD_API void hand_on_chunk(chunk_ringbuffer& ring, stream_chunk* c);
 
 /*!

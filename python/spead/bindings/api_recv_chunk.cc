@@ -60,6 +60,28 @@ py::object release(recv::stream_chunk* c)
     return obj;
 }
 
+/*! A chunk a ring let go of (see chunk_ringbuffer::set_discard): its reference is
+ * dropped, from whichever thread, unless Python is already gone. */
+void discard_chunk(recv::stream_chunk* c)
+{
+    if (!Py_IsInitialized())
+        return;
+    py::gil_scoped_acquire gil;
+    auto it = held().find(c);
+    if (it == held().end())
+        return;
+    py::object last = std::move(it->second);
+    held().erase(it);
+}
+
+/*! A ring whose chunks' references die with it. */
+ring_ptr make_ring(std::size_t maxsize)
+{
+    auto ring = std::make_shared<recv::chunk_ringbuffer>(maxsize);
+    ring->set_discard(&discard_chunk);
+    return ring;
+}
+
 /*! Waits on \p op (GIL released) in slices short enough for Ctrl-C. */
 template <typename Op>
 recv::chunk_ringbuffer::result waiting(Op&& op)
@@ -335,7 +357,7 @@ void bind_api_recv_chunk(py::module& parent)
             });
 
     py::class_<recv::chunk_ringbuffer, ring_ptr>(m, "ChunkRingbuffer")
-        .def(py::init<std::size_t>(), py::arg("maxsize"))
+        .def(py::init(&make_ring), py::arg("maxsize"))
         .def("qsize", &recv::chunk_ringbuffer::size)
         .def_property_readonly("maxsize", &recv::chunk_ringbuffer::capacity)
         .def_property_readonly("data_fd",

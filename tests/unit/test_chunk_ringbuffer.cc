@@ -5,13 +5,14 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// chunk_ringbuffer's data_fd / space_fd (what asyncio waits on): readable exactly
-// while a pop / a push would not wait.
+// chunk_ringbuffer: data_fd / space_fd (what asyncio waits on) are readable exactly
+// while a pop / a push would not wait; chunks it lets go of are discarded.
 
 #include <gnuradio/spead/recv_chunk_stream.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <thread>
+#include <vector>
 
 using namespace gr::spead;
 
@@ -82,4 +83,31 @@ TEST(ChunkRingbufferFds, APushFromAnotherThreadWakesAPollOnDataFd)
     });
     EXPECT_TRUE(readable_within(fd, 10000));
     producer.join();
+}
+
+TEST(ChunkRingbufferDiscard, ChunksLeftInsideAreDiscardedWithTheRing)
+{
+    std::vector<recv::stream_chunk*> discarded;
+    recv::stream_chunk a, b, *out = nullptr;
+    {
+        recv::chunk_ringbuffer ring(3);
+        ring.set_discard([&](recv::stream_chunk* c) { discarded.push_back(c); });
+        ASSERT_EQ(ring.try_push(&a), recv::chunk_ringbuffer::result::ok);
+        ASSERT_EQ(ring.try_push(&b), recv::chunk_ringbuffer::result::ok);
+        ASSERT_EQ(ring.try_pop(out), recv::chunk_ringbuffer::result::ok);
+        EXPECT_TRUE(discarded.empty());
+    }
+    EXPECT_EQ(discarded, std::vector<recv::stream_chunk*>{ &b });
+}
+
+TEST(ChunkRingbufferDiscard, HandOnToAStoppedRingDiscards)
+{
+    std::vector<recv::stream_chunk*> discarded;
+    recv::stream_chunk a;
+    recv::chunk_ringbuffer ring(1);
+    ring.set_discard([&](recv::stream_chunk* c) { discarded.push_back(c); });
+    ring.stop();
+    recv::hand_on_chunk(ring, &a);
+    EXPECT_EQ(discarded, std::vector<recv::stream_chunk*>{ &a });
+    EXPECT_EQ(ring.size(), 0u);
 }
