@@ -165,10 +165,7 @@ class RingStreamConfig:
         self.contiguous_only = bool(contiguous_only)
         # payload ranges are always kept: accepted either way
         self.incomplete_keep_payload_ranges = bool(incomplete_keep_payload_ranges)
-        if full_queue_policy not in self.FULL_QUEUE_POLICIES:
-            raise ValueError(f"full_queue_policy: {full_queue_policy!r} is not a policy; "
-                             "give 'block' (the reader waits, as spead2) or 'drop' "
-                             "(the newest heap is dropped)")
+        _recv._check_full_queue_policy(full_queue_policy)  # the one check, in C++
         self.full_queue_policy = full_queue_policy
 
 
