@@ -13,7 +13,6 @@ import ctypes
 import gc
 import time
 import unittest
-import weakref
 
 import numpy as np
 from gnuradio import gr_unittest
@@ -222,19 +221,10 @@ class qa_api_chunk(qa.ApiTestCase):
         self.assertEqual(asyncio.run(main()), [(0, 4), (1, 4), (2, 4)])
 
     def test_chunks_left_in_a_destroyed_stream_and_its_rings_are_freed(self):
-        class TracedChunk(recv.Chunk):  # a Python subclass takes weak references
-            pass
-
         place = recv.ChunkPlacement(timestamp_item=TS_ITEM, timestamp_step=STEP,
                                     heap_size=HEAP_SIZE, heaps_per_chunk=HEAPS)
         stream, port = self.chunk_stream(place, free=4, max_chunks=2)
-        chunks = []
-        for _ in range(4):
-            chunk = TracedChunk(data=np.zeros(HEAPS * HEAP_SIZE, np.uint8),
-                                present=np.zeros(HEAPS, np.uint8))
-            chunks.append(weakref.ref(chunk))
-            stream.add_free_chunk(chunk)
-        del chunk
+        chunks = qa.add_traced_chunks(stream.add_free_chunk, 4, HEAPS * HEAP_SIZE, HEAPS)
         # chunks 0 and 1 go to the data ring, 2 and 3 are in the window (no stop heap)
         qa.send_datagrams(port, data_heaps(range(14))[:-1])
         deadline = time.monotonic() + 10

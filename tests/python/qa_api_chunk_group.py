@@ -12,7 +12,6 @@ import collections.abc
 import gc
 import threading
 import time
-import weakref
 
 import numpy as np
 from gnuradio import gr_unittest
@@ -57,18 +56,9 @@ class qa_api_chunk_group(qa.ApiTestCase):
         return group, ports
 
     def test_chunks_left_in_a_destroyed_group_are_freed(self):
-        class TracedChunk(recv.Chunk):  # a Python subclass takes weak references
-            pass
-
         group, ports = self.group(2, recv.ChunkStreamGroupConfig.EvictionMode.LOSSLESS,
                                   free=0)
-        refs = []
-        for _ in range(4):
-            chunk = TracedChunk(data=np.zeros(HEAPS * HEAP_SIZE, np.uint8),
-                                present=np.zeros(HEAPS, np.uint8))
-            refs.append(weakref.ref(chunk))
-            group.add_free_chunk(chunk)
-        del chunk
+        refs = qa.add_traced_chunks(group.add_free_chunk, 4, HEAPS * HEAP_SIZE, HEAPS)
         # member 0 fills chunks 0 and 1; member 1 sends nothing, so they stay in the
         # group's window, and two stay in the free ring
         qa.send_datagrams(ports[0], [heap(p) for p in range(2 * HEAPS)])

@@ -210,6 +210,38 @@ private:
     std::unique_ptr<recv::chunk_ring_stream> d_stream;
 };
 
+recv::stream_config make_stream_config(std::size_t max_heaps,
+                                       std::size_t max_heap_size,
+                                       bool stop_on_stop_item)
+{
+    recv::stream_config config;
+    config.set_max_heaps(max_heaps);
+    config.set_max_heap_size(max_heap_size);
+    config.set_stop_on_stop_heap(stop_on_stop_item);
+    return config;
+}
+
+recv::chunk_stream_config
+make_chunk_config(const std::vector<std::uint64_t>& items,
+                  std::size_t max_chunks,
+                  std::size_t max_heap_extra,
+                  std::size_t packet_presence,
+                  const py_placement& place,
+                  const std::vector<std::pair<std::string, bool>>& stats)
+{
+    recv::chunk_stream_config chunk;
+    chunk.set_items(items);
+    chunk.set_max_chunks(max_chunks);
+    chunk.set_max_heap_extra(max_heap_extra);
+    if (packet_presence)
+        chunk.enable_packet_presence(packet_presence);
+    chunk.set_place(place.policy);
+    for (const auto& s : stats)
+        chunk.add_stat(s.first,
+                       s.second ? recv::stat_mode::maximum : recv::stat_mode::counter);
+    return chunk;
+}
+
 } // namespace
 
 /*! The readers recv.Stream has, on any stream (recv/__init__.py parses the forms). */
@@ -270,38 +302,6 @@ void add_free(recv::chunk_ringbuffer& ring, py_chunk& c)
     if (r == recv::chunk_ringbuffer::result::timeout)
         throw full("add_free_chunk: the free ringbuffer is full; give it a larger "
                    "maxsize");
-}
-
-recv::stream_config member_stream_config(std::size_t max_heaps,
-                                         std::size_t max_heap_size,
-                                         bool stop_on_stop_item)
-{
-    recv::stream_config config;
-    config.set_max_heaps(max_heaps);
-    config.set_max_heap_size(max_heap_size);
-    config.set_stop_on_stop_heap(stop_on_stop_item);
-    return config;
-}
-
-recv::chunk_stream_config
-member_chunk_config(const std::vector<std::uint64_t>& items,
-                    std::size_t max_chunks,
-                    std::size_t max_heap_extra,
-                    std::size_t packet_presence,
-                    const py_placement& place,
-                    const std::vector<std::pair<std::string, bool>>& stats)
-{
-    recv::chunk_stream_config chunk;
-    chunk.set_items(items);
-    chunk.set_max_chunks(max_chunks);
-    chunk.set_max_heap_extra(max_heap_extra);
-    if (packet_presence)
-        chunk.enable_packet_presence(packet_presence);
-    chunk.set_place(place.policy);
-    for (const auto& s : stats)
-        chunk.add_stat(s.first,
-                       s.second ? recv::stat_mode::maximum : recv::stat_mode::counter);
-    return chunk;
 }
 
 void bind_api_recv_chunk(py::module& parent)
@@ -417,9 +417,7 @@ void bind_api_recv_chunk(py::module& parent)
               return py_placement{ recv::make_declarative_placement(c) };
           });
 
-    py::class_<py_chunk_stream> stream_cls(m, "_ChunkRingStream");
-    bind_stream_face<py_chunk_stream>(stream_cls);
-    stream_cls
+    py::class_<chunk_stream_arguments>(m, "_ChunkStreamArguments")
         .def(py::init([](std::shared_ptr<thread_pool> pool,
                          std::size_t max_heaps,
                          std::size_t max_heap_size,
@@ -430,22 +428,31 @@ void bind_api_recv_chunk(py::module& parent)
                          std::size_t max_heap_extra,
                          std::size_t packet_presence,
                          const py_placement& place,
-                         const std::vector<std::pair<std::string, bool>>& stats,
-                         ring_ptr data_ring,
-                         ring_ptr free_ring) {
+                         const std::vector<std::pair<std::string, bool>>& stats) {
             if (!pool)
                 throw std::invalid_argument(
                     "thread_pool: None; give a spead.ThreadPool()");
-            const recv::stream_config config =
-                member_stream_config(max_heaps, max_heap_size, stop_on_stop_item);
-            const recv::chunk_stream_config chunk = member_chunk_config(
-                items, max_chunks, max_heap_extra, packet_presence, place, stats);
-            return std::make_unique<py_chunk_stream>(std::move(pool),
-                                                     config,
-                                                     chunk,
+            return chunk_stream_arguments{
+                std::move(pool),
+                make_stream_config(max_heaps, max_heap_size, stop_on_stop_item),
+                make_chunk_config(
+                    items, max_chunks, max_heap_extra, packet_presence, place, stats),
+                stream_id
+            };
+        }));
+
+    py::class_<py_chunk_stream> stream_cls(m, "_ChunkRingStream");
+    bind_stream_face<py_chunk_stream>(stream_cls);
+    stream_cls
+        .def(py::init([](const chunk_stream_arguments& args,
+                         ring_ptr data_ring,
+                         ring_ptr free_ring) {
+            return std::make_unique<py_chunk_stream>(args.pool,
+                                                     args.config,
+                                                     args.chunk,
                                                      std::move(data_ring),
                                                      std::move(free_ring),
-                                                     stream_id);
+                                                     args.stream_id);
         }))
         .def("add_free_chunk", &py_chunk_stream::add_free_chunk, py::arg("chunk"))
         .def("stop", &py_chunk_stream::stop)

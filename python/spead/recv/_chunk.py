@@ -253,7 +253,8 @@ class ChunkStreamConfig:
 
 
 def _stream_arguments(thread_pool, config, chunk_stream_config):
-    """The C++ stream's arguments, checked, from spead2's three."""
+    """The C++ stream's arguments (_ChunkStreamArguments), checked, from spead2's
+    three."""
     from . import StreamConfig
     from .. import spead_python as _core
     if not isinstance(thread_pool, _core.ThreadPool):
@@ -271,11 +272,12 @@ def _stream_arguments(thread_pool, config, chunk_stream_config):
                          "recv.ChunkPlacement(...))")
     stats = [(s.name, s.mode is StreamStatConfig.Mode.MAXIMUM)
              for s in _custom_stats(config)]
-    return (thread_pool, config.max_heaps, config.max_heap_size, config.stop_on_stop_item,
-            int(config.stream_id), chunk_stream_config.items, chunk_stream_config.max_chunks,
-            chunk_stream_config.max_heap_extra,
-            chunk_stream_config.packet_presence_payload_size, chunk_stream_config._policy,
-            stats)
+    return _core_chunk._ChunkStreamArguments(
+        thread_pool, config.max_heaps, config.max_heap_size, config.stop_on_stop_item,
+        int(config.stream_id), chunk_stream_config.items, chunk_stream_config.max_chunks,
+        chunk_stream_config.max_heap_extra,
+        chunk_stream_config.packet_presence_payload_size, chunk_stream_config._policy,
+        stats)
 
 
 class ChunkRingStream(_core_chunk._ChunkRingStream):
@@ -287,7 +289,7 @@ class ChunkRingStream(_core_chunk._ChunkRingStream):
 
     def __init__(self, thread_pool, config, chunk_stream_config, data_ringbuffer,
                  free_ringbuffer):
-        super().__init__(*_stream_arguments(thread_pool, config, chunk_stream_config),
+        super().__init__(_stream_arguments(thread_pool, config, chunk_stream_config),
                          data_ringbuffer, free_ringbuffer)
         self._config = config
         self._chunk_stream_config = chunk_stream_config

@@ -111,8 +111,8 @@ class ChunkStreamRingGroup(collections.abc.Sequence):
         self._core.add_free_chunk(chunk)
 
     def emplace_back(self, thread_pool, config, chunk_stream_config):
-        core = self._core._emplace_back(*_stream_arguments(thread_pool, config,
-                                                           chunk_stream_config))
+        core = self._core._emplace_back(_stream_arguments(thread_pool, config,
+                                                          chunk_stream_config))
         self._members.append(ChunkStreamGroupMember(core, self, config, chunk_stream_config))
         return self._members[-1]
 

@@ -22,7 +22,20 @@ from . import Stream as _SyncStream
 from .. import recv as _recv
 
 
-class Stream(_SyncStream):
+class _AsyncIteration:
+    """`async for x in self` over `await self.get()`, ending at spead.Stopped."""
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        try:
+            return await self.get()
+        except _core.Stopped:
+            raise StopAsyncIteration from None
+
+
+class Stream(_AsyncIteration, _SyncStream):
     """A receive stream whose get() is a coroutine; `async for heap in stream`.
     Plain `for heap in stream` still works and blocks, as in spead2."""
 
@@ -85,15 +98,6 @@ class Stream(_SyncStream):
             if self._loop is None:
                 self._event_fd()  # start the hand-off; a later call finds the heap
             raise
-
-    def __aiter__(self):
-        return self
-
-    async def __anext__(self):
-        try:
-            return await self.get()
-        except _core.Stopped:
-            raise StopAsyncIteration from None
 
     def stop(self):
         super().stop()
@@ -167,7 +171,7 @@ class _FdWaiters:
         return await future
 
 
-class ChunkRingbuffer(_recv.ChunkRingbuffer):
+class ChunkRingbuffer(_AsyncIteration, _recv.ChunkRingbuffer):
     """spead2.recv.asyncio.ChunkRingbuffer: get() and put() are coroutines, and
     `async for chunk in ring` ends when the ring stops. The loop waits on the ring's
     data_fd / space_fd, so no thread polls."""
@@ -186,12 +190,3 @@ class ChunkRingbuffer(_recv.ChunkRingbuffer):
         """Puts chunk, waiting for room; raises spead.Stopped once the ring has
         stopped."""
         return await self._putters.wait(functools.partial(self.put_nowait, chunk))
-
-    def __aiter__(self):
-        return self
-
-    async def __anext__(self):
-        try:
-            return await self.get()
-        except _core.Stopped:
-            raise StopAsyncIteration from None
