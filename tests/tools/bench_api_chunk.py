@@ -21,12 +21,20 @@ present flag of every chunk is set). The two bisections alternate step by step, 
 background load hits both alike (as bench_api_recv.py does for heaps), and a rate
 counts as lossless when most of --tries trials are. Not a test:
 the figures depend on the machine.
+
+With --cpu-rate GBPS it measures CPU time instead: --cpu-trials trials of each
+receiver at that one rate, alternated, and prints the median CPU seconds each spent
+receiving (Python: the whole process, reader threads included; spead_recv: its
+children's time less the sender's, which the Python trials measure alone).
 """
 
 import argparse
 import os
+import resource
+import statistics
 import sys
 import threading
+import time
 
 import numpy as np
 
@@ -77,6 +85,27 @@ def trial_chunks(args, gbps, spead2):
             and stats["too_old_heaps"] == 0)
 
 
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def cpu_comparison(args, spead2, extra):
+    """Median receive CPU seconds (cpp, python) at args.cpu_rate, alternated."""
+    cpp, python, sender_alone = [], [], []
+    for _ in range(args.cpu_trials):
+        children, own = children_cpu(), time.process_time()
+        ok = trial_chunks(args, args.cpu_rate, spead2)
+        sender_alone.append(children_cpu() - children)
+        python.append((time.process_time() - own, ok))
+        children = children_cpu()
+        ok = trial_cpp(args, args.cpu_rate, extra)
+        cpp.append((children_cpu() - children, ok))
+    sender = statistics.median(sender_alone)
+    return ([max(c - sender, 0.0) for c, _ in cpp], [p for p, _ in python], sender,
+            sum(ok for _, ok in cpp), sum(ok for _, ok in python))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--apps", default=os.environ.get("GR_SPEAD_APPS_DIR", "."),
@@ -91,12 +120,25 @@ def main():
     parser.add_argument("--steps", type=int, default=7)
     parser.add_argument("--tries", type=int, default=3,
                         help="trials per rate; lossless when most are (a busy machine)")
+    parser.add_argument("--cpu-rate", type=float,
+                        help="Gb/s: measure CPU time at this rate instead of bisecting")
+    parser.add_argument("--cpu-trials", type=int, default=5)
     args = parser.parse_args()
 
     import gnuradio.spead as spead2
     import gnuradio.spead.recv  # noqa: F401 (spead2.recv)
 
     extra = ("--timestamp-item", str(TIMESTAMP_ITEM))
+    if args.cpu_rate:
+        cpp, python, sender, cpp_ok, python_ok = cpu_comparison(args, spead2, extra)
+        print(f"CPU seconds receiving {args.heaps} x {args.heap_size} bytes at "
+              f"{args.cpu_rate} Gb/s, {args.cpu_trials} trials each, alternated "
+              f"(sender alone: {sender:.3f} s)")
+        print(f"spead_recv (C++): median {statistics.median(cpp):.3f} s "
+              f"({', '.join(f'{c:.3f}' for c in cpp)}; lossless {cpp_ok})")
+        print(f"Python ChunkRingStream loop: median {statistics.median(python):.3f} s "
+              f"({', '.join(f'{p:.3f}' for p in python)}; lossless {python_ok})")
+        return
     def majority(trial):
         return lambda r: sum(trial(r) for _ in range(args.tries)) * 2 > args.tries
     best = alternate_bisections(
