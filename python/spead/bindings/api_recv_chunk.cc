@@ -22,6 +22,8 @@
 #include <unordered_map>
 #include <chrono>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 namespace gr {
 namespace spead {
@@ -40,8 +42,55 @@ std::unordered_map<recv::stream_chunk*, py::object>& held()
     return *map;
 }
 
+/*! Chunks rings let go of (chunk_ringbuffer::set_discard) whose references are still
+ * to drop. A ring discards from any thread, perhaps holding a stream's or a group's
+ * lock, so it never waits for the GIL: the references are dropped by a pending call
+ * of the interpreter's, or by the next hold(), whichever comes first. */
+struct discarded_chunks {
+    std::mutex mutex;
+    std::vector<recv::stream_chunk*> chunks;
+    bool scheduled = false;
+};
+
+discarded_chunks& discarded()
+{
+    static auto* d = new discarded_chunks();
+    return *d;
+}
+
+/*! Drops the references of the discarded chunks (the GIL held). */
+int drop_discarded(void* = nullptr)
+{
+    std::vector<recv::stream_chunk*> chunks;
+    {
+        std::lock_guard<std::mutex> lock(discarded().mutex);
+        chunks.swap(discarded().chunks);
+        discarded().scheduled = false;
+    }
+    for (recv::stream_chunk* c : chunks) {
+        auto it = held().find(c);
+        if (it == held().end())
+            continue;
+        py::object last = std::move(it->second);
+        held().erase(it);
+    }
+    return 0;
+}
+
+/*! The discard of every ring made from Python (any thread, no GIL needed). */
+void discard_chunk(recv::stream_chunk* c)
+{
+    std::lock_guard<std::mutex> lock(discarded().mutex);
+    discarded().chunks.push_back(c);
+    // Py_AddPendingCall needs no GIL; when its queue is full, the next hold() drops
+    // them, and the next discard tries again.
+    if (!discarded().scheduled && Py_IsInitialized())
+        discarded().scheduled = Py_AddPendingCall(&drop_discarded, nullptr) == 0;
+}
+
 void hold(py_chunk& c)
 {
+    drop_discarded(); // a discarded chunk may be given again
     if (!c.data || !c.present)
         throw py::value_error("chunk: data and present must both be set; give "
                               "Chunk(data=..., present=...) numpy arrays");
@@ -58,20 +107,6 @@ py::object release(recv::stream_chunk* c)
     py::object obj = std::move(it->second);
     held().erase(it);
     return obj;
-}
-
-/*! A chunk a ring let go of (see chunk_ringbuffer::set_discard): its reference is
- * dropped, from whichever thread, unless Python is already gone. */
-void discard_chunk(recv::stream_chunk* c)
-{
-    if (!Py_IsInitialized())
-        return;
-    py::gil_scoped_acquire gil;
-    auto it = held().find(c);
-    if (it == held().end())
-        return;
-    py::object last = std::move(it->second);
-    held().erase(it);
 }
 
 /*! A ring whose chunks' references die with it. */
