@@ -13,7 +13,8 @@ same run (issue 22's yardstick: >= 0.9 x the C++ rate).
 spead_send (C++) sends a continuous stream (--timestamp-item: every heap carries
 k x heap bytes) of --heaps heaps of --heap-size bytes over loopback at a given rate
 to either receiver:
-  - spead_recv -q (C++: the same stream, assembled as heaps), or
+  - spead_recv -q --timestamp-item (C++: the same stream in continuous mode, placed
+    by timestamp as the source block does; --cpp-heaps: assembled as heaps), or
   - this script: a ChunkRingStream with the declarative ChunkPlacement, and a Python
     loop `for chunk in stream.data_ringbuffer: stream.add_free_chunk(chunk)`.
 A rate is lossless when every heap arrives complete (and, for the chunks, every
@@ -32,6 +33,7 @@ import argparse
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -85,6 +87,37 @@ def trial_chunks(args, gbps, spead2):
             and stats["too_old_heaps"] == 0)
 
 
+def trial_cpp_continuous(args, gbps):
+    """spead_recv in continuous mode: lossless when every data heap was placed and
+    released, none missing, late or incomplete."""
+    port = qa.free_udp_port()
+    command = [os.path.join(args.apps, "spead_recv"), "-q", "--timestamp-item",
+               str(TIMESTAMP_ITEM), "--timestamp-step", str(args.heap_size),
+               f"127.0.0.1:{port}"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          text=True) as receiver:
+        time.sleep(0.3)  # bound
+        tx = sender(args, port, gbps, ("--timestamp-item", str(TIMESTAMP_ITEM)))
+        tx.wait(120)
+        try:
+            output, _ = receiver.communicate(timeout=5)
+        except subprocess.TimeoutExpired:  # the stop heap was lost
+            receiver.kill()
+            output, _ = receiver.communicate()
+    stats = qa.app_stats(output)
+    return (stats.get("heaps") == args.heaps and
+            stats.get("positions_released") == args.heaps and
+            all(stats.get(name, 0) == 0 for name in (
+                "heaps_missing", "heaps_late", "incomplete_heaps_evicted",
+                "incomplete_heaps_flushed", "heaps_dropped_queue_full")))
+
+
+def trial_cpp_chosen(args, gbps, extra):
+    if args.cpp_heaps:
+        return trial_cpp(args, gbps, extra)
+    return trial_cpp_continuous(args, gbps)
+
+
 def children_cpu():
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -99,7 +132,7 @@ def cpu_comparison(args, spead2, extra):
         sender_alone.append(children_cpu() - children)
         python.append((time.process_time() - own, ok))
         children = children_cpu()
-        ok = trial_cpp(args, args.cpu_rate, extra)
+        ok = trial_cpp_chosen(args, args.cpu_rate, extra)
         cpp.append((children_cpu() - children, ok))
     sender = statistics.median(sender_alone)
     return ([max(c - sender, 0.0) for c, _ in cpp], [p for p, _ in python], sender,
@@ -123,6 +156,8 @@ def main():
     parser.add_argument("--cpu-rate", type=float,
                         help="Gb/s: measure CPU time at this rate instead of bisecting")
     parser.add_argument("--cpu-trials", type=int, default=5)
+    parser.add_argument("--cpp-heaps", action="store_true",
+                        help="spead_recv assembles heaps instead of placing by timestamp")
     args = parser.parse_args()
 
     import gnuradio.spead as spead2
@@ -142,12 +177,13 @@ def main():
     def majority(trial):
         return lambda r: sum(trial(r) for _ in range(args.tries)) * 2 > args.tries
     best = alternate_bisections(
-        {"cpp": majority(lambda r: trial_cpp(args, r, extra)),
+        {"cpp": majority(lambda r: trial_cpp_chosen(args, r, extra)),
          "python": majority(lambda r: trial_chunks(args, r, spead2))}, args)
     cpp, python = best["cpp"], best["python"]
     print(f"heaps per trial: {args.heaps} x {args.heap_size} bytes with a timestamp item, "
           f"packets of {args.packet} bytes, loopback; chunks of {args.chunk_heaps} heaps")
-    print(f"spead_recv (C++) highest lossless rate: {cpp:.2f} Gb/s")
+    mode = "heaps" if args.cpp_heaps else "continuous"
+    print(f"spead_recv (C++, {mode}) highest lossless rate: {cpp:.2f} Gb/s")
     print(f"Python loop over ChunkRingStream (hand chunks back): {python:.2f} Gb/s "
           f"({python / cpp if cpp else 0:.2f} x spead_recv)")
 
