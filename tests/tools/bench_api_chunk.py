@@ -33,7 +33,6 @@ import argparse
 import os
 import resource
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -43,7 +42,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import spead_qa_support as qa  # noqa: E402
-from bench_api_recv import alternate_bisections, sender, trial_cpp  # noqa: E402
+from bench_api_recv import (alternate_bisections, sender, spead_recv_stats,  # noqa: E402
+                            trial_cpp)
 
 TIMESTAMP_ITEM = 0x1600
 
@@ -90,21 +90,9 @@ def trial_chunks(args, gbps, spead2):
 def trial_cpp_continuous(args, gbps):
     """spead_recv in continuous mode: lossless when every data heap was placed and
     released, none missing, late or incomplete."""
-    port = qa.free_udp_port()
-    command = [os.path.join(args.apps, "spead_recv"), "-q", "--timestamp-item",
-               str(TIMESTAMP_ITEM), "--timestamp-step", str(args.heap_size),
-               f"127.0.0.1:{port}"]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          text=True) as receiver:
-        time.sleep(0.3)  # bound
-        tx = sender(args, port, gbps, ("--timestamp-item", str(TIMESTAMP_ITEM)))
-        tx.wait(120)
-        try:
-            output, _ = receiver.communicate(timeout=5)
-        except subprocess.TimeoutExpired:  # the stop heap was lost
-            receiver.kill()
-            output, _ = receiver.communicate()
-    stats = qa.app_stats(output)
+    stats = spead_recv_stats(
+        args, gbps, ("--timestamp-item", str(TIMESTAMP_ITEM)),
+        ("--timestamp-item", str(TIMESTAMP_ITEM), "--timestamp-step", str(args.heap_size)))
     return (stats.get("heaps") == args.heaps and
             stats.get("positions_released") == args.heaps and
             all(stats.get(name, 0) == 0 for name in (

@@ -47,9 +47,10 @@ def lossless(stats, args):
             stats.get("heaps_dropped_queue_full", 0) == 0)
 
 
-def trial_cpp(args, gbps, extra=()):
+def spead_recv_stats(args, gbps, extra=(), recv_extra=()):
+    """The statistics spead_recv -q (with recv_extra) prints for one trial."""
     port = qa.free_udp_port()
-    with subprocess.Popen([os.path.join(args.apps, "spead_recv"), "-q",
+    with subprocess.Popen([os.path.join(args.apps, "spead_recv"), "-q", *recv_extra,
                            f"127.0.0.1:{port}"], stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, text=True) as recv:
         time.sleep(0.3)  # bound
@@ -60,7 +61,11 @@ def trial_cpp(args, gbps, extra=()):
         except subprocess.TimeoutExpired:  # the stop heap was lost
             recv.kill()
             output, _ = recv.communicate()
-    return lossless(qa.app_stats(output), args)
+    return qa.app_stats(output)
+
+
+def trial_cpp(args, gbps, extra=()):
+    return lossless(spead_recv_stats(args, gbps, extra), args)
 
 
 def trial_python(args, gbps, spead2, timings=None):
