@@ -25,13 +25,12 @@ the figures depend on the machine.
 
 With --cpu-rate GBPS it measures CPU time instead: --cpu-trials trials of each
 receiver at that one rate, alternated, and prints the median CPU seconds each spent
-receiving (Python: the whole process, reader threads included; spead_recv: its
-children's time less the sender's, which the Python trials measure alone).
+receiving (Python: the whole process, reader threads included; spead_recv: its own,
+from os.wait4).
 """
 
 import argparse
 import os
-import resource
 import statistics
 import sys
 import threading
@@ -87,12 +86,13 @@ def trial_chunks(args, gbps, spead2):
             and stats["too_old_heaps"] == 0)
 
 
-def trial_cpp_continuous(args, gbps):
+def trial_cpp_continuous(args, gbps, cpu=None):
     """spead_recv in continuous mode: lossless when every data heap was placed and
     released, none missing, late or incomplete."""
     stats = spead_recv_stats(
         args, gbps, ("--timestamp-item", str(TIMESTAMP_ITEM)),
-        ("--timestamp-item", str(TIMESTAMP_ITEM), "--timestamp-step", str(args.heap_size)))
+        ("--timestamp-item", str(TIMESTAMP_ITEM), "--timestamp-step", str(args.heap_size)),
+        cpu)
     return (stats.get("heaps") == args.heaps and
             stats.get("positions_released") == args.heaps and
             all(stats.get(name, 0) == 0 for name in (
@@ -100,31 +100,22 @@ def trial_cpp_continuous(args, gbps):
                 "incomplete_heaps_flushed", "heaps_dropped_queue_full")))
 
 
-def trial_cpp_chosen(args, gbps, extra):
+def trial_cpp_chosen(args, gbps, extra, cpu=None):
     if args.cpp_heaps:
-        return trial_cpp(args, gbps, extra)
-    return trial_cpp_continuous(args, gbps)
-
-
-def children_cpu():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+        return trial_cpp(args, gbps, extra, cpu)
+    return trial_cpp_continuous(args, gbps, cpu)
 
 
 def cpu_comparison(args, spead2, extra):
-    """Median receive CPU seconds (cpp, python) at args.cpu_rate, alternated."""
-    cpp, python, sender_alone = [], [], []
+    """Receive CPU seconds ([cpp], [python]) at args.cpu_rate, alternated, and how
+    many trials of each were lossless."""
+    cpp, python, cpp_ok, python_ok = [], [], 0, 0
     for _ in range(args.cpu_trials):
-        children, own = children_cpu(), time.process_time()
-        ok = trial_chunks(args, args.cpu_rate, spead2)
-        sender_alone.append(children_cpu() - children)
-        python.append((time.process_time() - own, ok))
-        children = children_cpu()
-        ok = trial_cpp_chosen(args, args.cpu_rate, extra)
-        cpp.append((children_cpu() - children, ok))
-    sender = statistics.median(sender_alone)
-    return ([max(c - sender, 0.0) for c, _ in cpp], [p for p, _ in python], sender,
-            sum(ok for _, ok in cpp), sum(ok for _, ok in python))
+        own = time.process_time()
+        python_ok += trial_chunks(args, args.cpu_rate, spead2)
+        python.append(time.process_time() - own)
+        cpp_ok += trial_cpp_chosen(args, args.cpu_rate, extra, cpp)
+    return cpp, python, cpp_ok, python_ok
 
 
 def main():
@@ -153,10 +144,9 @@ def main():
 
     extra = ("--timestamp-item", str(TIMESTAMP_ITEM))
     if args.cpu_rate:
-        cpp, python, sender, cpp_ok, python_ok = cpu_comparison(args, spead2, extra)
+        cpp, python, cpp_ok, python_ok = cpu_comparison(args, spead2, extra)
         print(f"CPU seconds receiving {args.heaps} x {args.heap_size} bytes at "
-              f"{args.cpu_rate} Gb/s, {args.cpu_trials} trials each, alternated "
-              f"(sender alone: {sender:.3f} s)")
+              f"{args.cpu_rate} Gb/s, {args.cpu_trials} trials each, alternated")
         print(f"spead_recv (C++): median {statistics.median(cpp):.3f} s "
               f"({', '.join(f'{c:.3f}' for c in cpp)}; lossless {cpp_ok})")
         print(f"Python ChunkRingStream loop: median {statistics.median(python):.3f} s "
