@@ -155,16 +155,8 @@ void plan_stream(const source_params& p, source_plan& plan)
         throw std::invalid_argument(
             "stats_interval: " + std::to_string(p.stats_interval) +
             " is not a duration; give seconds between stats messages, >= 0 (0: none)");
-    if (p.full_queue_policy != "drop" && p.full_queue_policy != "block")
-        throw std::invalid_argument(
-            "full_queue_policy: '" + p.full_queue_policy +
-            "' is not a policy; use drop (the newest heap is dropped, counted in "
-            "heaps_dropped_queue_full) or block (the receiver waits for the flowgraph "
-            "and the kernel drops at the socket, counted in "
-            "packets_dropped_socket_overflow)");
-    plan.stream.set_full_queue_policy(p.full_queue_policy == "block"
-                                          ? recv::full_queue_policy::block
-                                          : recv::full_queue_policy::drop);
+    plan.stream.set_full_queue_policy(
+        recv::full_queue_policy_from_name(p.full_queue_policy));
     plan.stats_interval = std::chrono::duration<double>(p.stats_interval);
     const bool pcap = plan.transport.kind == transport_kind::pcap;
     plan.stream.set_max_heap_size(p.max_heap_size)

@@ -7,7 +7,12 @@
 
 // spead2's chunk stream API: its config, its ringbuffer and chunk_ring_stream.
 
+#include "transport/file_descriptor.h"
 #include <gnuradio/spead/recv_chunk_stream.h>
+#include <sys/eventfd.h>
+#include <system_error>
+#include <unistd.h>
+#include <cerrno>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -76,6 +81,78 @@ chunk_ringbuffer::chunk_ringbuffer(std::size_t capacity) : d_capacity(capacity)
         throw std::invalid_argument("maxsize: 0; give at least 1");
 }
 
+/*! Level-triggered eventfds: a counter of 1 while ready, 0 while not. */
+struct chunk_ringbuffer::readiness_fds {
+    transport::file_descriptor data, space;
+    bool data_ready = false, space_ready = false;
+
+    static transport::file_descriptor make()
+    {
+        transport::file_descriptor fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+        if (!fd)
+            throw std::system_error(errno, std::generic_category(), "eventfd");
+        return fd;
+    }
+    static void set(const transport::file_descriptor& fd, bool& state, bool ready)
+    {
+        if (state == ready)
+            return;
+        std::uint64_t value = 1;
+        // A write of 1 to a counter at 0, or a read that empties it: neither fails.
+        if (ready)
+            (void)!::write(fd.get(), &value, sizeof(value));
+        else
+            (void)!::read(fd.get(), &value, sizeof(value));
+        state = ready;
+    }
+};
+
+chunk_ringbuffer::~chunk_ringbuffer()
+{
+    for (stream_chunk* c : d_chunks)
+        discard(c);
+}
+
+void chunk_ringbuffer::set_discard(std::function<void(stream_chunk*)> discard)
+{
+    d_discard = std::move(discard);
+}
+
+void chunk_ringbuffer::discard(stream_chunk* c)
+{
+    if (d_discard)
+        d_discard(c);
+}
+
+void chunk_ringbuffer::update_fds()
+{
+    if (!d_fds)
+        return;
+    readiness_fds::set(d_fds->data, d_fds->data_ready, d_stopped || !d_chunks.empty());
+    readiness_fds::set(
+        d_fds->space, d_fds->space_ready, d_stopped || d_chunks.size() < d_capacity);
+}
+
+int chunk_ringbuffer::data_fd()
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    if (!d_fds) {
+        auto fds = std::make_unique<readiness_fds>();
+        fds->data = readiness_fds::make();
+        fds->space = readiness_fds::make();
+        d_fds = std::move(fds);
+        update_fds();
+    }
+    return d_fds->data.get();
+}
+
+int chunk_ringbuffer::space_fd()
+{
+    data_fd(); // makes both
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_fds->space.get();
+}
+
 chunk_ringbuffer::result chunk_ringbuffer::push(stream_chunk* c,
                                                 std::chrono::microseconds timeout)
 {
@@ -86,6 +163,7 @@ chunk_ringbuffer::result chunk_ringbuffer::push(stream_chunk* c,
     if (d_stopped)
         return result::stopped;
     d_chunks.push_back(c);
+    update_fds();
     lock.unlock();
     d_data.notify_one();
     return result::ok;
@@ -108,6 +186,7 @@ chunk_ringbuffer::result chunk_ringbuffer::pop(stream_chunk*& out,
         return result::stopped;
     out = d_chunks.front();
     d_chunks.pop_front();
+    update_fds();
     lock.unlock();
     d_space.notify_one();
     return result::ok;
@@ -123,6 +202,7 @@ void chunk_ringbuffer::stop()
     {
         std::lock_guard<std::mutex> lock(d_mutex);
         d_stopped = true;
+        update_fds();
     }
     d_data.notify_all();
     d_space.notify_all();
@@ -263,8 +343,12 @@ stream_chunk* take_free_chunk(chunk_ringbuffer& ring)
 
 void hand_on_chunk(chunk_ringbuffer& ring, stream_chunk* c)
 {
-    while (ring.push(c, std::chrono::seconds(1)) == chunk_ringbuffer::result::timeout) {
+    chunk_ringbuffer::result r;
+    while ((r = ring.push(c, std::chrono::seconds(1))) ==
+           chunk_ringbuffer::result::timeout) {
     }
+    if (r == chunk_ringbuffer::result::stopped)
+        ring.discard(c);
 }
 
 } // namespace recv

@@ -70,6 +70,20 @@ stream_config& stream_config::set_queue_heaps(std::size_t n)
     return *this;
 }
 
+full_queue_policy full_queue_policy_from_name(const std::string& name)
+{
+    if (name == "block")
+        return full_queue_policy::block;
+    if (name == "drop")
+        return full_queue_policy::drop;
+    throw std::invalid_argument(
+        "full_queue_policy: '" + name +
+        "' is not a policy; use drop (the newest heap is dropped, counted in "
+        "heaps_dropped_queue_full) or block (the receiver waits for its consumer, as "
+        "spead2's, and the kernel drops at the socket, counted in "
+        "packets_dropped_socket_overflow)");
+}
+
 stream_config& stream_config::set_full_queue_policy(full_queue_policy policy)
 {
     if (policy != full_queue_policy::block && policy != full_queue_policy::drop)

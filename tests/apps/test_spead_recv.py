@@ -173,6 +173,24 @@ class spead_recv_errors(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("--incomplete", r.stderr)
 
+    def test_full_queue_policy_takes_block_or_drop_and_names_both_otherwise(self):
+        capture = os.path.join(VECTORS, "spead64-40_immediate.pcap")
+        for policy in ("block", "drop"):
+            r = run("--quiet", "--full-queue-policy", policy, capture)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(stats(r.stdout)["heaps"], 3, r.stdout)
+        r = run("--full-queue-policy", "wait", capture)
+        self.assertEqual(r.returncode, 2)
+        first = r.stderr.splitlines()[0]
+        self.assertIn("--full-queue-policy: 'wait' is not a policy; use drop", first)
+        self.assertIn("or block", first)
+
+    def test_full_queue_policy_in_continuous_mode_is_a_usage_error(self):
+        r = run("--timestamp-item", str(0x1600), "--full-queue-policy", "block",
+                "127.0.0.1:7148")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--full-queue-policy applies to heaps", r.stderr.splitlines()[0])
+
 
 def continuous_heap(cnt, timestamp, substream, payload=b"\x01" * 64):
     """A one-packet SPEAD-64-40 heap carrying a timestamp (0x1600) and a substream

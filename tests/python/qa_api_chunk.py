@@ -8,7 +8,9 @@
 declarative ChunkPlacement and with a numba cfunc placement (spead2's ABI), custom
 statistics, ChunkRingbuffer semantics, stop() with a reader waiting, and errors."""
 
+import asyncio
 import ctypes
+import gc
 import time
 import unittest
 
@@ -17,6 +19,7 @@ from gnuradio import gr_unittest
 
 import spead_qa_support as qa
 from spead_qa_support import spead as spead2
+import gnuradio.spead.recv.asyncio  # noqa: F401
 
 recv = spead2.recv
 
@@ -212,6 +215,62 @@ class qa_api_chunk(qa.ApiTestCase):
             ring.get()
         with self.assertRaises(ValueError):
             recv.ChunkRingbuffer(1).put(recv.Chunk(data=np.zeros(4, np.uint8)))
+
+    def test_asyncio_ringbuffer_takes_chunks_a_reader_thread_hands_on(self):
+        place = recv.ChunkPlacement(timestamp_item=TS_ITEM, timestamp_step=STEP,
+                                    heap_size=HEAP_SIZE, heaps_per_chunk=HEAPS)
+        data_ring = recv.asyncio.ChunkRingbuffer(2)
+        free_ring = recv.asyncio.ChunkRingbuffer(4)
+        stream = recv.ChunkRingStream(self.pool, recv.StreamConfig(),
+                                      recv.ChunkStreamConfig(place=place, max_chunks=2),
+                                      data_ring, free_ring)
+        self.addCleanup(stream.stop)
+        port = qa.free_udp_port()
+        stream.add_udp_reader(port, bind_hostname="127.0.0.1")
+        self.assertIs(stream.data_ringbuffer, data_ring)
+
+        async def main():
+            for _ in range(4):
+                await free_ring.put(place.make_chunk())
+            # sent once the loop waits in `async for`: the reader thread wakes it
+            asyncio.get_running_loop().call_later(
+                0.1, qa.send_datagrams, port, data_heaps(range(12)))
+            seen = []
+            async for chunk in data_ring:
+                seen.append((chunk.chunk_id, int(chunk.present.sum())))
+                stream.add_free_chunk(chunk)
+            return seen
+
+        self.assertEqual(asyncio.run(main()), [(0, 4), (1, 4), (2, 4)])
+
+    def test_chunks_left_in_a_destroyed_stream_and_its_rings_are_freed(self):
+        place = recv.ChunkPlacement(timestamp_item=TS_ITEM, timestamp_step=STEP,
+                                    heap_size=HEAP_SIZE, heaps_per_chunk=HEAPS)
+        stream, port = self.chunk_stream(place, free=4, max_chunks=2)
+        chunks = qa.add_traced_chunks(stream.add_free_chunk, 4, HEAPS * HEAP_SIZE, HEAPS)
+        # chunks 0 and 1 go to the data ring, 2 and 3 are in the window (no stop heap)
+        qa.send_datagrams(port, data_heaps(range(14))[:-1])
+        deadline = time.monotonic() + 10
+        while stream.data_ringbuffer.qsize() < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.assertEqual(stream.data_ringbuffer.qsize(), 2)
+        stream.stop()  # the window's chunks meet a stopped data ring
+        del stream
+        self.doCleanups()
+        gc.collect()
+        self.assertEqual([ref() for ref in chunks], [None] * 4)
+
+    def test_custom_stats_are_in_every_streams_stats(self):
+        config = recv.StreamConfig()
+        config.add_stat("mine")
+        config.add_stat("peak", recv.StreamStatConfig.Mode.MAXIMUM)
+        stats = recv.Stream(self.pool, config).stats
+        self.assertEqual((stats["mine"], stats["peak"]), (0, 0))
+        stats["mine"], stats["peak"] = 3, 5
+        total = stats + stats
+        self.assertEqual((total["mine"], total["peak"]), (6, 5))
+        self.assertEqual(stats.config[-1], recv.StreamStatConfig(
+            "peak", recv.StreamStatConfig.Mode.MAXIMUM))
 
     def test_stop_releases_a_reader_waiting_for_a_free_chunk(self):
         place = recv.ChunkPlacement(timestamp_item=TS_ITEM, timestamp_step=STEP,

@@ -9,6 +9,7 @@ own reader thread), fill shared chunks that leave once every member is past them
 LOSSY moves on without an idle member; the sequence protocol; errors."""
 
 import collections.abc
+import gc
 import threading
 import time
 
@@ -37,11 +38,12 @@ def stop_heap(cnt):
 class qa_api_chunk_group(qa.ApiTestCase):
 
     def group(self, members, mode, free=8):
+        """A group of members on free UDP ports, with free chunks (at least 4 fit)."""
         place = recv.ChunkPlacement(timestamp_item=TS_ITEM, timestamp_step=1,
                                     heap_size=HEAP_SIZE, heaps_per_chunk=HEAPS)
         group = recv.ChunkStreamRingGroup(
             recv.ChunkStreamGroupConfig(max_chunks=2, eviction_mode=mode),
-            recv.ChunkRingbuffer(free), recv.ChunkRingbuffer(free))
+            recv.ChunkRingbuffer(max(free, 4)), recv.ChunkRingbuffer(max(free, 4)))
         self.addCleanup(group.stop)
         ports = []
         for _ in range(members):
@@ -52,6 +54,23 @@ class qa_api_chunk_group(qa.ApiTestCase):
         for _ in range(free):
             group.add_free_chunk(place.make_chunk())
         return group, ports
+
+    def test_chunks_left_in_a_destroyed_group_are_freed(self):
+        group, ports = self.group(2, recv.ChunkStreamGroupConfig.EvictionMode.LOSSLESS,
+                                  free=0)
+        refs = qa.add_traced_chunks(group.add_free_chunk, 4, HEAPS * HEAP_SIZE, HEAPS)
+        # member 0 fills chunks 0 and 1; member 1 sends nothing, so they stay in the
+        # group's window, and two stay in the free ring
+        qa.send_datagrams(ports[0], [heap(p) for p in range(2 * HEAPS)])
+        deadline = time.monotonic() + 10
+        while group.free_ringbuffer.qsize() > 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.assertEqual(group.free_ringbuffer.qsize(), 2)
+        group.stop()
+        del group
+        self.doCleanups()
+        gc.collect()
+        self.assertEqual([ref() for ref in refs], [None] * 4)
 
     def test_members_fill_shared_chunks(self):
         group, ports = self.group(2, recv.ChunkStreamGroupConfig.EvictionMode.LOSSLESS)

@@ -21,6 +21,7 @@ import tempfile
 import threading
 import time
 import uuid
+import weakref
 
 import numpy as np
 import pmt
@@ -358,6 +359,21 @@ def send_datagrams(port, datagrams, host="127.0.0.1", pause_every=32, pause=0.00
 
 
 # ---- resources ------------------------------------------------------------------------
+
+def add_traced_chunks(add_free_chunk, n, data_bytes, present_bytes):
+    """Gives n new chunks to add_free_chunk and returns weak references to them, which
+    die once nothing holds the chunks any more (a leak test's probe)."""
+    class TracedChunk(spead.recv.Chunk):  # a Python subclass takes weak references
+        pass
+
+    refs = []
+    for _ in range(n):
+        chunk = TracedChunk(data=np.zeros(data_bytes, np.uint8),
+                            present=np.zeros(present_bytes, np.uint8))
+        refs.append(weakref.ref(chunk))
+        add_free_chunk(chunk)
+    return refs
+
 
 def kill(proc, timeout=10):
     """Kills a child process that still runs, and reaps it (for addCleanup)."""

@@ -25,6 +25,7 @@ import argparse
 import os
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
@@ -47,20 +48,29 @@ def lossless(stats, args):
             stats.get("heaps_dropped_queue_full", 0) == 0)
 
 
-def trial_cpp(args, gbps, extra=()):
+def spead_recv_stats(args, gbps, extra=(), recv_extra=(), cpu=None):
+    """The statistics spead_recv -q (with recv_extra) prints for one trial; its CPU
+    seconds (user + system, its own: os.wait4) are appended to the list cpu."""
     port = qa.free_udp_port()
-    with subprocess.Popen([os.path.join(args.apps, "spead_recv"), "-q",
+    with subprocess.Popen([os.path.join(args.apps, "spead_recv"), "-q", *recv_extra,
                            f"127.0.0.1:{port}"], stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, text=True) as recv:
         time.sleep(0.3)  # bound
         tx = sender(args, port, gbps, extra)
         tx.wait(120)
-        try:
-            output, _ = recv.communicate(timeout=5)
-        except subprocess.TimeoutExpired:  # the stop heap was lost
-            recv.kill()
-            output, _ = recv.communicate()
-    return lossless(qa.app_stats(output), args)
+        timer = threading.Timer(5, recv.kill)  # the stop heap was lost
+        timer.start()
+        output = recv.stdout.read()
+        _, status, usage = os.wait4(recv.pid, 0)
+        timer.cancel()
+        recv.returncode = os.waitstatus_to_exitcode(status)
+    if cpu is not None:
+        cpu.append(usage.ru_utime + usage.ru_stime)
+    return qa.app_stats(output)
+
+
+def trial_cpp(args, gbps, extra=(), cpu=None):
+    return lossless(spead_recv_stats(args, gbps, extra, cpu=cpu), args)
 
 
 def trial_python(args, gbps, spead2, timings=None):

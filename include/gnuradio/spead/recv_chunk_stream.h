@@ -101,6 +101,7 @@ class SPEAD_API chunk_ringbuffer
 {
 public:
     explicit chunk_ringbuffer(std::size_t capacity);
+    ~chunk_ringbuffer();
 
     enum class result { ok, timeout, stopped };
     /*! Waits up to \p timeout for room. */
@@ -117,9 +118,29 @@ public:
     bool remove_producer();
     std::size_t size() const;
     std::size_t capacity() const { return d_capacity; }
+    /*! For event loops (spead2's data_fd): an eventfd readable while a pop would
+     * not wait (a chunk is there, or the ring stopped). Made on the first call;
+     * the ring owns it. */
+    int data_fd();
+    /*! As data_fd, for push (spead2's space_fd): readable while there is room or
+     * the ring stopped. */
+    int space_fd();
+    /*! What to do with a chunk the ring lets go of without handing it out: those
+     * still inside when it is destroyed, and those hand_on_chunk() could not push
+     * because it had stopped (spead2 destroys them; the Python bindings drop their
+     * reference). Set before the ring is shared. */
+    void set_discard(std::function<void(stream_chunk*)> discard);
+    /*! Lets go of \p c (see set_discard; nothing happens without one). */
+    void discard(stream_chunk* c);
 
 private:
+    struct readiness_fds;
+    /*! Brings the fds' readiness up to date (d_mutex held). */
+    void update_fds();
+
     const std::size_t d_capacity;
+    std::unique_ptr<readiness_fds> d_fds; //!< null until data_fd()/space_fd()
+    std::function<void(stream_chunk*)> d_discard;
     mutable std::mutex d_mutex;
     std::condition_variable d_data;
     std::condition_variable d_space;
@@ -161,8 +182,8 @@ struct SPEAD_API chunk_stream_setup {
 
 /*! A free chunk from \p ring, waiting as long as it takes (null once it stopped). */
 SPEAD_API stream_chunk* take_free_chunk(chunk_ringbuffer& ring);
-/*! A chunk to \p ring, waiting for room (dropped once it stopped: its owner still
- * holds it). */
+/*! A chunk to \p ring, waiting for room (discarded once it stopped: see
+ * chunk_ringbuffer::set_discard). */
 SPEAD_API void hand_on_chunk(chunk_ringbuffer& ring, stream_chunk* c);
 
 /*!

@@ -77,6 +77,11 @@ enum class full_queue_policy {
     drop
 };
 
+/*! The policy called \p name, "block" or "drop" (the block's full_queue_policy,
+ * spead_recv --full-queue-policy and Python's RingStreamConfig take these words).
+ * \throws std::invalid_argument naming the value and both policies */
+SPEAD_API full_queue_policy full_queue_policy_from_name(const std::string& name);
+
 /*!
  * \brief Settings of a receive stream. Setters validate and throw
  * std::invalid_argument naming the parameter and the fix.

@@ -342,6 +342,10 @@ void bind_api_recv(py::module& parent)
 
     m.attr("DEFAULT_MAX_HEAPS") = recv::stream_config().get_max_heaps();
     m.attr("DEFAULT_RING_HEAPS") = recv::stream_config().get_queue_heaps();
+    m.def(
+        "_check_full_queue_policy",
+        [](const std::string& name) { recv::full_queue_policy_from_name(name); },
+        py::arg("full_queue_policy"));
     m.attr("DEFAULT_MAX_HEAP_SIZE") = recv::stream_config().get_max_heap_size();
     m.attr("DEFAULT_UDP_MAX_SIZE") = recv::udp_config::default_max_size;
     m.attr("DEFAULT_UDP_BUFFER_SIZE") = recv::udp_config::default_buffer_size;

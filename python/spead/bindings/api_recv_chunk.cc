@@ -23,6 +23,8 @@
 #include <unordered_map>
 #include <chrono>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 namespace gr {
 namespace spead {
@@ -41,8 +43,55 @@ std::unordered_map<recv::stream_chunk*, py::object>& held()
     return *map;
 }
 
+/*! Chunks rings let go of (chunk_ringbuffer::set_discard) whose references are still
+ * to drop. A ring discards from any thread, perhaps holding a stream's or a group's
+ * lock, so it never waits for the GIL: the references are dropped by a pending call
+ * of the interpreter's, or by the next hold(), whichever comes first. */
+struct discarded_chunks {
+    std::mutex mutex;
+    std::vector<recv::stream_chunk*> chunks;
+    bool scheduled = false;
+};
+
+discarded_chunks& discarded()
+{
+    static auto* d = new discarded_chunks();
+    return *d;
+}
+
+/*! Drops the references of the discarded chunks (the GIL held). */
+int drop_discarded(void* = nullptr)
+{
+    std::vector<recv::stream_chunk*> chunks;
+    {
+        std::lock_guard<std::mutex> lock(discarded().mutex);
+        chunks.swap(discarded().chunks);
+        discarded().scheduled = false;
+    }
+    for (recv::stream_chunk* c : chunks) {
+        auto it = held().find(c);
+        if (it == held().end())
+            continue;
+        py::object last = std::move(it->second);
+        held().erase(it);
+    }
+    return 0;
+}
+
+/*! The discard of every ring made from Python (any thread, no GIL needed). */
+void discard_chunk(recv::stream_chunk* c)
+{
+    std::lock_guard<std::mutex> lock(discarded().mutex);
+    discarded().chunks.push_back(c);
+    // Py_AddPendingCall needs no GIL; when its queue is full, the next hold() drops
+    // them, and the next discard tries again.
+    if (!discarded().scheduled && Py_IsInitialized())
+        discarded().scheduled = Py_AddPendingCall(&drop_discarded, nullptr) == 0;
+}
+
 void hold(py_chunk& c)
 {
+    drop_discarded(); // a discarded chunk may be given again
     if (!c.data || !c.present)
         throw py::value_error("chunk: data and present must both be set; give "
                               "Chunk(data=..., present=...) numpy arrays");
@@ -59,6 +108,14 @@ py::object release(recv::stream_chunk* c)
     py::object obj = std::move(it->second);
     held().erase(it);
     return obj;
+}
+
+/*! A ring whose chunks' references die with it. */
+ring_ptr make_ring(std::size_t maxsize)
+{
+    auto ring = std::make_shared<recv::chunk_ringbuffer>(maxsize);
+    ring->set_discard(&discard_chunk);
+    return ring;
 }
 
 /*! Waits on \p op (GIL released) in slices short enough for Ctrl-C. */
@@ -189,6 +246,38 @@ private:
     std::unique_ptr<recv::chunk_ring_stream> d_stream;
 };
 
+recv::stream_config make_stream_config(std::size_t max_heaps,
+                                       std::size_t max_heap_size,
+                                       bool stop_on_stop_item)
+{
+    recv::stream_config config;
+    config.set_max_heaps(max_heaps);
+    config.set_max_heap_size(max_heap_size);
+    config.set_stop_on_stop_heap(stop_on_stop_item);
+    return config;
+}
+
+recv::chunk_stream_config
+make_chunk_config(const std::vector<std::uint64_t>& items,
+                  std::size_t max_chunks,
+                  std::size_t max_heap_extra,
+                  std::size_t packet_presence,
+                  const py_placement& place,
+                  const std::vector<std::pair<std::string, bool>>& stats)
+{
+    recv::chunk_stream_config chunk;
+    chunk.set_items(items);
+    chunk.set_max_chunks(max_chunks);
+    chunk.set_max_heap_extra(max_heap_extra);
+    if (packet_presence)
+        chunk.enable_packet_presence(packet_presence);
+    chunk.set_place(place.policy);
+    for (const auto& s : stats)
+        chunk.add_stat(s.first,
+                       s.second ? recv::stat_mode::maximum : recv::stat_mode::counter);
+    return chunk;
+}
+
 } // namespace
 
 /*! The readers recv.Stream has, on any stream (recv/__init__.py parses the forms). */
@@ -251,38 +340,6 @@ void add_free(recv::chunk_ringbuffer& ring, py_chunk& c)
                    "maxsize");
 }
 
-recv::stream_config member_stream_config(std::size_t max_heaps,
-                                         std::size_t max_heap_size,
-                                         bool stop_on_stop_item)
-{
-    recv::stream_config config;
-    config.set_max_heaps(max_heaps);
-    config.set_max_heap_size(max_heap_size);
-    config.set_stop_on_stop_heap(stop_on_stop_item);
-    return config;
-}
-
-recv::chunk_stream_config
-member_chunk_config(const std::vector<std::uint64_t>& items,
-                    std::size_t max_chunks,
-                    std::size_t max_heap_extra,
-                    std::size_t packet_presence,
-                    const py_placement& place,
-                    const std::vector<std::pair<std::string, bool>>& stats)
-{
-    recv::chunk_stream_config chunk;
-    chunk.set_items(items);
-    chunk.set_max_chunks(max_chunks);
-    chunk.set_max_heap_extra(max_heap_extra);
-    if (packet_presence)
-        chunk.enable_packet_presence(packet_presence);
-    chunk.set_place(place.policy);
-    for (const auto& s : stats)
-        chunk.add_stat(s.first,
-                       s.second ? recv::stat_mode::maximum : recv::stat_mode::counter);
-    return chunk;
-}
-
 void bind_api_recv_chunk(py::module& parent)
 {
     auto m = parent.def_submodule("_recv_chunk", "spead2's chunk stream API (C++ side)");
@@ -336,9 +393,19 @@ void bind_api_recv_chunk(py::module& parent)
             });
 
     py::class_<recv::chunk_ringbuffer, ring_ptr>(m, "ChunkRingbuffer")
-        .def(py::init<std::size_t>(), py::arg("maxsize"))
+        .def(py::init(&make_ring), py::arg("maxsize"))
         .def("qsize", &recv::chunk_ringbuffer::size)
         .def_property_readonly("maxsize", &recv::chunk_ringbuffer::capacity)
+        .def_property_readonly("data_fd",
+                               [](recv::chunk_ringbuffer& r) {
+                                   return translating_os_errors(
+                                       [&] { return r.data_fd(); });
+                               })
+        .def_property_readonly("space_fd",
+                               [](recv::chunk_ringbuffer& r) {
+                                   return translating_os_errors(
+                                       [&] { return r.space_fd(); });
+                               })
         .def("get", &ring_get)
         .def("get_nowait", &ring_get_nowait)
         .def(
@@ -390,9 +457,7 @@ void bind_api_recv_chunk(py::module& parent)
               return py_placement{ recv::make_declarative_placement(c) };
           });
 
-    py::class_<py_chunk_stream> stream_cls(m, "_ChunkRingStream");
-    bind_stream_face<py_chunk_stream>(stream_cls);
-    stream_cls
+    py::class_<chunk_stream_arguments>(m, "_ChunkStreamArguments")
         .def(py::init([](std::shared_ptr<thread_pool> pool,
                          std::size_t max_heaps,
                          std::size_t max_heap_size,
@@ -403,22 +468,31 @@ void bind_api_recv_chunk(py::module& parent)
                          std::size_t max_heap_extra,
                          std::size_t packet_presence,
                          const py_placement& place,
-                         const std::vector<std::pair<std::string, bool>>& stats,
-                         ring_ptr data_ring,
-                         ring_ptr free_ring) {
+                         const std::vector<std::pair<std::string, bool>>& stats) {
             if (!pool)
                 throw std::invalid_argument(
                     "thread_pool: None; give a spead.ThreadPool()");
-            const recv::stream_config config =
-                member_stream_config(max_heaps, max_heap_size, stop_on_stop_item);
-            const recv::chunk_stream_config chunk = member_chunk_config(
-                items, max_chunks, max_heap_extra, packet_presence, place, stats);
-            return std::make_unique<py_chunk_stream>(std::move(pool),
-                                                     config,
-                                                     chunk,
+            return chunk_stream_arguments{
+                std::move(pool),
+                make_stream_config(max_heaps, max_heap_size, stop_on_stop_item),
+                make_chunk_config(
+                    items, max_chunks, max_heap_extra, packet_presence, place, stats),
+                stream_id
+            };
+        }));
+
+    py::class_<py_chunk_stream> stream_cls(m, "_ChunkRingStream");
+    bind_stream_face<py_chunk_stream>(stream_cls);
+    stream_cls
+        .def(py::init([](const chunk_stream_arguments& args,
+                         ring_ptr data_ring,
+                         ring_ptr free_ring) {
+            return std::make_unique<py_chunk_stream>(args.pool,
+                                                     args.config,
+                                                     args.chunk,
                                                      std::move(data_ring),
                                                      std::move(free_ring),
-                                                     stream_id);
+                                                     args.stream_id);
         }))
         .def("add_free_chunk", &py_chunk_stream::add_free_chunk, py::arg("chunk"))
         .def("stop", &py_chunk_stream::stop)

@@ -83,16 +83,14 @@ void add_udp_ibv_reader(recv::stream& stream,
 /*! spead2's add_free_chunk: present cleared, into \p ring (dropped silently once it
  * stopped). */
 void add_free(recv::chunk_ringbuffer& ring, py_chunk& c);
-recv::stream_config member_stream_config(std::size_t max_heaps,
-                                         std::size_t max_heap_size,
-                                         bool stop_on_stop_item);
-recv::chunk_stream_config
-member_chunk_config(const std::vector<std::uint64_t>& items,
-                    std::size_t max_chunks,
-                    std::size_t max_heap_extra,
-                    std::size_t packet_presence,
-                    const py_placement& place,
-                    const std::vector<std::pair<std::string, bool>>& stats);
+/*! What every chunk stream kind (ring stream, group member) is made from: Python's
+ * _ChunkStreamArguments, which recv/_chunk.py's _stream_arguments() builds once. */
+struct chunk_stream_arguments {
+    std::shared_ptr<thread_pool> pool;
+    recv::stream_config config;
+    recv::chunk_stream_config chunk;
+    std::uintptr_t stream_id = 0;
+};
 
 /*! Binds the readers and stats of \p Self (which has stream() and custom_stats()). */
 template <typename Self, typename Cls>

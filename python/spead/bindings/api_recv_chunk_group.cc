@@ -71,27 +71,10 @@ void bind_api_recv_chunk_group(py::module& m)
         .def(py::init<std::size_t, bool, ring_ptr, ring_ptr>())
         .def(
             "_emplace_back",
-            [](py_group& g,
-               std::shared_ptr<thread_pool> pool,
-               std::size_t max_heaps,
-               std::size_t max_heap_size,
-               bool stop_on_stop_item,
-               std::uintptr_t stream_id,
-               const std::vector<std::uint64_t>& items,
-               std::size_t max_chunks,
-               std::size_t max_heap_extra,
-               std::size_t packet_presence,
-               const py_placement& place,
-               const std::vector<std::pair<std::string, bool>>& stats) {
-                if (!pool)
-                    throw std::invalid_argument(
-                        "thread_pool: None; give a spead.ThreadPool()");
-                g.keep(pool);
+            [](py_group& g, const chunk_stream_arguments& args) {
+                g.keep(args.pool);
                 return py_group_member{ &g.group().emplace_back(
-                    member_stream_config(max_heaps, max_heap_size, stop_on_stop_item),
-                    member_chunk_config(
-                        items, max_chunks, max_heap_extra, packet_presence, place, stats),
-                    stream_id) };
+                    args.config, args.chunk, args.stream_id) };
             },
             py::keep_alive<0, 1>())
         .def(

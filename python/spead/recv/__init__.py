@@ -165,10 +165,7 @@ class RingStreamConfig:
         self.contiguous_only = bool(contiguous_only)
         # payload ranges are always kept: accepted either way
         self.incomplete_keep_payload_ranges = bool(incomplete_keep_payload_ranges)
-        if full_queue_policy not in self.FULL_QUEUE_POLICIES:
-            raise ValueError(f"full_queue_policy: {full_queue_policy!r} is not a policy; "
-                             "give 'block' (the reader waits, as spead2) or 'drop' "
-                             "(the newest heap is dropped)")
+        _recv._check_full_queue_policy(full_queue_policy)  # the one check, in C++
         self.full_queue_policy = full_queue_policy
 
 
@@ -272,6 +269,13 @@ class StreamStats:
     def __len__(self):
         return len(self._values)
 
+    @property
+    def config(self):
+        """[StreamStatConfig] of the counters, in order (as spead2's)."""
+        mode = StreamStatConfig.Mode
+        return [StreamStatConfig(name, mode.MAXIMUM if name in self._maximum
+                                 else mode.COUNTER) for name in self._values]
+
     def __repr__(self):
         return "StreamStats(" + ", ".join(f"{k}={v}" for k, v in self._values.items()) + ")"
 
@@ -316,8 +320,8 @@ class Stream(_recv._Stream):
 
     @property
     def stats(self):
-        """A snapshot of every counter (StreamStats)."""
-        return StreamStats(self._stats())
+        """A snapshot of every counter (StreamStats), custom ones included."""
+        return _chunk_api.stats_snapshot(self._stats(), self._config)
 
     def add_udp_reader(self, *args, **kwargs):
         """spead2's forms:

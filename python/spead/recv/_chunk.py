@@ -115,6 +115,19 @@ def _stream_stats(self):
     return _builtin_stat_configs() + list(_custom_stats(self))
 
 
+def stats_snapshot(pairs, config):
+    """The StreamStats of a stream made with config, from its (name, value) pairs:
+    every custom statistic of config.add_stat is in it (0 until something counts
+    it, as in spead2), and each MAXIMUM one combines by max when stats are added."""
+    from . import StreamStats
+    values = dict(pairs)
+    for stat in _custom_stats(config):
+        values.setdefault(stat.name, 0)
+    maximum = [stat.name for stat in _stream_stats(config)
+               if stat.mode is StreamStatConfig.Mode.MAXIMUM]
+    return StreamStats(values.items(), maximum)
+
+
 # ---- chunk streams ----
 
 class ChunkPlacement:
@@ -249,7 +262,8 @@ class ChunkStreamConfig:
 
 
 def _stream_arguments(thread_pool, config, chunk_stream_config):
-    """The C++ stream's arguments, checked, from spead2's three."""
+    """The C++ stream's arguments (_ChunkStreamArguments), checked, from spead2's
+    three."""
     from . import StreamConfig
     from .. import spead_python as _core
     if not isinstance(thread_pool, _core.ThreadPool):
@@ -267,11 +281,12 @@ def _stream_arguments(thread_pool, config, chunk_stream_config):
                          "recv.ChunkPlacement(...))")
     stats = [(s.name, s.mode is StreamStatConfig.Mode.MAXIMUM)
              for s in _custom_stats(config)]
-    return (thread_pool, config.max_heaps, config.max_heap_size, config.stop_on_stop_item,
-            int(config.stream_id), chunk_stream_config.items, chunk_stream_config.max_chunks,
-            chunk_stream_config.max_heap_extra,
-            chunk_stream_config.packet_presence_payload_size, chunk_stream_config._policy,
-            stats)
+    return _core_chunk._ChunkStreamArguments(
+        thread_pool, config.max_heaps, config.max_heap_size, config.stop_on_stop_item,
+        int(config.stream_id), chunk_stream_config.items, chunk_stream_config.max_chunks,
+        chunk_stream_config.max_heap_extra,
+        chunk_stream_config.packet_presence_payload_size, chunk_stream_config._policy,
+        stats)
 
 
 class ChunkRingStream(_core_chunk._ChunkRingStream):
@@ -283,7 +298,7 @@ class ChunkRingStream(_core_chunk._ChunkRingStream):
 
     def __init__(self, thread_pool, config, chunk_stream_config, data_ringbuffer,
                  free_ringbuffer):
-        super().__init__(*_stream_arguments(thread_pool, config, chunk_stream_config),
+        super().__init__(_stream_arguments(thread_pool, config, chunk_stream_config),
                          data_ringbuffer, free_ringbuffer)
         self._config = config
         self._chunk_stream_config = chunk_stream_config
@@ -299,8 +314,7 @@ class ChunkRingStream(_core_chunk._ChunkRingStream):
 
     @property
     def stats(self):
-        from . import StreamStats
-        return StreamStats(self._stats())
+        return stats_snapshot(self._stats(), self._config)
 
     def start(self):
         """Readers start when added; kept for spead2's explicit_start scripts."""

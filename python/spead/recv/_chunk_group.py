@@ -73,8 +73,8 @@ class ChunkStreamGroupMember:
 
     @property
     def stats(self):
-        from . import StreamStats
-        return StreamStats(self._stats())
+        from ._chunk import stats_snapshot
+        return stats_snapshot(self._stats(), self._config)
 
     def stop(self):
         self._group.stop()
@@ -111,8 +111,8 @@ class ChunkStreamRingGroup(collections.abc.Sequence):
         self._core.add_free_chunk(chunk)
 
     def emplace_back(self, thread_pool, config, chunk_stream_config):
-        core = self._core._emplace_back(*_stream_arguments(thread_pool, config,
-                                                           chunk_stream_config))
+        core = self._core._emplace_back(_stream_arguments(thread_pool, config,
+                                                          chunk_stream_config))
         self._members.append(ChunkStreamGroupMember(core, self, config, chunk_stream_config))
         return self._members[-1]
 
