@@ -13,14 +13,14 @@
 #include "bench_packets.h"
 #include "transport/mem/mem_reader.h"
 #include <gnuradio/spead/recv_stream.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <iostream>
 #include <stdexcept>
 #include <thread>
-#include <sys/resource.h>
-#include <time.h>
 
 namespace gr {
 namespace spead {
@@ -73,16 +73,20 @@ struct thread_use {
  * for the slowest. */
 struct reader_pace {
     explicit reader_pace(std::size_t readers)
-        : done(readers), start(readers), used(readers), pace_waits(readers, 0),
-          pace_seconds(readers, 0), pace_cpu(readers, 0)
+        : done(readers),
+          start(readers),
+          used(readers),
+          pace_waits(readers, 0),
+          pace_seconds(readers, 0),
+          pace_cpu(readers, 0)
     {
     }
     static constexpr std::uint64_t max_lead = 4; //!< inside the window of 8
     std::vector<std::atomic<std::uint64_t>> done;
-    std::vector<thread_use> start, used;       //!< per reader, written by it alone
-    std::vector<std::uint64_t> pace_waits;     //!< steps that waited for the slowest
-    std::vector<double> pace_seconds;          //!< wall time those waits took
-    std::vector<double> pace_cpu;              //!< CPU time those waits took
+    std::vector<thread_use> start, used;   //!< per reader, written by it alone
+    std::vector<std::uint64_t> pace_waits; //!< steps that waited for the slowest
+    std::vector<double> pace_seconds;      //!< wall time those waits took
+    std::vector<double> pace_cpu;          //!< CPU time those waits took
     std::uint64_t slowest() const
     {
         std::uint64_t out = ~std::uint64_t(0);
@@ -95,17 +99,19 @@ struct reader_pace {
 /*! How reader \p index of mem --threads hands its \p heaps positions of \p per_heap
  * packets to the stream: in batches as a socket reader would, as fast as the stream
  * takes them and no faster than its consumer returns chunks (recv::mem_reader's
- * defaults), once \p go is set, within max_lead heaps of the slowest reader. */
+ * defaults), once \p go is set, within max_lead heaps of the slowest reader; its use
+ * is noted from step \p warm (the steady state) on. */
 recv::mem_reader_config paced(reader_pace& pace,
                               std::size_t index,
                               const std::atomic<bool>& go,
                               std::size_t per_heap,
-                              std::size_t heaps)
+                              std::size_t heaps,
+                              std::size_t warm)
 {
     recv::mem_reader_config c;
     c.packets_per_step = per_heap;
-    c.before_step = [&pace, &go, index, heaps](std::size_t done,
-                                               const recv::mem_reader& r) {
+    c.before_step = [&pace, &go, index, heaps, warm](std::size_t done,
+                                                     const recv::mem_reader& r) {
         pace.done[index].store(done);
         if (done == heaps) {
             pace.used[index] = thread_use::now() - pace.start[index];
@@ -113,9 +119,9 @@ recv::mem_reader_config paced(reader_pace& pace,
         }
         while (!go.load() && !r.stopping())
             std::this_thread::yield();
-        if (done == 0)
+        if (done == warm)
             pace.start[index] = thread_use::now();
-        if (done > pace.slowest() + reader_pace::max_lead) {
+        if (done > pace.slowest() + reader_pace::max_lead && done >= warm) {
             const auto since = clock_type::now();
             const double cpu = thread_use::now().cpu;
             while (done > pace.slowest() + reader_pace::max_lead && !r.stopping())
@@ -147,8 +153,8 @@ struct threaded_run {
     std::uint64_t complete = 0;     //!< (position, substream) complete
     std::uint64_t lost = 0;         //!< positions lost (the consumer fell behind)
     std::uint64_t chunks = 0;       //!< entries the consumer popped
-    thread_use readers;             //!< the reader threads together, go to last heap
-    thread_use consumer;            //!< this thread, go to the last chunk
+    thread_use readers;             //!< the reader threads together, steady state
+    thread_use consumer;            //!< this thread, steady state
     std::uint64_t pace_waits = 0;   //!< reader steps that waited for the slowest
     double pace_seconds = 0;        //!< their wall time, all readers together
     double pace_cpu = 0;            //!< their CPU time (yield spins; in readers.cpu)
@@ -185,17 +191,17 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
             lists[sub % threads].insert(
                 lists[sub % threads].end(), first, first + std::ptrdiff_t(per_heap));
         }
+    // The stream allocates its chunks on first need (page faults); the figure is the
+    // steady state after the first chunks any run could allocate have gone round.
+    const std::size_t warm_positions = c.window_heaps + 1 + c.queue_positions;
     std::atomic<bool> go{ false };
     reader_pace pace(threads);
     for (std::size_t t = 0; t < threads; t++)
         s.emplace_reader<recv::mem_reader>(
             std::move(lists[t]),
-            paced(pace, t, go, per_heap * (substreams / threads), heaps));
+            paced(pace, t, go, per_heap * (substreams / threads), heaps, warm_positions));
 
     threaded_run out;
-    // The stream allocates its chunks on first need (page faults); the figure is the
-    // steady state after the first chunks any run could allocate have gone round.
-    const std::size_t warm_positions = c.window_heaps + 1 + c.queue_positions;
     if (heaps <= 2 * warm_positions)
         throw std::invalid_argument("--total-bytes: " + std::to_string(heaps) +
                                     " heaps per substream; mem --threads needs more "
@@ -203,7 +209,7 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
                                     std::to_string(2 * warm_positions));
     std::uint64_t positions = 0;
     auto start = clock_type::now();
-    const thread_use consumer_start = thread_use::now();
+    thread_use consumer_start;
     go.store(true);
     for (int idle = 0;;) {
         recv::chunk_entry e;
@@ -217,8 +223,10 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
         }
         idle = 0;
         out.chunks++;
-        if (positions < warm_positions && positions + e.positions >= warm_positions)
+        if (positions < warm_positions && positions + e.positions >= warm_positions) {
             start = clock_type::now();
+            consumer_start = thread_use::now();
+        }
         positions += e.positions;
         if (!e.data) {
             out.lost += e.positions;
@@ -246,9 +254,9 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
     return out;
 }
 
-/*! Where a run's threads spent their time, per GiB placed: the readers' and the
- * consumer's CPU seconds, context switches, page faults, chunks popped and the waits
- * for the slowest reader (figures that stay valid on a busy machine). */
+/*! Where a run's threads spent their time in the steady state, per GiB placed: the
+ * readers' and the consumer's CPU seconds, context switches, page faults, chunks popped
+ * and the waits for the slowest reader (figures that stay valid on a busy machine). */
 void print_use(std::size_t threads, const threaded_run& run, double gib)
 {
     std::cout << "    use, " << threads << " thread(s): readers " << run.readers.cpu / gib
@@ -258,8 +266,8 @@ void print_use(std::size_t threads, const threaded_run& run, double gib)
               << run.consumer.cpu / gib << " CPU s/GiB (" << run.consumer.voluntary
               << " voluntary, " << run.consumer.involuntary << " involuntary, "
               << run.chunks << " chunks); " << run.pace_waits << " pace waits, "
-              << run.pace_seconds << " s (" << run.pace_cpu / gib
-              << " CPU s/GiB); wall " << run.seconds << " s\n";
+              << run.pace_seconds << " s (" << run.pace_cpu / gib << " CPU s/GiB); wall "
+              << run.seconds << " s\n";
 }
 
 /*! The ceiling of mem --threads: each set's payloads copied as memcpy_seconds() does,
@@ -362,10 +370,12 @@ int run_mem_threads(const bench_options& o, csv_writer& csv)
                           << threads << " threads " << many.back() << " Gb/s, ratio "
                           << ratios.back() << "; memcpy alone: ratio "
                           << copy_ratios.back() << "; share " << shares.back() << "\n";
+                for (const threaded_run* run : { &a, &b })
+                    print_use(run == &a ? 1 : threads,
+                              *run,
+                              double(run->steady_bytes) / double(1 << 30));
                 const double gib =
                     double(sets[0].heaps * threads * heap_size) / double(1 << 30);
-                for (const threaded_run* run : { &a, &b })
-                    print_use(run == &a ? 1 : threads, *run, gib);
                 std::cout << "    use, memcpy: " << copy_one_used / gib
                           << " CPU s/GiB on 1 thread, " << copy_many_cpu / gib << " on "
                           << threads << "; CPU per GiB, " << threads
