@@ -121,15 +121,17 @@ recv::mem_reader_config paced(reader_pace& pace,
             std::this_thread::yield();
         if (done == warm)
             pace.start[index] = thread_use::now();
-        if (done > pace.slowest() + reader_pace::max_lead && done >= warm) {
+        if (done > pace.slowest() + reader_pace::max_lead) {
             const auto since = clock_type::now();
             const double cpu = thread_use::now().cpu;
             while (done > pace.slowest() + reader_pace::max_lead && !r.stopping())
                 std::this_thread::yield();
-            pace.pace_waits[index]++;
-            pace.pace_seconds[index] +=
-                std::chrono::duration<double>(clock_type::now() - since).count();
-            pace.pace_cpu[index] += thread_use::now().cpu - cpu;
+            if (done >= warm) { // counted in the steady state, like the rest
+                pace.pace_waits[index]++;
+                pace.pace_seconds[index] +=
+                    std::chrono::duration<double>(clock_type::now() - since).count();
+                pace.pace_cpu[index] += thread_use::now().cpu - cpu;
+            }
         }
         return !r.stopping();
     };
