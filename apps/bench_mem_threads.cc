@@ -78,15 +78,17 @@ struct reader_pace {
           used(readers),
           pace_waits(readers, 0),
           pace_seconds(readers, 0),
-          pace_cpu(readers, 0)
+          pace_cpu(readers, 0),
+          pace_switches(readers, 0)
     {
     }
     static constexpr std::uint64_t max_lead = 4; //!< inside the window of 8
     std::vector<std::atomic<std::uint64_t>> done;
-    std::vector<thread_use> start, used;   //!< per reader, written by it alone
-    std::vector<std::uint64_t> pace_waits; //!< steps that waited for the slowest
-    std::vector<double> pace_seconds;      //!< wall time those waits took
-    std::vector<double> pace_cpu;          //!< CPU time those waits took
+    std::vector<thread_use> start, used;      //!< per reader, written by it alone
+    std::vector<std::uint64_t> pace_waits;    //!< steps that waited for the slowest
+    std::vector<double> pace_seconds;         //!< wall time those waits took
+    std::vector<double> pace_cpu;             //!< CPU time those waits took
+    std::vector<std::uint64_t> pace_switches; //!< voluntary switches in those waits
     std::uint64_t slowest() const
     {
         std::uint64_t out = ~std::uint64_t(0);
@@ -123,14 +125,16 @@ recv::mem_reader_config paced(reader_pace& pace,
             pace.start[index] = thread_use::now();
         if (done > pace.slowest() + reader_pace::max_lead) {
             const auto since = clock_type::now();
-            const double cpu = thread_use::now().cpu;
+            const thread_use before = thread_use::now();
             while (done > pace.slowest() + reader_pace::max_lead && !r.stopping())
                 std::this_thread::yield();
             if (done >= warm) { // counted in the steady state, like the rest
                 pace.pace_waits[index]++;
                 pace.pace_seconds[index] +=
                     std::chrono::duration<double>(clock_type::now() - since).count();
-                pace.pace_cpu[index] += thread_use::now().cpu - cpu;
+                const thread_use waited = thread_use::now() - before;
+                pace.pace_cpu[index] += waited.cpu;
+                pace.pace_switches[index] += waited.voluntary;
             }
         }
         return !r.stopping();
@@ -150,16 +154,17 @@ std::string nonzero_counters(const recv_stats& stats)
 
 /*! What a threaded placement run did. */
 struct threaded_run {
-    double seconds = 0;             //!< steady state: after the warm-up positions
-    std::uint64_t steady_bytes = 0; //!< payload placed in those seconds
-    std::uint64_t complete = 0;     //!< (position, substream) complete
-    std::uint64_t lost = 0;         //!< positions lost (the consumer fell behind)
-    std::uint64_t chunks = 0;       //!< entries the consumer popped
-    thread_use readers;             //!< the reader threads together, steady state
-    thread_use consumer;            //!< this thread, steady state
-    std::uint64_t pace_waits = 0;   //!< reader steps that waited for the slowest
-    double pace_seconds = 0;        //!< their wall time, all readers together
-    double pace_cpu = 0;            //!< their CPU time (yield spins; in readers.cpu)
+    double seconds = 0;              //!< steady state: after the warm-up positions
+    std::uint64_t steady_bytes = 0;  //!< payload placed in those seconds
+    std::uint64_t complete = 0;      //!< (position, substream) complete
+    std::uint64_t lost = 0;          //!< positions lost (the consumer fell behind)
+    std::uint64_t chunks = 0;        //!< entries the consumer popped
+    thread_use readers;              //!< the reader threads together, steady state
+    thread_use consumer;             //!< this thread, steady state
+    std::uint64_t pace_waits = 0;    //!< reader steps that waited for the slowest
+    double pace_seconds = 0;         //!< their wall time, all readers together
+    double pace_cpu = 0;             //!< their CPU time (yield spins; in readers.cpu)
+    std::uint64_t pace_switches = 0; //!< voluntary switches in them (in readers)
     recv_stats stats;
 };
 
@@ -248,6 +253,7 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
         out.pace_waits += pace.pace_waits[t];
         out.pace_seconds += pace.pace_seconds[t];
         out.pace_cpu += pace.pace_cpu[t];
+        out.pace_switches += pace.pace_switches[t];
     }
     out.steady_bytes = (positions - warm_positions) * substreams * heap_size;
     out.stats = s.get_stats();
@@ -268,8 +274,9 @@ void print_use(std::size_t threads, const threaded_run& run, double gib)
               << run.consumer.cpu / gib << " CPU s/GiB (" << run.consumer.voluntary
               << " voluntary, " << run.consumer.involuntary << " involuntary, "
               << run.chunks << " chunks); " << run.pace_waits << " pace waits, "
-              << run.pace_seconds << " s (" << run.pace_cpu / gib << " CPU s/GiB); wall "
-              << run.seconds << " s\n";
+              << run.pace_seconds << " s (" << run.pace_cpu / gib << " CPU s/GiB, "
+              << run.pace_switches << " voluntary switches); wall " << run.seconds
+              << " s\n";
 }
 
 /*! The ceiling of mem --threads: each set's payloads copied as memcpy_seconds() does,
