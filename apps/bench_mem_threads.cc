@@ -7,12 +7,16 @@
 
 // spead_bench mem --continuous --threads N: for n = 2..N, n substreams placed into one
 // continuous recv::stream by one reader thread, then by n, beside memcpy on one thread
-// and on n: placement's share of memcpy's gain.
+// and on n: placement's share of memcpy's gain. Each run also prints where the threads'
+// time went in the steady state (CPU per GiB, context switches, page faults, waits for
+// the slowest reader), figures that stay valid on a busy machine.
 
 #include "bench_modes.h"
 #include "bench_packets.h"
 #include "transport/mem/mem_reader.h"
 #include <gnuradio/spead/recv_stream.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -27,12 +31,66 @@ namespace bench {
 
 namespace {
 
+/*! What the calling thread has used so far (getrusage(RUSAGE_THREAD), valid however
+ * busy the machine is): CPU seconds, context switches and page faults. */
+struct thread_use {
+    double cpu = 0;
+    std::uint64_t voluntary = 0, involuntary = 0, faults = 0;
+
+    static thread_use now()
+    {
+        thread_use out;
+        timespec t{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        out.cpu = double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+        rusage u{};
+        getrusage(RUSAGE_THREAD, &u);
+        out.voluntary = std::uint64_t(u.ru_nvcsw);
+        out.involuntary = std::uint64_t(u.ru_nivcsw);
+        out.faults = std::uint64_t(u.ru_minflt + u.ru_majflt);
+        return out;
+    }
+    thread_use& operator+=(const thread_use& o)
+    {
+        cpu += o.cpu;
+        voluntary += o.voluntary;
+        involuntary += o.involuntary;
+        faults += o.faults;
+        return *this;
+    }
+    thread_use operator-(const thread_use& o) const
+    {
+        thread_use out = *this;
+        out.cpu -= o.cpu;
+        out.voluntary -= o.voluntary;
+        out.involuntary -= o.involuntary;
+        out.faults -= o.faults;
+        return out;
+    }
+};
+
 /*! Heaps each reader of mem --threads has handed over; a reader keeps within
- * max_lead heaps of the slowest, as a network paces its receive threads. */
+ * max_lead heaps of the slowest, as a network paces its receive threads. Each reader
+ * also notes what its thread used from go to its last heap, and how long it waited
+ * for the slowest. */
 struct reader_pace {
-    explicit reader_pace(std::size_t readers) : done(readers) {}
+    explicit reader_pace(std::size_t readers)
+        : done(readers),
+          start(readers),
+          used(readers),
+          pace_waits(readers, 0),
+          pace_seconds(readers, 0),
+          pace_cpu(readers, 0),
+          pace_switches(readers, 0)
+    {
+    }
     static constexpr std::uint64_t max_lead = 4; //!< inside the window of 8
     std::vector<std::atomic<std::uint64_t>> done;
+    std::vector<thread_use> start, used;      //!< per reader, written by it alone
+    std::vector<std::uint64_t> pace_waits;    //!< steps that waited for the slowest
+    std::vector<double> pace_seconds;         //!< wall time those waits took
+    std::vector<double> pace_cpu;             //!< CPU time those waits took
+    std::vector<std::uint64_t> pace_switches; //!< voluntary switches in those waits
     std::uint64_t slowest() const
     {
         std::uint64_t out = ~std::uint64_t(0);
@@ -45,24 +103,42 @@ struct reader_pace {
 /*! How reader \p index of mem --threads hands its \p heaps positions of \p per_heap
  * packets to the stream: in batches as a socket reader would, as fast as the stream
  * takes them and no faster than its consumer returns chunks (recv::mem_reader's
- * defaults), once \p go is set, within max_lead heaps of the slowest reader. */
+ * defaults), once \p go is set, within max_lead heaps of the slowest reader; its use
+ * is noted from step \p warm (the steady state) on. */
 recv::mem_reader_config paced(reader_pace& pace,
                               std::size_t index,
                               const std::atomic<bool>& go,
                               std::size_t per_heap,
-                              std::size_t heaps)
+                              std::size_t heaps,
+                              std::size_t warm)
 {
     recv::mem_reader_config c;
     c.packets_per_step = per_heap;
-    c.before_step = [&pace, &go, index, heaps](std::size_t done,
-                                               const recv::mem_reader& r) {
+    c.before_step = [&pace, &go, index, heaps, warm](std::size_t done,
+                                                     const recv::mem_reader& r) {
         pace.done[index].store(done);
-        if (done == heaps)
+        if (done == heaps) {
+            pace.used[index] = thread_use::now() - pace.start[index];
             return true;
+        }
         while (!go.load() && !r.stopping())
             std::this_thread::yield();
-        while (done > pace.slowest() + reader_pace::max_lead && !r.stopping())
-            std::this_thread::yield();
+        if (done == warm)
+            pace.start[index] = thread_use::now();
+        if (done > pace.slowest() + reader_pace::max_lead) {
+            const auto since = clock_type::now();
+            const thread_use before = thread_use::now();
+            while (done > pace.slowest() + reader_pace::max_lead && !r.stopping())
+                std::this_thread::yield();
+            if (done >= warm) { // counted in the steady state, like the rest
+                pace.pace_waits[index]++;
+                pace.pace_seconds[index] +=
+                    std::chrono::duration<double>(clock_type::now() - since).count();
+                const thread_use waited = thread_use::now() - before;
+                pace.pace_cpu[index] += waited.cpu;
+                pace.pace_switches[index] += waited.voluntary;
+            }
+        }
         return !r.stopping();
     };
     return c;
@@ -80,10 +156,17 @@ std::string nonzero_counters(const recv_stats& stats)
 
 /*! What a threaded placement run did. */
 struct threaded_run {
-    double seconds = 0;             //!< steady state: after the warm-up positions
-    std::uint64_t steady_bytes = 0; //!< payload placed in those seconds
-    std::uint64_t complete = 0;     //!< (position, substream) complete
-    std::uint64_t lost = 0;         //!< positions lost (the consumer fell behind)
+    double seconds = 0;              //!< steady state: after the warm-up positions
+    std::uint64_t steady_bytes = 0;  //!< payload placed in those seconds
+    std::uint64_t complete = 0;      //!< (position, substream) complete
+    std::uint64_t lost = 0;          //!< positions lost (the consumer fell behind)
+    std::uint64_t chunks = 0;        //!< entries the consumer popped
+    thread_use readers;              //!< the reader threads together, steady state
+    thread_use consumer;             //!< this thread, steady state
+    std::uint64_t pace_waits = 0;    //!< reader steps that waited for the slowest
+    double pace_seconds = 0;         //!< their wall time, all readers together
+    double pace_cpu = 0;             //!< their CPU time (yield spins; in readers.cpu)
+    std::uint64_t pace_switches = 0; //!< voluntary switches in them (in readers)
     recv_stats stats;
 };
 
@@ -117,17 +200,17 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
             lists[sub % threads].insert(
                 lists[sub % threads].end(), first, first + std::ptrdiff_t(per_heap));
         }
+    // The stream allocates its chunks on first need (page faults); the figure is the
+    // steady state after the first chunks any run could allocate have gone round.
+    const std::size_t warm_positions = c.window_heaps + 1 + c.queue_positions;
     std::atomic<bool> go{ false };
     reader_pace pace(threads);
     for (std::size_t t = 0; t < threads; t++)
         s.emplace_reader<recv::mem_reader>(
             std::move(lists[t]),
-            paced(pace, t, go, per_heap * (substreams / threads), heaps));
+            paced(pace, t, go, per_heap * (substreams / threads), heaps, warm_positions));
 
     threaded_run out;
-    // The stream allocates its chunks on first need (page faults); the figure is the
-    // steady state after the first chunks any run could allocate have gone round.
-    const std::size_t warm_positions = c.window_heaps + 1 + c.queue_positions;
     if (heaps <= 2 * warm_positions)
         throw std::invalid_argument("--total-bytes: " + std::to_string(heaps) +
                                     " heaps per substream; mem --threads needs more "
@@ -135,6 +218,7 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
                                     std::to_string(2 * warm_positions));
     std::uint64_t positions = 0;
     auto start = clock_type::now();
+    thread_use consumer_start;
     go.store(true);
     for (int idle = 0;;) {
         recv::chunk_entry e;
@@ -147,8 +231,11 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
             continue;
         }
         idle = 0;
-        if (positions < warm_positions && positions + e.positions >= warm_positions)
+        out.chunks++;
+        if (positions < warm_positions && positions + e.positions >= warm_positions) {
             start = clock_type::now();
+            consumer_start = thread_use::now();
+        }
         positions += e.positions;
         if (!e.data) {
             out.lost += e.positions;
@@ -161,6 +248,15 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
     }
     const std::chrono::duration<double> elapsed = clock_type::now() - start;
     out.seconds = elapsed.count();
+    out.consumer = thread_use::now() - consumer_start;
+    s.stop(); // the readers have noted their use
+    for (std::size_t t = 0; t < threads; t++) {
+        out.readers += pace.used[t];
+        out.pace_waits += pace.pace_waits[t];
+        out.pace_seconds += pace.pace_seconds[t];
+        out.pace_cpu += pace.pace_cpu[t];
+        out.pace_switches += pace.pace_switches[t];
+    }
     out.steady_bytes = (positions - warm_positions) * substreams * heap_size;
     out.stats = s.get_stats();
     if (s.has_failed())
@@ -168,10 +264,30 @@ threaded_run stream_place(const std::vector<packet_set>& sets,
     return out;
 }
 
+/*! Where a run's threads spent their time in the steady state, per GiB placed: the
+ * readers' and the consumer's CPU seconds, context switches, page faults, chunks popped
+ * and the waits for the slowest reader (figures that stay valid on a busy machine). */
+void print_use(std::size_t threads, const threaded_run& run, double gib)
+{
+    std::cout << "    use, " << threads << " thread(s): readers " << run.readers.cpu / gib
+              << " CPU s/GiB (" << run.readers.voluntary << " voluntary, "
+              << run.readers.involuntary << " involuntary switches, "
+              << run.readers.faults << " page faults); consumer "
+              << run.consumer.cpu / gib << " CPU s/GiB (" << run.consumer.voluntary
+              << " voluntary, " << run.consumer.involuntary << " involuntary, "
+              << run.chunks << " chunks); " << run.pace_waits << " pace waits, "
+              << run.pace_seconds << " s (" << run.pace_cpu / gib << " CPU s/GiB, "
+              << run.pace_switches << " voluntary switches); wall " << run.seconds
+              << " s\n";
+}
+
 /*! The ceiling of mem --threads: each set's payloads copied as memcpy_seconds() does,
  * one thread per set, started together; the seconds until the last is done. */
-double parallel_memcpy_seconds(const std::vector<packet_set>& sets, std::size_t heap_size)
+double parallel_memcpy_seconds(const std::vector<packet_set>& sets,
+                               std::size_t heap_size,
+                               double& cpu)
 {
+    std::vector<double> cpus(sets.size());
     std::atomic<bool> go{ false };
     std::atomic<std::size_t> ready{ 0 };
     std::vector<double> seconds(sets.size());
@@ -181,7 +297,9 @@ double parallel_memcpy_seconds(const std::vector<packet_set>& sets, std::size_t 
             ready++;
             while (!go.load())
                 std::this_thread::yield();
+            const double before = thread_use::now().cpu;
             seconds[t] = memcpy_seconds(sets[t], heap_size);
+            cpus[t] = thread_use::now().cpu - before;
         });
     while (ready.load() != sets.size())
         std::this_thread::yield();
@@ -190,6 +308,9 @@ double parallel_memcpy_seconds(const std::vector<packet_set>& sets, std::size_t 
     for (auto& t : threads)
         t.join();
     const std::chrono::duration<double> elapsed = clock_type::now() - start;
+    cpu = 0;
+    for (double c : cpus)
+        cpu += c;
     return elapsed.count();
 }
 
@@ -233,10 +354,13 @@ int run_mem_threads(const bench_options& o, csv_writer& csv)
             std::vector<double> one, many, ratios, copy_ratios, shares;
             for (int r = 0; r < repeat; r++) {
                 // What the machine gives more threads: memcpy alone, 1 thread and n.
-                double copy_one = 0;
+                double copy_one = 0, copy_many_cpu = 0;
+                const double copy_one_cpu = thread_use::now().cpu;
                 for (const auto& set : sets)
                     copy_one += memcpy_seconds(set, heap_size);
-                const double copy_many = parallel_memcpy_seconds(sets, heap_size);
+                const double copy_one_used = thread_use::now().cpu - copy_one_cpu;
+                const double copy_many =
+                    parallel_memcpy_seconds(sets, heap_size, copy_many_cpu);
                 copy_ratios.push_back(copy_one / copy_many);
                 const threaded_run a = stream_place(sets, heap_size, 1);
                 const threaded_run b = stream_place(sets, heap_size, threads);
@@ -257,6 +381,19 @@ int run_mem_threads(const bench_options& o, csv_writer& csv)
                           << threads << " threads " << many.back() << " Gb/s, ratio "
                           << ratios.back() << "; memcpy alone: ratio "
                           << copy_ratios.back() << "; share " << shares.back() << "\n";
+                for (const threaded_run* run : { &a, &b })
+                    print_use(run == &a ? 1 : threads,
+                              *run,
+                              double(run->steady_bytes) / double(1 << 30));
+                const double gib =
+                    double(sets[0].heaps * threads * heap_size) / double(1 << 30);
+                std::cout << "    use, memcpy: " << copy_one_used / gib
+                          << " CPU s/GiB on 1 thread, " << copy_many_cpu / gib << " on "
+                          << threads << "; CPU per GiB, " << threads
+                          << " threads / 1: placement "
+                          << (b.readers.cpu - b.pace_cpu) / (a.readers.cpu - a.pace_cpu)
+                          << " (readers, without pace waits), memcpy "
+                          << copy_many_cpu / copy_one_used << "\n";
                 csv.rows({ "mem_threads_" + std::to_string(threads),
                            packet_size,
                            0.0,

@@ -22,6 +22,7 @@ void chunk_queue::configure(std::size_t positions,
     d_substreams = substreams;
     d_heap_bytes = heap_bytes;
     d_max_chunks = max_chunks;
+    note_available_locked();
     // Runs of lost positions merge, so at most one lies between two chunks.
     d_ready = ring_fifo<chunk_entry>(2 * max_chunks + 2);
 }
@@ -32,17 +33,19 @@ std::unique_ptr<chunk> chunk_queue::acquire()
     if (!d_free.empty()) {
         auto c = std::move(d_free.back());
         d_free.pop_back();
+        note_available_locked();
         return c;
     }
     if (d_allocated == d_max_chunks)
         return nullptr;
     d_allocated++;
+    note_available_locked();
     return std::make_unique<chunk>(d_positions, d_substreams, d_heap_bytes);
 }
 
 void chunk_queue::push(chunk_entry&& e)
 {
-    std::lock_guard<std::mutex> lock(d_mutex);
+    std::unique_lock<std::mutex> lock(d_mutex);
     if (!e.data && !d_ready.empty()) {
         chunk_entry& last = d_ready.back();
         if (!last.data && last.first_index + last.positions == e.first_index) {
@@ -51,7 +54,10 @@ void chunk_queue::push(chunk_entry&& e)
         }
     }
     d_ready.push(std::move(e));
-    d_changed.notify_all();
+    const bool wake = d_pop_waiters != 0;
+    lock.unlock();
+    if (wake)
+        d_ready_changed.notify_all();
 }
 
 bool chunk_queue::pop(chunk_entry& out,
@@ -59,7 +65,10 @@ bool chunk_queue::pop(chunk_entry& out,
                       const std::atomic<bool>& stopped)
 {
     std::unique_lock<std::mutex> lock(d_mutex);
-    d_changed.wait_for(lock, timeout, [&] { return !d_ready.empty() || stopped.load(); });
+    d_pop_waiters++;
+    d_ready_changed.wait_for(
+        lock, timeout, [&] { return !d_ready.empty() || stopped.load(); });
+    d_pop_waiters--;
     if (d_ready.empty())
         return false;
     out = d_ready.pop();
@@ -70,25 +79,39 @@ void chunk_queue::give_back(std::unique_ptr<chunk> c)
 {
     if (!c)
         return;
-    std::lock_guard<std::mutex> lock(d_mutex);
+    std::unique_lock<std::mutex> lock(d_mutex);
     d_free.push_back(std::move(c));
-    d_changed.notify_all();
+    note_available_locked();
+    const bool wake = d_free_waiters != 0;
+    lock.unlock();
+    if (wake)
+        d_free_changed.notify_all();
 }
 
 std::size_t chunk_queue::wait_available(std::size_t needed,
                                         std::chrono::microseconds timeout,
                                         const std::atomic<bool>& stopped)
 {
+    // Most batches find room: no lock, no write to a line the others use.
+    const std::size_t now = d_available.load();
+    if (now >= needed || stopped.load())
+        return now;
     std::unique_lock<std::mutex> lock(d_mutex);
-    d_changed.wait_for(
+    d_free_waiters++;
+    d_free_changed.wait_for(
         lock, timeout, [&] { return available() >= needed || stopped.load(); });
+    d_free_waiters--;
     return available();
 }
 
 void chunk_queue::wake()
 {
-    std::lock_guard<std::mutex> lock(d_mutex);
-    d_changed.notify_all();
+    {
+        // Taken so that a waiter between its check and its wait cannot miss this.
+        std::lock_guard<std::mutex> lock(d_mutex);
+    }
+    d_ready_changed.notify_all();
+    d_free_changed.notify_all();
 }
 
 } // namespace recv

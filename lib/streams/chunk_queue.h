@@ -28,7 +28,9 @@ namespace recv {
  *
  * Its own lock, so a consumer never waits for a batch being placed; taken after the
  * stream's when both are held (docs/dev-recv-locking.md). Chunks are made as they are
- * first needed, up to a bound, and reused from then on.
+ * first needed, up to a bound, and reused from then on. Waiters are notified after the
+ * lock is released, and only when there are any, so a woken thread does not block on
+ * the lock its waker still holds.
  */
 class chunk_queue
 {
@@ -59,9 +61,14 @@ public:
 
 private:
     std::size_t available() const { return d_free.size() + (d_max_chunks - d_allocated); }
+    /*! After a change to the free chunks, with d_mutex held: the atomic copy. */
+    void note_available_locked() { d_available.store(available()); }
 
     std::mutex d_mutex;
-    std::condition_variable d_changed;
+    std::condition_variable d_ready_changed; //!< the consumer waits in pop()
+    std::condition_variable d_free_changed;  //!< readers wait in wait_available()
+    std::size_t d_pop_waiters = 0;           //!< notified only when someone waits
+    std::size_t d_free_waiters = 0;
     std::vector<std::unique_ptr<chunk>> d_free;
     std::size_t d_allocated = 0;
     std::size_t d_max_chunks = 0;
@@ -69,6 +76,9 @@ private:
     std::size_t d_substreams = 1;
     std::size_t d_heap_bytes = 0;
     ring_fifo<chunk_entry> d_ready; //!< for the consumer, in output order
+    /*! available(), read by wait_available() without the lock: readers ask before each
+     * batch, and most find room at once. Its own cache line, apart from the mutex. */
+    alignas(64) std::atomic<std::size_t> d_available{ 0 };
 };
 
 } // namespace recv
