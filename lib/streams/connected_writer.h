@@ -72,6 +72,11 @@ private:
     bool
     write_all(iovec* iov, int n, std::size_t& written, boost::system::error_code& ec);
     void lose(int err);
+    /*! write_packets() for a message-form connection: one message per packet. */
+    std::size_t write_messages(message_outgoing& m,
+                               const send::packet* packets,
+                               std::size_t n,
+                               boost::system::error_code& ec);
 
     std::unique_ptr<dialer> d_dialer;
     writer_settings d_settings;

@@ -121,6 +121,43 @@ SPEAD_API void validate(const rdma_config& config);
  */
 SPEAD_API rdma_config with_environment(rdma_config config);
 
+/*!
+ * \brief Listens for SPEAD over RDMA (RC queue pairs through rdma_cm) and feeds every
+ * connection's packets to a stream: the rdma twin of tcp_reader, with its semantics
+ * (fan-in of max_connections senders, allowed_peers, back-pressure instead of loss,
+ * every connection ending in exactly one connections_* counter).
+ *
+ * Each packet arrives as one message, in a posted receive (SendRecv) or written by
+ * the sender into this connection's ring (RDMA write with immediate; the first
+ * rdma_connections connections), and goes to the stream where it landed: the heap's
+ * copy into the output is the only copy. Credits keep every sender within the
+ * posted receives and the released ring (no RNR). A dead sender is found through
+ * rdma_cm's events and the RC retries of a keepalive credit write (about every
+ * second), counted in connections_lost and logged.
+ */
+class SPEAD_API rdma_reader : public reader
+{
+public:
+    /*! Binds and listens (after with_environment() and validate()).
+     * \throws std::invalid_argument for a bad config, a non-verbs interface or a
+     *         max_packet_size above the device's max message size
+     * \throws std::system_error when rdma_cm fails (e.g. the port is in use) */
+    rdma_reader(stream& owner, const rdma_config& config);
+    ~rdma_reader() override;
+
+    recv_stats transport_stats() const override;
+    /*! Connections open now. */
+    std::size_t get_num_connections() const;
+
+protected:
+    void run() override;
+    void wake() override;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> d_impl;
+};
+
 } // namespace recv
 } // namespace spead
 } // namespace gr

@@ -9,6 +9,8 @@
 #define INCLUDED_SPEAD_SEND_RDMA_H
 
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/send_stream.h>
+#include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -27,11 +29,6 @@ namespace send {
 class SPEAD_API rdma_config
 {
 public:
-    /*! Largest message (one SPEAD packet), bytes: 1 MiB; the device's max message size
-     * is the limit. */
-    static constexpr std::size_t default_max_packet_size = std::size_t(1) << 20;
-    static constexpr std::size_t min_max_packet_size = 64;
-    static constexpr std::size_t max_max_packet_size = std::size_t(1) << 30;
     /*! Inline data requested for small messages; the device's granted value is used. */
     static constexpr std::size_t default_inline_bytes = 64;
     static constexpr std::size_t max_inline_bytes = 4096;
@@ -57,10 +54,6 @@ public:
     rdma_config& set_interface(const std::string& address_or_name);
     const std::string& get_interface() const { return d_interface; }
 
-    /*! 64 B to 1 GiB, default 1 MiB, at most the device's max message size and what
-     * the receiver grants (checked at connection). */
-    rdma_config& set_max_packet_size(std::size_t bytes);
-    std::size_t get_max_packet_size() const { return d_max_packet_size; }
     /*! Requested inline size, 0 to 4096 bytes (default 64); the device may grant
      * less, and the granted value is used. */
     rdma_config& set_inline_bytes(std::size_t bytes);
@@ -83,7 +76,6 @@ private:
     std::string d_host;
     std::uint16_t d_port = 0;
     std::string d_interface;
-    std::size_t d_max_packet_size = default_max_packet_size;
     std::size_t d_inline_bytes = default_inline_bytes;
     std::size_t d_send_depth = default_send_depth;
     std::chrono::milliseconds d_connect_timeout = default_connect_timeout;
@@ -95,6 +87,35 @@ private:
 /*! The config after the GR_SPEAD_RDMA_* overrides (logged): GR_SPEAD_RDMA_INTERFACE,
  * GR_SPEAD_RDMA_INLINE_BYTES. \throws std::invalid_argument naming the variable */
 SPEAD_API rdma_config with_environment(rdma_config config);
+
+/*!
+ * \brief Sends heaps as SPEAD over RDMA (an RC queue pair through rdma_cm) to one
+ * rdma_reader: the rdma twin of tcp_stream, with its semantics (connects in the
+ * constructor; back-pressure counted in send_waits and send_wait_us; a lost
+ * connection counted in connections_lost and heaps_lost_in_flight, then reconnect
+ * as configured).
+ *
+ * Each packet is one message of up to the stream_config's max_packet_size bytes (RC
+ * needs no MTU-sized packets: 1 MiB suits it; at most the device's max message size
+ * and what the receiver grants, checked when connecting), copied into a registered
+ * send slot (inline when it fits the granted inline size) and sent by RDMA write with
+ * immediate into the receiver's ring while it grants room and fewer than rdma_depth
+ * writes are unreleased, else by SEND into a posted receive; never without a posted
+ * receive. Order is kept across the two paths (one queue pair).
+ */
+class SPEAD_API rdma_stream : public stream
+{
+public:
+    /*! \throws std::invalid_argument for a config without an endpoint, a non-verbs
+     *          interface or a (stream_config) max_packet_size above the device's
+     *  \throws std::system_error when the connection fails and reconnect is off */
+    rdma_stream(boost::asio::io_context& io,
+                const stream_config& config,
+                const rdma_config& rdma_config);
+    ~rdma_stream() override;
+
+    bool is_connected() const;
+};
 
 } // namespace send
 } // namespace spead

@@ -210,16 +210,6 @@ rdma_config& rdma_config::set_interface(const std::string& address_or_name)
     return *this;
 }
 
-rdma_config& rdma_config::set_max_packet_size(std::size_t bytes)
-{
-    d_max_packet_size = in_range("max_packet_size",
-                                 bytes,
-                                 min_max_packet_size,
-                                 max_max_packet_size,
-                                 "bytes per message; at most the receiver's");
-    return *this;
-}
-
 rdma_config& rdma_config::set_inline_bytes(std::size_t bytes)
 {
     d_inline_bytes = in_range("inline_bytes",
