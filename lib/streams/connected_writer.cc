@@ -35,52 +35,98 @@ connected_writer::connected_writer(std::unique_ptr<dialer> d,
         throw std::system_error(errno, std::generic_category(), "eventfd");
 }
 
-connected_writer::~connected_writer() = default;
+connected_writer::~connected_writer()
+{
+    abort();
+    if (d_connector.joinable())
+        d_connector.join();
+}
 
 void connected_writer::abort()
 {
     d_aborted.store(true);
     const std::uint64_t one = 1;
     [[maybe_unused]] auto r = ::write(d_abort.get(), &one, sizeof(one));
+    // Under the mutex: a waiter between its check and its wait still gets the notice.
+    std::lock_guard<std::mutex> lock(d_link_mutex);
+    d_link_changed.notify_all();
 }
 
 std::size_t connected_writer::granted_buffer() const
 {
     std::lock_guard<std::mutex> lock(d_link_mutex);
-    return d_link ? d_link->granted_buffer() : 0;
+    if (d_link)
+        return d_link->granted_buffer();
+    return d_ready ? d_ready->granted_buffer() : 0;
 }
 
-bool connected_writer::try_connect(bool log_failure)
+std::unique_ptr<outgoing> connected_writer::try_connect(bool log_failure)
 {
     try {
         auto link = d_dialer->connect(d_settings.connect_timeout, d_abort.get());
-        {
-            std::lock_guard<std::mutex> lock(d_link_mutex);
-            d_link = std::move(link);
-        }
-        d_connected.store(true);
         count(send_stat::connections_established, 1);
         if (d_ever_connected)
             d_logger.info("reconnected to {}", d_dialer->describe());
         d_ever_connected = true;
-        return true;
+        return link;
     } catch (const std::system_error& e) {
         if (e.code().value() == ECANCELED)
-            return false;
+            return nullptr;
         count(send_stat::connect_failures, 1);
         if (log_failure)
             d_logger.warn("{}", e.what());
         if (!d_settings.reconnect)
             throw;
-        return false;
+        return nullptr;
     }
 }
 
 void connected_writer::connect_first()
 {
-    // With reconnect the writer thread connects, where abort() can end the attempt.
-    if (!d_settings.reconnect)
-        try_connect(true);
+    if (!d_settings.reconnect) {
+        auto link = try_connect(true);
+        std::lock_guard<std::mutex> lock(d_link_mutex);
+        d_link = std::move(link);
+        d_connected.store(true);
+        return;
+    }
+    // Reconnecting: the connector connects in the background, where abort() can end
+    // the attempt, so that a producer waiting on is_connected() sees the link come up.
+    d_wanted = true;
+    d_connector = std::thread([this] { connector_loop(); });
+}
+
+void connected_writer::connector_loop()
+{
+    for (;;) {
+        {
+            std::unique_lock<std::mutex> lock(d_link_mutex);
+            d_link_changed.wait(lock, [this] { return d_wanted || d_aborted.load(); });
+            if (d_aborted.load())
+                return;
+        }
+        auto delay = d_settings.reconnect_min;
+        bool logged = false;
+        std::unique_ptr<outgoing> link;
+        while (!link) {
+            link = try_connect(!logged); // failures are logged once per outage
+            if (link || d_aborted.load())
+                break;
+            logged = true;
+            pollfd pfd{ d_abort.get(), POLLIN, 0 };
+            ::poll(&pfd, 1, int(delay.count()));
+            if (d_aborted.load())
+                return;
+            delay = std::min(delay * 2, d_settings.reconnect_max);
+        }
+        if (!link)
+            return; // aborted
+        std::lock_guard<std::mutex> lock(d_link_mutex);
+        d_ready = std::move(link);
+        d_wanted = false;
+        d_connected.store(true);
+        d_link_changed.notify_all();
+    }
 }
 
 bool connected_writer::ensure_connected()
@@ -95,24 +141,13 @@ bool connected_writer::ensure_connected()
         d_failed_for_good = true;
         return false;
     }
-    auto delay = d_settings.reconnect_min;
-    bool logged = false;
-    for (;;) {
-        try {
-            if (try_connect(!logged))
-                return true;
-        } catch (const std::system_error&) {
-            return false; // not reached: try_connect throws only without reconnect
-        }
-        logged = true;
-        if (d_aborted.load())
-            return false;
-        pollfd pfd{ d_abort.get(), POLLIN, 0 };
-        ::poll(&pfd, 1, int(delay.count()));
-        if (d_aborted.load())
-            return false;
-        delay = std::min(delay * 2, d_settings.reconnect_max);
-    }
+    // Back-pressure: the batch waits for the connector's next connection.
+    std::unique_lock<std::mutex> lock(d_link_mutex);
+    d_link_changed.wait(lock, [this] { return d_ready || d_aborted.load(); });
+    if (!d_ready)
+        return false; // aborted
+    d_link = std::move(d_ready);
+    return true;
 }
 
 void connected_writer::lose(int err)
@@ -125,6 +160,8 @@ void connected_writer::lose(int err)
     d_connected.store(false);
     std::lock_guard<std::mutex> lock(d_link_mutex);
     d_link.reset();
+    d_wanted = d_settings.reconnect; // the connector starts again
+    d_link_changed.notify_all();
 }
 
 bool connected_writer::write_all(iovec* iov,

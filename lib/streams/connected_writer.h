@@ -12,10 +12,12 @@
 #include "packet_writer.h"
 #include "transport/file_descriptor.h"
 #include <gnuradio/logger.h>
+#include <condition_variable>
 #include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace gr {
@@ -37,11 +39,14 @@ struct writer_settings {
  * Writes a batch back to back (spead2's framing), waiting while the connection is
  * full (back-pressure: send_waits, send_wait_us) rather than failing. A failed
  * connection fails the batch from the packet it cut (connections_lost, logged once
- * with cause and fix); then, with reconnect, the next batch waits for a new
- * connection, trying with a back-off doubling from reconnect_min to reconnect_max;
- * without, every later batch fails at once. abort() (the stream is being destroyed)
- * ends a connection attempt or a back-off at once, and a wait for room after 2 s
- * without progress.
+ * with cause and fix); without reconnect, every later batch fails at once.
+ *
+ * With reconnect, a connector thread of the writer's own connects from the start
+ * (connect_first()) and again after every loss, in the background, with a back-off
+ * doubling from reconnect_min to reconnect_max; is_connected() tells a producer
+ * when heaps can go, and a batch that finds no connection waits for the next one.
+ * abort() (the stream is being destroyed) ends a connection attempt, a back-off or
+ * a wait for a connection at once, and a wait for room after 2 s without progress.
  */
 class SPEAD_API connected_writer : public send::packet_writer
 {
@@ -50,7 +55,7 @@ public:
     ~connected_writer() override;
 
     /*! The first connection, once the stream counts (from the stream's constructor);
-     * with reconnect on, nothing: the writer thread connects at the first heap.
+     * with reconnect on, starts the connector thread, which connects in the background.
      * \throws std::system_error when it fails and reconnect is off */
     void connect_first();
     /*! Cuts every wait short (any thread). */
@@ -64,9 +69,13 @@ public:
     std::size_t granted_buffer() const;
 
 private:
-    /*! Tries to connect once; false (counted, logged) on failure. */
-    bool try_connect(bool log_failure);
-    /*! Connects, reconnecting as configured; false when the stream must fail. */
+    /*! Tries to connect once; nullptr (counted, logged) on failure.
+     * \throws std::system_error on failure when reconnect is off */
+    std::unique_ptr<outgoing> try_connect(bool log_failure);
+    /*! The connector thread: connects whenever asked to, with back-off, until abort. */
+    void connector_loop();
+    /*! Makes sure there is a connection, waiting for the connector's next one with
+     * reconnect; false when the stream must fail. */
     bool ensure_connected();
     /*! Writes every byte of \p iov; false on failure (the connection is dropped). */
     bool
@@ -80,8 +89,13 @@ private:
 
     std::unique_ptr<dialer> d_dialer;
     writer_settings d_settings;
-    std::unique_ptr<outgoing> d_link;
-    mutable std::mutex d_link_mutex; //!< d_link's replacement vs granted_buffer()
+    std::unique_ptr<outgoing> d_link; //!< the writer thread's connection
+    /*! Guards d_link's replacement (vs granted_buffer()), d_ready and d_wanted. */
+    mutable std::mutex d_link_mutex;
+    std::condition_variable d_link_changed;
+    std::unique_ptr<outgoing> d_ready; //!< made by the connector, not yet taken
+    bool d_wanted = false;             //!< the connector should connect
+    std::thread d_connector;           //!< with reconnect only
     std::atomic<bool> d_connected{ false };
     std::atomic<bool> d_aborted{ false };
     bool d_ever_connected = false;

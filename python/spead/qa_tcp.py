@@ -165,11 +165,6 @@ class qa_tcp(qa.FlowgraphTestCase):
         self.assertLess(time.monotonic() - start, 20)
         self.assertEqual(tx.stats()["heaps"], 0)
 
-    # Known bug (issue 26): tcp-core's final writer connects a reconnecting link only
-    # when a heap is queued, while the sink's work() waits for the link before it
-    # queues any: no attempt is made (connect_failures stays 0). Letting work() queue
-    # instead makes tb.stop() hang in the sink's close. Passed on branch tcp-faces.
-    @unittest.expectedFailure
     def test_a_reconnecting_sink_waits_for_its_receiver_and_stops_promptly(self):
         port = free_tcp_port()  # nobody listens yet
         src = blocks.vector_source_c([0j] * 4096, True, 1, qa.packet_tags([4096]))
@@ -178,11 +173,39 @@ class qa_tcp(qa.FlowgraphTestCase):
         self.tb.connect(src, tx)
         self.tb.start()
         time.sleep(1.5)  # attempts fail and back off; work() waits, nothing is lost
-        self.assertLess(qa.stop_and_wait(self.tb, timeout=15), 15)
         stats = tx.stats()
         self.assertGreater(stats["connect_failures"], 0, stats)
         self.assertEqual(stats["connections_established"], 0)
+        self.assertEqual(stats["heaps"], 0)
+        # the receiver comes up: the sink connects in the background and sends
+        tb_rx = gr.top_block()
+        rx = spead.source(transport="tcp", endpoints=f"127.0.0.1:{port}")
+        tb_rx.connect(rx, blocks.null_sink(gr.sizeof_gr_complex))
+        tb_rx.start()
+        try:
+            deadline = time.monotonic() + 20  # 4 x the back-off's 5 s ceiling
+            while time.monotonic() < deadline and rx.stats().get("heaps", 0) < 3:
+                time.sleep(0.05)
+            self.assertEqual(tx.stats()["connections_established"], 1, tx.stats())
+            self.assertGreaterEqual(rx.stats()["heaps"], 3, rx.stats())
+            self.assertLess(qa.stop_and_wait(self.tb, timeout=15), 15)
+        finally:
+            tb_rx.stop()
+            tb_rx.wait()
+        self.assertEqual(tx.stats()["heaps_failed"], 0, tx.stats())
 
+    def test_a_reconnecting_sink_stops_promptly_while_its_receiver_is_absent(self):
+        port = free_tcp_port()  # nobody listens, ever
+        src = blocks.vector_source_c([0j] * 4096, True, 1, qa.packet_tags([4096]))
+        tx = spead.sink(transport="tcp", endpoints=f"127.0.0.1:{port}", reconnect=True,
+                        connect_timeout=1.0)
+        self.tb.connect(src, tx)
+        self.tb.start()
+        time.sleep(1.0)
+        self.assertLess(qa.stop_and_wait(self.tb, timeout=15), 15)
+        stats = tx.stats()
+        self.assertGreater(stats["connect_failures"], 1, stats)  # kept trying (0.1 s, 0.2 s...)
+        self.assertEqual(stats["heaps"] + stats["heaps_failed"], 0, stats)
 
 if __name__ == "__main__":
     gr_unittest.run(qa_tcp)

@@ -195,6 +195,30 @@ TEST(TcpFailures, SenderReconnectsWithBackOff)
     EXPECT_EQ(tx.get_stats()[send_stat::connections_established], 2u);
 }
 
+TEST(TcpFailures, ReconnectingSenderConnectsInTheBackgroundBeforeAnyHeap)
+{
+    // A producer (spead.sink's work()) waits on is_connected() before it queues: the
+    // connection must come up without a heap queued, once the receiver is there.
+    const unsigned short port = closed_port();
+    boost::asio::io_context io;
+    send::tcp_stream tx(io,
+                        send::stream_config(),
+                        to(port).set_reconnect(true).set_reconnect_backoff(20ms, 100ms));
+    std::this_thread::sleep_for(300ms); // nobody listens: attempts fail and back off
+    EXPECT_FALSE(tx.is_connected());
+    EXPECT_GT(tx.get_stats()[send_stat::connect_failures], 1u);
+    recv::stream rs;
+    rs.emplace_reader<recv::tcp_reader>(
+        recv::tcp_config().set_endpoint(boost::asio::ip::tcp::endpoint(
+            boost::asio::ip::make_address("127.0.0.1"), port)));
+    EXPECT_TRUE(eventually([&] { return tx.is_connected(); }));
+    EXPECT_EQ(tx.get_stats()[send_stat::connections_established], 1u);
+    tx.send_heap(pattern_heap(7, 1000).h, 7);
+    recv::heap h;
+    ASSERT_EQ(rs.pop(h, 5s), recv::stream::pop_result::heap);
+    EXPECT_TRUE(has_pattern(h, 7, 1000));
+}
+
 TEST(TcpFailures, AllowedPeersRefusesOthersCountedAndLoggedOnce)
 {
     auto& log = *capture_sink::instance();
