@@ -8,6 +8,7 @@
 #include "device_context.h"
 #include "log.h"
 #include "queue_pair.h"
+#include "rc_queue_pair.h"
 #include "verbs_lifecycle.h"
 #include "work_queue.h"
 
@@ -104,6 +105,8 @@ void completion_queue::take_locked(ibv_wc& completion)
     // Polling is what frees the work queue slots (the NIC's consumer index moves).
     if (entry.wq != nullptr)
         completion.wr_id = entry.wq->wr_id_of_next_completion();
+    else if (entry.rc_qp != nullptr)
+        entry.rc_qp->release_slots_through(entry.is_send, entry.work_queue_index);
     else if (entry.is_send)
         entry.qp->release_send_slots_through(entry.work_queue_index);
     else
@@ -153,6 +156,11 @@ void completion_queue::remove_entries_of(const queue_pair* qp)
 void completion_queue::remove_entries_of(const work_queue* wq)
 {
     remove_entries_if([wq](const completion_entry& entry) { return entry.wq == wq; });
+}
+
+void completion_queue::remove_entries_of(const rc_queue_pair* qp)
+{
+    remove_entries_if([qp](const completion_entry& entry) { return entry.rc_qp == qp; });
 }
 
 void completion_queue::remove_entries_if(

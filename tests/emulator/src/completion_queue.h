@@ -21,6 +21,7 @@ namespace spead_emu {
 class completion_channel;
 class device_context;
 class queue_pair;
+class rc_queue_pair;
 class work_queue;
 
 // A completion and the work-queue slot it frees when the application polls it (a send
@@ -33,6 +34,7 @@ struct completion_entry {
     bool is_send;
     uint64_t work_queue_index;
     work_queue* wq = nullptr;
+    rc_queue_pair* rc_qp = nullptr; // set instead of qp for an RC QP's completions
 };
 
 class completion_queue
@@ -76,6 +78,7 @@ public:
     void remove_entries_of(const queue_pair* qp);
     // Forget the completions of a WQ leaving RESET (what mlx5's provider does).
     void remove_entries_of(const work_queue* wq);
+    void remove_entries_of(const rc_queue_pair* qp);
 
     void count_completion_event_read() { m_completion_events_read++; }
     void count_async_event_read() { m_async_events_read++; }

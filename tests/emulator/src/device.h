@@ -33,6 +33,9 @@ struct device_limits {
     static constexpr int max_mr = 1 << 24;
     static constexpr int max_pd = 1 << 24;
     static constexpr int max_inline_data = 512;
+    static constexpr int max_rd_atomic = 16;
+    // The port's max_msg_sz: the largest RC message (an RC QP refuses larger ones).
+    static constexpr uint32_t max_message_size = 1u << 30;
     static constexpr int max_comp_vectors = 64;
 };
 

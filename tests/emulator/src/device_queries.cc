@@ -3,7 +3,8 @@
  */
 // ibv_query_device, ibv_query_device_ex and ibv_query_port: what the emulated NIC
 // advertises. Capabilities say what it models (raw packet QPs, managed flow steering,
-// IP checksum offload) and nothing more (no TSO, RSS, pacing, MPRQ, timestamps).
+// IP checksum offload, RC queue pairs with RNR NAKs) and nothing more (no TSO, RSS,
+// pacing, MPRQ, timestamps, RDMA read, atomics).
 #include "device.h"
 #include "device_context.h"
 
@@ -22,7 +23,7 @@ namespace {
 
 unsigned device_capabilities()
 {
-    unsigned flags = IBV_DEVICE_MANAGED_FLOW_STEERING;
+    unsigned flags = IBV_DEVICE_MANAGED_FLOW_STEERING | IBV_DEVICE_RC_RNR_NAK_GEN;
     if (features().ip_checksum_offload)
         flags |= IBV_DEVICE_RAW_IP_CSUM;
     return flags;
@@ -47,6 +48,11 @@ ibv_device_attr device_attributes(device_context& context)
     attr.max_mr = device_limits::max_mr;
     attr.max_pd = device_limits::max_pd;
     attr.atomic_cap = IBV_ATOMIC_NONE;
+    // RC QPs accept the RDMA read/atomic depths applications set, though neither
+    // operation is modelled (ConnectX-5's values).
+    attr.max_qp_rd_atom = device_limits::max_rd_atomic;
+    attr.max_qp_init_rd_atom = device_limits::max_rd_atomic;
+    attr.max_res_rd_atom = device_limits::max_rd_atomic * device_limits::max_qp;
     attr.max_raw_ethy_qp = device_limits::max_qp;
     attr.max_pkeys = 1;
     attr.phys_port_cnt = 1;
@@ -110,7 +116,7 @@ int query_port(ibv_context* context, uint8_t port, ibv_port_attr* attr, size_t s
     full.active_mtu = ib_mtu_for(netdev->mtu);
     full.gid_tbl_len = 256;
     full.port_cap_flags = IBV_PORT_CM_SUP | IBV_PORT_IP_BASED_GIDS;
-    full.max_msg_sz = 1u << 30;
+    full.max_msg_sz = device_limits::max_message_size;
     full.pkey_tbl_len = 1;
     full.max_vl_num = 1;
     full.active_width = 2;             // 4x

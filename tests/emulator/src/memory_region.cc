@@ -215,6 +215,23 @@ ibv_wc_status memory_region_table::scatter(const protection_domain& pd,
     return IBV_WC_SUCCESS;
 }
 
+bool memory_region_table::write_remote(const protection_domain& pd,
+                                       uint32_t rkey,
+                                       uint64_t address,
+                                       const uint8_t* bytes,
+                                       uint32_t length) const
+{
+    std::shared_lock<std::shared_mutex> lock(m_mutex);
+    const memory_region* region = find(pd, rkey); // rkeys are the lkeys
+    if (region == nullptr || !region->allows(IBV_ACCESS_REMOTE_WRITE))
+        return false;
+    uint8_t* destination = region->translate(address, length, true);
+    if (destination == nullptr)
+        return false;
+    memcpy(destination, bytes, length);
+    return true;
+}
+
 } // namespace spead_emu
 
 using spead_emu::memory_region;

@@ -38,6 +38,8 @@ public:
     // The host address of [iova, iova + length) if it lies inside the region and the
     // access is allowed, else nullptr: what the NIC's memory translation checks.
     uint8_t* translate(uint64_t iova, uint32_t length, bool for_write) const;
+    // Whether the region was registered with every flag of \p access.
+    bool allows(unsigned access) const { return (m_access & access) == access; }
 
 private:
     object_shell<ibv_mr, memory_region> m_shell{ this };
@@ -72,6 +74,15 @@ public:
                           size_t count,
                           const uint8_t* frame,
                           size_t length) const;
+
+    // An RC responder's RDMA write of \p length bytes to \p address through \p rkey:
+    // false, writing nothing, unless the rkey names a region of \p pd registered with
+    // IBV_ACCESS_REMOTE_WRITE that holds the whole range.
+    bool write_remote(const protection_domain& pd,
+                      uint32_t rkey,
+                      uint64_t address,
+                      const uint8_t* bytes,
+                      uint32_t length) const;
 
 private:
     const memory_region* find(const protection_domain& pd, uint32_t lkey) const;

@@ -13,6 +13,7 @@
 #include "netdev.h"
 #include "nic_thread.h"
 #include "protection_domain.h"
+#include "rc_queue_pair.h"
 #include "steering_flow.h"
 #include "verbs_lifecycle.h"
 #include "work_queue.h"
@@ -106,8 +107,8 @@ device_context& queue_pair::context() { return m_pd.context(); }
 ibv_qp* queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
 {
     if (attr.qp_type != IBV_QPT_RAW_PACKET)
-        fail_unemulated("ibv_create_qp with qp_type %d (only IBV_QPT_RAW_PACKET QPs are "
-                        "emulated)",
+        fail_unemulated("ibv_create_qp with qp_type %d (only IBV_QPT_RAW_PACKET and "
+                        "IBV_QPT_RC QPs are emulated)",
                         attr.qp_type);
     if (attr.srq != nullptr)
         fail_unemulated("shared receive queues (ibv_qp_init_attr.srq)");
@@ -728,13 +729,19 @@ void queue_pair::complete_locked(completion_queue& cq, completion_entry& entry)
 
 namespace operations {
 
+// RC QPs are a peer of the raw-packet ones behind the same verbs: one test per call
+// (per batch of WRs) picks the object.
 int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr)
 {
+    if (qp->qp_type == IBV_QPT_RC)
+        return rc_queue_pair::from(qp)->post_send(wr, bad_wr);
     return queue_pair::from(qp)->post_send(wr, bad_wr);
 }
 
 int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
 {
+    if (qp->qp_type == IBV_QPT_RC)
+        return rc_queue_pair::from(qp)->post_receive(wr, bad_wr);
     return queue_pair::from(qp)->post_receive(wr, bad_wr);
 }
 
@@ -757,6 +764,7 @@ int modify_qp_rate_limit(ibv_qp*, ibv_qp_rate_limit_attr*)
 
 using spead_emu::protection_domain;
 using spead_emu::queue_pair;
+using spead_emu::rc_queue_pair;
 
 extern "C" {
 
@@ -764,11 +772,18 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* qp_init_attr)
 {
     protection_domain* domain =
         spead_emu::owner_given<protection_domain>(pd, qp_init_attr);
-    return domain == nullptr ? nullptr : queue_pair::create(*domain, *qp_init_attr);
+    if (domain == nullptr)
+        return nullptr;
+    if (qp_init_attr->qp_type == IBV_QPT_RC)
+        return rc_queue_pair::create(*domain, *qp_init_attr);
+    return queue_pair::create(*domain, *qp_init_attr);
 }
 
 int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask)
 {
+    if (qp != nullptr && qp->qp_type == IBV_QPT_RC)
+        return attr == nullptr ? EINVAL
+                               : rc_queue_pair::from(qp)->modify(*attr, attr_mask);
     queue_pair* emulated = queue_pair::from(qp);
     return emulated == nullptr || attr == nullptr ? EINVAL
                                                   : emulated->modify(*attr, attr_mask);
@@ -779,10 +794,11 @@ int ibv_query_qp(ibv_qp* qp,
                  int attr_mask,
                  ibv_qp_init_attr* init_attr)
 {
-    queue_pair* emulated = queue_pair::from(qp);
-    if (emulated == nullptr || attr == nullptr || init_attr == nullptr)
+    if (qp == nullptr || attr == nullptr || init_attr == nullptr)
         return EINVAL;
-    const int status = emulated->query(*attr, *init_attr);
+    const int status = qp->qp_type == IBV_QPT_RC
+                           ? rc_queue_pair::from(qp)->query(*attr, *init_attr)
+                           : queue_pair::from(qp)->query(*attr, *init_attr);
     // As rdma-core: a query refreshes the state the application sees in qp->state
     // (which an error completion changed behind its back).
     if (status == 0 && (attr_mask & IBV_QP_STATE))
@@ -792,6 +808,8 @@ int ibv_query_qp(ibv_qp* qp,
 
 int ibv_destroy_qp(ibv_qp* qp)
 {
+    if (qp != nullptr && qp->qp_type == IBV_QPT_RC)
+        return rc_queue_pair::from(qp)->destroy();
     queue_pair* emulated = queue_pair::from(qp);
     return emulated == nullptr ? EINVAL : emulated->destroy();
 }
