@@ -211,6 +211,13 @@ void source_impl::open_stream()
                            d_plan.tcp.get_allowed_peers().empty()
                                ? std::string()
                                : ", from " + d_plan.tcp.get_allowed_peers());
+        } else if (kind == transport_kind::rdma) {
+            stream->emplace_reader<recv::rdma_reader>(d_plan.rdma);
+            bound.push_back("verbs://" + d_plan.rdma.get_host() + ":" +
+                            std::to_string(d_plan.rdma.get_port()));
+            d_logger->info("listening for RDMA connections on {} (at most {} at once)",
+                           bound.back(),
+                           d_plan.rdma.get_max_connections());
         } else {
             stream->emplace_reader<recv::pcap_reader>(d_plan.capture_file,
                                                       d_plan.capture_port);

@@ -13,6 +13,7 @@
 #include "mapping/stream_to_heap.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/send_rdma.h>
 #include <gnuradio/spead/send_stream.h>
 #include <gnuradio/spead/send_tcp.h>
 #include <gnuradio/spead/send_udp.h>
@@ -75,6 +76,8 @@ struct sink_plan {
     send::udp_ibv_config ibv; //!< ibverbs
     /*! tcp: one connection per endpoint (substream), and what to do when lost. */
     std::vector<send::tcp_config> tcp;
+    /*! rdma: one connection per endpoint (substream), and what to do when lost. */
+    std::vector<send::rdma_config> rdma;
     std::string capture_file; //!< pcap
     send::stream_config stream;
     bool continuous = false;       //!< input_mode "continuous"
