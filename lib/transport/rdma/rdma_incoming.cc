@@ -26,6 +26,9 @@ constexpr std::chrono::milliseconds keepalive_period{ 1000 };
 /*! Credit writes in flight at most (each signalled, reaped in receive()). */
 constexpr std::size_t max_credit_writes = 16;
 constexpr std::uint64_t credit_wr_id = ~std::uint64_t(0);
+/*! How long a flushed receive waits for the CM's DISCONNECTED before it counts as a
+ * lost connection rather than a closed one. */
+constexpr std::chrono::milliseconds disconnect_wait{ 200 };
 constexpr int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 
 int wc_errno(ibv_wc_status status)
@@ -147,17 +150,20 @@ std::ptrdiff_t incoming::receive(recv::packet_view* packets, std::size_t n)
             return polled;
         for (int i = 0; i < polled; i++) {
             const ibv_wc& w = wc[i];
-            if (w.wr_id == credit_wr_id) {
+            const bool credit = w.wr_id == credit_wr_id;
+            if (credit)
                 d_writes_outstanding--;
-                if (w.status != IBV_WC_SUCCESS)
-                    return -wc_errno(w.status);
-                continue;
-            }
             if (w.status != IBV_WC_SUCCESS) {
-                if (w.status == IBV_WC_WR_FLUSH_ERR && d_peer_gone)
+                // A receive flushed, or a credit write cut, by the peer's disconnect
+                // is a clean close; otherwise the connection was lost.
+                if ((credit || w.status == IBV_WC_WR_FLUSH_ERR) &&
+                    (d_peer_gone ||
+                     (d_peer_gone = d_queue->wait_peer_gone(disconnect_wait))))
                     return got ? std::ptrdiff_t(got) : 0; // closed after its last message
                 return -wc_errno(w.status);
             }
+            if (credit)
+                continue;
             if (w.opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
                 const std::uint32_t offset = ntohl(w.imm_data);
                 if (!d_ring || !d_tracker.arrived(offset, w.byte_len))

@@ -79,6 +79,9 @@ public:
     int poll(ibv_wc* wc, int n);
     /*! The CM events that arrived: true once DISCONNECTED (or another end) came. */
     bool peer_gone();
+    /*! peer_gone(), waiting up to \p timeout for the CM's event (a flushed QP may
+     * show before its DISCONNECTED). */
+    bool wait_peer_gone(std::chrono::milliseconds timeout);
     /*! The keepalive timer fired (and is re-armed for \p period). */
     bool timer_fired();
     void start_timer(std::chrono::milliseconds period);

@@ -11,6 +11,7 @@
 #include "rdma_link.h"
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
 #include <cerrno>
@@ -188,6 +189,20 @@ bool queue::peer_gone()
         rdma_ack_cm_event(event);
     }
     return d_gone;
+}
+
+bool queue::wait_peer_gone(std::chrono::milliseconds timeout)
+{
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    while (!peer_gone()) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            until - std::chrono::steady_clock::now());
+        if (left.count() <= 0)
+            return false;
+        pollfd pfd{ d_channel->fd, POLLIN, 0 };
+        ::poll(&pfd, 1, int(left.count()));
+    }
+    return true;
 }
 
 void queue::start_timer(std::chrono::milliseconds period)

@@ -149,13 +149,15 @@ public:
         });
     }
 
-    /*! add_rdma_reader: one sender, whose disconnection ends the stream. */
+    /*! add_rdma_reader: up to max_connections senders; the stream ends when the
+     * last one has disconnected. */
     void add_rdma_reader(const std::string& endpoint,
                          std::size_t max_size,
                          const std::string& interface,
                          std::size_t rdma_connections,
                          std::size_t rdma_depth,
-                         std::size_t recv_depth)
+                         std::size_t recv_depth,
+                         std::size_t max_connections)
     {
         recv::rdma_config config;
         config.set_endpoint(endpoint);
@@ -165,7 +167,7 @@ public:
         config.set_rdma_connections(rdma_connections);
         config.set_rdma_depth(rdma_depth);
         config.set_recv_depth(recv_depth);
-        config.set_max_connections(1);
+        config.set_max_connections(max_connections);
         config.set_keep_listening(false);
         translating_os_errors([&] {
             d_stream->emplace_reader<recv::rdma_reader>(config);

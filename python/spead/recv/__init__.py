@@ -490,11 +490,13 @@ class Stream(_recv._Stream):
         rdma_cm; docs/links.md), as add_tcp_reader does for TCP:
         add_rdma_reader(port, max_size=DEFAULT_RDMA_MAX_SIZE, bind_hostname='',
                         interface_address='', rdma_connections=DEFAULT_RDMA_CONNECTIONS,
-                        rdma_depth=DEFAULT_RDMA_DEPTH, recv_depth=DEFAULT_RDMA_RECV_DEPTH)
-        port may also be a URI, 'verbs://ADDR:PORT' or 'verbs://:PORT'. The stream
-        ends when the sender disconnects."""
+                        rdma_depth=DEFAULT_RDMA_DEPTH, recv_depth=DEFAULT_RDMA_RECV_DEPTH,
+                        max_connections=1)
+        port may also be a URI, 'verbs://ADDR:PORT' or 'verbs://:PORT'. Up to
+        max_connections senders at once (fan-in; give each its own cnt sequence); the
+        stream ends when the last has disconnected."""
         names = ("port", "max_size", "bind_hostname", "interface_address",
-                 "rdma_connections", "rdma_depth", "recv_depth")
+                 "rdma_connections", "rdma_depth", "recv_depth", "max_connections")
         values = bind_arguments("add_rdma_reader", names, args, kwargs)
         port = values.get("port")
         if isinstance(port, str):
@@ -513,7 +515,8 @@ class Stream(_recv._Stream):
                      values.get("rdma_connections", self.DEFAULT_RDMA_CONNECTIONS)),
             unsigned("rdma_depth", values.get("rdma_depth", self.DEFAULT_RDMA_DEPTH)),
             unsigned("recv_depth",
-                     values.get("recv_depth", self.DEFAULT_RDMA_RECV_DEPTH)))
+                     values.get("recv_depth", self.DEFAULT_RDMA_RECV_DEPTH)),
+            _check_count("max_connections", values.get("max_connections", 1)))
 
     def add_buffer_reader(self, *args, **kwargs):
         raise NotImplementedError("add_buffer_reader: not supported by gr-spead; write "
