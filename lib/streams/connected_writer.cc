@@ -164,6 +164,30 @@ void connected_writer::lose(int err)
     d_link_changed.notify_all();
 }
 
+bool connected_writer::wait_for_room(short events,
+                                     int timeout_ms,
+                                     steady::time_point last_progress,
+                                     boost::system::error_code& ec)
+{
+    const auto start = steady::now();
+    pollfd fds[2] = { { d_link->fd(), events, 0 }, { d_abort.get(), POLLIN, 0 } };
+    ::poll(fds, d_aborted.load() ? 1 : 2, timeout_ms);
+    count(send_stat::send_wait_us,
+          std::uint64_t(
+              std::chrono::duration_cast<std::chrono::microseconds>(steady::now() - start)
+                  .count()));
+    if (!d_aborted.load() || steady::now() - last_progress <= abort_grace)
+        return true;
+    ec = boost::asio::error::operation_aborted;
+    d_logger.error("the stream was destroyed while {} took no data for 2 s: the rest "
+                   "of the queue is dropped",
+                   d_dialer->describe());
+    d_connected.store(false);
+    std::lock_guard<std::mutex> lock(d_link_mutex);
+    d_link.reset();
+    return false;
+}
+
 bool connected_writer::write_all(iovec* iov,
                                  int n,
                                  std::size_t& written,
@@ -192,24 +216,8 @@ bool connected_writer::write_all(iovec* iov,
         if (r == -EAGAIN) {
             // The receiver is slower than us: wait for room (back-pressure).
             count(send_stat::send_waits, 1);
-            const auto start = steady::now();
-            pollfd fds[2] = { { d_link->fd(), POLLOUT, 0 },
-                              { d_abort.get(), POLLIN, 0 } };
-            ::poll(fds, d_aborted.load() ? 1 : 2, 100);
-            count(send_stat::send_wait_us,
-                  std::uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
-                                    steady::now() - start)
-                                    .count()));
-            if (d_aborted.load() && steady::now() - last_progress > abort_grace) {
-                ec = boost::asio::error::operation_aborted;
-                d_logger.error("the stream was destroyed while {} accepted no data for "
-                               "2 s: the rest of the queue is dropped",
-                               d_dialer->describe());
-                d_connected.store(false);
-                std::lock_guard<std::mutex> lock(d_link_mutex);
-                d_link.reset();
+            if (!wait_for_room(POLLOUT, 100, last_progress, ec))
                 return false;
-            }
             continue;
         }
         const int err = int(-r);
@@ -278,23 +286,8 @@ std::size_t connected_writer::write_messages(message_outgoing& m,
         if (!waiting)
             count(send_stat::send_waits, 1);
         waiting = true;
-        const auto start = steady::now();
-        pollfd fds[2] = { { d_link->fd(), POLLIN, 0 }, { d_abort.get(), POLLIN, 0 } };
-        ::poll(fds, d_aborted.load() ? 1 : 2, m.wait_hint_ms());
-        count(send_stat::send_wait_us,
-              std::uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
-                                steady::now() - start)
-                                .count()));
-        if (d_aborted.load() && steady::now() - last_progress > abort_grace) {
-            ec = boost::asio::error::operation_aborted;
-            d_logger.error("the stream was destroyed while {} granted no room for 2 s: "
-                           "the rest of the queue is dropped",
-                           d_dialer->describe());
-            d_connected.store(false);
-            std::lock_guard<std::mutex> lock(d_link_mutex);
-            d_link.reset();
+        if (!wait_for_room(POLLIN, m.wait_hint_ms(), last_progress, ec))
             return done;
-        }
     }
     return n;
 }

@@ -48,13 +48,6 @@ std::string checked_interface(const std::string& address_or_name)
     return address_or_name;
 }
 
-/*! A GR_SPEAD_RDMA_* variable that is set and not empty, or nullptr. */
-const char* variable(const char* name)
-{
-    const char* value = std::getenv(name);
-    return value && *value ? value : nullptr;
-}
-
 std::size_t unsigned_variable(const char* name, const char* text)
 {
     char* end = nullptr;
@@ -67,10 +60,22 @@ std::size_t unsigned_variable(const char* name, const char* text)
     return std::size_t(v);
 }
 
-gr::logger& environment_logger()
+/*! Applies GR_SPEAD_RDMA_<name> when it is set and not empty (logged): \p set gets
+ * its text, \p number its value as a non-negative integer. */
+template <typename Set>
+void override_text(const char* name, Set&& set)
 {
+    const char* value = std::getenv(name);
+    if (!value || !*value)
+        return;
+    set(value);
     static gr::logger logger("spead rdma environment");
-    return logger;
+    logger.info("{}={}: overrides the configuration", name, value);
+}
+template <typename Set>
+void override_number(const char* name, Set&& set)
+{
+    override_text(name, [&](const char* v) { set(unsigned_variable(name, v)); });
 }
 } // namespace
 
@@ -176,18 +181,12 @@ void validate(const rdma_config& config)
 
 rdma_config with_environment(rdma_config config)
 {
-    if (const char* v = variable("GR_SPEAD_RDMA_INTERFACE")) {
-        config.set_interface(v);
-        environment_logger().info("GR_SPEAD_RDMA_INTERFACE={}: listening on it", v);
-    }
-    if (const char* v = variable("GR_SPEAD_RDMA_CONNECTIONS")) {
-        config.set_rdma_connections(unsigned_variable("GR_SPEAD_RDMA_CONNECTIONS", v));
-        environment_logger().info("GR_SPEAD_RDMA_CONNECTIONS={}: rdma_connections", v);
-    }
-    if (const char* v = variable("GR_SPEAD_RDMA_DEPTH")) {
-        config.set_rdma_depth(unsigned_variable("GR_SPEAD_RDMA_DEPTH", v));
-        environment_logger().info("GR_SPEAD_RDMA_DEPTH={}: rdma_depth", v);
-    }
+    override_text("GR_SPEAD_RDMA_INTERFACE",
+                  [&](const char* v) { config.set_interface(v); });
+    override_number("GR_SPEAD_RDMA_CONNECTIONS",
+                    [&](std::size_t n) { config.set_rdma_connections(n); });
+    override_number("GR_SPEAD_RDMA_DEPTH",
+                    [&](std::size_t n) { config.set_rdma_depth(n); });
     return config;
 }
 
@@ -249,14 +248,10 @@ rdma_config& rdma_config::set_reconnect_backoff(milliseconds min, milliseconds m
 
 rdma_config with_environment(rdma_config config)
 {
-    if (const char* v = variable("GR_SPEAD_RDMA_INTERFACE")) {
-        config.set_interface(v);
-        environment_logger().info("GR_SPEAD_RDMA_INTERFACE={}: connecting from it", v);
-    }
-    if (const char* v = variable("GR_SPEAD_RDMA_INLINE_BYTES")) {
-        config.set_inline_bytes(unsigned_variable("GR_SPEAD_RDMA_INLINE_BYTES", v));
-        environment_logger().info("GR_SPEAD_RDMA_INLINE_BYTES={}: inline_bytes", v);
-    }
+    override_text("GR_SPEAD_RDMA_INTERFACE",
+                  [&](const char* v) { config.set_interface(v); });
+    override_number("GR_SPEAD_RDMA_INLINE_BYTES",
+                    [&](std::size_t n) { config.set_inline_bytes(n); });
     return config;
 }
 

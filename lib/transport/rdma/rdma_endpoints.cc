@@ -20,12 +20,6 @@ namespace spead {
 namespace rdma {
 
 namespace {
-/*! RC retries: with rdma_cm's ack timeout this bounds dead-peer detection to about
- * a second or two (IBV_WC_RETRY_EXC_ERR). */
-constexpr std::uint8_t retry_count = 7;
-/*! A receiver keeps its credits, so RNR means a broken peer: fail, do not retry. */
-constexpr std::uint8_t rnr_retry_count = 0;
-
 sockaddr_in to_sockaddr(const boost::asio::ip::address_v4& a, std::uint16_t port)
 {
     sockaddr_in sin{};
@@ -161,13 +155,7 @@ std::unique_ptr<link::incoming> listener::accept(boost::asio::ip::address& peer)
                                          std::uint32_t(sizeof(released)));
         auto in =
             std::make_unique<incoming>(std::move(q), d_settings, ring, d_ring_users);
-        rdma_conn_param param{};
-        param.private_data = &in->grant();
-        param.private_data_len = sizeof(accept_data);
-        param.responder_resources = 1;
-        param.initiator_depth = 1;
-        param.retry_count = retry_count;
-        param.rnr_retry_count = rnr_retry_count;
+        rdma_conn_param param = conn_param(&in->grant(), sizeof(accept_data));
         if (rdma_accept(raw, &param) != 0)
             continue; // the peer went away meanwhile; `in` cleans up
         in->set_peer(wanted);
@@ -227,13 +215,7 @@ std::unique_ptr<link::outgoing> dialer::connect(std::chrono::milliseconds timeou
                                      std::uint32_t(d_inline_bytes));
     auto out = std::make_unique<outgoing>(std::move(q), d_max_packet_size, d_send_depth);
     const connect_data mine = out->advertise();
-    rdma_conn_param param{};
-    param.private_data = &mine;
-    param.private_data_len = sizeof(mine);
-    param.responder_resources = 1;
-    param.initiator_depth = 1;
-    param.retry_count = retry_count;
-    param.rnr_retry_count = rnr_retry_count;
+    rdma_conn_param param = conn_param(&mine, sizeof(mine));
     if (rdma_connect(raw, &param) != 0)
         fail(what + " (rdma_connect)", errno);
     accept_data grant{};

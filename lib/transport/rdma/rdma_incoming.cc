@@ -31,20 +31,6 @@ constexpr std::uint64_t credit_wr_id = ~std::uint64_t(0);
 constexpr std::chrono::milliseconds disconnect_wait{ 200 };
 constexpr int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 
-int wc_errno(ibv_wc_status status)
-{
-    switch (status) {
-    case IBV_WC_RETRY_EXC_ERR:
-        return ETIMEDOUT;
-    case IBV_WC_LOC_LEN_ERR:
-        return EMSGSIZE;
-    case IBV_WC_REM_ACCESS_ERR:
-    case IBV_WC_REM_INV_REQ_ERR:
-        return EPROTO;
-    default:
-        return ECONNRESET;
-    }
-}
 } // namespace
 
 incoming::incoming(std::unique_ptr<queue> q,

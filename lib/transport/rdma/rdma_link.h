@@ -34,6 +34,14 @@ struct SPEAD_API event_channel_deleter {
 };
 using event_channel_ptr = std::unique_ptr<rdma_event_channel, event_channel_deleter>;
 
+/*! The errno a failed completion stands for: RC retry exhaustion (the peer stopped
+ * answering) ETIMEDOUT, a message above the receive's size EMSGSIZE, a broken peer
+ * (remote access or RNR retries: its credits were wrong) EPROTO, else ECONNRESET. */
+SPEAD_API int wc_errno(ibv_wc_status status);
+
+/*! rdma_connect / rdma_accept's parameters: \p data as private data, RC retries. */
+SPEAD_API rdma_conn_param conn_param(const void* data, std::size_t size);
+
 /*! A non-blocking event channel. \throws std::system_error */
 SPEAD_API event_channel_ptr create_event_channel();
 

@@ -26,20 +26,6 @@ namespace {
 constexpr auto drain_time = std::chrono::seconds(2);
 constexpr int credit_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 
-int wc_errno(ibv_wc_status status)
-{
-    switch (status) {
-    case IBV_WC_RETRY_EXC_ERR:
-        return ETIMEDOUT; // the receiver stopped acknowledging (link down, host gone)
-    case IBV_WC_RNR_RETRY_EXC_ERR:
-        return ENOBUFS; // a receiver that broke its credits
-    case IBV_WC_REM_ACCESS_ERR:
-    case IBV_WC_REM_INV_REQ_ERR:
-        return EPROTO;
-    default:
-        return ECONNRESET;
-    }
-}
 } // namespace
 
 outgoing::outgoing(std::unique_ptr<queue> q,

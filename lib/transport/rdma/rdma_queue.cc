@@ -39,6 +39,36 @@ std::uint32_t port_max_message(ibv_context* context, std::uint8_t port)
 }
 } // namespace
 
+int wc_errno(ibv_wc_status status)
+{
+    switch (status) {
+    case IBV_WC_RETRY_EXC_ERR:
+        return ETIMEDOUT;
+    case IBV_WC_LOC_LEN_ERR:
+        return EMSGSIZE;
+    case IBV_WC_REM_ACCESS_ERR:
+    case IBV_WC_REM_INV_REQ_ERR:
+    case IBV_WC_RNR_RETRY_EXC_ERR:
+        return EPROTO;
+    default:
+        return ECONNRESET;
+    }
+}
+
+rdma_conn_param conn_param(const void* data, std::size_t size)
+{
+    // RC retries bound dead-peer detection to a second or two (rdma_cm's ack
+    // timeout); receivers keep their credits, so an RNR is a broken peer: no retry.
+    rdma_conn_param param{};
+    param.private_data = data;
+    param.private_data_len = std::uint8_t(size);
+    param.responder_resources = 1;
+    param.initiator_depth = 1;
+    param.retry_count = 7;
+    param.rnr_retry_count = 0;
+    return param;
+}
+
 event_channel_ptr create_event_channel()
 {
     errno = 0;
