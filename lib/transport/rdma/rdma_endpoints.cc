@@ -9,6 +9,7 @@
 // connection on its own event channel and queue.
 
 #include "rdma_link.h"
+#include <gnuradio/logger.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <system_error>
@@ -159,6 +160,19 @@ std::unique_ptr<link::incoming> listener::accept(boost::asio::ip::address& peer)
         if (rdma_accept(raw, &param) != 0)
             continue; // the peer went away meanwhile; `in` cleans up
         in->set_peer(wanted);
+        static gr::logger logger("spead rdma listener");
+        if (ring)
+            logger.info("{} uses the RDMA-write path: a ring of {} bytes, {} writes in "
+                        "flight, then SendRecv",
+                        peer.to_string(),
+                        in->grant().ring_size,
+                        in->grant().rdma_depth);
+        else
+            logger.info("{} uses SendRecv only ({} of rdma_connections {} use the "
+                        "ring)",
+                        peer.to_string(),
+                        *d_ring_users,
+                        d_settings.rdma_connections);
         return in;
     }
 }
