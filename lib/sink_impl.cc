@@ -75,7 +75,8 @@ sink::sptr sink::make(const std::string& transport,
                       std::size_t substreams,
                       std::uint64_t substream_item,
                       bool reconnect,
-                      double connect_timeout)
+                      double connect_timeout,
+                      std::size_t inline_bytes)
 {
     const sink_params p{ transport,
                          endpoints,
@@ -110,7 +111,8 @@ sink::sptr sink::make(const std::string& transport,
                          substreams,
                          substream_item,
                          reconnect,
-                         connect_timeout };
+                         connect_timeout,
+                         inline_bytes };
     return gnuradio::make_block_sptr<sink_impl>(p);
 }
 

@@ -78,7 +78,9 @@ source::sptr source::make(const std::string& transport,
                           std::uint64_t first_substream,
                           std::size_t max_connections,
                           const std::string& allowed_peers,
-                          bool keep_listening)
+                          bool keep_listening,
+                          std::size_t rdma_connections,
+                          std::size_t rdma_depth)
 {
     return gnuradio::make_block_sptr<source_impl>(source_params{ transport,
                                                                  endpoints,
@@ -112,7 +114,9 @@ source::sptr source::make(const std::string& transport,
                                                                  first_substream,
                                                                  max_connections,
                                                                  allowed_peers,
-                                                                 keep_listening });
+                                                                 keep_listening,
+                                                                 rdma_connections,
+                                                                 rdma_depth });
 }
 
 namespace {

@@ -265,6 +265,7 @@ void plan_rdma_connection(const sink_params& p, sink_plan& plan)
         link.set_connect_timeout(std::chrono::duration_cast<std::chrono::milliseconds>(
             std::chrono::duration<double>(p.connect_timeout)));
         link.set_reconnect(p.reconnect);
+        link.set_inline_bytes(p.inline_bytes);
         plan.rdma.push_back(link);
         begin = comma + 1;
     }

@@ -64,6 +64,7 @@ struct sink_params {
     std::uint64_t substream_item = 0;
     bool reconnect = false;
     double connect_timeout = 5.0;
+    std::size_t inline_bytes = 64; //!< rdma: inline size requested
 };
 
 /*! Inputs a continuous sink takes at most (one GNU Radio input each). */

@@ -242,8 +242,8 @@ void plan_listener(const source_params& p, source_plan& plan)
     plan.tcp.set_keep_listening(p.keep_listening);
 }
 
-/*! rdma: one listening verbs:// URI; the connection limits (rdma_connections and
- * rdma_depth from GR_SPEAD_RDMA_*). max_packet_size left at its default (9200, for
+/*! rdma: one listening verbs:// URI; the connection limits and the two paths
+ * (GR_SPEAD_RDMA_* override them). max_packet_size left at its default (9200, for
  * datagrams) becomes the rdma default, 1 MiB: RC needs no MTU-sized packets. */
 void plan_rdma_listener(const source_params& p, source_plan& plan)
 {
@@ -260,6 +260,8 @@ void plan_rdma_listener(const source_params& p, source_plan& plan)
     plan.rdma.set_max_connections(p.max_connections);
     plan.rdma.set_allowed_peers(p.allowed_peers);
     plan.rdma.set_keep_listening(p.keep_listening);
+    plan.rdma.set_rdma_connections(p.rdma_connections);
+    plan.rdma.set_rdma_depth(p.rdma_depth);
     recv::validate(recv::with_environment(plan.rdma));
 }
 

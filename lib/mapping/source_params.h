@@ -62,6 +62,8 @@ struct source_params {
     std::size_t max_connections = 1;
     std::string allowed_peers;
     bool keep_listening = false;
+    std::size_t rdma_connections = 4; //!< rdma: connections on the RDMA-write path
+    std::size_t rdma_depth = 8;       //!< rdma: writes in flight per such connection
 };
 
 /*! What a source runs with, settled once from its parameters. */

@@ -169,6 +169,10 @@ public:
      * \param keep_listening tcp: when a sender's connection ends (closed or lost),
      *        keep listening for new senders (true) or end the stream once no sender is
      *        connected (false, default, as spead2). See docs/links.md.
+     * \param rdma_connections rdma: connections that may use the RDMA-write path, 0
+     *        (SendRecv only) to 1024 (default 4); the others use SendRecv.
+     * \param rdma_depth rdma: RDMA writes in flight per such connection, 0 to 4096
+     *        (default 8; 0 needs rdma_connections 0); more go by SendRecv, in order.
      */
     static sptr make(const std::string& transport = "udp",
                      const std::string& endpoints = ":7148",
@@ -202,7 +206,9 @@ public:
                      std::uint64_t first_substream = 0,
                      std::size_t max_connections = 1,
                      const std::string& allowed_peers = "",
-                     bool keep_listening = false);
+                     bool keep_listening = false,
+                     std::size_t rdma_connections = 4,
+                     std::size_t rdma_depth = 8);
 
     /*!
      * \brief Every counter of the current run (or of the last one after stop()), by

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(14b74cdf21543fcc21ddaed99f385783)                     */
+/* BINDTOOL_HEADER_FILE_HASH(fe39dc8c5c456937628e694d847ab74c)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -73,6 +73,8 @@ void bind_source(py::module& m)
              py::arg("max_connections") = 1,
              py::arg("allowed_peers") = "",
              py::arg("keep_listening") = false,
+             py::arg("rdma_connections") = 4,
+             py::arg("rdma_depth") = 8,
              D(source, make))
 
 

@@ -160,7 +160,11 @@ Args:
         counted (connections_refused) and logged once per peer.
     keep_listening: tcp: when a sender's connection ends (closed or lost),
         keep listening for new senders (true) or end the stream once no sender is
-        connected (false, default, as spead2). See docs/links.md.)doc";
+        connected (false, default, as spead2). See docs/links.md.
+    rdma_connections: rdma: connections that may use the RDMA-write path, 0
+        (SendRecv only) to 1024 (default 4); the others use SendRecv.
+    rdma_depth: rdma: RDMA writes in flight per such connection, 0 to 4096
+        (default 8; 0 needs rdma_connections 0); more go by SendRecv, in order.)doc";
 
 static const char* __doc_gr_spead_source_stats = R"doc(Every counter of the current run (or of the last one after stop()), by
 name: the stream's counters (docs/statistics.md) and the block's
