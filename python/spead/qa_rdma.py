@@ -14,6 +14,7 @@ import spead_qa_support as qa
 from spead_qa_support import spead
 import gnuradio.spead.recv  # noqa: F401
 import gnuradio.spead.send  # noqa: F401
+import gnuradio.spead.send.asyncio  # noqa: F401
 
 
 class qa_rdma(qa.ApiTestCase):
@@ -50,6 +51,10 @@ class qa_rdma(qa.ApiTestCase):
             spead.send.RdmaStream(self.pool, [("no-such-host.invalid", 7150)])
         with self.assertRaisesRegex(ValueError, "inline_bytes: 5000"):
             spead.send.RdmaStream(self.pool, "verbs://127.0.0.1:7150", inline_bytes=5000)
+
+    def test_asyncio_stream_refuses_bad_endpoints(self):
+        with self.assertRaisesRegex(ValueError, "names no host"):
+            spead.send.asyncio.RdmaStream(self.pool, "verbs://:7150")
 
     def test_defaults_are_exposed(self):
         self.assertEqual(spead.recv.Stream.DEFAULT_RDMA_MAX_SIZE, 1 << 20)
