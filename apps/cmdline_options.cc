@@ -182,6 +182,8 @@ recv::rdma_config receiver_options::rdma_config(const std::string& endpoint) con
 {
     recv::rdma_config c;
     with_flag("SOURCE", [&] { c.set_endpoint(endpoint); });
+    if (ibv.bind)
+        with_flag("--bind", [&] { c.set_interface(*ibv.bind); });
     if (packet)
         with_flag("--packet", [&] { c.set_max_packet_size(*packet); });
     c.set_max_connections(1).set_keep_listening(false);

@@ -8,6 +8,7 @@
 // The rdma transport's configs: verbs:// URIs, validation naming the parameter, the
 // value and the fix, and the GR_SPEAD_RDMA_* environment overrides.
 
+#include "transport/rdma/rdma_link.h"
 #include "transport/rdma/rdma_uri.h"
 #include <gnuradio/spead/recv_rdma.h>
 #include <gnuradio/spead/send_rdma.h>
@@ -169,4 +170,17 @@ TEST(RdmaConfig, EnvironmentOverrides)
     // Unset: nothing changes.
     EXPECT_EQ(recv::with_environment(recv::rdma_config()).get_rdma_depth(),
               recv::rdma_config::default_rdma_depth);
+}
+
+TEST(RdmaConfig, MaxPacketSizeAboveTheDeviceLimitIsRefusedNamingBoth)
+{
+    EXPECT_NO_THROW(rdma::check_max_packet_size(1 << 20, 1u << 30));
+    try {
+        rdma::check_max_packet_size(std::size_t(1) << 30, 1u << 24);
+        ADD_FAILURE() << "accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_THAT(e.what(),
+                    HasSubstr("max_packet_size: 1073741824 bytes is above the "
+                              "device's max message size (16777216)"));
+    }
 }

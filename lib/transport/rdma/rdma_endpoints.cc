@@ -38,10 +38,9 @@ std::string describe_address(const boost::asio::ip::address_v4& a, std::uint16_t
 
 [[noreturn]] void fail(const std::string& what, int err)
 {
-    throw std::system_error(err,
-                            std::generic_category(),
-                            what + ": " + std::strerror(err) + "; " +
-                                link::connection_advice(err));
+    // what() appends ": <strerror>".
+    throw std::system_error(
+        err, std::generic_category(), what + " (" + link::connection_advice(err) + ")");
 }
 
 /*! Waits for the next CM event on \p channel: \p expected, or throws naming \p what. */
@@ -99,7 +98,11 @@ listener::listener(const boost::asio::ip::address_v4& address,
     : d_settings(settings), d_address(address), d_port(port)
 {
     check_max_packet_size(settings.max_packet_size,
-                          device_max_message(address, "endpoint", address.to_string()));
+                          device_max_message(address,
+                                             settings.address_parameter,
+                                             settings.address_shown.empty()
+                                                 ? address.to_string()
+                                                 : settings.address_shown));
     d_channel = create_event_channel();
     rdma_cm_id* id = nullptr;
     if (rdma_create_id(d_channel.get(), &id, nullptr, RDMA_PS_TCP) != 0)

@@ -133,6 +133,9 @@ struct listen_settings {
     std::size_t recv_depth = 0;
     std::size_t rdma_connections = 0;
     std::size_t rdma_depth = 0;
+    /*! For messages: the parameter that gave the address, and as it was written. */
+    std::string address_parameter = "endpoint";
+    std::string address_shown;
 };
 
 /*! An accepted connection: posted receives, maybe a ring, and credits back. */

@@ -66,6 +66,12 @@ rdma_reader::rdma_reader(stream& owner, const rdma_config& given) : reader(owner
     s.recv_depth = config.get_recv_depth();
     s.rdma_connections = config.get_rdma_connections();
     s.rdma_depth = config.get_rdma_depth();
+    if (config.get_host().empty() && !config.get_interface().empty()) {
+        s.address_parameter = "interface";
+        s.address_shown = config.get_interface();
+    } else {
+        s.address_shown = config.get_host();
+    }
     auto l =
         std::make_unique<rdma::listener>(listen_address(config), config.get_port(), s);
     d_impl = std::make_unique<impl>(*this, std::move(l), limits);
