@@ -12,7 +12,6 @@
 #include "rdma_link.h"
 #include <netinet/in.h>
 #include <system_error>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -109,9 +108,13 @@ std::ptrdiff_t outgoing::send(const iovec* pieces, int n, std::size_t size)
     if (size > d_max_packet_size)
         return -EMSGSIZE;
     // The receiver's latest counters (RDMA-written into our credit block).
+    // Each counter is read whole (the NIC writes them while we read): a torn read
+    // could make a counter look larger than the receiver released.
+    const auto* block = reinterpret_cast<const released*>(d_credit_block.get());
     released r;
-    std::atomic_thread_fence(std::memory_order_acquire);
-    std::memcpy(&r, d_credit_block.get(), sizeof(r));
+    r.messages = __atomic_load_n(&block->messages, __ATOMIC_ACQUIRE);
+    r.ring_bytes = __atomic_load_n(&block->ring_bytes, __ATOMIC_ACQUIRE);
+    r.ring_messages = __atomic_load_n(&block->ring_messages, __ATOMIC_ACQUIRE);
     if (!d_credits.update(r))
         return -EPROTO;
     const send_credits::choice c = d_credits.choose(size);
