@@ -17,8 +17,8 @@
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/recv_heap.h>
 #include <gnuradio/spead/recv_pcap.h>
-#include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/recv_rdma.h>
+#include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/recv_tcp.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/recv_udp_ibv.h>

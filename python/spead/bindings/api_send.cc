@@ -15,8 +15,8 @@
 
 #include "protocol/packetiser.h"
 #include <gnuradio/spead/send_heap.h>
-#include <gnuradio/spead/send_stream.h>
 #include <gnuradio/spead/send_rdma.h>
+#include <gnuradio/spead/send_stream.h>
 #include <gnuradio/spead/send_tcp.h>
 #include <gnuradio/spead/send_udp.h>
 #include <gnuradio/spead/send_udp_ibv.h>
