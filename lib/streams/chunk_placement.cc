@@ -76,7 +76,9 @@ void chunk_placement::decode_all(batch& b, const packet_view* packets, std::size
                           : 0;
 }
 
-bool chunk_placement::add_batch(const packet_view* packets, std::size_t n)
+bool chunk_placement::add_batch(const packet_view* packets,
+                                std::size_t n,
+                                std::size_t source)
 {
     thread_local batch b;
     b.headers.resize(n);
@@ -91,7 +93,7 @@ bool chunk_placement::add_batch(const packet_view* packets, std::size_t n)
 
     std::unique_lock<std::mutex> lock(d_core.mutex, std::defer_lock);
     d_profile.acquire(lock);
-    d_control.note_batch_locked(n);
+    d_control.note_batch_locked(n, source);
     b.alone = d_core.readers_added <= 1;
     bool reader_goes_on = true;
     bool offer_again = false; // the packet at i waited for a drain: it goes first
@@ -100,7 +102,7 @@ bool chunk_placement::add_batch(const packet_view* packets, std::size_t n)
         if (!offer_again)
             wait_for_drainers(lock);
         const std::size_t from = i;
-        const run_end end = place_run(lock, b, packets, n, i);
+        const run_end end = place_run(lock, b, packets, n, source, i);
         d_profile.placed(i - from, b.copies.size());
         copy_and_commit(lock, b);
         offer_again = end == run_end::drain;
@@ -124,9 +126,13 @@ chunk_placement::run_end chunk_placement::place_run(std::unique_lock<std::mutex>
                                                     batch& b,
                                                     const packet_view* packets,
                                                     std::size_t n,
+                                                    std::size_t source,
                                                     std::size_t& i)
 {
-    heap_assembler& control = d_control.assembler();
+    // The source's own: a connection's control heaps are assembled apart from the
+    // others' (under this hold of the lock; another thread may have placed meanwhile).
+    heap_assembler& control = d_control.assembler(source);
+    std::uint64_t stop_heaps_seen = control.stats()[recv_stat::stop_heaps];
     b.copies.clear();
     for (; i < n; i++) {
         if (d_core.stopped.load()) {
@@ -168,7 +174,7 @@ chunk_placement::run_end chunk_placement::place_run(std::unique_lock<std::mutex>
                 continue;
         }
         control.add_decoded(packet); // descriptors, stream control
-        if (stop_heap_came()) {
+        if (stop_heap_came(control, stop_heaps_seen)) {
             // This reader's sender said stop: the rest of its batch comes after it.
             d_stats[recv_stat::packets_after_stop] += n - i - 1;
             i = n;
@@ -200,16 +206,19 @@ void chunk_placement::copy_and_commit(std::unique_lock<std::mutex>& lock, batch&
         d_copies_done.notify_all();
 }
 
-bool chunk_placement::stop_heap_came()
+bool chunk_placement::stop_heap_came(const heap_assembler& control,
+                                     std::uint64_t& stop_heaps_seen) const
 {
     // Checked under the same hold of the lock as the packet that went to the control
     // assembler, so a change is this thread's packet's doing.
-    const std::uint64_t seen = d_control.assembler().stats()[recv_stat::stop_heaps];
-    if (!d_config.get_stop_on_stop_heap() || seen == d_stop_heaps_seen)
+    const std::uint64_t seen = control.stats()[recv_stat::stop_heaps];
+    if (!d_config.get_stop_on_stop_heap() || seen == stop_heaps_seen)
         return false;
-    d_stop_heaps_seen = seen;
+    stop_heaps_seen = seen;
     return true;
 }
+
+void chunk_placement::end_source(std::size_t source) { d_control.end_source(source); }
 
 void chunk_placement::drain_locked(std::unique_lock<std::mutex>& lock)
 {

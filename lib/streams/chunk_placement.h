@@ -43,7 +43,9 @@ class chunk_placement final : public placement
 public:
     chunk_placement(stream_core& core, const stream_config& config);
 
-    bool add_batch(const packet_view* packets, std::size_t n) override;
+    bool
+    add_batch(const packet_view* packets, std::size_t n, std::size_t source) override;
+    void end_source(std::size_t source) override;
     void drain_locked(std::unique_lock<std::mutex>& lock) override;
     void flush_locked() override;
     void wake_all_locked() override;
@@ -74,13 +76,15 @@ private:
                       batch& b,
                       const packet_view* packets,
                       std::size_t n,
+                      std::size_t source,
                       std::size_t& i);
     /*! The payload copies place_run() reserved: made outside the lock, then
      * committed under it. */
     void copy_and_commit(std::unique_lock<std::mutex>& lock, batch& b);
-    /*! The stop heaps the control assembler counted changed since the last look:
-     * this reader's sender said stop. */
-    bool stop_heap_came();
+    /*! The stop heaps \p control (the source's control assembler) counted changed
+     * since \p stop_heaps_seen: this reader's sender said stop. */
+    bool stop_heap_came(const heap_assembler& control,
+                        std::uint64_t& stop_heaps_seen) const;
     /*! Makes the chunk assembler from the first data heap's packet (mutex held);
      * false when \p packet is not a data heap's. */
     bool make_assembler_locked(std::unique_lock<std::mutex>& lock,
@@ -98,7 +102,6 @@ private:
     std::atomic<std::size_t> d_live_chunks{ 0 };
     recv_stats d_stats; //!< packets refused before reaching either assembler
     bool d_heap_size_warned = false;
-    std::uint64_t d_stop_heaps_seen = 0; //!< stop heaps already acted on
     /*! The last copy in flight was committed, or a drain ended. */
     std::condition_variable d_copies_done;
     std::size_t d_drain_waiters = 0; //!< threads in drain_locked()

@@ -51,8 +51,11 @@ void chunk_ring_placement::serve_flush_request()
         d_assembler->flush_until(target);
 }
 
-bool chunk_ring_placement::add_batch(const packet_view* packets, std::size_t n)
+bool chunk_ring_placement::add_batch(const packet_view* packets,
+                                     std::size_t n,
+                                     std::size_t /*source*/)
 {
+    // Chunks are placed by timestamp, whoever sent them: sources need nothing here.
     std::unique_lock<std::mutex> lock(d_core.mutex);
     if (d_core.stopped.load())
         return false;

@@ -30,7 +30,8 @@ class chunk_ring_placement final : public placement
 public:
     chunk_ring_placement(stream_core& core, const stream_config& config);
 
-    bool add_batch(const packet_view* packets, std::size_t n) override;
+    bool
+    add_batch(const packet_view* packets, std::size_t n, std::size_t source) override;
     void flush_locked() override;
     void wake_all_locked() override { d_no_heaps.wake_all_locked(); }
     std::size_t wait_for_queue_space(std::chrono::microseconds timeout) override;

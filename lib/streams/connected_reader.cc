@@ -31,6 +31,7 @@ constexpr std::size_t min_buffer = 256 * 1024;
 struct connected_reader::conn {
     std::unique_ptr<incoming> link;
     std::string peer;
+    std::size_t slot = 0; //!< the lowest free when it came: names it to the sink
     std::unique_ptr<std::uint8_t[]> buffer;
     std::size_t head = 0; //!< first byte not yet framed
     std::size_t tail = 0; //!< end of the bytes read
@@ -97,6 +98,7 @@ void connected_reader::accept_all()
         auto c = std::make_unique<conn>();
         c->link = std::move(in);
         c->peer = who;
+        c->slot = free_slot();
         if (!c->link->message_form()) // messages stay in the transport's memory
             c->buffer.reset(new std::uint8_t[d_buffer_size]);
         c->last_data = steady::now();
@@ -108,9 +110,21 @@ void connected_reader::accept_all()
     }
 }
 
+std::size_t connected_reader::free_slot() const
+{
+    // Fewer than max_connections are open: one of 0 .. size() is free.
+    for (std::size_t slot = 0;; slot++)
+        if (std::none_of(d_conns.begin(), d_conns.end(), [slot](const auto& c) {
+                return c->slot == slot;
+            }))
+            return slot;
+}
+
 void connected_reader::end(std::size_t index, ending why, const std::string& detail)
 {
     conn& c = *d_conns[index];
+    if (d_sink && why != ending::stopped)
+        d_sink->connection_ended(c.slot);
     static constexpr recv_stat counters[] = {
         recv_stat::connections_closed,         recv_stat::connections_lost,
         recv_stat::connections_framing_errors, recv_stat::connections_frame_too_large,
@@ -126,7 +140,8 @@ void connected_reader::end(std::size_t index, ending why, const std::string& det
     d_open.store(d_conns.size());
 }
 
-bool connected_reader::deliver(const recv::packet_view* views,
+bool connected_reader::deliver(const conn& c,
+                               const recv::packet_view* views,
                                const bool* run_starts,
                                std::size_t n,
                                packet_sink& sink)
@@ -155,7 +170,7 @@ bool connected_reader::deliver(const recv::packet_view* views,
             }
             end++;
         }
-        if (!sink.add_packets(views + i, end - i))
+        if (!sink.add_packets_from(c.slot, views + i, end - i))
             return false;
         i = end;
     }
@@ -218,7 +233,7 @@ bool connected_reader::service_messages(conn& c,
         for (std::size_t i = 0; i < n; i++)
             run_starts[i] = starts_run(i ? &views[i - 1] : nullptr, views[i]);
         c.last_data = steady::now();
-        if (!deliver(views, run_starts, n, sink))
+        if (!deliver(c, views, run_starts, n, sink))
             return false;
         m.release();
         if (n < max_batch)
@@ -279,14 +294,14 @@ bool connected_reader::service(conn& c, packet_sink& sink, bool& ended)
             n++;
             c.head += f.size;
             if (n == max_batch) {
-                if (!deliver(views, run_starts, n, sink))
+                if (!deliver(c, views, run_starts, n, sink))
                     return false;
                 n = 0;
                 prev = nullptr;
             }
             continue;
         }
-        if (n > 0 && !deliver(views, run_starts, n, sink))
+        if (n > 0 && !deliver(c, views, run_starts, n, sink))
             return false;
         if (f.status == frame_status::need_more)
             break;
@@ -317,6 +332,7 @@ bool connected_reader::service(conn& c, packet_sink& sink, bool& ended)
 
 void connected_reader::run(packet_sink& sink)
 {
+    d_sink = &sink;
     std::vector<pollfd> fds;
     std::vector<conn*> polled;
     for (;;) {

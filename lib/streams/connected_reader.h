@@ -42,6 +42,17 @@ class SPEAD_API packet_sink
 public:
     virtual ~packet_sink() = default;
     virtual bool add_packets(const recv::packet_view* packets, std::size_t n) = 0;
+    /*! A batch of connection slot \p slot's (below max_connections): a sink that
+     * assembles each connection's heaps apart (its own heap cnts) overrides this and
+     * connection_ended(); by default every connection feeds one assembly. */
+    virtual bool
+    add_packets_from(std::size_t slot, const recv::packet_view* packets, std::size_t n)
+    {
+        (void)slot;
+        return add_packets(packets, n);
+    }
+    /*! Connection slot \p slot's connection has ended (its partial heaps may go). */
+    virtual void connection_ended(std::size_t slot) { (void)slot; }
     virtual std::size_t wait_for_queue_space(std::chrono::microseconds timeout) = 0;
     virtual bool stopping() const = 0;
 };
@@ -55,6 +66,8 @@ public:
  * idle and dead-peer endings, and back-pressure: a batch goes to the stream only when
  * its queue has room, so a full queue stops the reading and TCP slows the senders.
  * Each connection buffers at most about max(2 × max_packet_size, 256 KiB).
+ * Each connection has a slot (the lowest free, below max_connections) that names it
+ * to the sink, so that each is assembled as the SPEAD sender it is.
  */
 class SPEAD_API connected_reader
 {
@@ -76,6 +89,8 @@ private:
     enum class ending { closed, lost, framing, too_large, partial, idle, stopped };
 
     void accept_all();
+    /*! The lowest slot no open connection has. */
+    std::size_t free_slot() const;
     /*! Reads what the connection has and hands on its packets; false once the stream
      * has ended. */
     bool service(conn& c, packet_sink& sink, bool& ended);
@@ -84,13 +99,15 @@ private:
     bool
     service_messages(conn& c, link::message_incoming& m, packet_sink& sink, bool& ended);
     std::size_t index_of(const conn& c) const;
-    bool deliver(const recv::packet_view* views,
+    bool deliver(const conn& c,
+                 const recv::packet_view* views,
                  const bool* run_starts,
                  std::size_t n,
                  packet_sink& sink);
     void end(std::size_t index, ending why, const std::string& detail);
     void count(recv_stat s);
 
+    packet_sink* d_sink = nullptr; //!< run()'s
     std::unique_ptr<listener> d_listener;
     reader_limits d_limits;
     peer_filter d_filter;

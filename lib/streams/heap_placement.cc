@@ -46,10 +46,7 @@ assembler_config make_assembler_config(const stream_config& config)
 heap_placement::heap_placement(stream_core& core, const stream_config& config)
     : placement(core),
       d_pool(detail::heap_pool::create(config.get_pool_heaps())),
-      d_assembler(
-          std::make_unique<heap_assembler>(make_assembler_config(config),
-                                           d_pool,
-                                           [this](heap&& h) { enqueue(std::move(h)); })),
+      d_assembler_config(make_assembler_config(config)),
       d_queue(config.get_queue_heaps()),
       d_block(config.get_full_queue_policy() == full_queue_policy::block),
       // A packet completes at most one heap and, when incomplete heaps are delivered,
@@ -57,27 +54,54 @@ heap_placement::heap_placement(stream_core& core, const stream_config& config)
       d_heaps_per_packet(config.get_incomplete_heaps() == incomplete_heaps::deliver ? 2
                                                                                     : 1)
 {
+    add_assembler(0);
 }
 
-void heap_placement::note_batch_locked(std::size_t n)
+heap_assembler& heap_placement::add_assembler(std::size_t source)
 {
-    const auto now = std::chrono::steady_clock::now();
-    if (now - d_last_batch >= sender_restart_gap)
-        d_assembler->note_pause();
-    d_last_batch = now;
-    d_assembler->note_batch(n);
+    if (source >= d_assemblers.size())
+        d_assemblers.resize(source + 1);
+    d_assemblers[source] = std::make_unique<heap_assembler>(
+        d_assembler_config, d_pool, [this](heap&& h) { enqueue(std::move(h)); });
+    return *d_assemblers[source];
 }
 
-bool heap_placement::add_batch(const packet_view* packets, std::size_t n)
+void heap_placement::end_source(std::size_t source)
 {
     std::unique_lock<std::mutex> lock(d_core.mutex);
-    heap_assembler& assembler = *d_assembler;
-    note_batch_locked(n);
+    if (source == 0 || source >= d_assemblers.size() || !d_assemblers[source] ||
+        d_core.stopped.load())
+        return; // nothing came from it, or the stream's end flushed it
+    heap_assembler& a = *d_assemblers[source];
+    if (!a.is_stopped() && a.live_heaps() != 0)
+        a.flush(); // its partial heaps: counted (or delivered) as flushed
+    d_ended_stats += a.stats();
+    d_assemblers[source].reset(); // the next sender's is made at its first batch
+    unlock_and_wake(lock);
+}
+
+void heap_placement::note_batch_locked(std::size_t n, std::size_t source)
+{
+    heap_assembler& a = assembler(source);
+    const auto now = std::chrono::steady_clock::now();
+    if (now - d_last_batch >= sender_restart_gap)
+        a.note_pause();
+    d_last_batch = now;
+    a.note_batch(n);
+}
+
+bool heap_placement::add_batch(const packet_view* packets,
+                               std::size_t n,
+                               std::size_t source)
+{
+    std::unique_lock<std::mutex> lock(d_core.mutex);
+    heap_assembler& assembler = this->assembler(source);
+    note_batch_locked(n, source);
     // After a stop heap the assembler counts the rest of the batch in
     // packets_after_stop.
     if (d_block && !room_for_locked(n)) {
         for (std::size_t i = 0; i < n; i++) {
-            wait_for_room_locked(lock);
+            wait_for_room_locked(lock, assembler);
             assembler.add_packet(packets[i].data, packets[i].size);
         }
     } else {
@@ -96,12 +120,13 @@ bool heap_placement::room_for_locked(std::size_t packets) const
     return d_queue.capacity() - d_queue.size() >= packets * d_heaps_per_packet;
 }
 
-void heap_placement::wait_for_room_locked(std::unique_lock<std::mutex>& lock)
+void heap_placement::wait_for_room_locked(std::unique_lock<std::mutex>& lock,
+                                          heap_assembler& a)
 {
     const std::size_t need = std::min(d_heaps_per_packet, d_queue.capacity());
     const auto room = [&] {
         return d_queue.capacity() - d_queue.size() >= need || d_core.stopped.load() ||
-               d_assembler->is_stopped();
+               a.is_stopped();
     };
     if (room())
         return;
@@ -132,10 +157,14 @@ void heap_placement::enqueue(heap&& h)
 
 void heap_placement::flush_locked()
 {
-    if (!d_assembler->is_stopped())
-        d_assembler->stop(); // flushes: live heaps are counted (or delivered) as flushed
-    else if (d_assembler->live_heaps() != 0)
-        d_assembler->flush();
+    for (auto& a : d_assemblers) {
+        if (!a)
+            continue;
+        if (!a->is_stopped())
+            a->stop(); // flushes: live heaps are counted (or delivered) as flushed
+        else if (a->live_heaps() != 0)
+            a->flush();
+    }
 }
 
 void heap_placement::wake_all_locked()
@@ -181,7 +210,10 @@ std::size_t heap_placement::wait_for_queue_space(std::chrono::microseconds timeo
 
 void heap_placement::add_stats_locked(recv_stats& out) const
 {
-    out += d_assembler->stats();
+    for (const auto& a : d_assemblers)
+        if (a)
+            out += a->stats();
+    out += d_ended_stats;
     out += d_stats;
 }
 

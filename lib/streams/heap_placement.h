@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <chrono>
 #include <memory>
+#include <vector>
 
 namespace gr {
 namespace spead {
@@ -31,18 +32,26 @@ class heap_placement final : public placement
 public:
     heap_placement(stream_core& core, const stream_config& config);
 
-    bool add_batch(const packet_view* packets, std::size_t n) override;
+    bool
+    add_batch(const packet_view* packets, std::size_t n, std::size_t source) override;
+    void end_source(std::size_t source) override;
     void flush_locked() override;
     void wake_all_locked() override;
     std::size_t wait_for_queue_space(std::chrono::microseconds timeout) override;
     void add_stats_locked(recv_stats& out) const override;
     heap_placement& heaps() override { return *this; }
 
-    /*! Counts a batch of \p n and notes a pause before it (a sender may have
-     * restarted) (mutex held). */
-    void note_batch_locked(std::size_t n);
-    /*! The assembler (mutex held). */
-    heap_assembler& assembler() { return *d_assembler; }
+    /*! Counts a batch of \p n of \p source's and notes a pause before it (a sender
+     * may have restarted) (mutex held). */
+    void note_batch_locked(std::size_t n, std::size_t source);
+    /*! \p source's assembler, made at its first batch (mutex held). Each source
+     * (a connection) has its own: its own heap cnts and its own max_heaps. */
+    heap_assembler& assembler(std::size_t source)
+    {
+        if (source < d_assemblers.size() && d_assemblers[source])
+            return *d_assemblers[source];
+        return add_assembler(source);
+    }
     /*! Releases \p lock, then wakes a consumer if a heap was queued meanwhile: the
      * consumer does not wake only to wait for the lock. */
     void unlock_and_wake(std::unique_lock<std::mutex>& lock)
@@ -65,10 +74,15 @@ private:
     bool room_for_locked(std::size_t packets) const;
     /*! Policy block: waits (releasing \p lock) until the queue has room for what the
      * next packet can complete, or the stream or its assembler has stopped. */
-    void wait_for_room_locked(std::unique_lock<std::mutex>& lock);
+    void wait_for_room_locked(std::unique_lock<std::mutex>& lock, heap_assembler& a);
+    /*! Makes \p source's assembler (mutex held): once per source, not per batch. */
+    heap_assembler& add_assembler(std::size_t source);
 
     std::shared_ptr<detail::heap_pool> d_pool;
-    std::unique_ptr<heap_assembler> d_assembler;
+    const assembler_config d_assembler_config;
+    /*! By source; 0 (every reader's) always exists. */
+    std::vector<std::unique_ptr<heap_assembler>> d_assemblers;
+    recv_stats d_ended_stats; //!< of the assemblers of sources that ended
     heap_queue d_queue;
     const bool d_block; //!< full_queue_policy::block: network readers wait for room
     const std::size_t d_heaps_per_packet;      //!< most heaps one packet can queue

@@ -41,6 +41,9 @@ struct stream_core {
     /*! readers_added > 1, readable without the lock. */
     std::atomic<bool> several_readers{ false };
     placement* placing = nullptr; //!< the stream's placement, set once
+    /*! Sources handed out so far (mutex): 0 is every reader's, the rest are
+     * reserve_sources()'s (a connected reader's connections). */
+    std::size_t sources = 1;
 
     /*! Ends the stream (mutex held through \p lock; idempotent): the placement
      * drains the copies in flight and flushes, then consumers are woken. */
@@ -67,8 +70,13 @@ public:
 
     /*! A reader's batch, from its thread: takes the stream's lock and places every
      * packet. False once that reader should end (the stream ended, or its sender
-     * sent a stop heap). */
-    virtual bool add_batch(const packet_view* packets, std::size_t n) = 0;
+     * sent a stop heap). \p source: whose heaps they are (0, or a connection's own
+     * source: its own heap cnts, assembled apart from the others'). */
+    virtual bool
+    add_batch(const packet_view* packets, std::size_t n, std::size_t source) = 0;
+    /*! Source \p source's sender has gone (takes the stream's lock): its partial heaps
+     * are flushed, and its next sender starts afresh. */
+    virtual void end_source(std::size_t source) { (void)source; }
     /*! Waits (mutex held) until no copy made outside the lock is in flight. */
     virtual void drain_locked(std::unique_lock<std::mutex>& lock) { (void)lock; }
     /*! End of stream (mutex held, no copies in flight): flushes what is live. */

@@ -45,8 +45,17 @@ void reader::join()
 
 bool reader::add_packets(const packet_view* packets, std::size_t n)
 {
-    return d_stream.add_packets(packets, n);
+    return d_stream.add_packets(packets, n, 0);
 }
+
+std::size_t reader::reserve_sources(std::size_t n) { return d_stream.reserve_sources(n); }
+
+bool reader::add_packets(const packet_view* packets, std::size_t n, std::size_t source)
+{
+    return d_stream.add_packets(packets, n, source);
+}
+
+void reader::end_source(std::size_t source) { d_stream.end_source(source); }
 
 std::size_t reader::wait_for_queue_space(std::chrono::microseconds timeout)
 {

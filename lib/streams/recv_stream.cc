@@ -96,10 +96,20 @@ void stream::add_reader(std::unique_ptr<reader> r)
     d_impl->readers.back()->start();
 }
 
-bool stream::add_packets(const packet_view* packets, std::size_t n)
+bool stream::add_packets(const packet_view* packets, std::size_t n, std::size_t source)
 {
-    return d_impl->placing->add_batch(packets, n);
+    return d_impl->placing->add_batch(packets, n, source);
 }
+
+std::size_t stream::reserve_sources(std::size_t n)
+{
+    std::lock_guard<std::mutex> lock(d_impl->core.mutex);
+    const std::size_t first = d_impl->core.sources;
+    d_impl->core.sources += n;
+    return first;
+}
+
+void stream::end_source(std::size_t source) { d_impl->placing->end_source(source); }
 
 std::size_t stream::wait_for_queue_space(std::chrono::microseconds timeout)
 {

@@ -154,6 +154,34 @@ class qa_tcp(qa.FlowgraphTestCase):
         self.assertEqual(ts["data_heaps"], 2 * heaps)
         self.assertEqual(ts["connections_established"], 2)
 
+    def test_eight_sinks_with_the_same_cnts_into_one_source_lose_nothing(self):
+        # Every spead.sink numbers its heaps from 1: each connection is assembled as
+        # the sender it is, so the default max_heaps is enough and no heap collides.
+        senders, heap_items, heaps = 8, 2048, 60
+        sent = [np.arange(heap_items * heaps, dtype=np.int32) + 10_000_000 * s
+                for s in range(senders)]
+        rx, port = make_tcp_source(item_type="int32", max_connections=senders,
+                                   stop_on_stop_heap=False)
+        out = blocks.vector_sink_i()
+        self.tb.connect(rx, out)
+        txs = []
+        for s in range(senders):
+            tx = spead.sink(transport="tcp", endpoints=f"127.0.0.1:{port}",
+                            item_type="int32", len_tag_key="", heap_items=heap_items)
+            self.tb.connect(blocks.vector_source_i(sent[s].tolist(), False), tx)
+            txs.append(tx)
+        qa.run_to_completion(self.tb, timeout=90)  # ends once every sender has gone
+        got = np.asarray(out.data(), dtype=np.int32)
+        for s in range(senders):
+            with self.subTest(sender=s):  # every heap, each sender's in order
+                mine = got[got // 10_000_000 == s]
+                self.assertEqual(mine.tobytes(), sent[s].tobytes())
+        rs = rx.stats()
+        self.assertEqual(rs["connections_accepted"], senders)
+        self.assertEqual(rs["heaps_output"], senders * heaps)
+        self.assertEqual(rs.get("incomplete_heaps_evicted", 0), 0, rs)
+        self.assertEqual(sum(tx.stats()["data_heaps"] for tx in txs), senders * heaps)
+
     def test_a_receiver_that_is_not_there_ends_the_flowgraph(self):
         port = free_tcp_port()  # nobody listens
         src = blocks.vector_source_c([0j] * 4096, False, 1, qa.packet_tags([4096]))

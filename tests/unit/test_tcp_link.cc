@@ -112,32 +112,30 @@ TEST(TcpLink, HeapsOfOneByteTo64MiB)
     EXPECT_EQ(st[recv_stat::heaps], sizes.size());
 }
 
-// Known limit: connections share the stream's assembler, so a connection's partial
-// heap stays live while the others' reads (up to 256 KiB each) start heaps; max_heaps
-// must cover max_connections x heaps per read (here 8 x 13), or it is evicted.
-// Per-connection assembly would lift this.
-TEST(TcpLink, EightSendersIntoOneReader)
+/*! Heap payload size of sender \p s: how the receiver tells the senders apart. */
+std::size_t sender_heap_size(int s) { return 20000 + 1000 * std::size_t(s); }
+
+// Each connection is a SPEAD sender with its own heap cnts: eight senders with the
+// SAME cnt sequence, at the default max_heaps, deliver every heap, each sender's in
+// order. (With one assembly for all, their heaps would collide and be evicted.)
+TEST(TcpLink, EightSendersWithTheSameCntsIntoOneReader)
 {
     constexpr int senders = 8;
     constexpr int per_sender = 60;
-    constexpr std::size_t size = 20000;
     tcp_receiver rx(
-        recv::tcp_config().set_max_connections(senders).set_keep_listening(true),
-        recv::stream_config().set_max_heaps(128)); // see the note below
+        recv::tcp_config().set_max_connections(senders).set_keep_listening(true));
     boost::asio::io_context io;
     std::vector<std::thread> threads;
     std::atomic<int> sent{ 0 };
     for (int s = 0; s < senders; s++)
         threads.emplace_back([&, s] {
             send::tcp_stream tx(io, send::stream_config(), to(rx));
-            tx.set_cnt_sequence(std::uint64_t(s + 1), senders); // its own cnts
-            for (int i = 0; i < per_sender; i++) {
-                const std::uint64_t cnt = std::uint64_t(s + 1 + i * senders);
-                tx.send_heap(pattern_heap(cnt, size).h);
+            for (int i = 1; i <= per_sender; i++) {
+                tx.send_heap(pattern_heap(std::uint64_t(i), sender_heap_size(s)).h);
                 sent++;
             }
         });
-    std::map<int, std::uint64_t> last_cnt; // per sender: in order
+    std::map<std::size_t, std::uint64_t> last_cnt; // per sender (heap size): in order
     int received = 0;
     while (received < senders * per_sender) {
         recv::heap h;
@@ -147,15 +145,20 @@ TEST(TcpLink, EightSendersIntoOneReader)
                     ADD_FAILURE() << kv.first << " " << kv.second;
             break;
         }
-        const int s = int((h.cnt() - 1) % senders);
-        EXPECT_TRUE(has_pattern(h, h.cnt(), size));
-        EXPECT_GT(h.cnt(), last_cnt[s]);
-        last_cnt[s] = h.cnt();
+        std::size_t size = 0;
+        for (const auto& it : h.items())
+            if (it.id == tcp_payload_id)
+                size = it.length;
+        EXPECT_TRUE(has_pattern(h, h.cnt(), size)) << h.cnt();
+        EXPECT_EQ(h.cnt(), last_cnt[size] + 1) << "sender of " << size << " B heaps";
+        last_cnt[size] = h.cnt();
         received++;
     }
     for (auto& t : threads)
         t.join();
     EXPECT_EQ(sent.load(), received);
+    for (int s = 0; s < senders; s++)
+        EXPECT_EQ(last_cnt[sender_heap_size(s)], std::uint64_t(per_sender)) << s;
     EXPECT_TRUE(eventually([&] { return rx.reader.get_num_connections() == 0; }));
     rx.stream.stop();
     const recv_stats st = rx.stream.get_stats();
@@ -163,6 +166,34 @@ TEST(TcpLink, EightSendersIntoOneReader)
     EXPECT_EQ(st[recv_stat::connections_closed], std::uint64_t(senders));
     EXPECT_EQ(st[recv_stat::connections_refused], 0u);
     EXPECT_EQ(st[recv_stat::heaps], std::uint64_t(senders * per_sender));
+    EXPECT_EQ(st[recv_stat::incomplete_heaps_evicted] +
+                  st[recv_stat::incomplete_heaps_flushed],
+              0u);
+}
+
+// Senders that come one after another, each numbering its heaps from 1 (a restarted
+// process): each new connection starts afresh, its heaps not taken for duplicates.
+TEST(TcpLink, ANewConnectionReusingCntsStartsAfresh)
+{
+    tcp_receiver rx(recv::tcp_config().set_keep_listening(true));
+    boost::asio::io_context io;
+    for (int round = 0; round < 3; round++) {
+        {
+            send::tcp_stream tx(io, send::stream_config(), to(rx));
+            for (std::uint64_t cnt = 1; cnt <= 5; cnt++)
+                tx.send_heap(pattern_heap(cnt, 30000).h);
+        }
+        for (std::uint64_t cnt = 1; cnt <= 5; cnt++) {
+            recv::heap h;
+            ASSERT_EQ(rx.stream.pop(h, 10s), recv::stream::pop_result::heap) << round;
+            EXPECT_EQ(h.cnt(), cnt);
+            EXPECT_TRUE(has_pattern(h, cnt, 30000));
+        }
+        // max_connections 1: the next sender comes once the reader saw this one go
+        ASSERT_TRUE(eventually([&] { return rx.reader.get_num_connections() == 0; }));
+    }
+    rx.stream.stop();
+    EXPECT_EQ(rx.stream.get_stats()[recv_stat::heaps], 15u);
 }
 
 TEST(TcpLink, SlowConsumerSlowsTheSenderAndNothingIsLost)

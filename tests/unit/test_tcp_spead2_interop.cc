@@ -5,8 +5,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// send::tcp_stream into spead2's own `spead2_recv --tcp`. Needs spead2's tools: set
-// SPEAD2_BIN_DIR to their directory (skipped, saying so, otherwise).
+// send::tcp_stream into spead2's own `spead2_recv --tcp`, and back. Needs spead2's
+// tools: found at configure time (on PATH, or -DSPEAD2_RECV_PROGRAM=...
+// -DSPEAD2_SEND_PROGRAM=...), or SPEAD2_BIN_DIR in the environment overrides; skipped,
+// saying so, otherwise.
 
 #include "tcp_helpers.h"
 #include <gtest/gtest.h>
@@ -22,11 +24,24 @@ using namespace gr::spead;
 using namespace std::chrono_literals;
 using namespace spead_test;
 
+constexpr const char* skip_reason =
+    "spead2's tools are not available: configure with "
+    "-DSPEAD2_RECV_PROGRAM=.../spead2_recv "
+    "-DSPEAD2_SEND_PROGRAM=.../spead2_send (or put them on PATH), or set SPEAD2_BIN_DIR";
+
+/*! spead2's tools' directory: SPEAD2_BIN_DIR, else the one CMake found; or null. */
+const char* spead2_bin_dir()
+{
+    if (const char* dir = std::getenv("SPEAD2_BIN_DIR"))
+        return dir;
+    return GR_SPEAD_SPEAD2_BIN_DIR[0] ? GR_SPEAD_SPEAD2_BIN_DIR : nullptr;
+}
+
 TEST(TcpSpead2Interop, TcpStreamIntoSpead2Recv)
 {
-    const char* dir = std::getenv("SPEAD2_BIN_DIR");
+    const char* dir = spead2_bin_dir();
     if (!dir)
-        GTEST_SKIP() << "SPEAD2_BIN_DIR is not set: spead2's tools are not available";
+        GTEST_SKIP() << skip_reason;
     unsigned short port = 0;
     {
         tcp_receiver probe; // a free port
@@ -73,9 +88,9 @@ namespace {
 
 TEST(TcpSpead2Interop, Spead2SendIntoTcpReader)
 {
-    const char* dir = std::getenv("SPEAD2_BIN_DIR");
+    const char* dir = spead2_bin_dir();
     if (!dir)
-        GTEST_SKIP() << "SPEAD2_BIN_DIR is not set: spead2's tools are not available";
+        GTEST_SKIP() << skip_reason;
     tcp_receiver rx;
     const std::string cmd = std::string(dir) +
                             "/spead2_send --tcp --heaps 20 --heap-size 100000 --verify " +

@@ -66,6 +66,18 @@ protected:
      * the stream has ended (run() should then return). */
     bool add_packets(const packet_view* packets, std::size_t n);
     /*!
+     * For readers with several senders at once (a listener's connections): \p n
+     * sources of their own, numbered from the one returned. Each source's heaps are
+     * assembled apart from every other's (its own heap cnts, its own max_heaps), so
+     * senders may use the same cnts. Call once, from the constructor.
+     */
+    std::size_t reserve_sources(std::size_t n);
+    /*! add_packets() for a batch of \p source's (one of reserve_sources()'). */
+    bool add_packets(const packet_view* packets, std::size_t n, std::size_t source);
+    /*! \p source's sender has gone: its partial heaps are flushed (counted as any
+     * incomplete heap), and the next sender given that source starts afresh. */
+    void end_source(std::size_t source);
+    /*!
      * For readers that must not lose data to a slow consumer (capture replay): waits up
      * to \p timeout until the heap queue has room and returns the free queue slots (0 on
      * timeout or once the stream has ended). A packet completes at most one heap and

@@ -219,7 +219,10 @@ private:
     friend class reader;
     struct impl;
     /*! A reader's batch, to the placement. */
-    bool add_packets(const packet_view* packets, std::size_t n);
+    bool add_packets(const packet_view* packets, std::size_t n, std::size_t source);
+    /*! See reader::reserve_sources() and reader::end_source(). */
+    std::size_t reserve_sources(std::size_t n);
+    void end_source(std::size_t source);
     std::size_t wait_for_queue_space(std::chrono::microseconds timeout);
     /*! A reader's run() returned: at end of input once every reader has, the stream
      * flushes and ends. */

@@ -10,6 +10,7 @@
 
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/recv_stream.h>
+#include <gnuradio/spead/tcp_config_base.h>
 #include <boost/asio/ip/tcp.hpp>
 #include <chrono>
 #include <cstddef>
@@ -21,11 +22,11 @@ namespace spead {
 namespace recv {
 
 /*!
- * \brief Settings of a listening SPEAD-over-TCP reader (a connected link).
- * Setters validate and throw std::invalid_argument naming the parameter, the value and
- * the fix.
+ * \brief Settings of a listening SPEAD-over-TCP reader (a connected link): the endpoint
+ * to listen on, buffer and peer_timeout of tcp_config_base, and admission and framing
+ * limits.
  */
-class SPEAD_API tcp_config
+class SPEAD_API tcp_config : public tcp_config_base<tcp_config>
 {
 public:
     /*! Largest SPEAD packet accepted on a connection, bytes (65536, as spead2). */
@@ -33,32 +34,15 @@ public:
     /*! Smallest and largest max_packet_size accepted, bytes. */
     static constexpr std::size_t min_max_packet_size = 64;
     static constexpr std::size_t max_max_packet_size = std::size_t(64) << 20;
-    /*! Socket receive buffer, bytes (208 KiB, as spead2's TCP reader). */
-    static constexpr std::size_t default_buffer_size = 208 * 1024;
-    /*! Largest buffer_size accepted, bytes. */
-    static constexpr std::size_t max_buffer_size = std::size_t(1) << 30;
     /*! Senders connected at once (1: one sender, as spead2's TCP reader). */
     static constexpr std::size_t default_max_connections = 1;
     /*! Largest max_connections accepted. */
     static constexpr std::size_t max_max_connections = 1024;
-    /*! A peer that stops answering (link down, host gone) is declared lost within
-     * about this long (5 s); see set_peer_timeout(). */
-    static constexpr std::chrono::milliseconds default_peer_timeout{ 5000 };
+
+    /*! The endpoint is listened on. */
+    static constexpr bool receives = true;
 
     tcp_config() = default;
-
-    /*!
-     * Address and port to listen on, as text: `10.0.0.2:7148` (that local address
-     * only), `0.0.0.0:7148` or `:7148` (every local address) or `hostname:7148`.
-     * Ports are 1 to 65535.
-     */
-    tcp_config& set_endpoint(const std::string& endpoint);
-    /*! As an object. Port 0 is accepted here only: the kernel picks a free port, which
-     * tcp_reader::get_bound_endpoint() tells (for tests). */
-    tcp_config& set_endpoint(const boost::asio::ip::tcp::endpoint& endpoint);
-    const boost::asio::ip::tcp::endpoint& get_endpoint() const { return d_endpoint; }
-    /*! An endpoint has been set (the reader refuses a config without one). */
-    bool has_endpoint() const { return d_has_endpoint; }
 
     /*! Senders connected at once, 1 to 1024 (default 1). A connection beyond it is
      * accepted and closed at once, counted in connections_refused and logged. */
@@ -82,28 +66,12 @@ public:
     tcp_config& set_max_packet_size(std::size_t bytes);
     std::size_t get_max_packet_size() const { return d_max_packet_size; }
 
-    /*! Receive buffer per connection, bytes (SO_RCVBUF); default 208 KiB as spead2;
-     * 0 = the kernel's own (autotuned). */
-    tcp_config& set_buffer_size(std::size_t bytes);
-    std::size_t get_buffer_size() const { return d_buffer_size; }
-
     /*! After a connection ends, keep accepting new ones (true), or end the stream once
      * no connection is left (false, default: as spead2, whose stream ends when its
      * sender disconnects). Either way the stream does not end before a first
      * connection has come and gone. */
     tcp_config& set_keep_listening(bool keep_listening);
     bool get_keep_listening() const { return d_keep_listening; }
-
-    /*!
-     * Dead-peer detection: a connection whose peer stops answering (link down, host
-     * powered off: no FIN or RST ever arrives) is ended within about this time,
-     * counted in connections_lost and logged. Uses TCP keepalive probes while idle
-     * (SO_KEEPALIVE, TCP_KEEPIDLE/INTVL/CNT) and TCP_USER_TIMEOUT. 1000 ms or more
-     * (keepalive counts whole seconds), default 5000; 0 = off (the kernel's
-     * defaults: about two hours).
-     */
-    tcp_config& set_peer_timeout(std::chrono::milliseconds timeout);
-    std::chrono::milliseconds get_peer_timeout() const { return d_peer_timeout; }
 
     /*! Ends a connection that sends nothing for this long (connections_idle_timeout),
      * freeing its slot for another sender; 0 (default) = never. A live sender may be
@@ -112,14 +80,10 @@ public:
     std::chrono::milliseconds get_idle_timeout() const { return d_idle_timeout; }
 
 private:
-    boost::asio::ip::tcp::endpoint d_endpoint;
-    bool d_has_endpoint = false;
     std::size_t d_max_connections = default_max_connections;
     std::string d_allowed_peers;
     std::size_t d_max_packet_size = default_max_packet_size;
-    std::size_t d_buffer_size = default_buffer_size;
     bool d_keep_listening = false;
-    std::chrono::milliseconds d_peer_timeout = default_peer_timeout;
     std::chrono::milliseconds d_idle_timeout{ 0 };
 };
 
@@ -128,9 +92,9 @@ private:
  *
  * Framing is spead2's: a connection carries SPEAD packets back to back, each one's
  * length found from its header (8 + 8 × items + PAYLOAD_LENGTH). Up to max_connections
- * senders at once (fan-in), each read in order; as with several spead2 readers on one
- * stream, concurrent senders share the stream's heap cnt space, so each should use its
- * own cnt sequence (send::stream::set_cnt_sequence(i, n)).
+ * senders at once (fan-in), each read in order and assembled as the SPEAD sender it
+ * is: its own heap cnts (senders may use the same ones) and its own max_heaps window,
+ * its heaps delivered in order. A connection's end flushes its partial heaps.
  *
  * Back-pressure, not loss: when the stream's heap queue is full the reader stops
  * reading, the socket fills and TCP slows the sender (counted in receive_waits).

@@ -10,6 +10,7 @@
 
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/recv_stream.h>
+#include <gnuradio/spead/udp_config_base.h>
 #include <boost/asio/ip/udp.hpp>
 #include <cstddef>
 #include <memory>
@@ -21,47 +22,22 @@ namespace spead {
 namespace recv {
 
 /*!
- * \brief Settings of a kernel-socket UDP reader (the twin of udp_ibv_config).
- * Setters validate and throw std::invalid_argument naming the parameter and the fix.
+ * \brief Settings of a kernel-socket UDP reader (the twin of udp_ibv_config): the
+ * endpoints, interface and buffer of udp_config_base, and the largest datagram.
  */
-class SPEAD_API udp_config
+class SPEAD_API udp_config : public udp_config_base<udp_config>
 {
 public:
-    /*! Socket receive buffer, bytes (8 MiB, as spead2's UDP reader). */
+    /*! Socket receive buffer, bytes (8 MiB, as spead2's UDP reader). The kernel caps
+     * it at net.core.rmem_max: the reader reads it back and warns, naming the sysctl
+     * to raise, when it got less. */
     static constexpr std::size_t default_buffer_size = 8 * 1024 * 1024;
     /*! Largest datagram, bytes (9200, as spead2: jumbo frames with room to spare). */
     static constexpr std::size_t default_max_size = 9200;
-    /*! Largest buffer_size accepted, bytes (the kernel takes an int and doubles it). */
-    static constexpr std::size_t max_buffer_size = std::size_t(1) << 30;
+    /*! Endpoints are places to listen on. */
+    static constexpr bool receives = true;
 
     udp_config() = default;
-
-    /*!
-     * Endpoints to listen on, as text: `239.1.2.3:7148,239.1.2.4:7148`, a range
-     * `239.1.2.3+3:7148` (that address and the next three), `0.0.0.0:7148` or `:7148`
-     * (every local address), or `hostname:7148`; IPv6 as spead2 writes it,
-     * `[::1]:7148`, `ff14::1:7148`, `[::]:7148`. Multicast groups are joined.
-     */
-    udp_config& set_endpoints(const std::string& endpoints);
-    udp_config&
-    set_endpoints(const std::vector<boost::asio::ip::udp::endpoint>& endpoints);
-    udp_config& add_endpoint(const boost::asio::ip::udp::endpoint& endpoint);
-    const std::vector<boost::asio::ip::udp::endpoint>& get_endpoints() const
-    {
-        return d_endpoints;
-    }
-
-    /*! Interface that joins the multicast groups: its IPv4 address (`192.168.1.10`)
-     * or its netdev name (`eth0`); IPv6 groups (IPV6_JOIN_GROUP) take its name, index
-     * or an address. Empty (default): the kernel's choice by route. */
-    udp_config& set_interface(const std::string& address_or_name);
-    const std::string& get_interface() const { return d_interface; }
-
-    /*! Receive buffer per socket, bytes (SO_RCVBUF); 0 = default_buffer_size. The
-     * kernel caps it at net.core.rmem_max: the reader reads it back and warns, naming
-     * the sysctl to raise, when it got less. */
-    udp_config& set_buffer_size(std::size_t bytes);
-    std::size_t get_buffer_size() const { return d_buffer_size; }
 
     /*! Largest datagram (UDP payload) accepted, bytes, 64 to 65507 (default 9200).
      * Bigger datagrams are dropped and counted in datagrams_oversize. */
@@ -69,9 +45,6 @@ public:
     std::size_t get_max_size() const { return d_max_size; }
 
 private:
-    std::vector<boost::asio::ip::udp::endpoint> d_endpoints;
-    std::string d_interface;
-    std::size_t d_buffer_size = default_buffer_size;
     std::size_t d_max_size = default_max_size;
 };
 

@@ -29,6 +29,16 @@ struct rdma_reader::impl : link::packet_sink {
     {
         return owner.add_packets(packets, n);
     }
+    // Each connection is a SPEAD sender of its own: its own heap cnts and max_heaps.
+    bool
+    add_packets_from(std::size_t slot, const packet_view* packets, std::size_t n) override
+    {
+        return owner.add_packets(packets, n, first_source + slot);
+    }
+    void connection_ended(std::size_t slot) override
+    {
+        owner.end_source(first_source + slot);
+    }
     std::size_t wait_for_queue_space(std::chrono::microseconds timeout) override
     {
         return owner.wait_for_queue_space(timeout);
@@ -36,6 +46,7 @@ struct rdma_reader::impl : link::packet_sink {
     bool stopping() const override { return owner.stopping(); }
 
     rdma_reader& owner;
+    std::size_t first_source = 0; //!< connection slot k is source first_source + k
     link::connected_reader loop;
 };
 
@@ -75,6 +86,7 @@ rdma_reader::rdma_reader(stream& owner, const rdma_config& given) : reader(owner
     auto l =
         std::make_unique<rdma::listener>(listen_address(config), config.get_port(), s);
     d_impl = std::make_unique<impl>(*this, std::move(l), limits);
+    d_impl->first_source = reserve_sources(limits.max_connections);
 }
 
 rdma_reader::~rdma_reader() = default;

@@ -5,8 +5,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The setters of recv::tcp_config and send::tcp_config: each checks its value and
-// throws std::invalid_argument naming the parameter, the value and the fix.
+// The setters of tcp_config_base, recv::tcp_config and send::tcp_config: each checks
+// its value and throws std::invalid_argument naming the parameter, the value and the
+// fix.
 
 #include "streams/peer_filter.h"
 #include "transport/endpoint.h"
@@ -70,21 +71,49 @@ milliseconds checked_duration(const char* parameter, milliseconds t, bool zero_o
 }
 } // namespace
 
+template <typename Derived>
+Derived& tcp_config_base<Derived>::set_endpoint(const std::string& endpoint)
+{
+    d_endpoint = parse_one(
+        endpoint, Derived::receives ? endpoint_use::receive : endpoint_use::send);
+    d_has_endpoint = true;
+    return self();
+}
+
+template <typename Derived>
+Derived& tcp_config_base<Derived>::set_endpoint(const tcp::endpoint& endpoint)
+{
+    // A listener takes any address, and port 0 (the kernel picks one); a sender needs
+    // a destination.
+    if (!Derived::receives &&
+        (endpoint.port() == 0 || endpoint.address().is_unspecified()))
+        throw std::invalid_argument(
+            "endpoint: \"" + endpoint.address().to_string() + ":" +
+            std::to_string(endpoint.port()) +
+            "\" is not a destination; give the receiver's address and a port 1-65535");
+    d_endpoint = endpoint;
+    d_has_endpoint = true;
+    return self();
+}
+
+template <typename Derived>
+Derived& tcp_config_base<Derived>::set_buffer_size(std::size_t bytes)
+{
+    d_buffer_size = checked_buffer_size(bytes, max_buffer_size);
+    return self();
+}
+
+template <typename Derived>
+Derived& tcp_config_base<Derived>::set_peer_timeout(milliseconds timeout)
+{
+    d_peer_timeout = checked_peer_timeout(timeout);
+    return self();
+}
+
+template class tcp_config_base<recv::tcp_config>;
+template class tcp_config_base<send::tcp_config>;
+
 namespace recv {
-
-tcp_config& tcp_config::set_endpoint(const std::string& endpoint)
-{
-    d_endpoint = parse_one(endpoint, endpoint_use::receive);
-    d_has_endpoint = true;
-    return *this;
-}
-
-tcp_config& tcp_config::set_endpoint(const tcp::endpoint& endpoint)
-{
-    d_endpoint = endpoint; // any address to listen on; port 0: the kernel picks one
-    d_has_endpoint = true;
-    return *this;
-}
 
 tcp_config& tcp_config::set_max_connections(std::size_t n)
 {
@@ -116,21 +145,9 @@ tcp_config& tcp_config::set_max_packet_size(std::size_t bytes)
     return *this;
 }
 
-tcp_config& tcp_config::set_buffer_size(std::size_t bytes)
-{
-    d_buffer_size = checked_buffer_size(bytes, max_buffer_size);
-    return *this;
-}
-
 tcp_config& tcp_config::set_keep_listening(bool keep_listening)
 {
     d_keep_listening = keep_listening;
-    return *this;
-}
-
-tcp_config& tcp_config::set_peer_timeout(milliseconds timeout)
-{
-    d_peer_timeout = checked_peer_timeout(timeout);
     return *this;
 }
 
@@ -144,36 +161,11 @@ tcp_config& tcp_config::set_idle_timeout(milliseconds timeout)
 
 namespace send {
 
-tcp_config& tcp_config::set_endpoint(const std::string& endpoint)
-{
-    d_endpoint = parse_one(endpoint, endpoint_use::send);
-    d_has_endpoint = true;
-    return *this;
-}
-
-tcp_config& tcp_config::set_endpoint(const tcp::endpoint& endpoint)
-{
-    if (endpoint.port() == 0 || endpoint.address().is_unspecified())
-        throw std::invalid_argument(
-            "endpoint: \"" + endpoint.address().to_string() + ":" +
-            std::to_string(endpoint.port()) +
-            "\" is not a destination; give the receiver's address and a port 1-65535");
-    d_endpoint = endpoint;
-    d_has_endpoint = true;
-    return *this;
-}
-
 tcp_config& tcp_config::set_interface(const std::string& address_or_name)
 {
     if (!address_or_name.empty())
         transport::resolve_interface(address_or_name, "interface"); // throws if unknown
     d_interface = address_or_name;
-    return *this;
-}
-
-tcp_config& tcp_config::set_buffer_size(std::size_t bytes)
-{
-    d_buffer_size = checked_buffer_size(bytes, max_buffer_size);
     return *this;
 }
 
@@ -200,12 +192,6 @@ tcp_config& tcp_config::set_reconnect_backoff(milliseconds min, milliseconds max
                                     " ms); the back-off grows from min up to max");
     d_reconnect_min = min;
     d_reconnect_max = max;
-    return *this;
-}
-
-tcp_config& tcp_config::set_peer_timeout(milliseconds timeout)
-{
-    d_peer_timeout = checked_peer_timeout(timeout);
     return *this;
 }
 

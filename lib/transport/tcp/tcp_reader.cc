@@ -28,6 +28,16 @@ struct tcp_reader::impl : link::packet_sink {
     {
         return owner.add_packets(packets, n);
     }
+    // Each connection is a SPEAD sender of its own: its own heap cnts and max_heaps.
+    bool
+    add_packets_from(std::size_t slot, const packet_view* packets, std::size_t n) override
+    {
+        return owner.add_packets(packets, n, first_source + slot);
+    }
+    void connection_ended(std::size_t slot) override
+    {
+        owner.end_source(first_source + slot);
+    }
     std::size_t wait_for_queue_space(std::chrono::microseconds timeout) override
     {
         return owner.wait_for_queue_space(timeout);
@@ -35,6 +45,7 @@ struct tcp_reader::impl : link::packet_sink {
     bool stopping() const override { return owner.stopping(); }
 
     tcp_reader& owner;
+    std::size_t first_source = 0; //!< connection slot k is source first_source + k
     boost::asio::ip::tcp::endpoint bound;
     link::connected_reader loop;
 };
@@ -61,6 +72,7 @@ tcp_reader::tcp_reader(stream& owner, const tcp_config& config) : reader(owner)
     auto listener = std::make_unique<transport::tcp_listener>(
         config.get_endpoint(), config.get_buffer_size(), config.get_peer_timeout());
     d_impl = std::make_unique<impl>(*this, std::move(listener), limits);
+    d_impl->first_source = reserve_sources(limits.max_connections);
 }
 
 tcp_reader::~tcp_reader() = default;

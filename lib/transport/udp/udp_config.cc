@@ -42,41 +42,57 @@ std::string checked_interface(const std::string& address_or_name)
 }
 } // namespace
 
-namespace recv {
+template <typename Derived>
+endpoint_use udp_config_use()
+{
+    return Derived::receives ? endpoint_use::receive : endpoint_use::send;
+}
 
-udp_config& udp_config::set_endpoints(const std::string& endpoints)
+template <typename Derived>
+Derived& udp_config_base<Derived>::set_endpoints(const std::string& endpoints)
 {
     d_endpoints = transport::parse_endpoints(
-        endpoints, "endpoints", endpoint_use::receive, ip_family::ipv4_or_ipv6);
-    return *this;
+        endpoints, "endpoints", udp_config_use<Derived>(), ip_family::ipv4_or_ipv6);
+    return self();
 }
 
-udp_config& udp_config::set_endpoints(const std::vector<udp::endpoint>& endpoints)
+template <typename Derived>
+Derived&
+udp_config_base<Derived>::set_endpoints(const std::vector<udp::endpoint>& endpoints)
 {
     d_endpoints = transport::checked_endpoints(
-        endpoints, endpoint_use::receive, ip_family::ipv4_or_ipv6);
-    return *this;
+        endpoints, udp_config_use<Derived>(), ip_family::ipv4_or_ipv6);
+    return self();
 }
 
-udp_config& udp_config::add_endpoint(const udp::endpoint& endpoint)
+template <typename Derived>
+Derived& udp_config_base<Derived>::add_endpoint(const udp::endpoint& endpoint)
 {
     transport::check_endpoint(
-        endpoint, "endpoints", endpoint_use::receive, ip_family::ipv4_or_ipv6);
+        endpoint, "endpoints", udp_config_use<Derived>(), ip_family::ipv4_or_ipv6);
     d_endpoints.push_back(endpoint);
-    return *this;
+    return self();
 }
 
-udp_config& udp_config::set_interface(const std::string& address_or_name)
+template <typename Derived>
+Derived& udp_config_base<Derived>::set_interface(const std::string& address_or_name)
 {
     d_interface = checked_interface(address_or_name);
-    return *this;
+    return self();
 }
 
-udp_config& udp_config::set_buffer_size(std::size_t bytes)
+template <typename Derived>
+Derived& udp_config_base<Derived>::set_buffer_size(std::size_t bytes)
 {
-    d_buffer_size = checked_buffer_size(bytes, default_buffer_size, max_buffer_size);
-    return *this;
+    d_buffer_size =
+        checked_buffer_size(bytes, Derived::default_buffer_size, max_buffer_size);
+    return self();
 }
+
+template class udp_config_base<recv::udp_config>;
+template class udp_config_base<send::udp_config>;
+
+namespace recv {
 
 udp_config& udp_config::set_max_size(std::size_t bytes)
 {
@@ -88,43 +104,9 @@ udp_config& udp_config::set_max_size(std::size_t bytes)
 
 namespace send {
 
-udp_config& udp_config::set_endpoints(const std::string& endpoints)
-{
-    d_endpoints = transport::parse_endpoints(
-        endpoints, "endpoints", endpoint_use::send, ip_family::ipv4_or_ipv6);
-    return *this;
-}
-
-udp_config& udp_config::set_endpoints(const std::vector<udp::endpoint>& endpoints)
-{
-    d_endpoints = transport::checked_endpoints(
-        endpoints, endpoint_use::send, ip_family::ipv4_or_ipv6);
-    return *this;
-}
-
-udp_config& udp_config::add_endpoint(const udp::endpoint& endpoint)
-{
-    transport::check_endpoint(
-        endpoint, "endpoints", endpoint_use::send, ip_family::ipv4_or_ipv6);
-    d_endpoints.push_back(endpoint);
-    return *this;
-}
-
 udp_config& udp_config::set_ttl(int ttl)
 {
     d_ttl = transport::checked_ttl(ttl);
-    return *this;
-}
-
-udp_config& udp_config::set_interface(const std::string& address_or_name)
-{
-    d_interface = checked_interface(address_or_name);
-    return *this;
-}
-
-udp_config& udp_config::set_buffer_size(std::size_t bytes)
-{
-    d_buffer_size = checked_buffer_size(bytes, default_buffer_size, max_buffer_size);
     return *this;
 }
 
