@@ -15,10 +15,7 @@ TEST(CmAddress, ResolvingAReachableAddressGivesAddrThenRouteResolvedOnThePollabl
 {
     channel_ptr channel = make_channel();
     id_ptr id = make_id(channel.get());
-    sockaddr_in destination = ipv4("127.0.0.1", 7150);
-    ASSERT_EQ(rdma_resolve_addr(
-                  id.get(), nullptr, reinterpret_cast<sockaddr*>(&destination), 2000),
-              0);
+    ASSERT_EQ(start_resolving(id.get(), "127.0.0.1", 7150), 0);
     event_copy resolved = expect_event(channel.get(), RDMA_CM_EVENT_ADDR_RESOLVED);
     EXPECT_EQ(resolved.status, 0);
     EXPECT_EQ(resolved.id, id.get());
@@ -38,17 +35,28 @@ TEST(CmAddress, ResolvingAReachableAddressGivesAddrThenRouteResolvedOnThePollabl
     EXPECT_EQ(id->route.num_paths, 1);
 }
 
-TEST(CmAddress, AnUnroutableDestinationGivesAddrErrorWithItsErrno)
+TEST(CmAddress, AnUnroutableDestinationFailsTheCallWithEnetunreach)
 {
     channel_ptr channel = make_channel();
     id_ptr id = make_id(channel.get());
-    // The test's namespace has loopback only: nothing routes to 192.0.2.1.
-    sockaddr_in destination = ipv4("192.0.2.1", 7150);
-    ASSERT_EQ(rdma_resolve_addr(
-                  id.get(), nullptr, reinterpret_cast<sockaddr*>(&destination), 2000),
-              0);
+    // The test's namespace has loopback only: nothing routes to 192.0.2.1. The
+    // kernel's route lookup fails rdma_resolve_addr itself; no event follows.
+    errno = 0;
+    EXPECT_EQ(start_resolving(id.get(), "192.0.2.1", 7150), -1);
+    EXPECT_EQ(errno, ENETUNREACH);
+    pollfd idle{ channel->fd, POLLIN, 0 };
+    EXPECT_EQ(poll(&idle, 1, 0), 0);
+}
+
+TEST(CmAddress, ARouteOutOfAnInterfaceWithoutDeviceGivesAddrErrorEnodev)
+{
+    verbs_test::run_command("ip link add emu-a type veth peer name emu-b && "
+                            "ip addr add 10.99.0.1/24 dev emu-a && ip link set emu-a up");
+    channel_ptr channel = make_channel();
+    id_ptr id = make_id(channel.get());
+    ASSERT_EQ(start_resolving(id.get(), "10.99.0.2", 7150), 0);
     event_copy error = expect_event(channel.get(), RDMA_CM_EVENT_ADDR_ERROR);
-    EXPECT_EQ(error.status, -ENETUNREACH);
+    EXPECT_EQ(error.status, -ENODEV);
 }
 
 TEST(CmAddress, ResolvingTheRouteBeforeTheAddressFailsWithEinval)
@@ -78,13 +86,8 @@ TEST(CmAddress, EachEventIsReadOnceAndInOrder)
     channel_ptr channel = make_channel();
     id_ptr first = make_id(channel.get());
     id_ptr second = make_id(channel.get());
-    sockaddr_in destination = ipv4("127.0.0.1", 7150);
-    ASSERT_EQ(rdma_resolve_addr(
-                  first.get(), nullptr, reinterpret_cast<sockaddr*>(&destination), 2000),
-              0);
-    ASSERT_EQ(rdma_resolve_addr(
-                  second.get(), nullptr, reinterpret_cast<sockaddr*>(&destination), 2000),
-              0);
+    ASSERT_EQ(start_resolving(first.get(), "127.0.0.1", 7150), 0);
+    ASSERT_EQ(start_resolving(second.get(), "127.0.0.1", 7150), 0);
     EXPECT_EQ(next_event(channel.get()).id, first.get());
     EXPECT_EQ(next_event(channel.get()).id, second.get());
     pollfd idle{ channel->fd, POLLIN, 0 };
@@ -106,6 +109,21 @@ TEST(CmAddress, EventStringsAreLibrdmacmsNames)
     EXPECT_STREQ(rdma_event_str(RDMA_CM_EVENT_ESTABLISHED), "RDMA_CM_EVENT_ESTABLISHED");
     EXPECT_STREQ(rdma_event_str(RDMA_CM_EVENT_TIMEWAIT_EXIT),
                  "RDMA_CM_EVENT_TIMEWAIT_EXIT");
+}
+
+TEST(CmAddress, ResolvingTheRouteOnAPortThatIsDownGivesRouteError)
+{
+    channel_ptr channel = make_channel();
+    id_ptr id = make_id(channel.get());
+    ASSERT_EQ(start_resolving(id.get(), "127.0.0.1", 7150), 0);
+    expect_event(channel.get(), RDMA_CM_EVENT_ADDR_RESOLVED);
+    verbs_test::run_command("ip link set lo down");
+    const int result = rdma_resolve_route(id.get(), 2000);
+    event_copy error = next_event(channel.get());
+    verbs_test::run_command("ip link set lo up");
+    ASSERT_EQ(result, 0);
+    EXPECT_EQ(error.type, RDMA_CM_EVENT_ROUTE_ERROR) << rdma_event_str(error.type);
+    EXPECT_EQ(error.status, -ENETUNREACH);
 }
 
 } // namespace

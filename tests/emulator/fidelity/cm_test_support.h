@@ -55,6 +55,14 @@ inline sockaddr_in ipv4(const char* address, uint16_t port)
     return result;
 }
 
+// rdma_resolve_addr from no source to address:port (the routing picks the source).
+inline int start_resolving(rdma_cm_id* id, const char* address, uint16_t port)
+{
+    sockaddr_in destination = ipv4(address, port);
+    return rdma_resolve_addr(
+        id, nullptr, reinterpret_cast<sockaddr*>(&destination), 2000);
+}
+
 // An event copied out of the channel (and acknowledged).
 struct event_copy {
     rdma_cm_event_type type = RDMA_CM_EVENT_MULTICAST_ERROR; // "none"
@@ -125,15 +133,20 @@ struct connector {
 
     explicit connector(uint16_t port)
     {
-        sockaddr_in destination = ipv4("127.0.0.1", port);
-        EXPECT_EQ(rdma_resolve_addr(
-                      id.get(), nullptr, reinterpret_cast<sockaddr*>(&destination), 2000),
-                  0);
+        EXPECT_EQ(start_resolving(id.get(), "127.0.0.1", port), 0);
         expect_event(channel.get(), RDMA_CM_EVENT_ADDR_RESOLVED);
         EXPECT_EQ(rdma_resolve_route(id.get(), 2000), 0);
         expect_event(channel.get(), RDMA_CM_EVENT_ROUTE_RESOLVED);
     }
 };
+
+// rdma_connect with default parameters; the CONNECT_REQUEST the listener gets.
+inline event_copy connect_and_receive(connector& client, listener& server)
+{
+    rdma_conn_param request{};
+    EXPECT_EQ(rdma_connect(client.id.get(), &request), 0);
+    return expect_event(server.channel.get(), RDMA_CM_EVENT_CONNECT_REQUEST);
+}
 
 inline std::vector<uint8_t> pattern(size_t length, uint8_t seed)
 {

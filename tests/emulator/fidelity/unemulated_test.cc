@@ -16,8 +16,11 @@ protected:
 TEST_F(Unemulated, ExportedVerbAbortsNamingItself)
 {
     context_ptr context = open_loopback_device();
-    union ibv_gid gid;
-    EXPECT_DEATH(ibv_query_gid(context.get(), 1, 0, &gid), "ibv_query_gid@IBVERBS_1.1");
+    pd_ptr pd(ibv_alloc_pd(context.get()));
+    ibv_srq_init_attr attr{};
+    attr.attr.max_wr = 8;
+    attr.attr.max_sge = 1;
+    EXPECT_DEATH(ibv_create_srq(pd.get(), &attr), "ibv_create_srq@IBVERBS_1.1");
 }
 
 TEST_F(Unemulated, ExtendedContextOperationAbortsNamingItself)

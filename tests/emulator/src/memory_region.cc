@@ -215,20 +215,69 @@ ibv_wc_status memory_region_table::scatter(const protection_domain& pd,
     return IBV_WC_SUCCESS;
 }
 
-bool memory_region_table::write_remote(const protection_domain& pd,
-                                       uint32_t rkey,
-                                       uint64_t address,
-                                       const uint8_t* bytes,
-                                       uint32_t length) const
+bool memory_region_table::remote_access(const protection_domain& pd,
+                                        uint32_t rkey,
+                                        uint64_t address,
+                                        uint8_t* bytes,
+                                        uint32_t length,
+                                        bool write) const
 {
     std::shared_lock<std::shared_mutex> lock(m_mutex);
     const memory_region* region = find(pd, rkey); // rkeys are the lkeys
-    if (region == nullptr || !region->allows(IBV_ACCESS_REMOTE_WRITE))
+    if (region == nullptr ||
+        !region->allows(write ? IBV_ACCESS_REMOTE_WRITE : IBV_ACCESS_REMOTE_READ))
         return false;
-    uint8_t* destination = region->translate(address, length, true);
-    if (destination == nullptr)
+    uint8_t* memory = region->translate(address, length, write);
+    if (memory == nullptr)
         return false;
-    memcpy(destination, bytes, length);
+    if (write)
+        memcpy(memory, bytes, length);
+    else
+        memcpy(bytes, memory, length);
+    return true;
+}
+
+ibv_wc_status memory_region_table::with_ranges(
+    const protection_domain& pd,
+    const ibv_sge* sges,
+    size_t count,
+    bool for_write,
+    const std::function<void(const iovec*, size_t)>& use) const
+{
+    std::shared_lock<std::shared_mutex> lock(m_mutex);
+    iovec ranges[device_limits::max_sge];
+    size_t used = 0;
+    for (size_t i = 0; i < count && i < device_limits::max_sge; i++) {
+        if (sges[i].length == 0)
+            continue;
+        const memory_region* region = find(pd, sges[i].lkey);
+        uint8_t* memory =
+            region == nullptr
+                ? nullptr
+                : region->translate(sges[i].addr, sges[i].length, for_write);
+        if (memory == nullptr)
+            return IBV_WC_LOC_PROT_ERR;
+        ranges[used++] = { memory, sges[i].length };
+    }
+    use(ranges, used);
+    return IBV_WC_SUCCESS;
+}
+
+bool memory_region_table::with_remote_target(
+    const protection_domain& pd,
+    uint32_t rkey,
+    uint64_t address,
+    uint32_t length,
+    const std::function<void(uint8_t*)>& use) const
+{
+    std::shared_lock<std::shared_mutex> lock(m_mutex);
+    const memory_region* region = find(pd, rkey);
+    uint8_t* memory = region == nullptr || !region->allows(IBV_ACCESS_REMOTE_WRITE)
+                          ? nullptr
+                          : region->translate(address, length, true);
+    if (memory == nullptr)
+        return false;
+    use(memory);
     return true;
 }
 

@@ -9,10 +9,13 @@
 
 #include <infiniband/verbs.h>
 
+#include <sys/uio.h>
+
 #include <shared_mutex>
 #include <unordered_map>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace spead_emu {
 
@@ -75,14 +78,33 @@ public:
                           const uint8_t* frame,
                           size_t length) const;
 
-    // An RC responder's RDMA write of \p length bytes to \p address through \p rkey:
-    // false, writing nothing, unless the rkey names a region of \p pd registered with
-    // IBV_ACCESS_REMOTE_WRITE that holds the whole range.
-    bool write_remote(const protection_domain& pd,
-                      uint32_t rkey,
-                      uint64_t address,
-                      const uint8_t* bytes,
-                      uint32_t length) const;
+    // An RC responder's RDMA write (\p bytes into memory) or read (memory into
+    // \p bytes) of \p length bytes at \p address through \p rkey: false, copying
+    // nothing, unless the rkey names a region of \p pd registered with
+    // IBV_ACCESS_REMOTE_WRITE (or REMOTE_READ) that holds the whole range.
+    bool remote_access(const protection_domain& pd,
+                       uint32_t rkey,
+                       uint64_t address,
+                       uint8_t* bytes,
+                       uint32_t length,
+                       bool write) const;
+
+    // For an RC QP moving bytes between a socket and registered memory without a copy
+    // of its own: \p use gets the SGEs' host ranges (checked as gather/scatter check
+    // them, \p for_write needing LOCAL_WRITE) while the lock keeps the regions
+    // registered. IBV_WC_LOC_PROT_ERR, without calling it, when one is not valid.
+    ibv_wc_status with_ranges(const protection_domain& pd,
+                              const ibv_sge* sges,
+                              size_t count,
+                              bool for_write,
+                              const std::function<void(const iovec*, size_t)>& use) const;
+    // The same for an RDMA write's target: false, without calling \p use, unless
+    // remote_access would allow the write.
+    bool with_remote_target(const protection_domain& pd,
+                            uint32_t rkey,
+                            uint64_t address,
+                            uint32_t length,
+                            const std::function<void(uint8_t*)>& use) const;
 
 private:
     const memory_region* find(const protection_domain& pd, uint32_t lkey) const;

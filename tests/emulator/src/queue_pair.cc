@@ -16,6 +16,7 @@
 #include "rc_queue_pair.h"
 #include "steering_flow.h"
 #include "verbs_lifecycle.h"
+#include "work_posting.h"
 #include "work_queue.h"
 
 #include <linux/capability.h>
@@ -99,6 +100,10 @@ queue_pair::~queue_pair() = default;
 
 queue_pair* queue_pair::from(ibv_qp* qp)
 {
+    // An RC QP's shell belongs to an rc_queue_pair: flows, counters and the like are
+    // refused on it (EINVAL) as for any QP the emulator does not own.
+    if (qp != nullptr && qp->qp_type == IBV_QPT_RC)
+        return nullptr;
     return object_shell<ibv_qp, queue_pair>::owner_of(qp);
 }
 
@@ -326,99 +331,48 @@ int queue_pair::destroy()
 
 int queue_pair::post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr)
 {
-    int error = 0;
-    bool posted = false;
-    if (context().device().faults().fatal()) {
-        if (bad_wr != nullptr)
-            *bad_wr = wr;
-        return EIO;
-    }
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
+    auto queue = [this](ibv_send_wr*& wr, bool& wake) {
         for (; wr != nullptr; wr = wr->next) {
             // IB spec: posting to the send queue before RTS is an immediate error. (In
             // the error state WRs are accepted and flushed.)
             if (m_state == IBV_QPS_RESET || m_state == IBV_QPS_INIT ||
                 m_state == IBV_QPS_RTR) {
-                error = EINVAL;
-                break;
+                return EINVAL;
             }
             if (wr->opcode == IBV_WR_TSO)
                 fail_unemulated("IBV_WR_TSO (TCP segmentation offload)");
             if (wr->opcode != IBV_WR_SEND) {
-                error = EINVAL;
-                break;
+                return EINVAL;
             }
             send_work* claimed = nullptr; // too many SGEs: ENOMEM, as mlx5
-            if ((error = m_send.claim(wr->num_sge, m_cap.max_send_sge, ENOMEM, claimed)))
-                break;
+            if (const int error =
+                    m_send.claim(wr->num_sge, m_cap.max_send_sge, ENOMEM, claimed))
+                return error;
             send_work& slot = *claimed;
-            slot.wr_id = wr->wr_id;
-            slot.signalled = m_signal_all || (wr->send_flags & IBV_SEND_SIGNALED);
+            if (const int error =
+                    fill_send_slot(slot, *wr, m_cap.max_inline_data, m_signal_all))
+                return error;
             slot.offload_checksums = (wr->send_flags & IBV_SEND_IP_CSUM) != 0;
-            slot.is_inline = (wr->send_flags & IBV_SEND_INLINE) != 0;
-            slot.sges.clear();
-            slot.inline_data.clear();
-            if (slot.is_inline) {
-                size_t total = 0;
-                for (int i = 0; i < wr->num_sge; i++)
-                    total += wr->sg_list[i].length;
-                if (total > m_cap.max_inline_data) {
-                    error = EINVAL;
-                    break;
-                }
-                // Inline data is copied now; the buffers may be reused at once.
-                for (int i = 0; i < wr->num_sge; i++) {
-                    const auto* bytes = reinterpret_cast<const uint8_t*>(
-                        static_cast<uintptr_t>(wr->sg_list[i].addr));
-                    slot.inline_data.insert(
-                        slot.inline_data.end(), bytes, bytes + wr->sg_list[i].length);
-                }
-            } else {
-                slot.sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-            }
             m_send.posted++;
-            posted = true;
+            wake = true;
         }
-    }
-    if (error != 0 && bad_wr != nullptr)
-        *bad_wr = wr;
-    if (posted)
-        m_nic->ring_doorbell();
-    return error;
+        return 0;
+    };
+    return post_chain(
+        context().device().faults().fatal(), m_mutex, wr, bad_wr, queue, [this] {
+            m_nic->ring_doorbell();
+        });
 }
 
 int queue_pair::post_receive(ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
 {
-    int error = 0;
-    bool flush = false;
-    if (context().device().faults().fatal()) {
-        if (bad_wr != nullptr)
-            *bad_wr = wr;
-        return EIO;
-    }
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        for (; wr != nullptr; wr = wr->next) {
-            // IB spec: receives may be posted from INIT on (and are flushed in ERR).
-            if (m_state == IBV_QPS_RESET) {
-                error = EINVAL;
-                break;
-            }
-            receive_slot* slot = nullptr;
-            if ((error = m_receive.claim(wr->num_sge, m_cap.max_recv_sge, EINVAL, slot)))
-                break;
-            slot->wr_id = wr->wr_id;
-            slot->sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-            m_receive.posted++;
-            flush = m_state == IBV_QPS_ERR;
-        }
-    }
-    if (error != 0 && bad_wr != nullptr)
-        *bad_wr = wr;
-    if (flush)
-        m_nic->ring_doorbell();
-    return error;
+    auto queue = [this](ibv_recv_wr*& wr, bool& flush) {
+        return post_receive_chain(m_receive, wr, m_cap.max_recv_sge, m_state, flush);
+    };
+    return post_chain(
+        context().device().faults().fatal(), m_mutex, wr, bad_wr, queue, [this] {
+            m_nic->ring_doorbell();
+        });
 }
 
 void queue_pair::attach(steering_flow& flow)

@@ -14,6 +14,7 @@
 #include "rc_responder.h"
 #include "rc_transitions.h"
 #include "rc_wire.h"
+#include "work_posting.h"
 
 #include <unistd.h>
 
@@ -40,6 +41,8 @@ void advance_to(std::atomic<uint64_t>& released, uint64_t next)
 
 ibv_wc_opcode send_completion_opcode(ibv_wr_opcode opcode)
 {
+    if (opcode == IBV_WR_RDMA_READ)
+        return IBV_WC_RDMA_READ;
     return opcode == IBV_WR_RDMA_WRITE || opcode == IBV_WR_RDMA_WRITE_WITH_IMM
                ? IBV_WC_RDMA_WRITE
                : IBV_WC_SEND;
@@ -275,110 +278,63 @@ int rc_queue_pair::destroy()
 
 int rc_queue_pair::post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr)
 {
-    int error = 0;
-    bool posted = false;
-    if (context().device().faults().fatal()) {
-        if (bad_wr != nullptr)
-            *bad_wr = wr;
-        return EIO;
-    }
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
+    auto queue = [this](ibv_send_wr*& wr, bool& wake) {
         for (; wr != nullptr; wr = wr->next) {
             // Posting before RTS fails at once; in ERR WRs are accepted and flushed.
             if (m_state == IBV_QPS_RESET || m_state == IBV_QPS_INIT ||
                 m_state == IBV_QPS_RTR) {
-                error = EINVAL;
-                break;
+                return EINVAL;
             }
             switch (wr->opcode) {
             case IBV_WR_SEND:
             case IBV_WR_SEND_WITH_IMM:
             case IBV_WR_RDMA_WRITE:
             case IBV_WR_RDMA_WRITE_WITH_IMM:
+            case IBV_WR_RDMA_READ:
                 break;
             default:
                 fail_unemulated("ibv_post_send opcode %d on an RC QP (only SEND, "
-                                "SEND_WITH_IMM, RDMA_WRITE and RDMA_WRITE_WITH_IMM are "
-                                "emulated; no RDMA read, atomics or invalidation)",
+                                "SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM and "
+                                "RDMA_READ are emulated; no atomics or invalidation)",
                                 wr->opcode);
             }
-            rc_send_slot* claimed = nullptr;
-            if ((error = m_send.claim(wr->num_sge, m_cap.max_send_sge, ENOMEM, claimed)))
-                break;
-            rc_send_slot& slot = *claimed;
-            slot.is_inline = (wr->send_flags & IBV_SEND_INLINE) != 0;
-            if (slot.is_inline) {
-                size_t total = 0;
-                for (int i = 0; i < wr->num_sge; i++)
-                    total += wr->sg_list[i].length;
-                if (total > m_cap.max_inline_data) {
-                    error = EINVAL;
-                    break;
-                }
+            if (wr->opcode == IBV_WR_RDMA_READ && (wr->send_flags & IBV_SEND_INLINE)) {
+                return EINVAL; // a read has nowhere to put inline data
             }
-            slot.wr_id = wr->wr_id;
+            rc_send_slot* claimed = nullptr;
+            if (const int error =
+                    m_send.claim(wr->num_sge, m_cap.max_send_sge, ENOMEM, claimed))
+                return error;
+            rc_send_slot& slot = *claimed;
+            if (const int error =
+                    fill_send_slot(slot, *wr, m_cap.max_inline_data, m_signal_all))
+                return error;
             slot.opcode = wr->opcode;
-            slot.signalled = m_signal_all || (wr->send_flags & IBV_SEND_SIGNALED);
             slot.imm = wr->imm_data;
             slot.remote_addr = wr->wr.rdma.remote_addr;
             slot.rkey = wr->wr.rdma.rkey;
-            slot.sges.clear();
-            slot.inline_data.clear();
-            if (slot.is_inline) {
-                // Copied now: the buffers may be reused as soon as this returns.
-                for (int i = 0; i < wr->num_sge; i++) {
-                    const auto* bytes = reinterpret_cast<const uint8_t*>(
-                        static_cast<uintptr_t>(wr->sg_list[i].addr));
-                    slot.inline_data.insert(
-                        slot.inline_data.end(), bytes, bytes + wr->sg_list[i].length);
-                }
-            } else {
-                slot.sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-            }
             slot.psn = m_next_send_psn;
             m_next_send_psn = rc_wire::next_psn(m_next_send_psn);
             m_send.posted++;
-            posted = true;
+            wake = true;
         }
-    }
-    if (error != 0 && bad_wr != nullptr)
-        *bad_wr = wr;
-    if (posted)
-        m_requester->ring_doorbell();
-    return error;
+        return 0;
+    };
+    return post_chain(
+        context().device().faults().fatal(), m_mutex, wr, bad_wr, queue, [this] {
+            m_requester->ring_doorbell();
+        });
 }
 
 int rc_queue_pair::post_receive(ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
 {
-    int error = 0;
-    bool flush = false;
-    if (context().device().faults().fatal()) {
-        if (bad_wr != nullptr)
-            *bad_wr = wr;
-        return EIO;
-    }
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        for (; wr != nullptr; wr = wr->next) {
-            if (m_state == IBV_QPS_RESET) {
-                error = EINVAL;
-                break;
-            }
-            rc_receive_slot* slot = nullptr;
-            if ((error = m_receive.claim(wr->num_sge, m_cap.max_recv_sge, EINVAL, slot)))
-                break;
-            slot->wr_id = wr->wr_id;
-            slot->sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-            m_receive.posted++;
-            flush = m_state == IBV_QPS_ERR;
-        }
-    }
-    if (error != 0 && bad_wr != nullptr)
-        *bad_wr = wr;
-    if (flush)
-        m_requester->ring_doorbell();
-    return error;
+    auto queue = [this](ibv_recv_wr*& wr, bool& flush) {
+        return post_receive_chain(m_receive, wr, m_cap.max_recv_sge, m_state, flush);
+    };
+    return post_chain(
+        context().device().faults().fatal(), m_mutex, wr, bad_wr, queue, [this] {
+            m_requester->ring_doorbell();
+        });
 }
 
 void rc_queue_pair::release_slots_through(bool send_queue, uint64_t index)

@@ -10,6 +10,8 @@
 #include "rc_queue_pair.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -34,6 +36,8 @@ rc_wire::kind request_kind(ibv_wr_opcode opcode)
         return rc_wire::kind::write;
     case IBV_WR_RDMA_WRITE_WITH_IMM:
         return rc_wire::kind::write_with_imm;
+    case IBV_WR_RDMA_READ:
+        return rc_wire::kind::read;
     default:
         return rc_wire::kind::send;
     }
@@ -51,6 +55,7 @@ rc_wire::clock::time_point later(rc_wire::clock::time_point when,
 rc_requester::rc_requester(rc_queue_pair& qp)
     : m_qp(qp), m_doorbell(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
 {
+    m_payload_sges.reserve(device_limits::max_sge);
 }
 
 rc_requester::~rc_requester() = default;
@@ -86,7 +91,7 @@ void rc_requester::wait(clock::time_point deadline)
     if (m_connection) {
         fds[1].fd = m_connection.get();
         fds[1].events = POLLIN;
-        if (m_connecting || m_output_done < m_output.size())
+        if (m_connecting || output_pending())
             fds[1].events |= POLLOUT;
     }
     const auto left = deadline - clock::now();
@@ -158,14 +163,22 @@ rc_requester::clock::time_point rc_requester::step()
     }
     if (now < m_pause_until)
         return m_pause_until; // an RNR NAK's wait
-    const bool busy =
-        m_output_done < m_output.size() || m_qp.m_send_acknowledged < m_qp.m_send.taken;
+    const bool busy = output_pending() || m_qp.m_send_acknowledged < m_qp.m_send.taken;
     if (busy && now - m_last_progress >= timeout) {
+        if (path_delivers()) {
+            // The peer's host holds every byte: its process is only slow (a NIC would
+            // have answered). A probe makes a path that broke since show as undelivered
+            // bytes at the next expiry.
+            m_last_progress = now;
+            if (!output_pending())
+                queue_probe();
+            return later(now, timeout);
+        }
         retry_locked(now, "no acknowledgement within the QP's timeout");
         if (m_qp.m_state == IBV_QPS_ERR)
             return now;
     }
-    if (m_output_done == m_output.size())
+    if (!output_pending())
         prepare_next_message_locked(now);
     return later(m_last_progress, timeout);
 }
@@ -219,9 +232,8 @@ void rc_requester::connection_ready(clock::time_point now)
     hello.type = rc_wire::kind::hello;
     hello.source_qpn = m_qp.m_shell.verbs.qp_num;
     hello.detail = m_qp.m_attr.dest_qp_num;
-    m_output.assign(reinterpret_cast<const uint8_t*>(&hello),
-                    reinterpret_cast<const uint8_t*>(&hello) + sizeof(hello));
-    m_output_done = 0;
+    set_output_size(sizeof(hello));
+    memcpy(m_output.data(), &hello, sizeof(hello));
 }
 
 void rc_requester::prepare_next_message_locked(clock::time_point now)
@@ -243,21 +255,34 @@ void rc_requester::prepare_next_message_locked(clock::time_point now)
             total += sge.length;
     }
     const bool in_flight = qp.m_send_acknowledged < qp.m_send.taken;
-    m_output.resize(sizeof(rc_wire::header) + total);
-    uint8_t* payload = m_output.data() + sizeof(rc_wire::header);
-    ibv_wc_status status = IBV_WC_SUCCESS;
-    if (total > device_limits::max_message_size) {
-        status = IBV_WC_LOC_LEN_ERR;
-    } else if (slot.is_inline) {
-        memcpy(payload, slot.inline_data.data(), total);
-    } else {
-        size_t length = 0;
-        status = qp.context().memory_regions().gather(
-            qp.m_pd, slot.sges.data(), slot.sges.size(), payload, total, length);
+    const bool is_read = slot.opcode == IBV_WR_RDMA_READ;
+    ibv_wc_status status = IBV_WC_LOC_LEN_ERR;
+    if (total <= device_limits::max_message_size) {
+        status = IBV_WC_SUCCESS;
+        if (is_read) {
+            // A read's request carries no payload: its SGEs receive the response.
+            set_output_size(sizeof(rc_wire::header));
+        } else if (slot.is_inline) {
+            set_output_size(sizeof(rc_wire::header) + total);
+            memcpy(m_output.data() + sizeof(rc_wire::header),
+                   slot.inline_data.data(),
+                   total);
+        } else {
+            // The payload goes from registered memory to the socket at transmit time
+            // (write_output); here its SGEs are only checked.
+            status =
+                qp.context().memory_regions().with_ranges(qp.m_pd,
+                                                          slot.sges.data(),
+                                                          slot.sges.size(),
+                                                          false,
+                                                          [](const iovec*, size_t) {});
+            set_output_size(sizeof(rc_wire::header));
+            m_payload_sges.assign(slot.sges.begin(), slot.sges.end());
+            m_payload_total = total;
+        }
     }
     if (status != IBV_WC_SUCCESS) {
-        m_output.clear();
-        m_output_done = 0;
+        set_output_size(0);
         // A local error completes in order: once what went before is acknowledged.
         if (!in_flight)
             fail_oldest_locked(status,
@@ -271,13 +296,13 @@ void rc_requester::prepare_next_message_locked(clock::time_point now)
     request.magic = rc_wire::header_magic;
     request.type = request_kind(slot.opcode);
     request.psn = slot.psn;
-    request.length = static_cast<uint32_t>(total);
+    request.length = is_read ? 0 : static_cast<uint32_t>(total);
+    request.detail = is_read ? static_cast<uint32_t>(total) : 0;
     request.remote_addr = slot.remote_addr;
     request.rkey = slot.rkey;
     request.imm = slot.imm;
     request.source_qpn = qp.m_shell.verbs.qp_num;
     memcpy(m_output.data(), &request, sizeof(request));
-    m_output_done = 0;
     if (!in_flight)
         m_last_progress = now;
     qp.m_send.taken++;
@@ -285,17 +310,39 @@ void rc_requester::prepare_next_message_locked(clock::time_point now)
 
 void rc_requester::write_output()
 {
-    while (m_output_done < m_output.size()) {
-        const ssize_t put = send(m_connection.get(),
-                                 m_output.data() + m_output_done,
-                                 m_output.size() - m_output_done,
-                                 MSG_DONTWAIT | MSG_NOSIGNAL);
+    while (output_pending()) {
+        ssize_t put = 0;
+        int error = 0;
+        if (m_output_done < m_output_size) {
+            put = send(m_connection.get(),
+                       m_output.data() + m_output_done,
+                       m_output_size - m_output_done,
+                       MSG_DONTWAIT | MSG_NOSIGNAL | (m_payload_total ? MSG_MORE : 0));
+            error = errno;
+            if (put > 0)
+                m_output_done += static_cast<size_t>(put);
+        } else {
+            const ibv_wc_status status = m_qp.context().memory_regions().with_ranges(
+                m_qp.m_pd,
+                m_payload_sges.data(),
+                m_payload_sges.size(),
+                false,
+                [&](const iovec* ranges, size_t count) {
+                    put = send_ranges(ranges, count);
+                    error = errno;
+                });
+            if (status != IBV_WC_SUCCESS) {
+                put = -1; // deregistered while on the wire: the message cannot finish
+                error = EFAULT;
+            } else if (put > 0) {
+                m_payload_done += static_cast<size_t>(put);
+            }
+        }
         if (put > 0) {
-            m_output_done += static_cast<size_t>(put);
             m_last_progress = clock::now();
-        } else if (put < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        } else if (put < 0 && (error == EAGAIN || error == EWOULDBLOCK)) {
             return;
-        } else if (put < 0 && errno == EINTR) {
+        } else if (put < 0 && error == EINTR) {
             continue;
         } else {
             std::lock_guard<std::mutex> lock(m_qp.m_mutex);
@@ -304,14 +351,38 @@ void rc_requester::write_output()
             return;
         }
     }
-    m_output.clear();
-    m_output_done = 0;
+    set_output_size(0);
+}
+
+ssize_t rc_requester::send_ranges(const iovec* ranges, size_t count)
+{
+    iovec rest[device_limits::max_sge];
+    size_t used = 0;
+    size_t skip = m_payload_done;
+    for (size_t i = 0; i < count; i++) {
+        if (skip >= ranges[i].iov_len) {
+            skip -= ranges[i].iov_len;
+            continue;
+        }
+        rest[used++] = { static_cast<uint8_t*>(ranges[i].iov_base) + skip,
+                         ranges[i].iov_len - skip };
+        skip = 0;
+    }
+    msghdr message{};
+    message.msg_iov = rest;
+    message.msg_iovlen = used;
+    return sendmsg(m_connection.get(), &message, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
 void rc_requester::read_responses()
 {
-    uint8_t buffer[64 * sizeof(rc_wire::header)];
-    const ssize_t got = recv(m_connection.get(), buffer, sizeof(buffer), MSG_DONTWAIT);
+    // Read responses carry their bytes: read in large pieces.
+    constexpr size_t piece = 64 * 1024;
+    const size_t before = m_input.size();
+    m_input.resize(before + piece);
+    const ssize_t got =
+        recv(m_connection.get(), m_input.data() + before, piece, MSG_DONTWAIT);
+    m_input.resize(before + static_cast<size_t>(std::max<ssize_t>(got, 0)));
     if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
         return;
     std::lock_guard<std::mutex> lock(m_qp.m_mutex);
@@ -320,26 +391,32 @@ void rc_requester::read_responses()
         m_connection_lost = true;
         return;
     }
-    m_input.insert(m_input.end(), buffer, buffer + got);
     size_t used = 0;
     while (m_input.size() - used >= sizeof(rc_wire::header)) {
         rc_wire::header response;
         memcpy(&response, m_input.data() + used, sizeof(response));
-        used += sizeof(response);
-        if (response.magic != rc_wire::header_magic) {
+        if (response.magic != rc_wire::header_magic ||
+            response.length > device_limits::max_message_size) {
             warn("RC QP 0x%x: garbled response on the RC wire; connection dropped",
                  m_qp.m_shell.verbs.qp_num);
             drop_connection();
             m_connection_lost = true;
             return;
         }
-        if (m_qp.m_state == IBV_QPS_RTS || m_qp.m_state == IBV_QPS_SQD)
-            handle_response_locked(response);
+        if (m_input.size() - used < sizeof(response) + response.length)
+            break; // the rest of a read response is still on its way
+        const uint8_t* payload = m_input.data() + used + sizeof(response);
+        used += sizeof(response) + response.length;
+        if (m_qp.m_state == IBV_QPS_RTS)
+            handle_response_locked(response, payload);
+        if (!m_connection)
+            return;
     }
     m_input.erase(m_input.begin(), m_input.begin() + used);
 }
 
-void rc_requester::handle_response_locked(const rc_wire::header& response)
+void rc_requester::handle_response_locked(const rc_wire::header& response,
+                                          const uint8_t* payload)
 {
     rc_queue_pair& qp = m_qp;
     uint64_t index = qp.m_send_acknowledged;
@@ -354,6 +431,21 @@ void rc_requester::handle_response_locked(const rc_wire::header& response)
         acknowledge_through_locked(index + 1);
         m_retries = m_rnr_retries = 0;
         return;
+    case rc_wire::kind::read_response: {
+        acknowledge_through_locked(index);
+        const rc_send_slot& slot = qp.m_send.at(index);
+        const ibv_wc_status status = qp.context().memory_regions().scatter(
+            qp.m_pd, slot.sges.data(), slot.sges.size(), payload, response.length);
+        if (status != IBV_WC_SUCCESS) {
+            fail_oldest_locked(status,
+                               "an RDMA read's SGEs could not take the bytes read "
+                               "(unregistered, without LOCAL_WRITE, or too short)");
+            return;
+        }
+        acknowledge_through_locked(index + 1);
+        m_retries = m_rnr_retries = 0;
+        return;
+    }
     case rc_wire::kind::nak_rnr:
         acknowledge_through_locked(index);
         if (qp.m_attr.rnr_retry != 7 && ++m_rnr_retries > qp.m_attr.rnr_retry) {
@@ -424,12 +516,41 @@ void rc_requester::retry_locked(clock::time_point now, const char* reason)
           static_cast<unsigned>(m_qp.m_attr.retry_cnt));
 }
 
+bool rc_requester::path_delivers() const
+{
+    tcp_info info{};
+    socklen_t length = sizeof(info);
+    if (getsockopt(m_connection.get(), IPPROTO_TCP, TCP_INFO, &info, &length) != 0)
+        return false;
+    return info.tcpi_state == TCP_ESTABLISHED && info.tcpi_unacked == 0 &&
+           info.tcpi_retransmits == 0 && info.tcpi_probes == 0;
+}
+
+void rc_requester::queue_probe()
+{
+    rc_wire::header probe{};
+    probe.magic = rc_wire::header_magic;
+    probe.type = rc_wire::kind::probe;
+    probe.source_qpn = m_qp.m_shell.verbs.qp_num;
+    set_output_size(sizeof(probe));
+    memcpy(m_output.data(), &probe, sizeof(probe));
+}
+
+void rc_requester::set_output_size(size_t size)
+{
+    if (m_output.size() < size)
+        m_output.resize(size); // grows only: a message is not cleared before its copy
+    m_output_size = size;
+    m_output_done = 0;
+    m_payload_total = 0;
+    m_payload_done = 0;
+}
+
 void rc_requester::drop_connection()
 {
     m_connection.reset();
     m_connecting = false;
-    m_output.clear();
-    m_output_done = 0;
+    set_output_size(0);
     m_input.clear();
 }
 

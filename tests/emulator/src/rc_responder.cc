@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -34,6 +35,7 @@ rc_responder::rc_responder(rc_queue_pair& qp, int listening_fd)
       m_doorbell(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
       m_stop(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
 {
+    m_in_place_sges.reserve(device_limits::max_sge);
 }
 
 rc_responder::~rc_responder() = default;
@@ -118,17 +120,32 @@ bool rc_responder::serve_request()
         request.magic != rc_wire::header_magic ||
         request.length > device_limits::max_message_size)
         return false;
-    if (m_payload.size() < request.length)
-        m_payload.resize(request.length);
-    if (!rc_wire::read_all(fd, m_payload.data(), request.length, m_stop.get(), forever))
+    // A write or send that will be executed goes from the socket straight into its
+    // target memory or receive buffers, as the NIC's DMA would put it.
+    bool direct = false;
+    {
+        std::lock_guard<std::mutex> lock(m_qp.m_mutex);
+        direct = in_place_allowed_locked(request);
+    }
+    if (direct && !receive_in_place(request))
         return false;
+    m_payload_in_place = direct;
+    if (!m_payload_in_place) {
+        if (m_payload.size() < request.length)
+            m_payload.resize(request.length);
+        if (!rc_wire::read_all(
+                fd, m_payload.data(), request.length, m_stop.get(), forever))
+            return false;
+    }
     rc_wire::header response{};
+    m_response_length = 0;
     {
         std::lock_guard<std::mutex> lock(m_qp.m_mutex);
         if (m_connection_source != m_qp.m_attr.dest_qp_num)
             return false; // a requester this QP is not connected to
         if (m_qp.m_state == IBV_QPS_ERR)
-            return true; // an errored QP is silent: the requester times out
+            return false; // an errored QP answers nothing: its requester loses the
+                          // connection, retries and gives up
         response.type = execute_locked(request);
         if (response.type == rc_wire::kind::hello)
             return true; // discarded without a response
@@ -136,18 +153,26 @@ bool rc_responder::serve_request()
     }
     response.magic = rc_wire::header_magic;
     response.psn = request.psn;
+    response.length = m_response_length;
     response.source_qpn = m_qp.m_shell.verbs.qp_num;
     const auto deadline = rc_wire::clock::now() + std::chrono::seconds(10);
-    return rc_wire::write_all(fd, &response, sizeof(response), m_stop.get(), deadline);
+    return rc_wire::write_all(fd, &response, sizeof(response), m_stop.get(), deadline) &&
+           rc_wire::write_all(
+               fd, m_payload.data(), m_response_length, m_stop.get(), deadline);
 }
 
 // The response to \p request; kind::hello means none (a request discarded).
 rc_wire::kind rc_responder::execute_locked(const rc_wire::header& request)
 {
     rc_queue_pair& qp = m_qp;
+    if (request.type == rc_wire::kind::probe)
+        return rc_wire::kind::hello; // nothing to do or answer
     const uint32_t expected = qp.m_expected_receive_psn;
+    // A duplicate is acknowledged, not executed again; but a read is answered again
+    // (reading twice changes nothing).
     if (rc_wire::psn_before(request.psn, expected))
-        return rc_wire::kind::ack; // a duplicate: acknowledged, not executed again
+        return request.type == rc_wire::kind::read ? remote_access_locked(request, false)
+                                                   : rc_wire::kind::ack;
     if (request.psn != expected)
         return rc_wire::kind::hello; // after an RNR NAK, until the refused one returns
     m_in_rnr = false;
@@ -158,7 +183,10 @@ rc_wire::kind rc_responder::execute_locked(const rc_wire::header& request)
         result = receive_locked(request, false);
         break;
     case rc_wire::kind::write:
-        result = write_locked(request);
+        result = remote_access_locked(request, true);
+        break;
+    case rc_wire::kind::read:
+        result = remote_access_locked(request, false);
         break;
     case rc_wire::kind::write_with_imm:
         // The receive is checked first: without one the write is refused whole.
@@ -166,7 +194,7 @@ rc_wire::kind rc_responder::execute_locked(const rc_wire::header& request)
             result = rc_wire::kind::nak_rnr;
             break;
         }
-        result = write_locked(request);
+        result = remote_access_locked(request, true);
         if (result == rc_wire::kind::ack)
             result = receive_locked(request, true);
         break;
@@ -185,24 +213,153 @@ rc_wire::kind rc_responder::execute_locked(const rc_wire::header& request)
     return result;
 }
 
-rc_wire::kind rc_responder::write_locked(const rc_wire::header& request)
+bool rc_responder::in_place_allowed_locked(const rc_wire::header& request)
 {
     rc_queue_pair& qp = m_qp;
+    const bool is_write = request.type == rc_wire::kind::write ||
+                          request.type == rc_wire::kind::write_with_imm;
+    const bool is_send = request.type == rc_wire::kind::send ||
+                         request.type == rc_wire::kind::send_with_imm;
+    const bool consumes_receive = request.type != rc_wire::kind::write;
+    if ((!is_write && !is_send) || request.length == 0 ||
+        (qp.m_state != IBV_QPS_RTR && qp.m_state != IBV_QPS_RTS) ||
+        m_connection_source != qp.m_attr.dest_qp_num ||
+        request.psn != qp.m_expected_receive_psn ||
+        (consumes_receive && qp.m_receive.taken == qp.m_receive.posted))
+        return false;
+    const memory_region_table& memory = qp.context().memory_regions();
+    if (is_write)
+        return (qp.m_attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE) &&
+               memory.with_remote_target(qp.m_pd,
+                                         request.rkey,
+                                         request.remote_addr,
+                                         request.length,
+                                         [](uint8_t*) {});
+    const rc_receive_slot& slot = qp.m_receive.at(qp.m_receive.taken);
+    size_t room = 0;
+    const bool valid = memory.with_ranges(qp.m_pd,
+                                          slot.sges.data(),
+                                          slot.sges.size(),
+                                          true,
+                                          [&](const iovec* ranges, size_t count) {
+                                              for (size_t i = 0; i < count; i++)
+                                                  room += ranges[i].iov_len;
+                                          }) == IBV_WC_SUCCESS;
+    if (!valid || room < request.length)
+        return false; // the receive completes with its error on the staged path
+    m_in_place_sges.assign(slot.sges.begin(), slot.sges.end());
+    return true;
+}
+
+bool rc_responder::receive_in_place(const rc_wire::header& request)
+{
+    const int fd = m_connection.get();
+    const memory_region_table& memory = m_qp.context().memory_regions();
+    const bool is_write = request.type == rc_wire::kind::write ||
+                          request.type == rc_wire::kind::write_with_imm;
+    uint32_t done = 0;
+    while (done < request.length) {
+        if (!rc_wire::wait_until_ready(
+                fd, POLLIN, m_stop.get(), rc_wire::clock::time_point::max()))
+            return false;
+        ssize_t got = 0;
+        int error = 0;
+        // The memory is looked up again for every piece: it stays registered while
+        // bytes land in it.
+        bool valid = false;
+        if (is_write) {
+            valid = memory.with_remote_target(
+                m_qp.m_pd,
+                request.rkey,
+                request.remote_addr + done,
+                request.length - done,
+                [&](uint8_t* target) {
+                    got = recv(fd, target, request.length - done, MSG_DONTWAIT);
+                    error = errno;
+                });
+        } else {
+            valid = memory.with_ranges(m_qp.m_pd,
+                                       m_in_place_sges.data(),
+                                       m_in_place_sges.size(),
+                                       true,
+                                       [&](const iovec* ranges, size_t count) {
+                                           got = receive_ranges(
+                                               fd, ranges, count, done, request.length);
+                                           error = errno;
+                                       }) == IBV_WC_SUCCESS;
+        }
+        if (!valid || got == 0)
+            return false; // deregistered meanwhile, or the peer went
+        if (got > 0)
+            done += static_cast<uint32_t>(got);
+        else if (error != EAGAIN && error != EWOULDBLOCK && error != EINTR)
+            return false;
+    }
+    return true;
+}
+
+ssize_t rc_responder::receive_ranges(
+    int fd, const iovec* ranges, size_t count, uint32_t done, uint32_t length)
+{
+    iovec rest[device_limits::max_sge];
+    size_t used = 0;
+    size_t skip = done;
+    size_t wanted = length - done;
+    for (size_t i = 0; i < count && wanted > 0; i++) {
+        if (skip >= ranges[i].iov_len) {
+            skip -= ranges[i].iov_len;
+            continue;
+        }
+        const size_t piece = std::min(ranges[i].iov_len - skip, wanted);
+        rest[used++] = { static_cast<uint8_t*>(ranges[i].iov_base) + skip, piece };
+        wanted -= piece;
+        skip = 0;
+    }
+    msghdr message{};
+    message.msg_iov = rest;
+    message.msg_iovlen = used;
+    return recvmsg(fd, &message, MSG_DONTWAIT);
+}
+
+rc_wire::kind rc_responder::remote_access_locked(const rc_wire::header& request,
+                                                 bool write)
+{
+    rc_queue_pair& qp = m_qp;
+    const unsigned needed = write ? IBV_ACCESS_REMOTE_WRITE : IBV_ACCESS_REMOTE_READ;
+    const uint32_t length = write ? request.length : request.detail;
+    const bool qp_allows = (qp.m_attr.qp_access_flags & needed) != 0;
+    if (!write && length > device_limits::max_message_size)
+        return rc_wire::kind::nak_invalid;
+    if (!write && m_payload.size() < length)
+        m_payload.resize(length);
+    const memory_region_table& memory = qp.context().memory_regions();
     const bool allowed =
-        (qp.m_attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE) &&
-        qp.context().memory_regions().write_remote(
-            qp.m_pd, request.rkey, request.remote_addr, m_payload.data(), request.length);
-    if (allowed)
-        return rc_wire::kind::ack;
-    warn("RC QP 0x%x: an RDMA write of %u bytes to 0x%llx with rkey 0x%x was refused "
-         "(%s); NAK to the requester, this QP goes to ERR with IBV_EVENT_QP_ACCESS_ERR",
+        qp_allows &&
+        (write && m_payload_in_place
+             ? memory.with_remote_target(
+                   qp.m_pd, request.rkey, request.remote_addr, length, [](uint8_t*) {})
+             : memory.remote_access(qp.m_pd,
+                                    request.rkey,
+                                    request.remote_addr,
+                                    m_payload.data(),
+                                    length,
+                                    write));
+    if (allowed) {
+        if (write)
+            return rc_wire::kind::ack;
+        m_response_length = length;
+        return rc_wire::kind::read_response;
+    }
+    warn("RC QP 0x%x: an RDMA %s of %u bytes at 0x%llx with rkey 0x%x was refused (%s); "
+         "NAK to the requester, this QP goes to ERR with IBV_EVENT_QP_ACCESS_ERR",
          qp.m_shell.verbs.qp_num,
-         request.length,
+         write ? "write" : "read",
+         length,
          static_cast<unsigned long long>(request.remote_addr),
          request.rkey,
-         (qp.m_attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE)
-             ? "the rkey, its range or its access flags do not allow it"
-             : "the QP's access flags lack IBV_ACCESS_REMOTE_WRITE");
+         qp_allows ? "the rkey, its range or its access flags do not allow it"
+                   : (write ? "the QP's access flags lack IBV_ACCESS_REMOTE_WRITE"
+                            : "the QP's access flags lack IBV_ACCESS_REMOTE_READ"));
     qp.enter_error_locked("a remote access violation", IBV_EVENT_QP_ACCESS_ERR, true);
     return rc_wire::kind::nak_access;
 }
@@ -223,8 +380,13 @@ rc_wire::kind rc_responder::receive_locked(const rc_wire::header& request, bool 
         return rc_wire::kind::ack;
     }
     const rc_receive_slot& slot = qp.m_receive.at(index);
-    const ibv_wc_status status = qp.context().memory_regions().scatter(
-        qp.m_pd, slot.sges.data(), slot.sges.size(), m_payload.data(), request.length);
+    const ibv_wc_status status =
+        m_payload_in_place ? IBV_WC_SUCCESS
+                           : qp.context().memory_regions().scatter(qp.m_pd,
+                                                                   slot.sges.data(),
+                                                                   slot.sges.size(),
+                                                                   m_payload.data(),
+                                                                   request.length);
     if (status != IBV_WC_SUCCESS) {
         qp.complete_receive_locked(index, status);
         qp.enter_error_locked(status == IBV_WC_LOC_LEN_ERR

@@ -28,8 +28,9 @@ int poll_timeout(clock::time_point deadline)
     return static_cast<int>(std::clamp<long long>(left.count() + 1, 0, 1000));
 }
 
-// Waits until \p fd is ready for \p events: false on stop, deadline or a poll error.
-bool wait_for(int fd, short events, int stop_fd, clock::time_point deadline)
+} // namespace
+
+bool wait_until_ready(int fd, short events, int stop_fd, clock::time_point deadline)
 {
     while (true) {
         pollfd fds[2] = { { fd, events, 0 }, { stop_fd, POLLIN, 0 } };
@@ -44,8 +45,6 @@ bool wait_for(int fd, short events, int stop_fd, clock::time_point deadline)
             return false;
     }
 }
-
-} // namespace
 
 clock::duration ack_timeout(uint8_t timeout)
 {
@@ -120,7 +119,7 @@ bool read_all(
         } else if (got == 0) {
             return false; // the peer closed
         } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            if (!wait_for(fd, POLLIN, stop_fd, deadline))
+            if (!wait_until_ready(fd, POLLIN, stop_fd, deadline))
                 return false;
         } else if (errno != EINTR) {
             return false;
@@ -140,7 +139,7 @@ bool write_all(
         if (put >= 0) {
             done += static_cast<size_t>(put);
         } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            if (!wait_for(fd, POLLOUT, stop_fd, deadline))
+            if (!wait_until_ready(fd, POLLOUT, stop_fd, deadline))
                 return false;
         } else if (errno != EINTR) {
             return false;

@@ -6,7 +6,7 @@
 // listens on its own port, and its qp_num is derived from that port, so a peer finds
 // it from exactly what applications exchange (the GID, which holds an IPv4 address,
 // and dest_qp_num). Requests (sends, RDMA writes) go one way, one message each with a
-// PSN; acknowledgements and NAKs come back on the same connection.
+// PSN; acknowledgements, NAKs and RDMA read responses come back on the same connection.
 #ifndef SPEAD_EMU_RC_WIRE_H
 #define SPEAD_EMU_RC_WIRE_H
 
@@ -27,11 +27,14 @@ enum class kind : uint32_t {
     send_with_imm,
     write,
     write_with_imm,
-    ack,            // psn: every request up to and including it was executed
-    nak_rnr,        // no receive posted for psn; detail: the responder's min_rnr_timer
-    nak_access,     // rkey, bounds or access flags refused the write at psn
-    nak_invalid,    // the message at psn does not fit the receive (invalid request)
-    nak_operational // the responder failed for its own reasons (remote operational)
+    ack,             // psn: every request up to and including it was executed
+    nak_rnr,         // no receive posted for psn; detail: the responder's min_rnr_timer
+    nak_access,      // rkey, bounds or access flags refused the write at psn
+    nak_invalid,     // the message at psn does not fit the receive (invalid request)
+    nak_operational, // the responder failed for its own reasons (remote operational)
+    read,            // an RDMA read of detail bytes (the request carries no payload)
+    read_response,   // the bytes read, as its payload; acknowledges the read
+    probe            // no request: bytes in flight while an acknowledgement is late
 };
 
 struct header {
@@ -72,6 +75,10 @@ clock::duration rnr_delay(uint8_t min_rnr_timer);
 int listen_on_ephemeral_port(uint16_t& port);
 // Non-blocking connect to address:port: the fd (connection in progress), or -1.
 int start_connect(in_addr address, uint16_t port);
+
+// Waits until \p fd is ready for \p events (poll's): false on \p stop_fd readable,
+// the deadline or a poll error.
+bool wait_until_ready(int fd, short events, int stop_fd, clock::time_point deadline);
 
 // Blocking reads and writes that give up when \p stop_fd becomes readable, the peer
 // goes (EOF, error) or \p deadline passes: true when all bytes moved.

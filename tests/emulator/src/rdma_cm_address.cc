@@ -23,6 +23,8 @@ extern "C" const char* spead_emu_device_netdev(ibv_device* device);
 
 namespace spead_emu {
 
+namespace {
+
 // librdmacm opens every device once and keeps the contexts for the life of the process;
 // every rdma_cm_id bound to a device shares its context. So does the emulator.
 ibv_context* shared_context(ibv_device* device)
@@ -35,8 +37,6 @@ ibv_context* shared_context(ibv_device* device)
         context = ibv_open_device(device);
     return context;
 }
-
-namespace {
 
 ibv_device* device_on_netdev(const std::string& netdev)
 {
@@ -87,6 +87,32 @@ bool is_ipv4(const sockaddr* address, const char* call)
     return false;
 }
 
+int bind_cm_socket(const sockaddr_in& address)
+{
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    const int on = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+    if (bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+        const int error = errno;
+        close(fd);
+        errno = error;
+        return -1;
+    }
+    return fd;
+}
+
+union ibv_gid ipv4_mapped_gid(in_addr address)
+{
+    union ibv_gid gid {
+    };
+    gid.raw[10] = 0xff;
+    gid.raw[11] = 0xff;
+    memcpy(&gid.raw[12], &address.s_addr, 4);
+    return gid;
+}
+
 } // namespace
 
 int attach_device(rdma_cm_id* id, const sockaddr_in& address)
@@ -117,30 +143,11 @@ int attach_device(rdma_cm_id* id, const sockaddr_in& address)
     return 0;
 }
 
-int bind_cm_socket(const sockaddr_in& address)
+void set_route_gids(rdma_cm_id* id)
 {
-    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    const int on = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-    if (bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
-        const int error = errno;
-        close(fd);
-        errno = error;
-        return -1;
-    }
-    return fd;
-}
-
-union ibv_gid ipv4_mapped_gid(in_addr address)
-{
-    union ibv_gid gid {
-    };
-    gid.raw[10] = 0xff;
-    gid.raw[11] = 0xff;
-    memcpy(&gid.raw[12], &address.s_addr, 4);
-    return gid;
+    id->route.addr.addr.ibaddr.sgid = ipv4_mapped_gid(id->route.addr.src_sin.sin_addr);
+    id->route.addr.addr.ibaddr.dgid = ipv4_mapped_gid(id->route.addr.dst_sin.sin_addr);
+    id->route.addr.addr.ibaddr.pkey = htons(0xffff);
 }
 
 uint8_t source_gid_index(rdma_cm_id* id)
@@ -224,24 +231,25 @@ int rdma_resolve_addr(rdma_cm_id* id,
     if (!shell->socket || id->route.addr.src_sin.sin_addr.s_addr == htonl(INADDR_ANY)) {
         const auto source = spead_emu::route_source(destination);
         if (!source) {
-            status = -errno; // ENETUNREACH: no route
-        } else {
+            // As the kernel: no route fails the call itself (ENETUNREACH), no event.
+            spead_emu::trace("rdma_resolve_addr: no route: %s", strerror(errno));
+            return -1;
+        }
+        {
             sockaddr_in address{};
             address.sin_family = AF_INET;
             address.sin_addr = *source;
             address.sin_port = id->route.addr.src_sin.sin_port;
             shell->socket.reset();
+            // A source on an interface without a device is the kernel's ADDR_ERROR
+            // (-ENODEV) when it acquires the device.
             if (spead_emu::attach_device(id, address) != 0 ||
                 spead_emu::reserve_address(shell, address) != 0)
                 status = -errno;
         }
     }
     if (status == 0) {
-        id->route.addr.addr.ibaddr.sgid =
-            spead_emu::ipv4_mapped_gid(id->route.addr.src_sin.sin_addr);
-        id->route.addr.addr.ibaddr.dgid =
-            spead_emu::ipv4_mapped_gid(destination.sin_addr);
-        id->route.addr.addr.ibaddr.pkey = htons(0xffff);
+        spead_emu::set_route_gids(id);
         shell->state = spead_emu::cm_state::address_resolved;
     } else {
         spead_emu::trace("rdma_resolve_addr: %s", strerror(-status));

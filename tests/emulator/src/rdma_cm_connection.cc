@@ -16,7 +16,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <random>
 
 namespace spead_emu {
 
@@ -26,14 +25,6 @@ namespace {
 constexpr int connect_timeout_ms = 5000;
 // How long a listener waits for the REQ on a new connection.
 constexpr int request_timeout_s = 2;
-
-uint32_t random_psn()
-{
-    static std::mutex mutex;
-    static std::mt19937 generator{ std::random_device{}() };
-    std::lock_guard<std::mutex> lock(mutex);
-    return generator() & 0xffffff;
-}
 
 int fail(int error)
 {
@@ -47,22 +38,12 @@ rdma_conn_param event_param(const cm_message& message)
     rdma_conn_param param{};
     param.private_data = message.private_data;
     param.private_data_len = message.private_data_len;
-    param.responder_resources = message.responder_resources;
-    param.initiator_depth = message.initiator_depth;
-    param.retry_count = message.retry_count;
-    param.rnr_retry_count = message.rnr_retry_count;
-    param.qp_num = message.qp_num;
+    param.responder_resources = message.parameters.responder_resources;
+    param.initiator_depth = message.parameters.initiator_depth;
+    param.retry_count = message.parameters.retry_count;
+    param.rnr_retry_count = message.parameters.rnr_retry_count;
+    param.qp_num = message.parameters.qp_num;
     return param;
-}
-
-void store_peer(cm_id_shell* shell, const cm_message& message)
-{
-    shell->peer.qp_num = message.qp_num;
-    shell->peer.psn = message.psn;
-    shell->peer.responder_resources = message.responder_resources;
-    shell->peer.initiator_depth = message.initiator_depth;
-    shell->peer.retry_count = message.retry_count;
-    shell->peer.rnr_retry_count = message.rnr_retry_count;
 }
 
 // Fills what the id's side of a REQ or REP says: its QP (or the application's qp_num)
@@ -70,7 +51,6 @@ void store_peer(cm_id_shell* shell, const cm_message& message)
 void store_local(rdma_cm_id* id, const rdma_conn_param* param)
 {
     cm_peer_parameters& local = shell_of(id)->local;
-    local.psn = random_psn();
     local.qp_num = id->qp != nullptr ? id->qp->qp_num : (param ? param->qp_num : 0);
     if (param != nullptr) {
         local.responder_resources = param->responder_resources;
@@ -106,7 +86,6 @@ void connection_lost(cm_id_shell* shell, int error)
         post_cm_event(shell, RDMA_CM_EVENT_CONNECT_ERROR, -ETIMEDOUT);
         break;
     case cm_state::connected:
-        move_qp_to_error(&shell->id);
         post_cm_event(shell, RDMA_CM_EVENT_DISCONNECTED, 0);
         post_cm_event(shell, RDMA_CM_EVENT_TIMEWAIT_EXIT, 0);
         break;
@@ -118,7 +97,6 @@ void connection_lost(cm_id_shell* shell, int error)
 // Handles one message; false when the connection is over for this id.
 bool handle_message(cm_id_shell* shell, const cm_message& message)
 {
-    rdma_cm_id* id = &shell->id;
     cm_state state;
     {
         std::lock_guard<std::mutex> lock(shell->mutex);
@@ -128,28 +106,15 @@ bool handle_message(cm_id_shell* shell, const cm_message& message)
     case cm_message_type::rep: {
         if (state != cm_state::connecting)
             break;
-        store_peer(shell, message);
-        rdma_conn_param param = event_param(message);
-        if (id->qp == nullptr) {
-            // No QP on the id: the application walks its QP and calls rdma_establish.
-            post_cm_event(
-                shell, RDMA_CM_EVENT_CONNECT_RESPONSE, 0, &param, cm_accept_private_data);
-            break;
-        }
-        if (move_qp_to_rtr_and_rts(id) != 0) {
-            const int error = errno;
-            send_locked(shell,
-                        make_cm_message(cm_message_type::rej, nullptr, shell->local));
-            post_cm_event(shell, RDMA_CM_EVENT_CONNECT_ERROR, -error);
-            return false;
-        }
         {
-            std::lock_guard<std::mutex> lock(shell->mutex);
-            shell->state = cm_state::connected;
+            std::lock_guard<std::mutex> lock(shell->mutex); // rdma_init_qp_attr reads it
+            shell->peer = message.parameters;
         }
-        send_locked(shell, make_cm_message(cm_message_type::rtu, nullptr, shell->local));
+        // As librdmacm, the QP moves when the application reads the event
+        // (process_connect_response): the handshake thread never touches a QP.
+        rdma_conn_param param = event_param(message);
         post_cm_event(
-            shell, RDMA_CM_EVENT_ESTABLISHED, 0, &param, cm_accept_private_data);
+            shell, RDMA_CM_EVENT_CONNECT_RESPONSE, 0, &param, cm_accept_private_data);
         break;
     }
     case cm_message_type::rej: {
@@ -176,7 +141,8 @@ bool handle_message(cm_id_shell* shell, const cm_message& message)
         break;
     case cm_message_type::dreq:
     case cm_message_type::drep: {
-        move_qp_to_error(id);
+        // The QP stays as it is until the application's rdma_disconnect, as with
+        // librdmacm; its sends to a peer that is gone fail on the RC wire.
         if (message.type == cm_message_type::dreq)
             send_locked(shell,
                         make_cm_message(cm_message_type::drep, nullptr, shell->local));
@@ -279,12 +245,13 @@ void report_request(cm_id_shell* listener,
         rdma_destroy_id(id); // the peer sees its REQ go unanswered: UNREACHABLE
         return;
     }
-    id->route.addr.addr.ibaddr.sgid = ipv4_mapped_gid(id->route.addr.src_sin.sin_addr);
-    id->route.addr.addr.ibaddr.dgid = ipv4_mapped_gid(id->route.addr.dst_sin.sin_addr);
-    id->route.addr.addr.ibaddr.pkey = htons(0xffff);
-    store_peer(shell, request);
+    set_route_gids(id);
+    shell->peer = request.parameters;
     shell->state = cm_state::request_received;
     shell->socket = std::move(connection);
+    // The reader starts first: once the event is out, the application may destroy the
+    // id at any time. Until it accepts, the reader has nothing to report.
+    shell->worker = std::thread(read_messages, shell);
     rdma_conn_param param = event_param(request);
     post_cm_event(shell,
                   RDMA_CM_EVENT_CONNECT_REQUEST,
@@ -292,7 +259,6 @@ void report_request(cm_id_shell* listener,
                   &param,
                   cm_connect_private_data,
                   &listener->id);
-    shell->worker = std::thread(read_messages, shell);
 }
 
 void run_listener(cm_id_shell* listener)
@@ -318,6 +284,18 @@ void run_listener(cm_id_shell* listener)
     }
 }
 
+// EINVAL beyond what the CM message carries on RoCE, as the kernel answers.
+bool private_data_fits(const char* call, const rdma_conn_param* param, int limit)
+{
+    if (param == nullptr || param->private_data_len <= limit)
+        return true;
+    warn("%s: private_data_len %d is above the %d bytes its CM message carries on RoCE",
+         call,
+         param->private_data_len,
+         limit);
+    return false;
+}
+
 cm_state state_of(cm_id_shell* shell)
 {
     std::lock_guard<std::mutex> lock(shell->mutex);
@@ -337,6 +315,29 @@ void stop_connection(cm_id_shell* shell)
     if (shell->worker.joinable())
         shell->worker.join();
     shell->socket.reset();
+}
+
+void process_connect_response(rdma_cm_event* event)
+{
+    cm_id_shell* shell = shell_of(event->id);
+    if (!has_qp(shell))
+        return; // the application walks its own QP and calls rdma_establish
+    int status = 0;
+    if (move_qp_to_rtr_and_rts(&shell->id) != 0) {
+        status = -errno;
+        send_locked(shell, make_cm_message(cm_message_type::rej, nullptr, shell->local));
+    } else {
+        std::lock_guard<std::mutex> lock(shell->mutex);
+        if (shell->state != cm_state::connecting || !shell->socket ||
+            !send_cm_message(
+                shell->socket.get(),
+                make_cm_message(cm_message_type::rtu, nullptr, shell->local)))
+            status = -ECONNRESET; // the peer went away meanwhile
+        else
+            shell->state = cm_state::connected;
+    }
+    event->event = status == 0 ? RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_ERROR;
+    event->status = status;
 }
 
 } // namespace spead_emu
@@ -367,14 +368,9 @@ int rdma_connect(rdma_cm_id* id, rdma_conn_param* conn_param)
     auto* shell = spead_emu::shell_of(id);
     if (spead_emu::state_of(shell) != cm_state::route_resolved)
         return fail(EINVAL); // rdma_resolve_route first
-    if (conn_param != nullptr &&
-        conn_param->private_data_len > spead_emu::cm_connect_private_data) {
-        spead_emu::warn("rdma_connect: private_data_len %d is above the %d bytes a REQ "
-                        "carries on RoCE",
-                        conn_param->private_data_len,
-                        spead_emu::cm_connect_private_data);
+    if (!spead_emu::private_data_fits(
+            "rdma_connect", conn_param, spead_emu::cm_connect_private_data))
         return fail(EINVAL);
-    }
     spead_emu::store_local(id, conn_param);
     const spead_emu::cm_message request = spead_emu::make_cm_message(
         spead_emu::cm_message_type::req, conn_param, shell->local);
@@ -396,17 +392,12 @@ int rdma_accept(rdma_cm_id* id, rdma_conn_param* conn_param)
         return fail(ECONNRESET); // the peer went away before the answer
     if (state != cm_state::request_received)
         return fail(EINVAL);
-    if (conn_param != nullptr &&
-        conn_param->private_data_len > spead_emu::cm_accept_private_data) {
-        spead_emu::warn("rdma_accept: private_data_len %d is above the %d bytes a REP "
-                        "carries",
-                        conn_param->private_data_len,
-                        spead_emu::cm_accept_private_data);
+    if (!spead_emu::private_data_fits(
+            "rdma_accept", conn_param, spead_emu::cm_accept_private_data))
         return fail(EINVAL);
-    }
     spead_emu::store_local(id, conn_param);
     // As librdmacm: the passive QP is ready to receive and send before the REP goes.
-    if (id->qp != nullptr && spead_emu::move_qp_to_rtr_and_rts(id) != 0)
+    if (spead_emu::move_qp_to_rtr_and_rts(id) != 0)
         return -1;
     {
         std::lock_guard<std::mutex> lock(shell->mutex);
@@ -427,11 +418,12 @@ int rdma_reject(rdma_cm_id* id, const void* private_data, uint8_t private_data_l
     auto* shell = spead_emu::shell_of(id);
     if (spead_emu::state_of(shell) != cm_state::request_received)
         return fail(EINVAL);
-    if (private_data_len > spead_emu::cm_reject_private_data)
-        return fail(EINVAL);
     rdma_conn_param param{};
     param.private_data = private_data;
     param.private_data_len = private_data_len;
+    if (!spead_emu::private_data_fits(
+            "rdma_reject", &param, spead_emu::cm_reject_private_data))
+        return fail(EINVAL);
     auto message =
         spead_emu::make_cm_message(spead_emu::cm_message_type::rej, &param, shell->local);
     message.status = spead_emu::cm_reject_consumer_defined;
@@ -465,12 +457,13 @@ int rdma_disconnect(rdma_cm_id* id)
         return fail(EINVAL);
     auto* shell = spead_emu::shell_of(id);
     const cm_state state = spead_emu::state_of(shell);
-    if (state == cm_state::disconnected)
-        return 0; // the peer disconnected first: its DREQ was answered
-    if (state != cm_state::connected && state != cm_state::accepted)
+    if (state != cm_state::connected && state != cm_state::accepted &&
+        state != cm_state::disconnected)
         return fail(EINVAL);
     // As librdmacm on InfiniBand and RoCE: the QP stops (flushes) before the DREQ goes.
     spead_emu::move_qp_to_error(id);
+    if (state == cm_state::disconnected)
+        return 0; // the peer disconnected first: its DREQ was answered
     std::lock_guard<std::mutex> lock(shell->mutex);
     if (shell->disconnect_sent)
         return 0;

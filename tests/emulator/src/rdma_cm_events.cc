@@ -108,8 +108,29 @@ void post_cm_event(cm_id_shell* shell,
 
 void discard_cm_events(cm_id_shell* shell)
 {
-    for (cm_event_shell* event : take_events_of(shell_of(shell->id.channel), &shell->id))
+    cm_channel_shell* channel = shell_of(shell->id.channel);
+    for (cm_event_shell* event : take_events_of(channel, &shell->id))
         delete event;
+    // A listener's requests nobody read yet go with it, as the kernel drops them; their
+    // peers see the connection close.
+    std::deque<cm_event_shell*> requests;
+    {
+        std::lock_guard<std::mutex> lock(channel->mutex);
+        auto& queue = channel->queue;
+        for (auto it = queue.begin(); it != queue.end();) {
+            if ((*it)->event.listen_id == &shell->id) {
+                requests.push_back(*it);
+                it = queue.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+    for (cm_event_shell* request : requests) {
+        rdma_cm_id* unreported = request->event.id;
+        delete request;
+        rdma_destroy_id(unreported);
+    }
 }
 
 void move_cm_events(cm_id_shell* shell, cm_channel_shell* from, cm_channel_shell* to)
@@ -134,6 +155,24 @@ int complete_synchronously(cm_id_shell* shell)
             : status < 0                               ? -status
                                                        : status;
     return -1;
+}
+
+namespace {
+
+// The id an event counts against until acknowledged: a CONNECT_REQUEST the listener's
+// (its new id is the application's to destroy), as librdmacm counts them.
+cm_id_shell* owner_of(const rdma_cm_event& event)
+{
+    return shell_of(event.event == RDMA_CM_EVENT_CONNECT_REQUEST ? event.listen_id
+                                                                 : event.id);
+}
+
+} // namespace
+
+int unacknowledged_events(cm_id_shell* shell)
+{
+    std::lock_guard<std::mutex> lock(shell->mutex);
+    return shell->events_unacknowledged;
 }
 
 } // namespace spead_emu
@@ -164,12 +203,23 @@ int rdma_get_cm_event(rdma_event_channel* channel, rdma_cm_event** event)
         uint64_t count = 0;
         if (read(channel->fd, &count, sizeof(count)) != sizeof(count))
             return -1;
-        std::lock_guard<std::mutex> lock(shell->mutex);
-        if (!shell->queue.empty()) {
-            *event = &shell->queue.front()->event;
+        rdma_cm_event* next = nullptr;
+        {
+            std::lock_guard<std::mutex> lock(shell->mutex);
+            if (shell->queue.empty())
+                continue;
+            next = &shell->queue.front()->event;
             shell->queue.pop_front();
-            return 0;
         }
+        spead_emu::cm_id_shell* owner = spead_emu::owner_of(*next);
+        {
+            std::lock_guard<std::mutex> owner_lock(owner->mutex);
+            owner->events_unacknowledged++;
+        }
+        if (next->event == RDMA_CM_EVENT_CONNECT_RESPONSE)
+            spead_emu::process_connect_response(next);
+        *event = next;
+        return 0;
     }
 }
 
@@ -178,6 +228,11 @@ int rdma_ack_cm_event(rdma_cm_event* event)
     if (event == nullptr) {
         errno = EINVAL;
         return -1;
+    }
+    spead_emu::cm_id_shell* owner = spead_emu::owner_of(*event);
+    {
+        std::lock_guard<std::mutex> lock(owner->mutex);
+        owner->events_unacknowledged--;
     }
     delete reinterpret_cast<spead_emu::cm_event_shell*>(event);
     return 0;

@@ -82,13 +82,11 @@ struct cm_id_shell {
     std::thread worker; // the accept loop of a listener, the handshake of a connection
     bool destroying = false;
     bool disconnect_sent = false;
+    int events_unacknowledged = 0; // read by rdma_get_cm_event, not yet acknowledged
     cm_peer_parameters local;
     cm_peer_parameters peer;
     ibv_sa_path_rec path{};
-    // rdma_create_qp made these when the application gave none.
-    bool owns_cqs = false;
-    // rdma_create_ep on a passive endpoint: what rdma_get_request builds each new id's QP
-    // with.
+    // rdma_create_ep on a passive endpoint: the QP rdma_get_request gives each new id.
     std::optional<ibv_qp_init_attr> endpoint_qp_attr;
     ibv_pd* endpoint_pd = nullptr;
 };
@@ -113,35 +111,30 @@ void post_cm_event(cm_id_shell* shell,
 // Drops the id's queued events (destroy) or moves them to its new channel (migrate).
 void discard_cm_events(cm_id_shell* shell);
 void move_cm_events(cm_id_shell* shell, cm_channel_shell* from, cm_channel_shell* to);
+// Events of the id the application read and has not acknowledged.
+int unacknowledged_events(cm_id_shell* shell);
 // librdmacm's synchronous ids: waits for the id's next event on its own channel, keeps it
 // in id->event and turns a failure into -1 and errno as librdmacm does.
 int complete_synchronously(cm_id_shell* shell);
 
 // --- rdma_cm_address.cc --------------------------------------------------------------
-ibv_context* shared_context(ibv_device* device);
 // Binds the id to the emulated device owning the IPv4 address (none for INADDR_ANY);
 // -1 with errno EADDRNOTAVAIL or ENODEV.
 int attach_device(rdma_cm_id* id, const sockaddr_in& address);
-// A TCP socket bound to the address (port 0: the kernel picks), which reserves the
-// port for the id; -1 and errno on failure.
-int bind_cm_socket(const sockaddr_in& address);
+// The route's GIDs from its addresses: the IPv4-mapped ones (RoCEv2).
+void set_route_gids(rdma_cm_id* id);
 // The GID table index of the id's source address on its port.
 uint8_t source_gid_index(rdma_cm_id* id);
-union ibv_gid ipv4_mapped_gid(in_addr address);
 
 // --- rdma_cm_wire.cc -----------------------------------------------------------------
 enum class cm_message_type : uint8_t { req = 1, rep, rej, rtu, dreq, drep };
 struct cm_message {
     cm_message_type type{};
     uint8_t private_data_len = 0;
-    uint8_t responder_resources = 0;
-    uint8_t initiator_depth = 0;
-    uint8_t retry_count = 0;
-    uint8_t rnr_retry_count = 0;
     uint8_t reserved[2]{};
-    uint32_t qp_num = 0; // network byte order on the wire; host order here
-    uint32_t psn = 0;
-    int32_t status = 0;
+    // Integers in network byte order on the wire, host order here.
+    int32_t status = 0;            // a REJ's reason
+    cm_peer_parameters parameters; // the sender's
     uint8_t private_data[cm_accept_private_data]{};
 };
 bool send_cm_message(int socket, const cm_message& message);
@@ -154,13 +147,17 @@ cm_message make_cm_message(cm_message_type type,
                            const cm_peer_parameters& local);
 
 // --- rdma_cm_qp.cc -------------------------------------------------------------------
-// librdmacm's QP walk: RTR then RTS with the peer's qpn and psn; ERR on disconnect.
+// librdmacm's QP walk: RTR then RTS with the peer's qpn and psn; ERR at rdma_disconnect.
 int move_qp_to_rtr_and_rts(rdma_cm_id* id);
 void move_qp_to_error(rdma_cm_id* id);
+bool has_qp(cm_id_shell* shell);
 
 // --- rdma_cm_connection.cc -----------------------------------------------------------
-// Ends the id's handshake thread and socket (destroy, reject).
+// Ends the id's thread (accept loop or handshake) and closes its socket: rdma_destroy_id.
 void stop_connection(cm_id_shell* shell);
+// librdmacm's handling of a CONNECT_RESPONSE the application reads: with a QP on the id,
+// RTR and RTS, the RTU, and the event becomes ESTABLISHED (CONNECT_ERROR on failure).
+void process_connect_response(rdma_cm_event* event);
 
 } // namespace spead_emu
 

@@ -9,6 +9,22 @@
 #include <netinet/in.h>
 
 #include <cerrno>
+#include <mutex>
+#include <random>
+
+namespace {
+
+// An id's starting PSN, fixed at creation: an application may walk its own QP to RTS
+// with rdma_init_qp_attr before the REQ or REP that announces the PSN goes out.
+uint32_t random_psn()
+{
+    static std::mutex mutex;
+    static std::mt19937 generator{ std::random_device{}() };
+    std::lock_guard<std::mutex> lock(mutex);
+    return generator() & 0xffffff;
+}
+
+} // namespace
 
 extern "C" {
 
@@ -45,6 +61,7 @@ int rdma_create_id(rdma_event_channel* channel,
     shell->id.channel = channel;
     shell->id.context = context;
     shell->id.ps = ps;
+    shell->local.psn = random_psn();
     shell->id.qp_type =
         (ps == RDMA_PS_UDP || ps == RDMA_PS_IPOIB) ? IBV_QPT_UD : IBV_QPT_RC;
     *id = &shell->id;
@@ -58,10 +75,21 @@ int rdma_destroy_id(rdma_cm_id* id)
         return -1;
     }
     auto* shell = spead_emu::shell_of(id);
+    if (id->event != nullptr) { // a synchronous id's last event, as librdmacm acks it
+        rdma_ack_cm_event(id->event);
+        id->event = nullptr;
+    }
+    if (const int unacknowledged = spead_emu::unacknowledged_events(shell)) {
+        spead_emu::warn(
+            "rdma_destroy_id: %d event(s) of this id were read but not "
+            "acknowledged; refused with EBUSY. ON HARDWARE THIS CALL HANGS until "
+            "rdma_ack_cm_event is called for each",
+            unacknowledged);
+        errno = EBUSY;
+        return -1;
+    }
     // Closing the CM connection is the peer's DISCONNECTED, as a DREQ would be.
     spead_emu::stop_connection(shell);
-    if (id->event != nullptr)
-        rdma_ack_cm_event(id->event);
     spead_emu::discard_cm_events(shell);
     spead_emu::destroy_channel_shell(shell->owned_channel);
     delete shell;

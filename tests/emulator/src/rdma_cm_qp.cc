@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <utility>
 
 namespace spead_emu {
 
@@ -28,33 +29,27 @@ ibv_pd* default_pd(ibv_context* context)
     return pd;
 }
 
-// The send and receive CQs (each with its completion channel) librdmacm makes when the
-// application gives none; rdma_get_send_comp and rdma_get_recv_comp wait on them.
+// A CQ with its own completion channel, for librdmacm's ids given no CQ; 0 or -1.
+int create_cq(rdma_cm_id* id, uint32_t depth, ibv_comp_channel*& channel, ibv_cq*& cq)
+{
+    channel = ibv_create_comp_channel(id->verbs);
+    if (channel == nullptr)
+        return -1;
+    cq = ibv_create_cq(id->verbs, std::max<int>(depth, 1), id, channel, 0);
+    return cq == nullptr ? -1 : 0;
+}
+
+// The send and receive CQs librdmacm makes when the application gives none;
+// rdma_get_send_comp and rdma_get_recv_comp wait on their channels.
 int create_cqs(rdma_cm_id* id, ibv_qp_init_attr& attr)
 {
     if (attr.recv_cq == nullptr) {
-        id->recv_cq_channel = ibv_create_comp_channel(id->verbs);
-        if (id->recv_cq_channel == nullptr)
-            return -1;
-        id->recv_cq = ibv_create_cq(id->verbs,
-                                    std::max<int>(attr.cap.max_recv_wr, 1),
-                                    id,
-                                    id->recv_cq_channel,
-                                    0);
-        if (id->recv_cq == nullptr)
+        if (create_cq(id, attr.cap.max_recv_wr, id->recv_cq_channel, id->recv_cq) != 0)
             return -1;
         attr.recv_cq = id->recv_cq;
     }
     if (attr.send_cq == nullptr) {
-        id->send_cq_channel = ibv_create_comp_channel(id->verbs);
-        if (id->send_cq_channel == nullptr)
-            return -1;
-        id->send_cq = ibv_create_cq(id->verbs,
-                                    std::max<int>(attr.cap.max_send_wr, 1),
-                                    id,
-                                    id->send_cq_channel,
-                                    0);
-        if (id->send_cq == nullptr)
+        if (create_cq(id, attr.cap.max_send_wr, id->send_cq_channel, id->send_cq) != 0)
             return -1;
         attr.send_cq = id->send_cq;
     }
@@ -75,56 +70,15 @@ void destroy_cqs(rdma_cm_id* id)
     id->recv_cq_channel = id->send_cq_channel = nullptr;
 }
 
-int modify_to(rdma_cm_id* id, ibv_qp_state state)
-{
-    ibv_qp_attr attr{};
-    int mask = 0;
-    attr.qp_state = state;
-    if (rdma_init_qp_attr(id, &attr, &mask) != 0)
-        return -1;
-    const int result = ibv_modify_qp(id->qp, &attr, mask);
-    if (result != 0) {
-        errno = result;
-        return -1;
-    }
-    return 0;
-}
-
-} // namespace
-
-int move_qp_to_rtr_and_rts(rdma_cm_id* id)
-{
-    if (modify_to(id, IBV_QPS_RTR) != 0 || modify_to(id, IBV_QPS_RTS) != 0) {
-        warn("rdma_cm: QP %u could not go to RTR/RTS with peer QP %u: %s",
-             id->qp->qp_num,
-             shell_of(id)->peer.qp_num,
-             strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-void move_qp_to_error(rdma_cm_id* id)
-{
-    if (id->qp == nullptr)
-        return;
-    ibv_qp_attr attr{};
-    attr.qp_state = IBV_QPS_ERR;
-    ibv_modify_qp(id->qp, &attr, IBV_QP_STATE);
-}
-
-} // namespace spead_emu
-
-extern "C" {
-
-int rdma_init_qp_attr(rdma_cm_id* id, ibv_qp_attr* qp_attr, int* qp_attr_mask)
+// rdma_init_qp_attr with the id's mutex held (the handshake thread writes its state).
+int init_qp_attr_locked(rdma_cm_id* id, ibv_qp_attr* qp_attr, int* qp_attr_mask)
 {
     if (id == nullptr || qp_attr == nullptr || qp_attr_mask == nullptr ||
         id->verbs == nullptr) {
         errno = EINVAL;
         return -1;
     }
-    const spead_emu::cm_id_shell* shell = spead_emu::shell_of(id);
+    const cm_id_shell* shell = shell_of(id);
     const ibv_qp_state state = qp_attr->qp_state;
     *qp_attr = ibv_qp_attr{};
     qp_attr->qp_state = state;
@@ -148,7 +102,7 @@ int rdma_init_qp_attr(rdma_cm_id* id, ibv_qp_attr* qp_attr, int* qp_attr_mask)
         qp_attr->min_rnr_timer = 12; // 0.64 ms, the kernel CM's default
         qp_attr->ah_attr.is_global = 1;
         qp_attr->ah_attr.grh.dgid = id->route.addr.addr.ibaddr.dgid;
-        qp_attr->ah_attr.grh.sgid_index = spead_emu::source_gid_index(id);
+        qp_attr->ah_attr.grh.sgid_index = source_gid_index(id);
         qp_attr->ah_attr.grh.hop_limit = 64;
         qp_attr->ah_attr.port_num = id->port_num;
         *qp_attr_mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
@@ -158,7 +112,7 @@ int rdma_init_qp_attr(rdma_cm_id* id, ibv_qp_attr* qp_attr, int* qp_attr_mask)
     case IBV_QPS_RTS: {
         // The active side's REQ says the retry count for both; each side's own
         // parameters say its RNR retries and reads in flight.
-        const bool active = shell->state == spead_emu::cm_state::connecting;
+        const bool active = shell->state == cm_state::connecting;
         qp_attr->timeout = 14; // 67 ms, the kernel CM's default for RoCE
         qp_attr->retry_cnt = active ? shell->local.retry_count : shell->peer.retry_count;
         qp_attr->rnr_retry = shell->local.rnr_retry_count;
@@ -172,6 +126,69 @@ int rdma_init_qp_attr(rdma_cm_id* id, ibv_qp_attr* qp_attr, int* qp_attr_mask)
         errno = EINVAL;
         return -1;
     }
+}
+
+// With the id's mutex held.
+int modify_to(rdma_cm_id* id, ibv_qp_state state)
+{
+    ibv_qp_attr attr{};
+    int mask = 0;
+    attr.qp_state = state;
+    if (init_qp_attr_locked(id, &attr, &mask) != 0)
+        return -1;
+    const int result = ibv_modify_qp(id->qp, &attr, mask);
+    if (result != 0) {
+        errno = result;
+        return -1;
+    }
+    return 0;
+}
+
+} // namespace
+
+int move_qp_to_rtr_and_rts(rdma_cm_id* id)
+{
+    std::lock_guard<std::mutex> lock(shell_of(id)->mutex);
+    if (id->qp == nullptr)
+        return 0; // the application walks its own QP
+    if (modify_to(id, IBV_QPS_RTR) != 0 || modify_to(id, IBV_QPS_RTS) != 0) {
+        warn("rdma_cm: QP %u could not go to RTR/RTS with peer QP %u: %s",
+             id->qp->qp_num,
+             shell_of(id)->peer.qp_num,
+             strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+void move_qp_to_error(rdma_cm_id* id)
+{
+    std::lock_guard<std::mutex> lock(shell_of(id)->mutex);
+    if (id->qp == nullptr)
+        return;
+    ibv_qp_attr attr{};
+    attr.qp_state = IBV_QPS_ERR;
+    ibv_modify_qp(id->qp, &attr, IBV_QP_STATE);
+}
+
+bool has_qp(cm_id_shell* shell)
+{
+    std::lock_guard<std::mutex> lock(shell->mutex);
+    return shell->id.qp != nullptr;
+}
+
+} // namespace spead_emu
+
+extern "C" {
+
+int rdma_init_qp_attr(rdma_cm_id* id, ibv_qp_attr* qp_attr, int* qp_attr_mask)
+{
+    if (id == nullptr) {
+        errno = EINVAL;
+        return -1;
+    }
+    std::lock_guard<std::mutex> lock(spead_emu::shell_of(id)->mutex);
+    return spead_emu::init_qp_attr_locked(id, qp_attr, qp_attr_mask);
 }
 
 int rdma_create_qp(rdma_cm_id* id, ibv_pd* pd, ibv_qp_init_attr* qp_init_attr)
@@ -202,26 +219,39 @@ int rdma_create_qp(rdma_cm_id* id, ibv_pd* pd, ibv_qp_init_attr* qp_init_attr)
         errno = error;
         return -1;
     }
-    id->qp = qp;
-    id->pd = pd;
-    if (spead_emu::modify_to(id, IBV_QPS_INIT) != 0) {
+    int result;
+    {
+        std::lock_guard<std::mutex> lock(spead_emu::shell_of(id)->mutex);
+        id->qp = qp;
+        result = spead_emu::modify_to(id, IBV_QPS_INIT);
+        if (result != 0)
+            id->qp = nullptr;
+    }
+    if (result != 0) {
         const int error = errno;
         ibv_destroy_qp(qp);
-        id->qp = nullptr;
         spead_emu::destroy_cqs(id);
         errno = error;
         return -1;
     }
+    id->pd = pd;
     qp_init_attr->cap = attr.cap; // what the device granted, as librdmacm reports it
     return 0;
 }
 
 void rdma_destroy_qp(rdma_cm_id* id)
 {
-    if (id == nullptr || id->qp == nullptr)
+    if (id == nullptr)
         return;
-    ibv_destroy_qp(id->qp);
-    id->qp = nullptr;
+    ibv_qp* qp;
+    {
+        // The handshake thread may be moving it to ERR (a DREP, a dead peer).
+        std::lock_guard<std::mutex> lock(spead_emu::shell_of(id)->mutex);
+        qp = std::exchange(id->qp, nullptr);
+    }
+    if (qp == nullptr)
+        return;
+    ibv_destroy_qp(qp);
     spead_emu::destroy_cqs(id);
 }
 

@@ -38,8 +38,8 @@ bool transfer_all(int socket, uint8_t* data, size_t length, bool sending)
 bool send_cm_message(int socket, const cm_message& message)
 {
     cm_message wire = message;
-    wire.qp_num = htonl(message.qp_num);
-    wire.psn = htonl(message.psn);
+    wire.parameters.qp_num = htonl(message.parameters.qp_num);
+    wire.parameters.psn = htonl(message.parameters.psn);
     wire.status = static_cast<int32_t>(htonl(static_cast<uint32_t>(message.status)));
     return transfer_all(socket, reinterpret_cast<uint8_t*>(&wire), sizeof(wire), true);
 }
@@ -59,8 +59,8 @@ int receive_cm_message(int socket, cm_message& message)
             errno = ECONNRESET;
         return -1;
     }
-    message.qp_num = ntohl(message.qp_num);
-    message.psn = ntohl(message.psn);
+    message.parameters.qp_num = ntohl(message.parameters.qp_num);
+    message.parameters.psn = ntohl(message.parameters.psn);
     message.status = static_cast<int32_t>(ntohl(static_cast<uint32_t>(message.status)));
     message.private_data_len =
         std::min<uint8_t>(message.private_data_len, sizeof(message.private_data));
@@ -87,12 +87,7 @@ cm_message make_cm_message(cm_message_type type,
 {
     cm_message message;
     message.type = type;
-    message.qp_num = local.qp_num;
-    message.psn = local.psn;
-    message.responder_resources = local.responder_resources;
-    message.initiator_depth = local.initiator_depth;
-    message.retry_count = local.retry_count;
-    message.rnr_retry_count = local.rnr_retry_count;
+    message.parameters = local;
     if (param != nullptr && param->private_data != nullptr) {
         message.private_data_len =
             std::min<uint8_t>(param->private_data_len, sizeof(message.private_data));
