@@ -493,7 +493,7 @@ class Stream(_recv._Stream):
                         rdma_depth=DEFAULT_RDMA_DEPTH, recv_depth=DEFAULT_RDMA_RECV_DEPTH,
                         max_connections=1)
         port may also be a URI, 'verbs://ADDR:PORT' or 'verbs://:PORT'. Up to
-        max_connections senders at once (fan-in; give each its own cnt sequence); the
+        max_connections senders at once (fan-in; each assembled apart); the
         stream ends when the last has disconnected."""
         names = ("port", "max_size", "bind_hostname", "interface_address",
                  "rdma_connections", "rdma_depth", "recv_depth", "max_connections")
