@@ -85,6 +85,7 @@ void receiver_options::add_to(po::options_description& options)
         ("pyspead", po::bool_switch(&pyspead), "decode descriptors with PySPEAD's field widths")
         ("verify", po::bool_switch(&verify), "check items 0x1000... against spead_send --verify's pattern and count mismatches");
     options.add_options()("tcp", po::bool_switch(&tcp), "listen for SPEAD over TCP on each SOURCE (HOST:PORT or PORT) instead of UDP: one sender each, as spead2_recv --tcp; --packet is the largest frame (default 65536)");
+    options.add_options()("rdma", po::bool_switch(&rdma), "listen for SPEAD over RDMA (RC queue pairs, rdma_cm) on each SOURCE (verbs://ADDR:PORT or verbs://:PORT): one sender each; --packet is the largest message (default 1 MiB); GR_SPEAD_RDMA_* apply");
     po::options_description continuous("Continuous mode (as spead.source output_mode=continuous; docs/continuous.md): prints each chunk of positions instead of each heap");
     continuous.add_options()
         ("timestamp-item", po::value(&timestamp_item)->default_value(0), "place each data heap by this immediate item (its timestamp): continuous mode; 0: heaps")
@@ -102,6 +103,9 @@ void receiver_options::check(const po::variables_map& vm)
 {
     if (tcp && ibv.ibv)
         throw po::error("--tcp and --ibv: give one; ibverbs receives UDP datagrams");
+    if (rdma && (tcp || ibv.ibv))
+        throw po::error(std::string("--rdma and ") + (tcp ? "--tcp" : "--ibv") +
+                        ": give one; --rdma listens for RDMA connections");
     // --concurrent-heaps is --max-heaps under spead2_recv's name: the same if both.
     if (concurrent_heaps) {
         if (!vm["max-heaps"].defaulted() && *concurrent_heaps != max_heaps)
@@ -190,6 +194,18 @@ recv::tcp_config receiver_options::tcp_config(const std::string& endpoint) const
     return c;
 }
 
+recv::rdma_config receiver_options::rdma_config(const std::string& endpoint) const
+{
+    recv::rdma_config c;
+    with_flag("SOURCE", [&] { c.set_endpoint(endpoint); });
+    if (ibv.bind)
+        with_flag("--bind", [&] { c.set_interface(*ibv.bind); });
+    if (packet)
+        with_flag("--packet", [&] { c.set_max_packet_size(*packet); });
+    c.set_max_connections(1).set_keep_listening(false);
+    return c;
+}
+
 recv::udp_ibv_config receiver_options::ibv_config(const std::string& endpoints) const
 {
     recv::udp_ibv_config c;
@@ -225,6 +241,7 @@ void sender_options::add_to(po::options_description& options)
     options.add_options()
         ("pcap", optional_value(pcap), "record to this capture file instead of sending")
         ("tcp", po::bool_switch(&tcp), "connect to the one DESTINATION and send SPEAD over TCP (spead2's framing, as spead2_send --tcp) instead of UDP")
+        ("rdma", po::bool_switch(&rdma), "connect to the one DESTINATION (verbs://HOST:PORT) and send SPEAD over RDMA (an RC queue pair, rdma_cm); --packet defaults to 1 MiB; GR_SPEAD_RDMA_* apply")
         ("descriptors", po::bool_switch(&descriptors), "send a descriptor heap first (to every destination)")
         ("descriptor-interval", po::value(&generator.descriptor_interval)->default_value(0), "and again every N data heaps (implies --descriptors)")
         ("timestamp-item", po::value(&generator.timestamp_item)->default_value(0), "each data heap also carries this immediate item, in every packet: k × heap bytes (a timestamp counting int8 samples, for spead.source output_mode=continuous); 0: none")
@@ -244,6 +261,14 @@ void sender_options::check()
         throw po::error("--rate: " + (std::ostringstream() << rate_gbps).str() +
                         " is not a rate; give Gb/s >= 0 (0: as fast as possible)");
     ibv.check("sends", "10.0.0.1");
+    if (rdma && (tcp || ibv.ibv || pcap))
+        throw po::error(std::string("--rdma and ") +
+                        (tcp       ? "--tcp"
+                         : ibv.ibv ? "--ibv"
+                                   : "--pcap") +
+                        ": give one; --rdma sends over an RDMA connection");
+    if (rdma && packet == 1472)
+        packet = recv::rdma_config::default_max_packet_size; // RC needs no MTU packets
     if (tcp && (ibv.ibv || pcap))
         throw po::error(std::string("--tcp and ") + (ibv.ibv ? "--ibv" : "--pcap") +
                         ": give one; --tcp sends over a TCP connection");
@@ -252,7 +277,12 @@ void sender_options::check()
 send::stream_config sender_options::stream_config() const
 {
     send::stream_config config;
-    with_flag("--packet", [&] { config.set_max_packet_size(packet); });
+    with_flag("--packet", [&] {
+        if (rdma)
+            config.set_max_message_size(packet);
+        else
+            config.set_max_packet_size(packet);
+    });
     config.set_rate(rate_gbps * 1e9 / 8);
     with_flag("--burst", [&] { config.set_burst_size(burst); });
     with_flag("--max-heaps", [&] { config.set_max_heaps(generator.max_heaps); });
@@ -286,6 +316,15 @@ send::tcp_config sender_options::tcp_config(const std::string& endpoint) const
 {
     send::tcp_config c;
     with_flag("--buffer", [&] { c.set_buffer_size(buffer); });
+    if (ibv.bind)
+        with_flag("--bind", [&] { c.set_interface(*ibv.bind); });
+    c.set_endpoint(endpoint);
+    return c;
+}
+
+send::rdma_config sender_options::rdma_config(const std::string& endpoint) const
+{
+    send::rdma_config c;
     if (ibv.bind)
         with_flag("--bind", [&] { c.set_interface(*ibv.bind); });
     c.set_endpoint(endpoint);

@@ -15,10 +15,12 @@
 
 #include "flag_error.h"
 #include "heap_generator.h"
+#include <gnuradio/spead/recv_rdma.h>
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/recv_tcp.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
+#include <gnuradio/spead/send_rdma.h>
 #include <gnuradio/spead/send_stream.h>
 #include <gnuradio/spead/send_tcp.h>
 #include <gnuradio/spead/send_udp.h>
@@ -87,6 +89,7 @@ struct receiver_options {
     bool pyspead = false;
     bool verify = false;
     bool tcp = false;
+    bool rdma = false;
     /*! Continuous mode (spead.source output_mode=continuous) when not 0. */
     std::uint64_t timestamp_item = 0;
     std::uint64_t timestamp_step = 0;
@@ -115,6 +118,9 @@ struct receiver_options {
      * disconnection ends the stream, as spead2_recv --tcp.
      * \throws boost::program_options::error naming the flag of a bad value */
     recv::tcp_config tcp_config(const std::string& endpoint) const;
+    /*! --rdma: a listener on \p endpoint (verbs://ADDR:PORT or verbs://:PORT) for one
+     * sender, whose disconnection ends the stream, as with --tcp. */
+    recv::rdma_config rdma_config(const std::string& endpoint) const;
 
 private:
     recv::stream_config d_stream;
@@ -133,6 +139,7 @@ struct sender_options {
     bool descriptors = false;
     bool no_stop = false;
     bool tcp = false;
+    bool rdma = false;
 
     /*! spead_send's options after --help. */
     void add_to(boost::program_options::options_description& options);
@@ -148,6 +155,8 @@ struct sender_options {
     send::udp_ibv_config ibv_config(const std::string& endpoints) const;
     /*! --tcp: a connection to \p endpoint (one HOST:PORT). */
     send::tcp_config tcp_config(const std::string& endpoint) const;
+    /*! --rdma: a connection to \p endpoint (verbs://HOST:PORT). */
+    send::rdma_config rdma_config(const std::string& endpoint) const;
 };
 
 } // namespace apps

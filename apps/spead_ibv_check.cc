@@ -15,6 +15,7 @@
 #include "command_line.h"
 #include "transport/ibv/preflight.h"
 #include "transport/ibv/verbs.h"
+#include "transport/rdma/rdma_probe.h"
 #include <system_error>
 #include <boost/asio/ip/address_v4.hpp>
 #include <boost/program_options.hpp>
@@ -123,6 +124,19 @@ void print_report(const ibv::preflight_report& r)
             line("max work requests/QP", std::to_string(limits->max_qp_wr));
             line("max CQ entries", std::to_string(limits->max_cqe));
             line("max SGEs/work request", std::to_string(limits->max_sge));
+        }
+    }
+
+    if (r.device_found) {
+        // What transport rdma (a connected link over RC queue pairs) needs.
+        std::cout << "\nConnected links (transport rdma)\n";
+        const rdma::probe_report p =
+            rdma::probe(boost::asio::ip::make_address_v4(r.interface_address));
+        line("rdma_cm reachable", p.cm_reachable ? "yes" : "no: " + p.cm_error);
+        if (p.cm_reachable) {
+            line("RC queue pairs", p.rc_supported ? "yes" : "no: " + p.rc_error);
+            line("max message size", std::to_string(p.max_message) + " bytes");
+            line("max inline", std::to_string(p.max_inline) + " bytes");
         }
     }
 

@@ -21,6 +21,7 @@
 #include "transport/split_endpoints.h"
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/recv_pcap.h>
+#include <gnuradio/spead/recv_rdma.h>
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/recv_tcp.h>
 #include <gnuradio/spead/recv_udp.h>
@@ -181,13 +182,16 @@ std::unique_ptr<recv::stream> make_stream(const apps::receiver_options& o,
         stream->emplace_reader<recv::pcap_reader>(file);
     if (joined.empty())
         return stream;
-    if (o.tcp) {
+    if (o.tcp || o.rdma) {
         // One listener per SOURCE, each for one sender (as spead2_recv --tcp).
         std::size_t begin = 0;
         while (begin <= joined.size()) {
             const auto comma = std::min(joined.find(',', begin), joined.size());
-            stream->emplace_reader<recv::tcp_reader>(
-                o.tcp_config(joined.substr(begin, comma - begin)));
+            const std::string one = joined.substr(begin, comma - begin);
+            if (o.rdma)
+                stream->emplace_reader<recv::rdma_reader>(o.rdma_config(one));
+            else
+                stream->emplace_reader<recv::tcp_reader>(o.tcp_config(one));
             begin = comma + 1;
         }
         return stream;

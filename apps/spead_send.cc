@@ -17,6 +17,7 @@
 #include "heap_generator.h"
 #include "payload_pattern.h"
 #include <gnuradio/spead/send_pcap.h>
+#include <gnuradio/spead/send_rdma.h>
 #include <gnuradio/spead/send_tcp.h>
 #include <gnuradio/spead/send_udp.h>
 #include <gnuradio/spead/send_udp_ibv.h>
@@ -93,6 +94,9 @@ int run(const apps::sender_options& o, const std::vector<std::string>& args)
     const send::stream_config config = o.stream_config();
     if (o.ibv.ibv && !capture.empty())
         throw po::error("--ibv sends to the network; it cannot record to a capture file");
+    if (o.rdma && (!capture.empty() || destinations.size() != 1))
+        throw po::error("--rdma connects to one DESTINATION (verbs://HOST:PORT); give "
+                        "exactly one and no capture file");
     if (o.tcp && (!capture.empty() || destinations.size() != 1))
         throw po::error("--tcp connects to one DESTINATION (HOST:PORT); give exactly "
                         "one and no capture file");
@@ -101,6 +105,8 @@ int run(const apps::sender_options& o, const std::vector<std::string>& args)
     std::unique_ptr<send::stream> stream;
     if (o.ibv.ibv) {
         stream = std::make_unique<send::udp_ibv_stream>(io, config, o.ibv_config(joined));
+    } else if (o.rdma) {
+        stream = std::make_unique<send::rdma_stream>(io, config, o.rdma_config(joined));
     } else if (o.tcp) {
         stream = std::make_unique<send::tcp_stream>(io, config, o.tcp_config(joined));
     } else {

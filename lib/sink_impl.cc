@@ -75,7 +75,8 @@ sink::sptr sink::make(const std::string& transport,
                       std::size_t substreams,
                       std::uint64_t substream_item,
                       bool reconnect,
-                      double connect_timeout)
+                      double connect_timeout,
+                      std::size_t inline_bytes)
 {
     const sink_params p{ transport,
                          endpoints,
@@ -110,7 +111,8 @@ sink::sptr sink::make(const std::string& transport,
                          substreams,
                          substream_item,
                          reconnect,
-                         connect_timeout };
+                         connect_timeout,
+                         inline_bytes };
     return gnuradio::make_block_sptr<sink_impl>(p);
 }
 
@@ -148,7 +150,8 @@ sink_impl::sink_impl(const sink_params& params)
     // receiver (another flowgraph, maybe this one) need not listen yet, and a refusal
     // then ends the flowgraph with the cause.
     try {
-        if (d_plan.transport.kind != transport_kind::tcp)
+        if (d_plan.transport.kind != transport_kind::tcp &&
+            d_plan.transport.kind != transport_kind::rdma)
             open_stream();
     } catch (const std::invalid_argument& e) {
         d_logger->error("{}", e.what());
@@ -191,6 +194,17 @@ void sink_impl::open_stream()
                                endpoint_text(link.get_endpoint()));
                 links.push_back(std::move(tcp));
             }
+        } else if (kind == transport_kind::rdma) {
+            d_rdma.clear();
+            for (const auto& link : d_plan.rdma) {
+                auto rdma = std::make_unique<send::rdma_stream>(io, d_plan.stream, link);
+                d_rdma.push_back(rdma.get());
+                d_logger->info("{} verbs://{}:{} over RDMA",
+                               rdma->is_connected() ? "connected to" : "connecting to",
+                               link.get_host(),
+                               link.get_port());
+                links.push_back(std::move(rdma));
+            }
         } else if (kind == transport_kind::ibverbs) {
             stream =
                 std::make_unique<send::udp_ibv_stream>(io, d_plan.stream, d_plan.ibv);
@@ -224,6 +238,7 @@ void sink_impl::close_stream()
     // stop heap and the flush until it is up again: close without them instead.
     const bool down = link_down();
     d_tcp.clear();
+    d_rdma.clear();
     // A transport that failed for good would only fail the stop heap too.
     if (d_plan.send_stop_heap && !down && !d_slots.has_failed())
         d_mapping->send_stop_heap(d_slots);
@@ -290,7 +305,7 @@ int sink_impl::general_work(int /*noutput_items*/,
     if (!d_slots.is_open())
         return WORK_DONE; // start() could not open the stream (logged)
     if (link_lost()) {
-        d_logger->error("a TCP connection to {} was lost (counted in "
+        d_logger->error("a connection to {} was lost (counted in "
                         "connections_lost; heaps cut short in heaps_lost_in_flight); "
                         "the flowgraph ends. Set reconnect to connect again instead",
                         d_plan.tcp.size() == 1
@@ -328,11 +343,16 @@ bool sink_impl::link_down() const
     for (const send::tcp_stream* link : d_tcp)
         if (!link->is_connected())
             return true;
+    for (const send::rdma_stream* link : d_rdma)
+        if (!link->is_connected())
+            return true;
     return false;
 }
 
 bool sink_impl::link_lost() const
 {
+    if (!d_rdma.empty())
+        return !d_plan.rdma.front().get_reconnect() && link_down();
     return !d_tcp.empty() && !d_plan.tcp.front().get_reconnect() && link_down();
 }
 

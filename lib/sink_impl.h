@@ -60,7 +60,8 @@ private:
     /*! tcp: the connections in d_slots (none otherwise or while closed), watched by
      * general_work(): a lost connection without reconnect ends the flowgraph. */
     std::vector<const send::tcp_stream*> d_tcp;
-    sink_input d_input; //!< of one general_work()
+    std::vector<const send::rdma_stream*> d_rdma; //!< rdma: as d_tcp
+    sink_input d_input;                           //!< of one general_work()
 
     const pmt::pmt_t d_descriptors_port;
     const pmt::pmt_t d_stats_port;

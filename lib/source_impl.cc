@@ -79,7 +79,9 @@ source::sptr source::make(const std::string& transport,
                           std::size_t max_connections,
                           const std::string& allowed_peers,
                           bool keep_listening,
-                          const std::vector<std::uint64_t>& substream_ids)
+                          const std::vector<std::uint64_t>& substream_ids,
+                          std::size_t rdma_connections,
+                          std::size_t rdma_depth)
 {
     return gnuradio::make_block_sptr<source_impl>(source_params{ transport,
                                                                  endpoints,
@@ -114,7 +116,9 @@ source::sptr source::make(const std::string& transport,
                                                                  max_connections,
                                                                  allowed_peers,
                                                                  keep_listening,
-                                                                 substream_ids });
+                                                                 substream_ids,
+                                                                 rdma_connections,
+                                                                 rdma_depth });
 }
 
 namespace {
@@ -213,6 +217,13 @@ void source_impl::open_stream()
                            d_plan.tcp.get_allowed_peers().empty()
                                ? std::string()
                                : ", from " + d_plan.tcp.get_allowed_peers());
+        } else if (kind == transport_kind::rdma) {
+            stream->emplace_reader<recv::rdma_reader>(d_plan.rdma);
+            bound.push_back("verbs://" + d_plan.rdma.get_host() + ":" +
+                            std::to_string(d_plan.rdma.get_port()));
+            d_logger->info("listening for RDMA connections on {} (at most {} at once)",
+                           bound.back(),
+                           d_plan.rdma.get_max_connections());
         } else {
             stream->emplace_reader<recv::pcap_reader>(d_plan.capture_file,
                                                       d_plan.capture_port);

@@ -24,6 +24,8 @@ const char* transport_name(transport_kind t)
         return "pcap";
     case transport_kind::tcp:
         return "tcp";
+    case transport_kind::rdma:
+        return "rdma";
     case transport_kind::udp:
         break;
     }
@@ -70,6 +72,12 @@ transport_choice choose_transport(const std::string& transport,
         choice.kind = transport_kind::tcp;
         return choice;
     }
+    if (transport == "rdma") {
+        // A connected link over RC queue pairs: its GR_SPEAD_RDMA_* overrides apply
+        // in the rdma reader and stream themselves.
+        choice.kind = transport_kind::rdma;
+        return choice;
+    }
     if (transport != "udp" && transport != "ibverbs" && transport != "auto")
         throw std::invalid_argument(
             "transport: '" + transport +
@@ -78,7 +86,8 @@ transport_choice choose_transport(const std::string& transport,
             "otherwise udp), pcap (" +
             (receive ? "replay" : "record into") + " capture_file) or tcp (" +
             (receive ? "listen for" : "connect to") +
-            " a connected, lossless link; docs/links.md)");
+            " a connected, lossless link; docs/links.md) or rdma (the same over RDMA "
+            "RC queue pairs, verbs://HOST:PORT)");
 
     std::string wanted = transport;
     if (receive) {

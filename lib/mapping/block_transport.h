@@ -23,7 +23,7 @@ namespace gr {
 namespace spead {
 
 /*! The transport a source or sink block runs on once "auto" is decided. */
-enum class transport_kind { udp, ibverbs, pcap, tcp };
+enum class transport_kind { udp, ibverbs, pcap, tcp, rdma };
 
 /*! The block parameter's spelling: "udp", "ibverbs", "pcap", "tcp". */
 SPEAD_API const char* transport_name(transport_kind t);

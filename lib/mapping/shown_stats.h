@@ -44,7 +44,7 @@ inline bool counts_with_transport(const std::string& name, transport_kind t)
     if (name.rfind("connections_", 0) == 0 || name == "connect_failures" ||
         name == "receive_waits" || name == "send_waits" || name == "send_wait_us" ||
         name == "heaps_lost_in_flight")
-        return t == transport_kind::tcp; // connected links'
+        return t == transport_kind::tcp || t == transport_kind::rdma; // connected links'
     if (name == "frames_not_ipv4_udp" || name == "frames_vlan" ||
         name == "frames_ip_options" || name == "frames_fragmented" ||
         name == "frames_truncated")

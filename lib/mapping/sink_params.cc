@@ -166,9 +166,15 @@ void plan_stream(const sink_params& p, sink_plan& plan)
             " is not a duration; give seconds between stats messages, >= 0 (0: none)");
     plan.stats_interval = std::chrono::duration<double>(p.stats_interval);
     plan.send_stop_heap = p.send_stop_heap;
-    plan.stream.set_max_packet_size(p.max_packet_size)
-        .set_rate(p.rate_gbps * 1e9 / 8.0)
-        .set_max_heaps(sink_send_slots);
+    if (plan.transport.kind == transport_kind::rdma)
+        // RC needs no MTU-sized packets: the default (1472, for datagrams) becomes
+        // rdma's 1 MiB; the device's max message size is checked at connection.
+        plan.stream.set_max_message_size(
+            p.max_packet_size == sink_params().max_packet_size ? std::size_t(1) << 20
+                                                               : p.max_packet_size);
+    else
+        plan.stream.set_max_packet_size(p.max_packet_size);
+    plan.stream.set_rate(p.rate_gbps * 1e9 / 8.0).set_max_heaps(sink_send_slots);
 }
 
 void plan_network(const sink_params& p, sink_plan& plan)
@@ -231,6 +237,40 @@ void plan_connection(const sink_params& p, sink_plan& plan)
     }
 }
 
+/*! rdma: one connection per verbs://HOST:PORT endpoint (substream), and how. */
+void plan_rdma_connection(const sink_params& p, sink_plan& plan)
+{
+    if (p.endpoints.empty())
+        throw std::invalid_argument(
+            "endpoints: empty; give the listening receiver to connect to, e.g. "
+            "verbs://10.0.0.2:7150");
+    if (!std::isfinite(p.connect_timeout) || !(p.connect_timeout > 0))
+        throw std::invalid_argument(
+            "connect_timeout: " + std::to_string(p.connect_timeout) +
+            " is not a duration; give the seconds a connection attempt may take, > 0");
+    std::size_t begin = 0;
+    while (begin <= p.endpoints.size()) {
+        const std::size_t comma =
+            std::min(p.endpoints.find(',', begin), p.endpoints.size());
+        send::rdma_config link;
+        const std::string one = p.endpoints.substr(begin, comma - begin);
+        try {
+            link.set_endpoint(one);
+        } catch (const std::invalid_argument& e) {
+            // the config names its own parameter (endpoint); the block's is endpoints
+            throw std::invalid_argument("endpoints" + std::string(e.what()).substr(8));
+        }
+        if (!p.interface.empty())
+            link.set_interface(p.interface);
+        link.set_connect_timeout(std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::duration<double>(p.connect_timeout)));
+        link.set_reconnect(p.reconnect);
+        link.set_inline_bytes(p.inline_bytes);
+        plan.rdma.push_back(link);
+        begin = comma + 1;
+    }
+}
+
 void plan_capture(const sink_params& p, sink_plan& plan)
 {
     if (p.capture_file.empty())
@@ -261,6 +301,8 @@ sink_plan plan_sink(const sink_params& p, const gr::logger_ptr& logger)
         plan_capture(p, plan);
     else if (plan.transport.kind == transport_kind::tcp)
         plan_connection(p, plan);
+    else if (plan.transport.kind == transport_kind::rdma)
+        plan_rdma_connection(p, plan);
     else
         plan_network(p, plan);
     return plan;

@@ -13,6 +13,7 @@
 #include "mapping/stream_to_heap.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/send_rdma.h>
 #include <gnuradio/spead/send_stream.h>
 #include <gnuradio/spead/send_tcp.h>
 #include <gnuradio/spead/send_udp.h>
@@ -63,6 +64,7 @@ struct sink_params {
     std::uint64_t substream_item = 0;
     bool reconnect = false;
     double connect_timeout = 5.0;
+    std::size_t inline_bytes = 64; //!< rdma: inline size requested
 };
 
 /*! Inputs a continuous sink takes at most (one GNU Radio input each). */
@@ -75,6 +77,8 @@ struct sink_plan {
     send::udp_ibv_config ibv; //!< ibverbs
     /*! tcp: one connection per endpoint (substream), and what to do when lost. */
     std::vector<send::tcp_config> tcp;
+    /*! rdma: one connection per endpoint (substream), and what to do when lost. */
+    std::vector<send::rdma_config> rdma;
     std::string capture_file; //!< pcap
     send::stream_config stream;
     bool continuous = false;       //!< input_mode "continuous"

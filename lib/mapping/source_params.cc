@@ -239,6 +239,29 @@ void plan_listener(const source_params& p, source_plan& plan)
     plan.tcp.set_keep_listening(p.keep_listening);
 }
 
+/*! rdma: one listening verbs:// URI; the connection limits and the two paths
+ * (GR_SPEAD_RDMA_* override them). max_packet_size left at its default (9200, for
+ * datagrams) becomes the rdma default, 1 MiB: RC needs no MTU-sized packets. */
+void plan_rdma_listener(const source_params& p, source_plan& plan)
+{
+    if (p.threads != 1)
+        throw std::invalid_argument(
+            "threads: " + std::to_string(p.threads) +
+            "; one thread serves every connection of an rdma source; use 1");
+    as_block_parameter(
+        "endpoints", "endpoint", [&] { plan.rdma.set_endpoint(p.endpoints); });
+    if (!p.interface.empty())
+        plan.rdma.set_interface(p.interface);
+    if (p.max_packet_size != source_params().max_packet_size)
+        plan.rdma.set_max_packet_size(p.max_packet_size);
+    plan.rdma.set_max_connections(p.max_connections);
+    plan.rdma.set_allowed_peers(p.allowed_peers);
+    plan.rdma.set_keep_listening(p.keep_listening);
+    plan.rdma.set_rdma_connections(p.rdma_connections);
+    plan.rdma.set_rdma_depth(p.rdma_depth);
+    recv::validate(recv::with_environment(plan.rdma));
+}
+
 void plan_capture(const source_params& p, source_plan& plan)
 {
     if (p.capture_file.empty())
@@ -288,6 +311,8 @@ source_plan plan_source(const source_params& p, const gr::logger_ptr& logger)
         plan_capture(p, plan);
     else if (plan.transport.kind == transport_kind::tcp)
         plan_listener(p, plan);
+    else if (plan.transport.kind == transport_kind::rdma)
+        plan_rdma_listener(p, plan);
     else
         plan_network(p, plan);
     return plan;

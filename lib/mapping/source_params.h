@@ -12,6 +12,7 @@
 #include "mapping/heap_to_stream.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/recv_rdma.h>
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/recv_tcp.h>
 #include <gnuradio/spead/recv_udp.h>
@@ -62,6 +63,8 @@ struct source_params {
     std::string allowed_peers;
     bool keep_listening = false;
     std::vector<std::uint64_t> substream_ids;
+    std::size_t rdma_connections = 4; //!< rdma: connections on the RDMA-write path
+    std::size_t rdma_depth = 8;       //!< rdma: writes in flight per such connection
 };
 
 /*! What a source runs with, settled once from its parameters. */
@@ -70,6 +73,7 @@ struct source_plan {
     recv::udp_config udp;     //!< udp, or auto (ready for the fallback)
     recv::udp_ibv_config ibv; //!< ibverbs
     recv::tcp_config tcp;     //!< tcp: where to listen and whom to let in
+    recv::rdma_config rdma;   //!< rdma: where to listen and whom to let in
     /*! One reader (thread) each: udp's endpoints split by port, ibverbs' one by one
      * (\p threads of them; one holding all when threads is 1). */
     std::vector<recv::udp_config> udp_readers;

@@ -99,7 +99,8 @@ void connected_reader::accept_all()
         c->link = std::move(in);
         c->peer = who;
         c->slot = free_slot();
-        c->buffer.reset(new std::uint8_t[d_buffer_size]);
+        if (!c->link->message_form()) // messages stay in the transport's memory
+            c->buffer.reset(new std::uint8_t[d_buffer_size]);
         c->last_data = steady::now();
         d_conns.push_back(std::move(c));
         d_open.store(d_conns.size());
@@ -176,9 +177,75 @@ bool connected_reader::deliver(const conn& c,
     return true;
 }
 
+std::size_t connected_reader::index_of(const conn& c) const
+{
+    return std::size_t(
+        std::find_if(d_conns.begin(),
+                     d_conns.end(),
+                     [&c](const std::unique_ptr<conn>& p) { return p.get() == &c; }) -
+        d_conns.begin());
+}
+
+namespace {
+/*! Packets of one heap carry the same first item pointer (HEAP_CNT). */
+bool starts_run(const recv::packet_view* prev, const recv::packet_view& p)
+{
+    return !prev || p.size < 16 || prev->size < 16 ||
+           std::memcmp(prev->data + 8, p.data + 8, 8) != 0;
+}
+} // namespace
+
+bool connected_reader::service_messages(conn& c,
+                                        link::message_incoming& m,
+                                        packet_sink& sink,
+                                        bool& ended)
+{
+    recv::packet_view views[max_batch];
+    bool run_starts[max_batch];
+    for (;;) {
+        const std::ptrdiff_t r = m.receive(views, max_batch);
+        if (r == -EAGAIN || r == -EINTR)
+            return true;
+        if (r <= 0) {
+            ended = true;
+            const std::size_t index = index_of(c);
+            if (r == 0)
+                end(index, ending::closed, "closed by the peer");
+            else if (r == -EPROTO)
+                end(index,
+                    ending::framing,
+                    "it broke the rdma protocol (a write outside the ring it was "
+                    "granted): is it a gr-spead rdma sender of this version?");
+            else if (r == -EMSGSIZE)
+                end(index,
+                    ending::too_large,
+                    "it sent a message above max_packet_size (" +
+                        std::to_string(d_limits.max_packet_size) +
+                        "): raise max_packet_size to the sender's packet size");
+            else
+                end(index,
+                    ending::lost,
+                    std::string(std::strerror(int(-r))) + ": " +
+                        connection_advice(int(-r)));
+            return true;
+        }
+        const std::size_t n = std::size_t(r);
+        for (std::size_t i = 0; i < n; i++)
+            run_starts[i] = starts_run(i ? &views[i - 1] : nullptr, views[i]);
+        c.last_data = steady::now();
+        if (!deliver(c, views, run_starts, n, sink))
+            return false;
+        m.release();
+        if (n < max_batch)
+            return true;
+    }
+}
+
 bool connected_reader::service(conn& c, packet_sink& sink, bool& ended)
 {
     ended = false;
+    if (link::message_incoming* m = c.link->message_form())
+        return service_messages(c, *m, sink, ended);
     const std::ptrdiff_t r =
         c.link->read(c.buffer.get() + c.tail, d_buffer_size - c.tail);
     if (r == -EAGAIN || r == -EINTR)

@@ -94,6 +94,11 @@ private:
     /*! Reads what the connection has and hands on its packets; false once the stream
      * has ended. */
     bool service(conn& c, packet_sink& sink, bool& ended);
+    /*! service() for a message-form connection: its packets go to the stream where
+     * the transport received them, then are released. */
+    bool
+    service_messages(conn& c, link::message_incoming& m, packet_sink& sink, bool& ended);
+    std::size_t index_of(const conn& c) const;
     bool deliver(const conn& c,
                  const recv::packet_view* views,
                  const bool* run_starts,

@@ -164,6 +164,30 @@ void connected_writer::lose(int err)
     d_link_changed.notify_all();
 }
 
+bool connected_writer::wait_for_room(short events,
+                                     int timeout_ms,
+                                     steady::time_point last_progress,
+                                     boost::system::error_code& ec)
+{
+    const auto start = steady::now();
+    pollfd fds[2] = { { d_link->fd(), events, 0 }, { d_abort.get(), POLLIN, 0 } };
+    ::poll(fds, d_aborted.load() ? 1 : 2, timeout_ms);
+    count(send_stat::send_wait_us,
+          std::uint64_t(
+              std::chrono::duration_cast<std::chrono::microseconds>(steady::now() - start)
+                  .count()));
+    if (!d_aborted.load() || steady::now() - last_progress <= abort_grace)
+        return true;
+    ec = boost::asio::error::operation_aborted;
+    d_logger.error("the stream was destroyed while {} took no data for 2 s: the rest "
+                   "of the queue is dropped",
+                   d_dialer->describe());
+    d_connected.store(false);
+    std::lock_guard<std::mutex> lock(d_link_mutex);
+    d_link.reset();
+    return false;
+}
+
 bool connected_writer::write_all(iovec* iov,
                                  int n,
                                  std::size_t& written,
@@ -192,24 +216,8 @@ bool connected_writer::write_all(iovec* iov,
         if (r == -EAGAIN) {
             // The receiver is slower than us: wait for room (back-pressure).
             count(send_stat::send_waits, 1);
-            const auto start = steady::now();
-            pollfd fds[2] = { { d_link->fd(), POLLOUT, 0 },
-                              { d_abort.get(), POLLIN, 0 } };
-            ::poll(fds, d_aborted.load() ? 1 : 2, 100);
-            count(send_stat::send_wait_us,
-                  std::uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
-                                    steady::now() - start)
-                                    .count()));
-            if (d_aborted.load() && steady::now() - last_progress > abort_grace) {
-                ec = boost::asio::error::operation_aborted;
-                d_logger.error("the stream was destroyed while {} accepted no data for "
-                               "2 s: the rest of the queue is dropped",
-                               d_dialer->describe());
-                d_connected.store(false);
-                std::lock_guard<std::mutex> lock(d_link_mutex);
-                d_link.reset();
+            if (!wait_for_room(POLLOUT, 100, last_progress, ec))
                 return false;
-            }
             continue;
         }
         const int err = int(-r);
@@ -229,6 +237,8 @@ std::size_t connected_writer::write_packets(const send::packet* packets,
                               : boost::asio::error::not_connected;
         return 0;
     }
+    if (message_outgoing* m = d_link->message_form())
+        return write_messages(*m, packets, n, ec);
     d_iov.clear();
     for (std::size_t i = 0; i < n; i++)
         for (std::size_t j = 0; j < packets[i].n_pieces; j++)
@@ -244,6 +254,42 @@ std::size_t connected_writer::write_packets(const send::packet* packets,
         done++;
     }
     return done;
+}
+
+std::size_t connected_writer::write_messages(message_outgoing& m,
+                                             const send::packet* packets,
+                                             std::size_t n,
+                                             boost::system::error_code& ec)
+{
+    auto last_progress = steady::now();
+    bool waiting = false; // send_waits counts each packet that waited once
+    for (std::size_t done = 0; done < n;) {
+        const send::packet& p = packets[done];
+        d_iov.clear();
+        for (std::size_t j = 0; j < p.n_pieces; j++)
+            d_iov.push_back(
+                { const_cast<std::uint8_t*>(p.pieces[j].data), p.pieces[j].length });
+        const std::ptrdiff_t r = m.send(d_iov.data(), int(d_iov.size()), p.size);
+        if (r > 0) {
+            done++;
+            waiting = false;
+            last_progress = steady::now();
+            continue;
+        }
+        if (r != -EAGAIN) {
+            const int err = int(-r);
+            ec = boost::system::error_code(err, boost::system::system_category());
+            lose(err);
+            return done;
+        }
+        // No credit: the receiver has not released room yet (back-pressure).
+        if (!waiting)
+            count(send_stat::send_waits, 1);
+        waiting = true;
+        if (!wait_for_room(POLLIN, m.wait_hint_ms(), last_progress, ec))
+            return done;
+    }
+    return n;
 }
 
 } // namespace link

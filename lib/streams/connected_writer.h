@@ -81,6 +81,18 @@ private:
     bool
     write_all(iovec* iov, int n, std::size_t& written, boost::system::error_code& ec);
     void lose(int err);
+    /*! Waits up to \p timeout_ms for \p events on the connection (counted in
+     * send_wait_us); false (the connection dropped, \p ec set) once the stream is
+     * being destroyed and nothing moved for 2 s since \p last_progress. */
+    bool wait_for_room(short events,
+                       int timeout_ms,
+                       std::chrono::steady_clock::time_point last_progress,
+                       boost::system::error_code& ec);
+    /*! write_packets() for a message-form connection: one message per packet. */
+    std::size_t write_messages(message_outgoing& m,
+                               const send::packet* packets,
+                               std::size_t n,
+                               boost::system::error_code& ec);
 
     std::unique_ptr<dialer> d_dialer;
     writer_settings d_settings;

@@ -9,6 +9,7 @@
 #define INCLUDED_SPEAD_STREAMS_CONNECTION_H
 
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/recv_reader.h>
 #include <sys/uio.h>
 #include <boost/asio/ip/address.hpp>
 #include <chrono>
@@ -31,6 +32,9 @@ namespace link {
  * now); 0 from read() is a clean close by the peer.
  */
 
+class message_incoming;
+class message_outgoing;
+
 /*! One accepted connection, carrying the peer's packets as a byte stream. */
 class SPEAD_API incoming
 {
@@ -39,6 +43,8 @@ public:
     /*! Polled for POLLIN. */
     virtual int fd() const = 0;
     virtual std::ptrdiff_t read(std::uint8_t* buffer, std::size_t size) = 0;
+    /*! The message form of this connection, or nullptr for a byte stream. */
+    virtual message_incoming* message_form() { return nullptr; }
 };
 
 /*! A listening endpoint. */
@@ -65,6 +71,8 @@ public:
     virtual std::ptrdiff_t write(const iovec* iov, int n) = 0;
     /*! Send buffer the kernel granted, bytes (0 if not applicable). */
     virtual std::size_t granted_buffer() const { return 0; }
+    /*! The message form of this connection, or nullptr for a byte stream. */
+    virtual message_outgoing* message_form() { return nullptr; }
 };
 
 /*! Makes connections to one receiver. */
@@ -81,6 +89,46 @@ public:
                                               int abort_fd) = 0;
     /*! "10.0.0.2:7148", for messages. */
     virtual std::string describe() const = 0;
+};
+
+/*
+ * The message form, for transports whose connections carry whole packets into memory
+ * they own (rdma: the NIC writes each message into a registered receive or ring), so
+ * that the connected-link layer copies nothing: it hands views of that memory to the
+ * stream, whose heaps copy the payload into the output, and then releases it. An
+ * incoming/outgoing says which form it speaks with message_form(); the byte-stream
+ * calls above are not used for a message-form connection and vice versa.
+ */
+
+/*! Message form of an accepted connection (see incoming::message_form()). */
+class SPEAD_API message_incoming
+{
+public:
+    virtual ~message_incoming() = default;
+    /*!
+     * Up to \p n packets that arrived, oldest first, as views valid until release():
+     * the count, -EAGAIN when none now, 0 once the peer closed cleanly and everything
+     * it sent was given, or -errno when the connection failed (-EPROTO: the peer broke
+     * the protocol; -EMSGSIZE: a message above max_packet_size).
+     */
+    virtual std::ptrdiff_t receive(recv::packet_view* packets, std::size_t n) = 0;
+    /*! The packets of the last receive() are done with: their memory goes back to the
+     * peer (receives re-posted, credits returned). */
+    virtual void release() = 0;
+};
+
+/*! Message form of a connection to a receiver (see outgoing::message_form()). */
+class SPEAD_API message_outgoing
+{
+public:
+    virtual ~message_outgoing() = default;
+    /*! Sends the \p n pieces of one packet (\p size bytes) as one message: 1 when
+     * sent (the pieces' memory may be reused at once), -EAGAIN when the receiver has
+     * granted no room yet (wait: fd() POLLIN, or the wait_hint), -errno on failure. */
+    virtual std::ptrdiff_t send(const iovec* pieces, int n, std::size_t size) = 0;
+    /*! How long to wait (poll on fd()) before retrying an -EAGAIN send, ms: credits
+     * may come back without an event on fd(). */
+    virtual int wait_hint_ms() const { return 1; }
 };
 
 /*! The fix to suggest for a connection error (errno). */

@@ -40,6 +40,19 @@ constexpr std::size_t max_batch_packets = 64;
 
 // ---- stream_config ---------------------------------------------------------------
 
+stream_config& stream_config::set_max_message_size(std::size_t bytes)
+{
+    constexpr std::size_t max_message = std::size_t(1) << 30;
+    if (bytes <= max_udp_payload)
+        return set_max_packet_size(bytes);
+    if (bytes > max_message)
+        throw std::invalid_argument("max_packet_size: " + std::to_string(bytes) +
+                                    " bytes is out of range; use at most " +
+                                    std::to_string(max_message) + " (1 GiB)");
+    d_max_packet_size = bytes;
+    return *this;
+}
+
 stream_config& stream_config::set_max_packet_size(std::size_t bytes)
 {
     // The packetiser needs its prefix, one item pointer and 8 payload bytes.

@@ -18,7 +18,7 @@ SMALL_PCAP = qa.vector("spead64-40_small_desc_stop.pcap")
 
 # (parameter named in the message, keyword arguments)
 BAD_EITHER = [  # bad for both blocks
-    ("transport", {"transport": "rdma"}),
+    ("transport", {"transport": "infiniband"}),
     ("interface", {"transport": "ibverbs"}),
     ("interface", {"transport": "ibverbs", "interface": "nosuch0"}),
     ("max_poll", {"max_poll": 0}),

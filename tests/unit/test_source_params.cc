@@ -80,7 +80,7 @@ TEST(SourceParams, EachBadParameterIsNamed)
         plan_source,
         source_params(),
         { bad{ [](source_params& p) { p.vlen = 0; }, "vlen" },
-          bad{ [](source_params& p) { p.transport = "rdma"; }, "transport" },
+          bad{ [](source_params& p) { p.transport = "infiniband"; }, "transport" },
           bad{ [](source_params& p) { p.max_heap_size = 4; }, "max_heap_size" },
           // timestamp_item needs a rate
           bad{ [](source_params& p) { p.timestamp_item = 0x1600; }, "sample_rate" },

@@ -38,6 +38,9 @@ public:
      * multiple of 8 when packets are cut. Never exceeded, so IP never fragments. */
     stream_config& set_max_packet_size(std::size_t bytes);
     std::size_t get_max_packet_size() const { return d_max_packet_size; }
+    /*! For message transports (rdma), whose packets are not UDP datagrams: the same
+     * setting up to 1 GiB (the transport checks its device's max message size). */
+    stream_config& set_max_message_size(std::size_t bytes);
 
     /*! Send rate in bytes per second of SPEAD packets; 0 = as fast as possible. */
     stream_config& set_rate(double bytes_per_second);

@@ -152,6 +152,8 @@ public:
      *        it was lost are counted (heaps_lost_in_flight). See docs/links.md.
      * \param connect_timeout tcp: seconds a connection attempt may take, > 0 (default
      *        5); a receiver that does not accept by then fails the attempt.
+     * \param inline_bytes rdma: inline size requested for small messages, 0 to 4096
+     *        bytes (default 64); the device's granted value is used.
      */
     static sptr make(const std::string& transport = "udp",
                      const std::string& endpoints = "127.0.0.1:7148",
@@ -186,7 +188,8 @@ public:
                      std::size_t substreams = 1,
                      std::uint64_t substream_item = 0,
                      bool reconnect = false,
-                     double connect_timeout = 5.0);
+                     double connect_timeout = 5.0,
+                     std::size_t inline_bytes = 64);
 
     /*!
      * \brief Every counter of the current run (or of the last one after stop()), by

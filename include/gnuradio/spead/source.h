@@ -173,6 +173,10 @@ public:
      *        {8, 9, 10, 11} or {12, 3}), one per output (\p substreams of them),
      *        none twice; empty (default): first_substream's range. Give this or
      *        first_substream, not both. Needs \p substream_item.
+     * \param rdma_connections rdma: connections that may use the RDMA-write path, 0
+     *        (SendRecv only) to 1024 (default 4); the others use SendRecv.
+     * \param rdma_depth rdma: RDMA writes in flight per such connection, 0 to 4096
+     *        (default 8; 0 needs rdma_connections 0); more go by SendRecv, in order.
      */
     static sptr make(const std::string& transport = "udp",
                      const std::string& endpoints = ":7148",
@@ -207,7 +211,9 @@ public:
                      std::size_t max_connections = 1,
                      const std::string& allowed_peers = "",
                      bool keep_listening = false,
-                     const std::vector<std::uint64_t>& substream_ids = {});
+                     const std::vector<std::uint64_t>& substream_ids = {},
+                     std::size_t rdma_connections = 4,
+                     std::size_t rdma_depth = 8);
 
     /*!
      * \brief Every counter of the current run (or of the last one after stop()), by

@@ -17,6 +17,7 @@
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/recv_heap.h>
 #include <gnuradio/spead/recv_pcap.h>
+#include <gnuradio/spead/recv_rdma.h>
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/recv_tcp.h>
 #include <gnuradio/spead/recv_udp.h>
@@ -145,6 +146,32 @@ public:
             auto& reader = d_stream->emplace_reader<recv::tcp_reader>(config);
             const auto ep = reader.get_bound_endpoint();
             return py::make_tuple(ep.address().to_string(), ep.port());
+        });
+    }
+
+    /*! add_rdma_reader: up to max_connections senders; the stream ends when the
+     * last one has disconnected. */
+    void add_rdma_reader(const std::string& endpoint,
+                         std::size_t max_size,
+                         const std::string& interface,
+                         std::size_t rdma_connections,
+                         std::size_t rdma_depth,
+                         std::size_t recv_depth,
+                         std::size_t max_connections)
+    {
+        recv::rdma_config config;
+        config.set_endpoint(endpoint);
+        config.set_max_packet_size(max_size);
+        if (!interface.empty())
+            config.set_interface(interface);
+        config.set_rdma_connections(rdma_connections);
+        config.set_rdma_depth(rdma_depth);
+        config.set_recv_depth(recv_depth);
+        config.set_max_connections(max_connections);
+        config.set_keep_listening(false);
+        translating_os_errors([&] {
+            d_stream->emplace_reader<recv::rdma_reader>(config);
+            return 0;
         });
     }
 
@@ -353,6 +380,10 @@ void bind_api_recv(py::module& parent)
     m.attr("DEFAULT_UDP_IBV_BUFFER_SIZE") = recv::udp_ibv_config::default_buffer_size;
     m.attr("DEFAULT_UDP_IBV_MAX_POLL") = recv::udp_ibv_config::default_max_poll;
     m.attr("DEFAULT_TCP_MAX_SIZE") = recv::tcp_config::default_max_packet_size;
+    m.attr("DEFAULT_RDMA_MAX_SIZE") = recv::rdma_config::default_max_packet_size;
+    m.attr("DEFAULT_RDMA_CONNECTIONS") = recv::rdma_config::default_rdma_connections;
+    m.attr("DEFAULT_RDMA_DEPTH") = recv::rdma_config::default_rdma_depth;
+    m.attr("DEFAULT_RDMA_RECV_DEPTH") = recv::rdma_config::default_recv_depth;
     m.attr("DEFAULT_TCP_BUFFER_SIZE") = recv::tcp_config::default_buffer_size;
 
     py::class_<raw_item>(
@@ -432,6 +463,7 @@ void bind_api_recv(py::module& parent)
         .def("_add_udp_ibv_reader", &py_stream::add_udp_ibv_reader)
         .def("_add_pcap_reader", &py_stream::add_pcap_reader)
         .def("_add_tcp_reader", &py_stream::add_tcp_reader)
+        .def("_add_rdma_reader", &py_stream::add_rdma_reader)
         .def("get", &py_stream::get, py::arg("timeout") = py::none())
         .def("get_nowait", &py_stream::get_nowait)
         .def("stop", &py_stream::stop)

@@ -15,6 +15,7 @@
 
 #include "protocol/packetiser.h"
 #include <gnuradio/spead/send_heap.h>
+#include <gnuradio/spead/send_rdma.h>
 #include <gnuradio/spead/send_stream.h>
 #include <gnuradio/spead/send_tcp.h>
 #include <gnuradio/spead/send_udp.h>
@@ -169,6 +170,16 @@ public:
         translating_os_errors([&] {
             py::gil_scoped_release release;
             d_stream = std::make_unique<send::tcp_stream>(d_pool->io(), config, tcp);
+            return 0;
+        });
+    }
+
+    /*! Connects, the GIL released (it may take up to the connect timeout). */
+    void open_rdma(const send::stream_config& config, const send::rdma_config& rdma)
+    {
+        translating_os_errors([&] {
+            py::gil_scoped_release release;
+            d_stream = std::make_unique<send::rdma_stream>(d_pool->io(), config, rdma);
             return 0;
         });
     }
@@ -378,6 +389,8 @@ void bind_api_send(py::module& parent)
     m.attr("DEFAULT_UDP_IBV_BUFFER_SIZE") = send::udp_ibv_config::default_buffer_size;
     m.attr("DEFAULT_UDP_IBV_MAX_POLL") = send::udp_ibv_config::default_max_poll;
     m.attr("DEFAULT_TCP_BUFFER_SIZE") = send::tcp_config::default_buffer_size;
+    m.attr("DEFAULT_RDMA_INLINE_BYTES") = send::rdma_config::default_inline_bytes;
+    m.attr("DEFAULT_RDMA_SEND_DEPTH") = send::rdma_config::default_send_depth;
 
     py::class_<py_send_heap, heap_ptr>(m, "Heap", "A heap to send (as spead2.send.Heap).")
         .def(py::init([](const py::object& flavour) {
@@ -464,6 +477,29 @@ void bind_api_send(py::module& parent)
                             tcp.set_interface(interface);
                         auto s = std::make_unique<py_send_stream>(std::move(pool));
                         s->open_tcp(py_send_stream::make_config(settings), tcp);
+                        return s;
+                    })
+        .def_static("_rdma",
+                    [](std::shared_ptr<thread_pool> pool,
+                       const std::string& endpoint,
+                       const stream_settings& settings,
+                       const std::string& interface,
+                       std::size_t inline_bytes,
+                       std::size_t send_depth) {
+                        send::rdma_config rdma;
+                        rdma.set_endpoint(endpoint);
+                        if (!interface.empty())
+                            rdma.set_interface(interface);
+                        rdma.set_inline_bytes(inline_bytes);
+                        rdma.set_send_depth(send_depth);
+                        // RC messages may exceed a UDP payload: set it as a message size.
+                        stream_settings udp_sized = settings;
+                        std::get<0>(udp_sized) = 1472;
+                        send::stream_config config =
+                            py_send_stream::make_config(udp_sized);
+                        config.set_max_message_size(std::get<0>(settings));
+                        auto s = std::make_unique<py_send_stream>(std::move(pool));
+                        s->open_rdma(config, rdma);
                         return s;
                     })
         .def("send_heap",

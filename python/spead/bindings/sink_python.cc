@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(sink.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(6e5351ff150a1ad67e410a95d41378e5)                     */
+/* BINDTOOL_HEADER_FILE_HASH(78e007325a1e8d094ba6ec2f145fd6c9)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -71,6 +71,7 @@ void bind_sink(py::module& m)
              py::arg("substream_item") = 0,
              py::arg("reconnect") = false,
              py::arg("connect_timeout") = 5.,
+             py::arg("inline_bytes") = 64,
              D(sink, make))
 
 

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(175035c074b11fba550943ef77d5e498)                     */
+/* BINDTOOL_HEADER_FILE_HASH(610d81e22ed88d40845d96f04effdbd8)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -74,6 +74,8 @@ void bind_source(py::module& m)
              py::arg("allowed_peers") = "",
              py::arg("keep_listening") = false,
              py::arg("substream_ids") = std::vector<std::uint64_t>(),
+             py::arg("rdma_connections") = 4,
+             py::arg("rdma_depth") = 8,
              D(source, make))
 
 

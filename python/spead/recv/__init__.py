@@ -291,6 +291,10 @@ class Stream(_recv._Stream):
     DEFAULT_UDP_IBV_MAX_POLL = _recv.DEFAULT_UDP_IBV_MAX_POLL
     DEFAULT_TCP_MAX_SIZE = _recv.DEFAULT_TCP_MAX_SIZE
     DEFAULT_TCP_BUFFER_SIZE = _recv.DEFAULT_TCP_BUFFER_SIZE
+    DEFAULT_RDMA_MAX_SIZE = _recv.DEFAULT_RDMA_MAX_SIZE
+    DEFAULT_RDMA_CONNECTIONS = _recv.DEFAULT_RDMA_CONNECTIONS
+    DEFAULT_RDMA_DEPTH = _recv.DEFAULT_RDMA_DEPTH
+    DEFAULT_RDMA_RECV_DEPTH = _recv.DEFAULT_RDMA_RECV_DEPTH
 
     def __init__(self, thread_pool, config=None, ring_config=None):
         if not isinstance(thread_pool, _core.ThreadPool):
@@ -484,6 +488,39 @@ class Stream(_recv._Stream):
         if ":" in host and not host.startswith("["):
             host = f"[{host}]"  # an IPv6 address
         return self._add_tcp_reader(f"{host}:{port}", max_size, buffer_size)
+
+    def add_rdma_reader(self, *args, **kwargs):
+        """Listens for one sender of SPEAD over RDMA (RC queue pairs set up with
+        rdma_cm; docs/links.md), as add_tcp_reader does for TCP:
+        add_rdma_reader(port, max_size=DEFAULT_RDMA_MAX_SIZE, bind_hostname='',
+                        interface_address='', rdma_connections=DEFAULT_RDMA_CONNECTIONS,
+                        rdma_depth=DEFAULT_RDMA_DEPTH, recv_depth=DEFAULT_RDMA_RECV_DEPTH,
+                        max_connections=1)
+        port may also be a URI, 'verbs://ADDR:PORT' or 'verbs://:PORT'. Up to
+        max_connections senders at once (fan-in; each assembled apart); the
+        stream ends when the last has disconnected."""
+        names = ("port", "max_size", "bind_hostname", "interface_address",
+                 "rdma_connections", "rdma_depth", "recv_depth", "max_connections")
+        values = bind_arguments("add_rdma_reader", names, args, kwargs)
+        port = values.get("port")
+        if isinstance(port, str):
+            uri = port
+        elif isinstance(port, bool) or not isinstance(port, numbers.Integral) or \
+                not 1 <= port <= 65535:
+            raise ValueError(f"port: {port!r} is not a port; give 1 to 65535, or a "
+                             "URI 'verbs://ADDR:PORT'")
+        else:
+            uri = f"verbs://{values.get('bind_hostname', '') or ''}:{port}"
+        self._add_rdma_reader(
+            uri,
+            _check_count("max_size", values.get("max_size", self.DEFAULT_RDMA_MAX_SIZE)),
+            values.get("interface_address", "") or "",
+            unsigned("rdma_connections",
+                     values.get("rdma_connections", self.DEFAULT_RDMA_CONNECTIONS)),
+            unsigned("rdma_depth", values.get("rdma_depth", self.DEFAULT_RDMA_DEPTH)),
+            unsigned("recv_depth",
+                     values.get("recv_depth", self.DEFAULT_RDMA_RECV_DEPTH)),
+            _check_count("max_connections", values.get("max_connections", 1)))
 
     def add_buffer_reader(self, *args, **kwargs):
         raise NotImplementedError("add_buffer_reader: not supported by gr-spead; write "

@@ -414,6 +414,49 @@ class TcpStream(_StreamMethods):
         self.config = config
 
 
+class RdmaStream(_StreamMethods):
+    """Sends SPEAD over RDMA (an RC queue pair set up with rdma_cm; docs/links.md) to
+    one add_rdma_reader, in the style of TcpStream:
+    RdmaStream(thread_pool, endpoints, config=StreamConfig(), interface_address='',
+               inline_bytes=DEFAULT_INLINE_BYTES, send_depth=DEFAULT_SEND_DEPTH)
+    endpoints is [(host, port)] or a URI 'verbs://HOST:PORT'; connected to in the
+    constructor (OSError when it fails). config.max_packet_size is the message size:
+    RC needs no MTU-sized packets (1 MiB suits it). send_heap waits while the receiver
+    grants no room."""
+
+    DEFAULT_INLINE_BYTES = _send.DEFAULT_RDMA_INLINE_BYTES
+    DEFAULT_SEND_DEPTH = _send.DEFAULT_RDMA_SEND_DEPTH
+
+    def __init__(self, thread_pool, *args, **kwargs):
+        _check_pool(thread_pool)
+        names = ("endpoints", "config", "interface_address", "inline_bytes",
+                 "send_depth")
+        values = bind_arguments("RdmaStream", names, args, kwargs)
+        if "endpoints" not in values:
+            raise ValueError("endpoints: missing; give [(host, port)] or "
+                             "'verbs://HOST:PORT'")
+        endpoints = values["endpoints"]
+        if isinstance(endpoints, str):
+            uri = endpoints
+        else:
+            endpoints = list(endpoints)
+            if len(endpoints) != 1:
+                raise ValueError(f"endpoints: {endpoints!r}; an RdmaStream connects to "
+                                 "exactly one receiver: give [(host, port)]")
+            host, port = endpoints[0]
+            uri = f"verbs://{host}:{port}"
+        config = _check_config(values.get("config"))
+        self._stream = _send._Stream._rdma(
+            thread_pool, uri, config._args(),
+            values.get("interface_address", "") or "",
+            int(_check("inline_bytes",
+                       values.get("inline_bytes", self.DEFAULT_INLINE_BYTES), 0)),
+            int(_check("send_depth",
+                       values.get("send_depth", self.DEFAULT_SEND_DEPTH), 1)))
+        self._thread_pool = thread_pool
+        self.config = config
+
+
 def _unsupported(name, why):
     return refusing_class(name, f"{name}: {why} (see docs/python.md)")
 

@@ -13,6 +13,7 @@ stream holds each heap (and the memory of its items) until it has been sent.
 import asyncio
 import errno
 
+from . import RdmaStream as _SyncRdmaStream
 from . import TcpStream as _SyncTcpStream
 from . import UdpIbvStream as _SyncUdpIbvStream
 from . import UdpStream as _SyncUdpStream
@@ -142,4 +143,15 @@ class TcpStream(_AsyncMethods, _SyncTcpStream):
         return await loop.run_in_executor(None, lambda: cls(*args, **kwargs))
 
 
-__all__ = ["UdpStream", "UdpIbvStream", "TcpStream"]
+class RdmaStream(_AsyncMethods, _SyncRdmaStream):
+    """spead.send.RdmaStream with async_send_heap; `await RdmaStream.connect(
+    thread_pool, endpoints, ...)` connects without blocking the event loop."""
+
+    def __init__(self, *args, **kwargs):
+        _SyncRdmaStream.__init__(self, *args, **kwargs)
+        self._async_init()
+
+    connect = classmethod(TcpStream.connect.__func__)  # the same worker-thread connect
+
+
+__all__ = ["UdpStream", "UdpIbvStream", "TcpStream", "RdmaStream"]

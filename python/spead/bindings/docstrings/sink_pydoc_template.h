@@ -144,7 +144,9 @@ Args:
         back-off (true) or end the flowgraph (false, default). Heaps queued when
         it was lost are counted (heaps_lost_in_flight). See docs/links.md.
     connect_timeout: tcp: seconds a connection attempt may take, > 0 (default
-        5); a receiver that does not accept by then fails the attempt.)doc";
+        5); a receiver that does not accept by then fails the attempt.
+    inline_bytes: rdma: inline size requested for small messages, 0 to 4096
+        bytes (default 64); the device's granted value is used.)doc";
 
 static const char* __doc_gr_spead_sink_stats = R"doc(Every counter of the current run (or of the last one after stop()), by
 name: the send stream's (docs/statistics.md) and the block's data_heaps,

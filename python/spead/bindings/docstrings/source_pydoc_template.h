@@ -164,7 +164,11 @@ Args:
     substream_ids: continuous: the substream of each output, in order (e.g.
         {8, 9, 10, 11} or {12, 3}), one per output (substreams of them),
         none twice; empty (default): first_substream's range. Give this or
-        first_substream, not both. Needs substream_item.)doc";
+        first_substream, not both. Needs substream_item.
+    rdma_connections: rdma: connections that may use the RDMA-write path, 0
+        (SendRecv only) to 1024 (default 4); the others use SendRecv.
+    rdma_depth: rdma: RDMA writes in flight per such connection, 0 to 4096
+        (default 8; 0 needs rdma_connections 0); more go by SendRecv, in order.)doc";
 
 static const char* __doc_gr_spead_source_stats = R"doc(Every counter of the current run (or of the last one after stop()), by
 name: the stream's counters (docs/statistics.md) and the block's

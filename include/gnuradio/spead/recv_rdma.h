@@ -1,0 +1,165 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_RECV_RDMA_H
+#define INCLUDED_SPEAD_RECV_RDMA_H
+
+#include <gnuradio/spead/api.h>
+#include <gnuradio/spead/recv_stream.h>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace gr {
+namespace spead {
+namespace recv {
+
+/*!
+ * \brief Settings of a listening SPEAD-over-RDMA reader (a connected link over RC
+ * queue pairs, set up with rdma_cm). Setters validate and throw std::invalid_argument
+ * naming the parameter, the value and the fix; what depends on the device
+ * (max_packet_size against its max message size, an interface without a verbs device)
+ * and on several settings together (rdma_depth with rdma_connections) is checked when
+ * the reader is made.
+ */
+class SPEAD_API rdma_config
+{
+public:
+    /*! Largest message (one SPEAD packet) per connection, bytes: 1 MiB. RC needs no
+     * MTU-sized packets; the device's max message size is the limit. */
+    static constexpr std::size_t default_max_packet_size = std::size_t(1) << 20;
+    static constexpr std::size_t min_max_packet_size = 64;
+    static constexpr std::size_t max_max_packet_size = std::size_t(1) << 30;
+    static constexpr std::size_t default_max_connections = 1;
+    static constexpr std::size_t max_max_connections = 1024;
+    /*! Connections that may use the RDMA-write path (the rest use SendRecv). */
+    static constexpr std::size_t default_rdma_connections = 4;
+    /*! Writes in flight per RDMA-write connection (its ring holds this many
+     * max_packet_size messages). */
+    static constexpr std::size_t default_rdma_depth = 8;
+    static constexpr std::size_t max_rdma_depth = 4096;
+    /*! Receives kept posted per connection (messages in flight on either path). */
+    static constexpr std::size_t default_recv_depth = 16;
+    static constexpr std::size_t max_recv_depth = 4096;
+
+    rdma_config() = default;
+
+    /*! Where to listen: `verbs://ADDR:PORT` (that address only) or `verbs://:PORT`
+     * (every address of every verbs device; see set_interface()). ADDR is an IPv4
+     * address or a host name. Ports are 1 to 65535. */
+    rdma_config& set_endpoint(const std::string& uri);
+    /*! The endpoint's address ("" for every address) and port. */
+    const std::string& get_host() const { return d_host; }
+    std::uint16_t get_port() const { return d_port; }
+    bool has_endpoint() const { return d_port != 0; }
+
+    /*! Interface to listen on when the endpoint names no address: a netdev name
+     * (`ens1f0`) or its IPv4 address. The endpoint's address wins when both are
+     * given; with neither, every address (rdma_cm's wildcard). */
+    rdma_config& set_interface(const std::string& address_or_name);
+    const std::string& get_interface() const { return d_interface; }
+
+    /*! As tcp_config's (part 1 semantics). */
+    rdma_config& set_max_connections(std::size_t n);
+    std::size_t get_max_connections() const { return d_max_connections; }
+    rdma_config& set_allowed_peers(const std::string& peers);
+    const std::string& get_allowed_peers() const { return d_allowed_peers; }
+    rdma_config& set_keep_listening(bool keep_listening);
+    bool get_keep_listening() const { return d_keep_listening; }
+    rdma_config& set_idle_timeout(std::chrono::milliseconds timeout);
+    std::chrono::milliseconds get_idle_timeout() const { return d_idle_timeout; }
+
+    /*! Largest message, 64 B to 1 GiB, default 1 MiB; at most the device's max
+     * message size (checked when the reader is made). Each connection registers
+     * recv_depth receives of this size, and an RDMA-write ring of rdma_depth of them. */
+    rdma_config& set_max_packet_size(std::size_t bytes);
+    std::size_t get_max_packet_size() const { return d_max_packet_size; }
+
+    /*! How many connections may use the RDMA-write path, 0 (SendRecv only) to
+     * max_connections; default 4. */
+    rdma_config& set_rdma_connections(std::size_t n);
+    std::size_t get_rdma_connections() const { return d_rdma_connections; }
+    /*! Writes in flight per RDMA-write connection, 0 to 4096, default 8; more go by
+     * SendRecv, in order. 0 needs rdma_connections = 0. */
+    rdma_config& set_rdma_depth(std::size_t n);
+    std::size_t get_rdma_depth() const { return d_rdma_depth; }
+    /*! Receives posted per connection, 1 to 4096, default 16 (at least rdma_depth). */
+    rdma_config& set_recv_depth(std::size_t n);
+    std::size_t get_recv_depth() const { return d_recv_depth; }
+
+private:
+    std::string d_host;
+    std::uint16_t d_port = 0;
+    std::string d_interface;
+    std::size_t d_max_connections = default_max_connections;
+    std::string d_allowed_peers;
+    bool d_keep_listening = false;
+    std::chrono::milliseconds d_idle_timeout{ 0 };
+    std::size_t d_max_packet_size = default_max_packet_size;
+    std::size_t d_rdma_connections = default_rdma_connections;
+    std::size_t d_rdma_depth = default_rdma_depth;
+    std::size_t d_recv_depth = default_recv_depth;
+};
+
+/*!
+ * Checks what the setters cannot check one by one: rdma_depth = 0 with
+ * rdma_connections > 0, recv_depth below rdma_depth, no endpoint. The reader calls
+ * it. \throws std::invalid_argument naming the parameter, the value and the fix
+ */
+SPEAD_API void validate(const rdma_config& config);
+
+/*!
+ * The config after the GR_SPEAD_RDMA_* environment overrides (each applied is
+ * logged): GR_SPEAD_RDMA_INTERFACE, GR_SPEAD_RDMA_CONNECTIONS, GR_SPEAD_RDMA_DEPTH.
+ * \throws std::invalid_argument naming the variable when its value is bad
+ */
+SPEAD_API rdma_config with_environment(rdma_config config);
+
+/*!
+ * \brief Listens for SPEAD over RDMA (RC queue pairs through rdma_cm) and feeds every
+ * connection's packets to a stream: the rdma twin of tcp_reader, with its semantics
+ * (fan-in of max_connections senders, allowed_peers, back-pressure instead of loss,
+ * every connection ending in exactly one connections_* counter).
+ *
+ * Each packet arrives as one message, in a posted receive (SendRecv) or written by
+ * the sender into this connection's ring (RDMA write with immediate; the first
+ * rdma_connections connections), and goes to the stream where it landed: the heap's
+ * copy into the output is the only copy. Credits keep every sender within the
+ * posted receives and the released ring (no RNR). A dead sender is found through
+ * rdma_cm's events and the RC retries of a keepalive credit write (about every
+ * second), counted in connections_lost and logged.
+ */
+class SPEAD_API rdma_reader : public reader
+{
+public:
+    /*! Binds and listens (after with_environment() and validate()).
+     * \throws std::invalid_argument for a bad config, a non-verbs interface or a
+     *         max_packet_size above the device's max message size
+     * \throws std::system_error when rdma_cm fails (e.g. the port is in use) */
+    rdma_reader(stream& owner, const rdma_config& config);
+    ~rdma_reader() override;
+
+    recv_stats transport_stats() const override;
+    /*! Connections open now. */
+    std::size_t get_num_connections() const;
+
+protected:
+    void run() override;
+    void wake() override;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> d_impl;
+};
+
+} // namespace recv
+} // namespace spead
+} // namespace gr
+
+#endif /* INCLUDED_SPEAD_RECV_RDMA_H */

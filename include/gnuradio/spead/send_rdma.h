@@ -1,0 +1,124 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_SEND_RDMA_H
+#define INCLUDED_SPEAD_SEND_RDMA_H
+
+#include <gnuradio/spead/api.h>
+#include <gnuradio/spead/send_stream.h>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace gr {
+namespace spead {
+namespace send {
+
+/*!
+ * \brief Settings of a SPEAD-over-RDMA sender (a connected link over an RC queue pair,
+ * set up with rdma_cm). Setters validate and throw std::invalid_argument naming the
+ * parameter, the value and the fix; what depends on the device is checked when the
+ * stream is made.
+ */
+class SPEAD_API rdma_config
+{
+public:
+    /*! Inline data requested for small messages; the device's granted value is used. */
+    static constexpr std::size_t default_inline_bytes = 64;
+    static constexpr std::size_t max_inline_bytes = 4096;
+    /*! Messages the sender has in flight (its registered send buffer holds them). */
+    static constexpr std::size_t default_send_depth = 8;
+    static constexpr std::size_t max_send_depth = 4096;
+    static constexpr std::chrono::milliseconds default_connect_timeout{ 5000 };
+    static constexpr std::chrono::milliseconds default_reconnect_min{ 100 };
+    static constexpr std::chrono::milliseconds default_reconnect_max{ 5000 };
+
+    rdma_config() = default;
+
+    /*! The receiver: `verbs://HOST:PORT`; HOST is an IPv4 address or a name, resolved
+     * here (a name that does not resolve is refused here); ports 1 to 65535. */
+    rdma_config& set_endpoint(const std::string& uri);
+    const std::string& get_host() const { return d_host; }
+    std::uint16_t get_port() const { return d_port; }
+    bool has_endpoint() const { return d_port != 0; }
+
+    /*! Local interface to connect from: its netdev name or IPv4 address (the address
+     * wins if the name has several). Empty (default): the route's, on the first verbs
+     * device that reaches the receiver. */
+    rdma_config& set_interface(const std::string& address_or_name);
+    const std::string& get_interface() const { return d_interface; }
+
+    /*! Requested inline size, 0 to 4096 bytes (default 64); the device may grant
+     * less, and the granted value is used. */
+    rdma_config& set_inline_bytes(std::size_t bytes);
+    std::size_t get_inline_bytes() const { return d_inline_bytes; }
+    /*! Messages in flight, 1 to 4096 (default 8). */
+    rdma_config& set_send_depth(std::size_t n);
+    std::size_t get_send_depth() const { return d_send_depth; }
+
+    /*! As tcp_config's (part 1 semantics). */
+    rdma_config& set_connect_timeout(std::chrono::milliseconds timeout);
+    std::chrono::milliseconds get_connect_timeout() const { return d_connect_timeout; }
+    rdma_config& set_reconnect(bool reconnect);
+    bool get_reconnect() const { return d_reconnect; }
+    rdma_config& set_reconnect_backoff(std::chrono::milliseconds min,
+                                       std::chrono::milliseconds max);
+    std::chrono::milliseconds get_reconnect_min() const { return d_reconnect_min; }
+    std::chrono::milliseconds get_reconnect_max() const { return d_reconnect_max; }
+
+private:
+    std::string d_host;
+    std::uint16_t d_port = 0;
+    std::string d_interface;
+    std::size_t d_inline_bytes = default_inline_bytes;
+    std::size_t d_send_depth = default_send_depth;
+    std::chrono::milliseconds d_connect_timeout = default_connect_timeout;
+    bool d_reconnect = false;
+    std::chrono::milliseconds d_reconnect_min = default_reconnect_min;
+    std::chrono::milliseconds d_reconnect_max = default_reconnect_max;
+};
+
+/*! The config after the GR_SPEAD_RDMA_* overrides (logged): GR_SPEAD_RDMA_INTERFACE,
+ * GR_SPEAD_RDMA_INLINE_BYTES. \throws std::invalid_argument naming the variable */
+SPEAD_API rdma_config with_environment(rdma_config config);
+
+/*!
+ * \brief Sends heaps as SPEAD over RDMA (an RC queue pair through rdma_cm) to one
+ * rdma_reader: the rdma twin of tcp_stream, with its semantics (connects in the
+ * constructor; back-pressure counted in send_waits and send_wait_us; a lost
+ * connection counted in connections_lost and heaps_lost_in_flight, then reconnect
+ * as configured).
+ *
+ * Each packet is one message of up to the stream_config's max_packet_size bytes (RC
+ * needs no MTU-sized packets: 1 MiB suits it; at most the device's max message size
+ * and what the receiver grants, checked when connecting), copied into a registered
+ * send slot (inline when it fits the granted inline size) and sent by RDMA write with
+ * immediate into the receiver's ring while it grants room and fewer than rdma_depth
+ * writes are unreleased, else by SEND into a posted receive; never without a posted
+ * receive. Order is kept across the two paths (one queue pair).
+ */
+class SPEAD_API rdma_stream : public stream
+{
+public:
+    /*! \throws std::invalid_argument for a config without an endpoint, a non-verbs
+     *          interface or a (stream_config) max_packet_size above the device's
+     *  \throws std::system_error when the connection fails and reconnect is off */
+    rdma_stream(boost::asio::io_context& io,
+                const stream_config& config,
+                const rdma_config& rdma_config);
+    ~rdma_stream() override;
+
+    bool is_connected() const;
+};
+
+} // namespace send
+} // namespace spead
+} // namespace gr
+
+#endif /* INCLUDED_SPEAD_SEND_RDMA_H */

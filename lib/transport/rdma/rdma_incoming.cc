@@ -1,0 +1,196 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// rdma::incoming: the receiving end of one rdma connection. Messages land in posted
+// receives (SendRecv) or in the ring (RDMA write with immediate = offset); their
+// views go to the stream as they are, and released memory goes back to the sender as
+// credits, RDMA-written (inline) into its credit block.
+
+#include "rdma_link.h"
+#include <netinet/in.h>
+#include <cerrno>
+#include <cstring>
+
+namespace gr {
+namespace spead {
+namespace rdma {
+
+namespace {
+/*! Idle connections get a credit write this often: a dead sender fails it (RC retry
+ * exhaustion) even when it sends nothing. */
+constexpr std::chrono::milliseconds keepalive_period{ 1000 };
+/*! Credit writes in flight at most (each signalled, reaped in receive()). */
+constexpr std::size_t max_credit_writes = 16;
+constexpr std::uint64_t credit_wr_id = ~std::uint64_t(0);
+/*! How long a flushed receive waits for the CM's DISCONNECTED before it counts as a
+ * lost connection rather than a closed one. */
+constexpr std::chrono::milliseconds disconnect_wait{ 200 };
+constexpr int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+
+} // namespace
+
+incoming::incoming(std::unique_ptr<queue> q,
+                   const listen_settings& s,
+                   bool use_ring,
+                   std::shared_ptr<std::size_t> ring_users)
+    : d_queue(std::move(q)),
+      d_slot_size(s.max_packet_size),
+      d_tracker(use_ring ? std::uint32_t(s.rdma_depth * s.max_packet_size) : 0),
+      d_last_write(std::chrono::steady_clock::now())
+{
+    const std::size_t slots_bytes = s.recv_depth * d_slot_size;
+    d_slots = ibv::allocate_ring(slots_bytes);
+    d_slots_mr = ibv::register_memory(d_queue->pd(), d_slots.get(), slots_bytes, access);
+    d_grant.magic = wire_magic;
+    d_grant.recv_slots = std::uint32_t(s.recv_depth);
+    d_grant.slot_size = std::uint32_t(d_slot_size);
+    if (use_ring) {
+        const std::size_t ring_bytes = s.rdma_depth * s.max_packet_size;
+        d_ring = ibv::allocate_ring(ring_bytes);
+        d_ring_mr = ibv::register_memory(d_queue->pd(), d_ring.get(), ring_bytes, access);
+        d_grant.ring_address = reinterpret_cast<std::uintptr_t>(d_ring.get());
+        d_grant.ring_rkey = d_ring_mr->rkey;
+        d_grant.ring_size = std::uint32_t(ring_bytes);
+        d_grant.rdma_depth = std::uint32_t(s.rdma_depth);
+        d_ring_users = std::move(ring_users);
+        ++*d_ring_users;
+    }
+    // Every receive is posted before the peer may send (before rdma_accept).
+    for (std::uint32_t i = 0; i < s.recv_depth; i++)
+        post_receive(i);
+    d_to_repost.reserve(s.recv_depth);
+}
+
+incoming::~incoming()
+{
+    if (d_ring_users)
+        --*d_ring_users;
+    rdma_disconnect(d_queue->id());
+}
+
+void incoming::set_peer(const connect_data& peer)
+{
+    d_peer = peer;
+    d_established = true;
+    d_queue->start_timer(keepalive_period);
+}
+
+void incoming::post_receive(std::uint32_t slot)
+{
+    ibv_sge sge{};
+    sge.addr = reinterpret_cast<std::uintptr_t>(d_slots.get() + slot * d_slot_size);
+    sge.length = std::uint32_t(d_slot_size);
+    sge.lkey = d_slots_mr->lkey;
+    ibv_recv_wr wr{};
+    wr.wr_id = slot;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    ibv_recv_wr* bad = nullptr;
+    ibv_post_recv(d_queue->qp(), &wr, &bad); // fails only in error state: seen in CQ
+}
+
+void incoming::send_credits()
+{
+    if (d_writes_outstanding >= max_credit_writes || !d_established)
+        return; // the next release carries the cumulative counters
+    ibv_sge sge{};
+    sge.addr = reinterpret_cast<std::uintptr_t>(&d_released);
+    sge.length = sizeof(d_released);
+    ibv_send_wr wr{};
+    wr.wr_id = credit_wr_id;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_RDMA_WRITE; // consumes no receive at the sender: no RNR
+    wr.send_flags =
+        IBV_SEND_SIGNALED |
+        (d_queue->granted_inline() >= sizeof(d_released) ? IBV_SEND_INLINE : 0);
+    wr.wr.rdma.remote_addr = d_peer.credit_address;
+    wr.wr.rdma.rkey = d_peer.credit_rkey;
+    ibv_send_wr* bad = nullptr;
+    if (!(wr.send_flags & IBV_SEND_INLINE) && d_writes_outstanding > 0)
+        return; // without inline, d_released must not change under a write
+    if (ibv_post_send(d_queue->qp(), &wr, &bad) == 0) {
+        d_writes_outstanding++;
+        d_advertised = d_released;
+        d_last_write = std::chrono::steady_clock::now();
+    }
+}
+
+std::ptrdiff_t incoming::receive(recv::packet_view* packets, std::size_t n)
+{
+    if (d_queue->peer_gone())
+        d_peer_gone = true;
+    if (d_queue->timer_fired() &&
+        std::chrono::steady_clock::now() - d_last_write >= keepalive_period)
+        send_credits(); // the keepalive: fails with RC retry exhaustion if peer is dead
+    constexpr int batch = 16;
+    ibv_wc wc[batch];
+    std::size_t got = 0;
+    while (got < n) {
+        const int polled = d_queue->poll(wc, int(std::min<std::size_t>(batch, n - got)));
+        if (polled < 0)
+            return polled;
+        for (int i = 0; i < polled; i++) {
+            const ibv_wc& w = wc[i];
+            const bool credit = w.wr_id == credit_wr_id;
+            if (credit)
+                d_writes_outstanding--;
+            if (w.status != IBV_WC_SUCCESS) {
+                // A receive flushed, or a credit write cut, by the peer's disconnect
+                // is a clean close; otherwise the connection was lost.
+                if ((credit || w.status == IBV_WC_WR_FLUSH_ERR) &&
+                    (d_peer_gone ||
+                     (d_peer_gone = d_queue->wait_peer_gone(disconnect_wait))))
+                    return got ? std::ptrdiff_t(got) : 0; // closed after its last message
+                return -wc_errno(w.status);
+            }
+            if (credit)
+                continue;
+            if (w.opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
+                const std::uint32_t offset = ntohl(w.imm_data);
+                if (!d_ring || !d_tracker.arrived(offset, w.byte_len))
+                    return -EPROTO; // a write outside what was granted
+                packets[got++] = { d_ring.get() + offset, w.byte_len };
+                d_ring_to_release++;
+            } else {
+                packets[got++] = { d_slots.get() + w.wr_id * d_slot_size, w.byte_len };
+            }
+            d_to_repost.push_back(std::uint32_t(w.wr_id));
+        }
+        if (polled == 0)
+            break;
+    }
+    if (got > 0)
+        return std::ptrdiff_t(got);
+    if (d_peer_gone)
+        return 0;
+    return -EAGAIN;
+}
+
+void incoming::release()
+{
+    for (std::uint32_t slot : d_to_repost)
+        post_receive(slot);
+    d_released.messages += d_to_repost.size();
+    d_to_repost.clear();
+    for (; d_ring_to_release > 0; d_ring_to_release--)
+        d_tracker.release_oldest();
+    d_released.ring_bytes = d_tracker.released_bytes();
+    d_released.ring_messages = d_tracker.released_writes();
+    // Batched: a credit write once a quarter of the receives (or of the ring's
+    // writes) came back, so a steady stream costs one write per several messages.
+    const std::uint64_t slots_back = d_released.messages - d_advertised.messages;
+    const std::uint64_t writes_back =
+        d_released.ring_messages - d_advertised.ring_messages;
+    if (slots_back * 4 >= d_grant.recv_slots ||
+        (d_grant.rdma_depth && writes_back * 4 >= d_grant.rdma_depth))
+        send_credits();
+}
+
+} // namespace rdma
+} // namespace spead
+} // namespace gr

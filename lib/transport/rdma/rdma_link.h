@@ -1,0 +1,269 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The rdma transport's connections: an RC queue pair per connection, set up with
+// rdma_cm, speaking the connected-link layer's message form (streams/connection.h).
+
+#ifndef INCLUDED_SPEAD_TRANSPORT_RDMA_LINK_H
+#define INCLUDED_SPEAD_TRANSPORT_RDMA_LINK_H
+
+#include "rdma_credits.h"
+#include "streams/connection.h"
+#include "transport/file_descriptor.h"
+#include "transport/ibv/verbs.h"
+#include <gnuradio/spead/api.h>
+#include <rdma/rdma_cma.h>
+#include <boost/asio/ip/address_v4.hpp>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace spead {
+namespace rdma {
+
+struct SPEAD_API event_channel_deleter {
+    void operator()(rdma_event_channel* c) const { rdma_destroy_event_channel(c); }
+};
+using event_channel_ptr = std::unique_ptr<rdma_event_channel, event_channel_deleter>;
+
+/*! The errno a failed completion stands for: RC retry exhaustion (the peer stopped
+ * answering) ETIMEDOUT, a message above the receive's size EMSGSIZE, a broken peer
+ * (remote access or RNR retries: its credits were wrong) EPROTO, else ECONNRESET. */
+SPEAD_API int wc_errno(ibv_wc_status status);
+
+/*! rdma_connect / rdma_accept's parameters: \p data as private data, RC retries. */
+SPEAD_API rdma_conn_param conn_param(const void* data, std::size_t size);
+
+/*! A non-blocking event channel. \throws std::system_error */
+SPEAD_API event_channel_ptr create_event_channel();
+
+/*!
+ * The device limit that matters here: the max message size of the verbs device that
+ * owns \p address (its port), or of the first verbs device when \p address is
+ * unspecified. \throws std::invalid_argument naming \p parameter when no verbs device
+ * owns it (a non-verbs interface) or there is none
+ */
+SPEAD_API std::uint32_t device_max_message(const boost::asio::ip::address_v4& address,
+                                           const std::string& parameter,
+                                           const std::string& shown);
+/*! Refuses \p max_packet_size above \p device_max, naming both and the fix. */
+SPEAD_API void check_max_packet_size(std::size_t max_packet_size,
+                                     std::uint32_t device_max);
+
+/*!
+ * One connection's verbs objects: its own event channel (CM events: DISCONNECTED),
+ * the cm id, one CQ for both directions with its completion channel, a PD, the RC QP
+ * and an epoll fd that is readable when either channel (or the keepalive timer) is.
+ * Members are declared in creation order, destroyed in reverse.
+ */
+class SPEAD_API queue
+{
+public:
+    /*! Takes \p id (already migrated to \p channel) and makes the rest.
+     * \throws std::system_error */
+    queue(event_channel_ptr channel,
+          ibv::cm_id_ptr id,
+          std::uint32_t send_wr,
+          std::uint32_t recv_wr,
+          std::uint32_t inline_bytes);
+    ~queue();
+
+    int fd() const { return d_epoll.get(); }
+    ibv_qp* qp() const { return d_id->qp; }
+    ibv_pd* pd() const { return d_pd.get(); }
+    rdma_cm_id* id() const { return d_id.get(); }
+    std::uint32_t granted_inline() const { return d_inline; }
+
+    /*! Polls up to \p n completions after re-arming the channel. \return count, or
+     * -errno when polling fails */
+    int poll(ibv_wc* wc, int n);
+    /*! The CM events that arrived: true once DISCONNECTED (or another end) came. */
+    bool peer_gone();
+    /*! peer_gone(), waiting up to \p timeout for the CM's event (a flushed QP may
+     * show before its DISCONNECTED). */
+    bool wait_peer_gone(std::chrono::milliseconds timeout);
+    /*! The keepalive timer fired (and is re-armed for \p period). */
+    bool timer_fired();
+    void start_timer(std::chrono::milliseconds period);
+
+private:
+    event_channel_ptr d_channel;
+    ibv::cm_id_ptr d_id;
+    ibv::comp_channel_ptr d_comp;
+    ibv::cq_ptr d_cq;
+    ibv::pd_ptr d_pd;
+    bool d_has_qp = false;
+    std::uint32_t d_inline = 0;
+    transport::file_descriptor d_timer;
+    transport::file_descriptor d_epoll;
+    bool d_gone = false;
+};
+
+/*! Wire format of rdma_connect's private data (sender → receiver), little-endian. */
+struct connect_data {
+    std::uint32_t magic;
+    std::uint32_t max_packet_size;
+    std::uint64_t credit_address; //!< where the receiver writes `released`
+    std::uint32_t credit_rkey;
+    std::uint32_t reserved;
+};
+/*! Wire format of rdma_accept's private data (receiver → sender): the grant. */
+struct accept_data {
+    std::uint32_t magic;
+    std::uint32_t recv_slots;
+    std::uint32_t slot_size;
+    std::uint32_t ring_rkey;
+    std::uint64_t ring_address;
+    std::uint32_t ring_size;
+    std::uint32_t rdma_depth;
+};
+constexpr std::uint32_t wire_magic = 0x52445053; // "SPDR", version 1
+
+/*! What a listener gives each connection. */
+struct listen_settings {
+    std::size_t max_packet_size = 0;
+    std::size_t recv_depth = 0;
+    std::size_t rdma_connections = 0;
+    std::size_t rdma_depth = 0;
+    /*! For messages: the parameter that gave the address, and as it was written. */
+    std::string address_parameter = "endpoint";
+    std::string address_shown;
+};
+
+/*! An accepted connection: posted receives, maybe a ring, and credits back. */
+class SPEAD_API incoming : public link::incoming, public link::message_incoming
+{
+public:
+    incoming(std::unique_ptr<queue> q,
+             const listen_settings& s,
+             bool use_ring,
+             std::shared_ptr<std::size_t> ring_users);
+    ~incoming() override;
+    /*! The grant for rdma_accept. */
+    const accept_data& grant() const { return d_grant; }
+    /*! After rdma_accept: the peer's credit block. */
+    void set_peer(const connect_data& peer);
+
+    int fd() const override { return d_queue->fd(); }
+    std::ptrdiff_t read(std::uint8_t*, std::size_t) override { return -ENOTSUP; }
+    link::message_incoming* message_form() override { return this; }
+    std::ptrdiff_t receive(recv::packet_view* packets, std::size_t n) override;
+    void release() override;
+
+private:
+    void post_receive(std::uint32_t slot);
+    void send_credits();
+
+    std::unique_ptr<queue> d_queue;
+    std::size_t d_slot_size;
+    ibv::mapping_ptr d_slots;
+    ibv::mr_ptr d_slots_mr;
+    ibv::mapping_ptr d_ring;
+    ibv::mr_ptr d_ring_mr;
+    ring_tracker d_tracker;
+    accept_data d_grant{};
+    connect_data d_peer{};
+    std::shared_ptr<std::size_t> d_ring_users; //!< null when this one has no ring
+    std::vector<std::uint32_t> d_to_repost;    //!< slots of the last receive()
+    std::size_t d_ring_to_release = 0;
+    released d_released;
+    released d_advertised;
+    std::size_t d_writes_outstanding = 0;
+    bool d_peer_gone = false;
+    bool d_established = false;
+    std::chrono::steady_clock::time_point d_last_write;
+};
+
+/*! A connection to a receiver: copies each message into a registered send slot and
+ * sends it on the path the credits allow. */
+class SPEAD_API outgoing : public link::outgoing, public link::message_outgoing
+{
+public:
+    outgoing(std::unique_ptr<queue> q, std::size_t max_packet_size, std::size_t depth);
+    ~outgoing() override;
+    /*! The credit block to advertise in rdma_connect. */
+    connect_data advertise() const;
+    /*! From rdma_accept's private data. \throws std::system_error (EPROTO, EMSGSIZE) */
+    void set_grant(const accept_data& g, const std::string& describe);
+
+    int fd() const override { return d_queue->fd(); }
+    std::ptrdiff_t write(const iovec*, int) override { return -ENOTSUP; }
+    link::message_outgoing* message_form() override { return this; }
+    std::ptrdiff_t send(const iovec* pieces, int n, std::size_t size) override;
+
+private:
+    /*! Takes send completions; -errno when one failed. */
+    int reap();
+
+    std::unique_ptr<queue> d_queue;
+    std::size_t d_max_packet_size;
+    std::size_t d_depth;
+    ibv::mapping_ptr d_slots;
+    ibv::mr_ptr d_slots_mr;
+    ibv::mapping_ptr d_credit_block; //!< `released`, written by the receiver
+    ibv::mr_ptr d_credit_mr;
+    send_credits d_credits{ grant{} };
+    std::uint64_t d_posted = 0;
+    std::uint64_t d_completed = 0;
+};
+
+/*! Listens with rdma_cm and accepts connections (link::listener). */
+class SPEAD_API listener : public link::listener
+{
+public:
+    /*! \throws std::invalid_argument for a non-verbs interface or a max_packet_size
+     * above the device's; std::system_error when binding or listening fails */
+    listener(const boost::asio::ip::address_v4& address,
+             std::uint16_t port,
+             const listen_settings& settings);
+    int fd() const override { return d_channel->fd; }
+    std::unique_ptr<link::incoming> accept(boost::asio::ip::address& peer) override;
+    std::string describe() const override;
+
+private:
+    event_channel_ptr d_channel;
+    ibv::cm_id_ptr d_id;
+    listen_settings d_settings;
+    boost::asio::ip::address_v4 d_address;
+    std::uint16_t d_port;
+    std::shared_ptr<std::size_t> d_ring_users = std::make_shared<std::size_t>(0);
+};
+
+/*! Connects with rdma_cm (link::dialer). */
+class SPEAD_API dialer : public link::dialer
+{
+public:
+    /*! \throws std::invalid_argument for a non-verbs interface or a max_packet_size
+     * above the device's */
+    dialer(const boost::asio::ip::address_v4& address,
+           std::uint16_t port,
+           const boost::asio::ip::address_v4& local,
+           std::size_t max_packet_size,
+           std::size_t send_depth,
+           std::size_t inline_bytes);
+    std::unique_ptr<link::outgoing> connect(std::chrono::milliseconds timeout,
+                                            int abort_fd) override;
+    std::string describe() const override;
+
+private:
+    boost::asio::ip::address_v4 d_address;
+    std::uint16_t d_port;
+    boost::asio::ip::address_v4 d_local;
+    std::size_t d_max_packet_size;
+    std::size_t d_send_depth;
+    std::size_t d_inline_bytes;
+};
+
+} // namespace rdma
+} // namespace spead
+} // namespace gr
+
+#endif
