@@ -8,6 +8,7 @@
 #include "connected_writer.h"
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <system_error>
 #include <algorithm>
 #include <cerrno>
@@ -227,10 +228,15 @@ bool connected_writer::update_acked()
 
 void connected_writer::wait_for_ack()
 {
-    // No event says "acknowledged": poll with a timeout growing to 1 ms, woken at once
-    // by a failure (POLLERR, POLLHUP) or abort().
+    // No event says "acknowledged": poll with a timeout growing from 10 us to 1 ms,
+    // woken at once by a failure (POLLERR, POLLHUP) or abort(). The default timer
+    // slack (50 us) would add itself to every short wait: 1 us for this thread.
+    if (!d_slack_set) {
+        prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+        d_slack_set = true;
+    }
     d_ack_sleep = std::clamp(
-        d_ack_sleep * 2, std::chrono::microseconds(20), std::chrono::microseconds(1000));
+        d_ack_sleep * 2, std::chrono::microseconds(10), std::chrono::microseconds(1000));
     const timespec ts{ 0, long(d_ack_sleep.count()) * 1000 };
     pollfd fds[2] = { { d_link->fd(), 0, 0 }, { d_abort.get(), POLLIN, 0 } };
     ::ppoll(fds, d_aborted.load() ? 1 : 2, &ts, nullptr);

@@ -132,6 +132,7 @@ private:
     std::vector<std::uint64_t> d_ends = std::vector<std::uint64_t>(1024);
     std::chrono::steady_clock::time_point d_ack_progress; //!< last acknowledgment
     std::chrono::microseconds d_ack_sleep{ 0 };           //!< idle poll, grows
+    bool d_slack_set = false; //!< the writer thread's timer slack is 1 us
     gr::logger d_logger;
 };
 
