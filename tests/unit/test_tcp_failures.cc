@@ -363,8 +363,37 @@ struct stalled_receiver {
     unsigned short port = 0;
 };
 
-// "Sent" on tcp means acknowledged by the receiver's TCP (as for spead2, which reports
-// a heap sent once written: gr-spead waits for the acknowledgment too). A receiver
+/*! A sender of up to \p n queued heaps to \p rx, with small buffers; a reset, not
+ * peer_timeout, must end its connection. */
+std::unique_ptr<send::tcp_stream>
+stalled_sender(boost::asio::io_context& io, stalled_receiver& rx, std::size_t n)
+{
+    auto tx = std::make_unique<send::tcp_stream>(
+        io,
+        send::stream_config()
+            .set_max_packet_size(9000)
+            .set_max_heaps(n)
+            .set_inline_completions(true),
+        to(rx.port).set_buffer_size(64 * 1024).set_peer_timeout(60s));
+    rx.accept_one();
+    return tx;
+}
+
+/*! Queues heaps [first, last) of 4000 bytes (one packet each), kept in \p heaps. */
+void queue_heaps(send::tcp_stream& tx,
+                 std::vector<std::unique_ptr<pattern_heap>>& heaps,
+                 std::size_t first,
+                 std::size_t last,
+                 const send::stream::completion_handler& handler)
+{
+    for (std::size_t i = first; i < last; i++) {
+        heaps.push_back(std::make_unique<pattern_heap>(i + 1, 4000));
+        EXPECT_TRUE(tx.async_send_heap(heaps.back()->h, handler));
+    }
+}
+
+// "Sent" on tcp means acknowledged by the receiver's TCP (spead2 reports a heap sent
+// once its own kernel took it; gr-spead waits for the acknowledgment). A receiver
 // that stops reading still acknowledges what fits its socket buffer: those heaps count
 // as sent though its application never reads them. What sits unacknowledged in the
 // sender's buffer when the receiver dies is lost in flight, never sent.
@@ -374,25 +403,15 @@ TEST(TcpFailures, HeapsNotAcknowledgedWhenTheReceiverDiesAreLostInFlight)
     boost::asio::io_context io;
     constexpr std::size_t n = 200;
     std::vector<std::unique_ptr<pattern_heap>> heaps; // outlive the stream
-    send::tcp_stream tx(io,
-                        send::stream_config()
-                            .set_max_packet_size(9000)
-                            .set_max_heaps(n)
-                            .set_inline_completions(true),
-                        // a reset, not peer_timeout, must end this connection
-                        to(rx.port).set_buffer_size(64 * 1024).set_peer_timeout(60s));
-    rx.accept_one();
+    auto tx = stalled_sender(io, rx, n);
     // One heap first, sent once acknowledged: its size on the wire (all are alike).
-    heaps.push_back(std::make_unique<pattern_heap>(1, 4000)); // one packet each
-    EXPECT_GT(tx.send_heap(heaps.back()->h), 4000u);
-    const send_stats first = tx.get_stats();
+    queue_heaps(*tx, heaps, 0, 1, [](const boost::system::error_code&, std::size_t) {});
+    tx->flush();
+    const send_stats first = tx->get_stats();
+    ASSERT_EQ(first[send_stat::heaps], 1u);
     ASSERT_EQ(first[send_stat::packets], 1u);
     const std::size_t wire = first[send_stat::bytes];
-    for (std::size_t i = 1; i < n; i++) {
-        heaps.push_back(std::make_unique<pattern_heap>(i + 1, 4000));
-        EXPECT_TRUE(tx.async_send_heap(
-            heaps.back()->h, [](const boost::system::error_code&, std::size_t) {}));
-    }
+    queue_heaps(*tx, heaps, 1, n, [](const boost::system::error_code&, std::size_t) {});
     // The receiver's buffer fills (its kernel acknowledged that much) and stays full.
     std::size_t unread = 0;
     EXPECT_TRUE(eventually([&] {
@@ -401,7 +420,7 @@ TEST(TcpFailures, HeapsNotAcknowledgedWhenTheReceiverDiesAreLostInFlight)
         unread = rx.unread();
         return unread > 0 && unread == before;
     }));
-    const send_stats before = tx.get_stats();
+    const send_stats before = tx->get_stats();
     const std::size_t acked_heaps = unread / wire;
     EXPECT_LE(before[send_stat::heaps], acked_heaps) << "sent before acknowledged";
     EXPECT_LT(acked_heaps, n) << "the buffers must not hold every heap for this test";
@@ -409,11 +428,11 @@ TEST(TcpFailures, HeapsNotAcknowledgedWhenTheReceiverDiesAreLostInFlight)
     const auto killed = steady::now();
     rx.conn = file_descriptor(); // dies with unread data: its kernel resets
     EXPECT_TRUE(eventually([&] {
-        const send_stats st = tx.get_stats();
+        const send_stats st = tx->get_stats();
         return st[send_stat::heaps] + st[send_stat::heaps_failed] == n;
     }));
     EXPECT_LT(steady::now() - killed, 3s) << "the reset is seen at once";
-    const send_stats st = tx.get_stats();
+    const send_stats st = tx->get_stats();
     EXPECT_EQ(st[send_stat::connections_lost], 1u);
     EXPECT_EQ(st[send_stat::heaps], acked_heaps);
     EXPECT_GE(st[send_stat::heaps_lost_in_flight], 1u);
@@ -429,21 +448,10 @@ void stop_with_unacknowledged_heaps(std::size_t n)
     boost::asio::io_context io;
     std::vector<std::unique_ptr<pattern_heap>> heaps;
     std::atomic<std::size_t> ok{ 0 }, failed{ 0 };
-    auto tx = std::make_unique<send::tcp_stream>(
-        io,
-        send::stream_config()
-            .set_max_packet_size(9000)
-            .set_max_heaps(n)
-            .set_inline_completions(true),
-        to(rx.port).set_buffer_size(64 * 1024).set_peer_timeout(60s));
-    rx.accept_one();
-    for (std::size_t i = 0; i < n; i++) {
-        heaps.push_back(std::make_unique<pattern_heap>(i + 1, 4000));
-        tx->async_send_heap(heaps.back()->h,
-                            [&](const boost::system::error_code& ec, std::size_t) {
-                                (ec ? failed : ok)++;
-                            });
-    }
+    auto tx = stalled_sender(io, rx, n);
+    queue_heaps(*tx, heaps, 0, n, [&](const boost::system::error_code& ec, std::size_t) {
+        (ec ? failed : ok)++;
+    });
     ASSERT_TRUE(eventually([&] { return rx.unread() > 0; }));
     std::this_thread::sleep_for(200ms); // the buffers fill
     const auto start = steady::now();
