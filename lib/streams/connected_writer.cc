@@ -8,6 +8,7 @@
 #include "connected_writer.h"
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <system_error>
 #include <algorithm>
 #include <cerrno>
@@ -157,17 +158,131 @@ void connected_writer::lose(int err)
                    d_dialer->describe(),
                    std::strerror(err),
                    connection_advice(err));
-    d_connected.store(false);
+    drop_link(boost::system::error_code(err, boost::system::system_category()));
     std::lock_guard<std::mutex> lock(d_link_mutex);
-    d_link.reset();
     d_wanted = d_settings.reconnect; // the connector starts again
     d_link_changed.notify_all();
 }
 
+void connected_writer::drop_link(const boost::system::error_code& ec)
+{
+    update_acked(); // what the peer acknowledged before the end still counts as sent
+    // With an earlier loss not yet reported (two losses within one completion pass,
+    // rare), what came between is counted lost with it: reports keep packet order.
+    if (d_reported >= d_lost_upto)
+        d_ok_upto = d_settled;
+    d_settled = d_lost_upto = d_written;
+    d_lost_ec = ec;
+    d_connected.store(false);
+    std::lock_guard<std::mutex> lock(d_link_mutex);
+    d_link.reset();
+    d_link_bytes = 0;
+}
+
+void connected_writer::record_written(const send::packet* packets,
+                                      std::size_t n,
+                                      std::uint64_t offset)
+{
+    if (n == 0)
+        return;
+    if (d_written + n - d_settled > d_ends.size()) {
+        std::size_t size = d_ends.size();
+        while (d_written + n - d_settled > size)
+            size *= 2;
+        std::vector<std::uint64_t> ends(size);
+        for (std::uint64_t k = d_settled; k < d_written; k++)
+            ends[k & (size - 1)] = d_ends[k & (d_ends.size() - 1)];
+        d_ends.swap(ends);
+    }
+    if (d_settled == d_written)
+        d_ack_progress = steady::now(); // the wait for acknowledgment starts now
+    const std::uint64_t mask = d_ends.size() - 1;
+    for (std::size_t i = 0; i < n; i++) {
+        offset += packets[i].size;
+        d_ends[d_written & mask] = offset;
+        d_written++;
+    }
+}
+
+bool connected_writer::update_acked()
+{
+    if (!d_link || d_settled == d_written)
+        return false;
+    const std::ptrdiff_t unacked = d_link->unacknowledged();
+    if (unacked < 0)
+        return false;
+    const std::uint64_t acked =
+        d_link_bytes - std::min<std::uint64_t>(d_link_bytes, std::uint64_t(unacked));
+    const std::uint64_t mask = d_ends.size() - 1;
+    const std::uint64_t before = d_settled;
+    while (d_settled < d_written && d_ends[d_settled & mask] <= acked)
+        d_settled++;
+    if (d_reported >= d_lost_upto)
+        d_ok_upto = d_settled;
+    if (d_settled == before)
+        return false;
+    d_ack_progress = steady::now();
+    d_ack_sleep = std::chrono::microseconds(0);
+    return true;
+}
+
+void connected_writer::wait_for_ack()
+{
+    // No event says "acknowledged": poll with a timeout growing from 10 us to 1 ms,
+    // woken at once by a failure (POLLERR, POLLHUP) or abort(). The default timer
+    // slack (50 us) would add itself to every short wait: 1 us for this thread.
+    if (!d_slack_set) {
+        prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+        d_slack_set = true;
+    }
+    d_ack_sleep = std::clamp(
+        d_ack_sleep * 2, std::chrono::microseconds(10), std::chrono::microseconds(1000));
+    const timespec ts{ 0, long(d_ack_sleep.count()) * 1000 };
+    pollfd fds[2] = { { d_link->fd(), 0, 0 }, { d_abort.get(), POLLIN, 0 } };
+    ::ppoll(fds, d_aborted.load() ? 1 : 2, &ts, nullptr);
+    if (fds[0].revents & (POLLERR | POLLHUP)) {
+        int err = d_link->pending_error();
+        if (err == 0 && (fds[0].revents & POLLHUP))
+            err = EPIPE;
+        if (err != 0) {
+            lose(err);
+            return;
+        }
+    }
+    if (update_acked())
+        return;
+    if (d_aborted.load() && steady::now() - d_ack_progress > abort_grace) {
+        d_logger.error("the stream was destroyed while {} acknowledged nothing for 2 s: "
+                       "{} packets written but not acknowledged are counted lost",
+                       d_dialer->describe(),
+                       d_written - d_settled);
+        drop_link(boost::asio::error::operation_aborted);
+    }
+}
+
+std::uint64_t connected_writer::reap_completions(bool wait,
+                                                 boost::system::error_code& ec,
+                                                 std::uint64_t written)
+{
+    if (!update_acked() && wait && d_link && d_settled < d_written)
+        wait_for_ack();
+    if (d_reported < d_lost_upto) {
+        if (d_reported < d_ok_upto) {
+            d_reported = d_ok_upto; // acknowledged before the loss: sent
+        } else {
+            ec = d_lost_ec;
+            d_reported = d_lost_upto;
+            d_ok_upto = d_settled; // the next connection's, reported from now on
+        }
+    } else {
+        d_reported = d_ok_upto;
+    }
+    return std::min(d_reported, written);
+}
+
 bool connected_writer::wait_for_room(short events,
                                      int timeout_ms,
-                                     steady::time_point last_progress,
-                                     boost::system::error_code& ec)
+                                     steady::time_point last_progress)
 {
     const auto start = steady::now();
     pollfd fds[2] = { { d_link->fd(), events, 0 }, { d_abort.get(), POLLIN, 0 } };
@@ -178,20 +293,13 @@ bool connected_writer::wait_for_room(short events,
                   .count()));
     if (!d_aborted.load() || steady::now() - last_progress <= abort_grace)
         return true;
-    ec = boost::asio::error::operation_aborted;
     d_logger.error("the stream was destroyed while {} took no data for 2 s: the rest "
                    "of the queue is dropped",
                    d_dialer->describe());
-    d_connected.store(false);
-    std::lock_guard<std::mutex> lock(d_link_mutex);
-    d_link.reset();
     return false;
 }
 
-bool connected_writer::write_all(iovec* iov,
-                                 int n,
-                                 std::size_t& written,
-                                 boost::system::error_code& ec)
+int connected_writer::write_all(iovec* iov, int n, std::size_t& written)
 {
     auto last_progress = steady::now();
     while (n > 0) {
@@ -216,16 +324,13 @@ bool connected_writer::write_all(iovec* iov,
         if (r == -EAGAIN) {
             // The receiver is slower than us: wait for room (back-pressure).
             count(send_stat::send_waits, 1);
-            if (!wait_for_room(POLLOUT, 100, last_progress, ec))
-                return false;
+            if (!wait_for_room(POLLOUT, 100, last_progress))
+                return ECANCELED;
             continue;
         }
-        const int err = int(-r);
-        ec = boost::system::error_code(err, boost::system::system_category());
-        lose(err);
-        return false;
+        return int(-r);
     }
-    return true;
+    return 0;
 }
 
 std::size_t connected_writer::write_packets(const send::packet* packets,
@@ -245,13 +350,25 @@ std::size_t connected_writer::write_packets(const send::packet* packets,
             d_iov.push_back({ const_cast<std::uint8_t*>(packets[i].pieces[j].data),
                               packets[i].pieces[j].length });
     std::size_t written = 0;
-    if (write_all(d_iov.data(), int(d_iov.size()), written, ec))
-        return n;
-    // Packets wholly written before the failure count as accepted.
-    std::size_t done = 0;
-    while (done < n && written >= packets[done].size) {
-        written -= packets[done].size;
-        done++;
+    const std::uint64_t offset = d_link_bytes;
+    const int err = write_all(d_iov.data(), int(d_iov.size()), written);
+    d_link_bytes += written;
+    // Packets wholly written count as accepted; they are done once acknowledged.
+    std::size_t done = n;
+    if (err != 0) {
+        done = 0;
+        while (done < n && written >= packets[done].size) {
+            written -= packets[done].size;
+            done++;
+        }
+    }
+    record_written(packets, done, offset);
+    if (err == ECANCELED) {
+        ec = boost::asio::error::operation_aborted;
+        drop_link(ec);
+    } else if (err != 0) {
+        ec = boost::system::error_code(err, boost::system::system_category());
+        lose(err);
     }
     return done;
 }
@@ -263,7 +380,10 @@ std::size_t connected_writer::write_messages(message_outgoing& m,
 {
     auto last_progress = steady::now();
     bool waiting = false; // send_waits counts each packet that waited once
-    for (std::size_t done = 0; done < n;) {
+    const std::uint64_t offset = d_link_bytes;
+    std::size_t done = 0;
+    int err = 0;
+    while (done < n) {
         const send::packet& p = packets[done];
         d_iov.clear();
         for (std::size_t j = 0; j < p.n_pieces; j++)
@@ -271,25 +391,36 @@ std::size_t connected_writer::write_messages(message_outgoing& m,
                 { const_cast<std::uint8_t*>(p.pieces[j].data), p.pieces[j].length });
         const std::ptrdiff_t r = m.send(d_iov.data(), int(d_iov.size()), p.size);
         if (r > 0) {
+            d_link_bytes += p.size;
             done++;
             waiting = false;
             last_progress = steady::now();
             continue;
         }
         if (r != -EAGAIN) {
-            const int err = int(-r);
-            ec = boost::system::error_code(err, boost::system::system_category());
-            lose(err);
-            return done;
+            err = int(-r);
+            break;
         }
         // No credit: the receiver has not released room yet (back-pressure).
         if (!waiting)
             count(send_stat::send_waits, 1);
         waiting = true;
-        if (!wait_for_room(POLLIN, m.wait_hint_ms(), last_progress, ec))
-            return done;
+        if (!wait_for_room(POLLIN, m.wait_hint_ms(), last_progress)) {
+            err = ECANCELED;
+            break;
+        }
     }
-    return n;
+    // A message sent is done once the link acknowledges it (unacknowledged(): the
+    // message form's default is at once, its own completions being reliable).
+    record_written(packets, done, offset);
+    if (err == ECANCELED) {
+        ec = boost::asio::error::operation_aborted;
+        drop_link(ec);
+    } else if (err != 0) {
+        ec = boost::system::error_code(err, boost::system::system_category());
+        lose(err);
+    }
+    return done;
 }
 
 } // namespace link

@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -47,6 +48,13 @@ struct writer_settings {
  * when heaps can go, and a batch that finds no connection waits for the next one.
  * abort() (the stream is being destroyed) ends a connection attempt, a back-off or
  * a wait for a connection at once, and a wait for room after 2 s without progress.
+ *
+ * A packet is done (its heap counts as sent) only once the peer acknowledged all its
+ * bytes (outgoing::unacknowledged(), asked once per batch and, while the stream idles
+ * with heaps pending, in short timed polls). When the connection is lost, packets
+ * written but not acknowledged complete with its error: their heaps count as failed
+ * and lost in flight, never as sent. After abort(), acknowledgment is awaited for at
+ * most 2 s without progress, then the rest is counted lost.
  */
 class SPEAD_API connected_writer : public send::packet_writer
 {
@@ -64,6 +72,10 @@ public:
     std::size_t write_packets(const send::packet* packets,
                               std::size_t n,
                               boost::system::error_code& ec) override;
+    /*! Packets acknowledged by the peer (or lost: then \p ec is the loss's error). */
+    std::uint64_t reap_completions(bool wait,
+                                   boost::system::error_code& ec,
+                                   std::uint64_t written) override;
 
     bool is_connected() const { return d_connected.load(); }
     std::size_t granted_buffer() const;
@@ -77,22 +89,30 @@ private:
     /*! Makes sure there is a connection, waiting for the connector's next one with
      * reconnect; false when the stream must fail. */
     bool ensure_connected();
-    /*! Writes every byte of \p iov; false on failure (the connection is dropped). */
-    bool
-    write_all(iovec* iov, int n, std::size_t& written, boost::system::error_code& ec);
+    /*! Writes every byte of \p iov: 0, or the errno that failed the connection
+     * (ECANCELED: abort() and no progress for 2 s). */
+    int write_all(iovec* iov, int n, std::size_t& written);
+    /*! The connection failed with \p err: counted, logged, dropped. */
     void lose(int err);
     /*! Waits up to \p timeout_ms for \p events on the connection (counted in
-     * send_wait_us); false (the connection dropped, \p ec set) once the stream is
-     * being destroyed and nothing moved for 2 s since \p last_progress. */
+     * send_wait_us); false once the stream is being destroyed and nothing moved for
+     * 2 s since \p last_progress (the caller drops the link). */
     bool wait_for_room(short events,
                        int timeout_ms,
-                       std::chrono::steady_clock::time_point last_progress,
-                       boost::system::error_code& ec);
+                       std::chrono::steady_clock::time_point last_progress);
     /*! write_packets() for a message-form connection: one message per packet. */
     std::size_t write_messages(message_outgoing& m,
                                const send::packet* packets,
                                std::size_t n,
                                boost::system::error_code& ec);
+    /*! Drops the connection: what it acknowledged is done, the rest lost with \p ec. */
+    void drop_link(const boost::system::error_code& ec);
+    /*! Notes the end offsets of \p n packets just written, from \p offset. */
+    void record_written(const send::packet* packets, std::size_t n, std::uint64_t offset);
+    /*! Advances d_settled from the connection's acknowledgment; true on progress. */
+    bool update_acked();
+    /*! Waits briefly for acknowledgment or failure of the connection (idle writer). */
+    void wait_for_ack();
 
     std::unique_ptr<dialer> d_dialer;
     writer_settings d_settings;
@@ -109,6 +129,21 @@ private:
     bool d_failed_for_good = false;
     transport::file_descriptor d_abort;
     std::vector<iovec> d_iov;
+    // Acknowledgment (writer thread). Packets are numbered from 0 over all connections;
+    // those in [d_acked, d_written) belong to the current connection.
+    std::uint64_t d_written = 0;   //!< packets accepted by write_packets()
+    std::uint64_t d_settled = 0;   //!< of those, acknowledged or lost
+    std::uint64_t d_ok_upto = 0;   //!< acknowledged, to report without error
+    std::uint64_t d_lost_upto = 0; //!< then lost (not acknowledged), to report with:
+    boost::system::error_code d_lost_ec; //!< the loss that lost them
+    std::uint64_t d_reported = 0;        //!< returned by reap_completions()
+    std::uint64_t d_link_bytes = 0;      //!< bytes written on the current connection
+    /*! Ring (power-of-two size) of end offsets on the connection of packets
+     * [d_settled, d_written), indexed by packet number; grows, never shrinks. */
+    std::vector<std::uint64_t> d_ends = std::vector<std::uint64_t>(1024);
+    std::chrono::steady_clock::time_point d_ack_progress; //!< last acknowledgment
+    std::chrono::microseconds d_ack_sleep{ 0 };           //!< idle poll, grows
+    bool d_slack_set = false; //!< the writer thread's timer slack is 1 us
     gr::logger d_logger;
 };
 

@@ -73,6 +73,18 @@ public:
     virtual std::size_t granted_buffer() const { return 0; }
     /*! The message form of this connection, or nullptr for a byte stream. */
     virtual message_outgoing* message_form() { return nullptr; }
+    /*!
+     * Bytes written that the peer has not acknowledged yet (tcp: still in the send
+     * queue, SIOCOUTQ), or -errno when that cannot be known. It must stay answerable
+     * after the connection failed (what the peer had acknowledged before). A heap
+     * counts as sent once all its bytes are acknowledged. Default 0: a transport whose
+     * writes need no acknowledgment (or that has completions of its own) reports
+     * everything acknowledged once written. Called once per batch, not per packet.
+     */
+    virtual std::ptrdiff_t unacknowledged() const { return 0; }
+    /*! The error that failed the connection (SO_ERROR), once poll() reported
+     * POLLERR/POLLHUP on fd(); 0 if none is pending. */
+    virtual int pending_error() const { return 0; }
 };
 
 /*! Makes connections to one receiver. */

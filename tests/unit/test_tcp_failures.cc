@@ -16,6 +16,7 @@
 #include "log_capture.h"
 #include "tcp_helpers.h"
 #include <gtest/gtest.h>
+#include <sys/ioctl.h>
 #include <system_error>
 #include <boost/asio/io_context.hpp>
 #include <atomic>
@@ -327,6 +328,145 @@ TEST(TcpFailures, PeerResetIsCountedLost)
     const recv_stats st = rx.stream.get_stats();
     EXPECT_EQ(st[recv_stat::connections_lost], 1u);
     expect_connections_reconcile(st);
+}
+
+/*! A listening socket on loopback with a small receive buffer, whose one accepted
+ * connection the test reads (or not) itself: a receiver that stops reading. */
+struct stalled_receiver {
+    stalled_receiver() : listen_fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0))
+    {
+        const int rcvbuf = 16 * 1024;
+        setsockopt(listen_fd.get(), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        EXPECT_EQ(bind(listen_fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)),
+                  0);
+        EXPECT_EQ(listen(listen_fd.get(), 1), 0);
+        socklen_t len = sizeof(addr);
+        getsockname(listen_fd.get(), reinterpret_cast<sockaddr*>(&addr), &len);
+        port = ntohs(addr.sin_port);
+    }
+    void accept_one()
+    {
+        conn = file_descriptor(accept(listen_fd.get(), nullptr, nullptr));
+    }
+    /*! Bytes its kernel received (and acknowledged) that nobody read. */
+    std::size_t unread() const
+    {
+        int n = 0;
+        ioctl(conn.get(), FIONREAD, &n);
+        return std::size_t(n);
+    }
+    file_descriptor listen_fd;
+    file_descriptor conn;
+    unsigned short port = 0;
+};
+
+/*! A sender of up to \p n queued heaps to \p rx, with small buffers; a reset, not
+ * peer_timeout, must end its connection. */
+std::unique_ptr<send::tcp_stream>
+stalled_sender(boost::asio::io_context& io, stalled_receiver& rx, std::size_t n)
+{
+    auto tx = std::make_unique<send::tcp_stream>(
+        io,
+        send::stream_config()
+            .set_max_packet_size(9000)
+            .set_max_heaps(n)
+            .set_inline_completions(true),
+        to(rx.port).set_buffer_size(64 * 1024).set_peer_timeout(60s));
+    rx.accept_one();
+    return tx;
+}
+
+/*! Queues heaps [first, last) of 4000 bytes (one packet each), kept in \p heaps. */
+void queue_heaps(send::tcp_stream& tx,
+                 std::vector<std::unique_ptr<pattern_heap>>& heaps,
+                 std::size_t first,
+                 std::size_t last,
+                 const send::stream::completion_handler& handler)
+{
+    for (std::size_t i = first; i < last; i++) {
+        heaps.push_back(std::make_unique<pattern_heap>(i + 1, 4000));
+        EXPECT_TRUE(tx.async_send_heap(heaps.back()->h, handler));
+    }
+}
+
+// "Sent" on tcp means acknowledged by the receiver's TCP (spead2 reports a heap sent
+// once its own kernel took it; gr-spead waits for the acknowledgment). A receiver
+// that stops reading still acknowledges what fits its socket buffer: those heaps count
+// as sent though its application never reads them. What sits unacknowledged in the
+// sender's buffer when the receiver dies is lost in flight, never sent.
+TEST(TcpFailures, HeapsNotAcknowledgedWhenTheReceiverDiesAreLostInFlight)
+{
+    stalled_receiver rx;
+    boost::asio::io_context io;
+    constexpr std::size_t n = 200;
+    std::vector<std::unique_ptr<pattern_heap>> heaps; // outlive the stream
+    auto tx = stalled_sender(io, rx, n);
+    // One heap first, sent once acknowledged: its size on the wire (all are alike).
+    queue_heaps(*tx, heaps, 0, 1, [](const boost::system::error_code&, std::size_t) {});
+    tx->flush();
+    const send_stats first = tx->get_stats();
+    ASSERT_EQ(first[send_stat::heaps], 1u);
+    ASSERT_EQ(first[send_stat::packets], 1u);
+    const std::size_t wire = first[send_stat::bytes];
+    queue_heaps(*tx, heaps, 1, n, [](const boost::system::error_code&, std::size_t) {});
+    // The receiver's buffer fills (its kernel acknowledged that much) and stays full.
+    std::size_t unread = 0;
+    EXPECT_TRUE(eventually([&] {
+        const std::size_t before = rx.unread();
+        std::this_thread::sleep_for(200ms);
+        unread = rx.unread();
+        return unread > 0 && unread == before;
+    }));
+    const send_stats before = tx->get_stats();
+    const std::size_t acked_heaps = unread / wire;
+    EXPECT_LE(before[send_stat::heaps], acked_heaps) << "sent before acknowledged";
+    EXPECT_LT(acked_heaps, n) << "the buffers must not hold every heap for this test";
+    EXPECT_EQ(before[send_stat::connections_lost], 0u);
+    const auto killed = steady::now();
+    rx.conn = file_descriptor(); // dies with unread data: its kernel resets
+    EXPECT_TRUE(eventually([&] {
+        const send_stats st = tx->get_stats();
+        return st[send_stat::heaps] + st[send_stat::heaps_failed] == n;
+    }));
+    EXPECT_LT(steady::now() - killed, 3s) << "the reset is seen at once";
+    const send_stats st = tx->get_stats();
+    EXPECT_EQ(st[send_stat::connections_lost], 1u);
+    EXPECT_EQ(st[send_stat::heaps], acked_heaps);
+    EXPECT_GE(st[send_stat::heaps_lost_in_flight], 1u);
+    EXPECT_LE(st[send_stat::heaps_lost_in_flight], st[send_stat::heaps_failed]);
+    EXPECT_EQ(st[send_stat::heaps] + st[send_stat::heaps_failed], n);
+}
+
+/*! Destroys a stream with \p n heaps queued to a receiver that reads nothing. */
+void stop_with_unacknowledged_heaps(std::size_t n)
+{
+    SCOPED_TRACE(n);
+    stalled_receiver rx;
+    boost::asio::io_context io;
+    std::vector<std::unique_ptr<pattern_heap>> heaps;
+    std::atomic<std::size_t> ok{ 0 }, failed{ 0 };
+    auto tx = stalled_sender(io, rx, n);
+    queue_heaps(*tx, heaps, 0, n, [&](const boost::system::error_code& ec, std::size_t) {
+        (ec ? failed : ok)++;
+    });
+    ASSERT_TRUE(eventually([&] { return rx.unread() > 0; }));
+    std::this_thread::sleep_for(200ms); // the buffers fill
+    const auto start = steady::now();
+    tx.reset(); // the receiver stays, reading nothing: acknowledgment never comes
+    EXPECT_LT(steady::now() - start, 8s); // 2 s without progress, then given up
+    EXPECT_EQ(ok + failed, n);
+    EXPECT_GE(failed.load(), 1u);
+    // Only heaps in the receiver's kernel were acknowledged (each is over 4000 bytes).
+    EXPECT_LE(ok.load() * 4000, rx.unread());
+}
+
+TEST(TcpFailures, StopWithHeapsNeverAcknowledgedEndsWithinTheGrace)
+{
+    stop_with_unacknowledged_heaps(100); // the writer waits for room
+    stop_with_unacknowledged_heaps(20);  // all written: it waits for acknowledgment
 }
 
 /*! This process's resident set, KiB (VmRSS of /proc/self/status). */

@@ -15,6 +15,7 @@
 #include <boost/asio/io_context.hpp>
 #include <atomic>
 #include <map>
+#include <memory>
 #include <thread>
 
 namespace {
@@ -204,9 +205,25 @@ TEST(TcpLink, SlowConsumerSlowsTheSenderAndNothingIsLost)
     boost::asio::io_context io;
     send_stats tx_stats;
     std::thread sender([&] {
-        send::tcp_stream tx(io, send::stream_config().set_max_packet_size(9000), to(rx));
-        for (int i = 0; i < count; i++)
-            tx.send_heap(pattern_heap(i + 1, size).h, i + 1);
+        // All queued at once: send_heap() returns once the receiver acknowledged the
+        // heap, so one heap at a time would never fill the socket.
+        std::vector<std::unique_ptr<pattern_heap>> heaps;
+        send::tcp_stream tx(io,
+                            send::stream_config()
+                                .set_max_packet_size(9000)
+                                .set_max_heaps(count)
+                                .set_inline_completions(true),
+                            to(rx));
+        for (int i = 0; i < count; i++) {
+            heaps.push_back(std::make_unique<pattern_heap>(i + 1, size));
+            EXPECT_TRUE(tx.async_send_heap(
+                heaps.back()->h,
+                [](const boost::system::error_code& ec, std::size_t) {
+                    EXPECT_FALSE(ec);
+                },
+                i + 1));
+        }
+        tx.flush();
         tx_stats = tx.get_stats();
     });
     int received = 0;

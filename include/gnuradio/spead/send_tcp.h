@@ -56,8 +56,10 @@ public:
      * connection is lost every later heap fails (the stream is finished). true: the
      * stream keeps trying, waiting reconnect_min, then twice that, ... up to
      * reconnect_max between attempts; heaps wait meanwhile (back-pressure) and
-     * construction does not wait for the first connection. Either way the heap being
-     * written when a connection fails is counted in heaps_lost_in_flight.
+     * construction does not wait for the first connection. Either way the heaps written
+     * but not yet acknowledged by the receiver's TCP when a connection fails are counted
+     * in heaps_failed and heaps_lost_in_flight (a heap is sent once acknowledged; see
+     * docs/links.md).
      */
     tcp_config& set_reconnect(bool reconnect);
     bool get_reconnect() const { return d_reconnect; }
@@ -83,8 +85,9 @@ private:
  *
  * Connects in the constructor, as spead2's TcpStream. A full socket (a slow receiver)
  * makes the writer wait, not fail: counted in send_waits and send_wait_us, and
- * send_heap() waits with it. A lost connection (reset, peer_timeout) fails the heap
- * being written (heaps_failed, heaps_lost_in_flight), is counted in connections_lost
+ * send_heap() waits with it. A heap counts as sent once the receiver's TCP acknowledged
+ * all its bytes. A lost connection (reset, peer_timeout) fails the heaps not yet
+ * acknowledged (heaps_failed, heaps_lost_in_flight), is counted in connections_lost
  * and logged with its cause; then see tcp_config::set_reconnect(). Destroying the
  * stream during a connection attempt or a back-off ends it at once.
  */

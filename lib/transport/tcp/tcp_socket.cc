@@ -7,9 +7,11 @@
 
 #include "tcp_socket.h"
 #include "transport/endpoint.h"
+#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <system_error>
 #include <algorithm>
@@ -76,6 +78,23 @@ public:
         return errno == EWOULDBLOCK ? -EAGAIN : -errno;
     }
     std::size_t granted_buffer() const override { return d_granted; }
+    std::ptrdiff_t unacknowledged() const override
+    {
+        // write_seq - snd_una: unsent plus unacknowledged bytes; still valid once the
+        // connection has failed (the kernel purges the queue, not the sequence numbers).
+        int bytes = 0;
+        if (::ioctl(d_fd.get(), SIOCOUTQ, &bytes) != 0)
+            return -errno;
+        return bytes;
+    }
+    int pending_error() const override
+    {
+        int err = 0;
+        socklen_t len = sizeof(err);
+        if (::getsockopt(d_fd.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+            return errno;
+        return err;
+    }
 
 private:
     file_descriptor d_fd;
