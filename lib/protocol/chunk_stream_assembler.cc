@@ -20,13 +20,11 @@ namespace spead {
 
 chunk_stream_assembler::chunk_stream_assembler(const recv::chunk_stream_config& config,
                                                std::size_t max_heaps,
-                                               std::uintptr_t stream_id,
                                                acquire_fn acquire,
                                                ready_fn ready,
                                                head_fn head_updated)
     : d_config(config),
       d_place(config.get_place()),
-      d_stream_id(stream_id),
       d_acquire(std::move(acquire)),
       d_ready(std::move(ready)),
       d_head_updated(std::move(head_updated)),
@@ -79,12 +77,10 @@ recv::stream_chunk* chunk_stream_assembler::chunk_for(std::int64_t chunk_id)
         while (id >= d_tail) {
             if (d_tail - d_head == max)
                 flush_head();
-            recv::stream_chunk* c = d_acquire(std::int64_t(d_tail), d_batch_stats.data());
-            if (c) {
-                c->chunk_id = std::int64_t(d_tail);
-                c->stream_id = d_stream_id;
-            }
-            d_window[d_tail % max] = c;
+            // Whoever hands the chunk out names it (chunk_id, stream_id): a group's
+            // members share chunks, so only the group may write them, under its lock.
+            d_window[d_tail % max] =
+                d_acquire(std::int64_t(d_tail), d_batch_stats.data());
             d_tail++;
         }
     }

@@ -37,7 +37,8 @@ namespace spead {
 class SPEAD_API chunk_stream_assembler
 {
 public:
-    /*! A chunk for \p chunk_id (null: its heaps are dropped). */
+    /*! A chunk for \p chunk_id, its chunk_id and stream_id set by the giver (null: its
+     * heaps are dropped). */
     using acquire_fn =
         std::function<recv::stream_chunk*(std::int64_t chunk_id, std::uint64_t* stats)>;
     using ready_fn = std::function<void(recv::stream_chunk*, std::uint64_t* stats)>;
@@ -47,7 +48,6 @@ public:
     /*! \throws std::invalid_argument when the config has no placement */
     chunk_stream_assembler(const recv::chunk_stream_config& config,
                            std::size_t max_heaps,
-                           std::uintptr_t stream_id,
                            acquire_fn acquire,
                            ready_fn ready,
                            head_fn head_updated = head_fn());
@@ -101,7 +101,6 @@ private:
 
     recv::chunk_stream_config d_config;
     std::shared_ptr<recv::chunk_placement_policy> d_place;
-    std::uintptr_t d_stream_id;
     acquire_fn d_acquire;
     ready_fn d_ready;
     head_fn d_head_updated;

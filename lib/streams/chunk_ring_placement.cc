@@ -25,7 +25,6 @@ chunk_ring_placement::chunk_ring_placement(stream_core& core, const stream_confi
     d_assembler = std::make_unique<chunk_stream_assembler>(
         s.config,
         config.get_max_heaps(),
-        s.stream_id,
         [&s](std::int64_t id, std::uint64_t*) { return s.acquire(id); },
         [&s](stream_chunk* c, std::uint64_t*) {
             if (c)

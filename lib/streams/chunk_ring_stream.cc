@@ -263,7 +263,14 @@ std::shared_ptr<chunk_stream_setup> make_setup(const chunk_stream_config& chunk_
     setup->free_ring = std::move(free);
     chunk_ringbuffer* data_ring = setup->data_ring.get();
     chunk_ringbuffer* free_ring = setup->free_ring.get();
-    setup->acquire = [free_ring](std::int64_t) { return take_free_chunk(*free_ring); };
+    setup->acquire = [free_ring, stream_id](std::int64_t id) {
+        stream_chunk* c = take_free_chunk(*free_ring);
+        if (c) {
+            c->chunk_id = id;
+            c->stream_id = stream_id;
+        }
+        return c;
+    };
     setup->ready = [data_ring](stream_chunk* c) { hand_on_chunk(*data_ring, c); };
     // spead2's stop_received(): this stream adds no more chunks
     setup->ended = [data_ring] { data_ring->remove_producer(); };

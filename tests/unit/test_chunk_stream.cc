@@ -70,11 +70,12 @@ struct harness {
         : assembler(
               config,
               max_heaps,
-              7,
               [this](std::int64_t id, std::uint64_t*) {
                   acquired.push_back(id);
                   chunks.push_back(
                       std::make_unique<owned_chunk>(heaps_per_chunk, heap_bytes, 8));
+                  chunks.back()->chunk_id = id; // the giver names the chunk
+                  chunks.back()->stream_id = 7;
                   return chunks.back().get();
               },
               [this](recv::stream_chunk* c, std::uint64_t*) { ready.push_back(c); })
