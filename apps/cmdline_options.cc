@@ -130,9 +130,8 @@ void receiver_options::check(const po::variables_map& vm)
     ibv.check("receives", "10.0.0.2");
     if (!continuous()) {
         if (!vm["substream-item"].defaulted() || !vm["first-substream"].defaulted() ||
-            vm.count("substream-ids") ||
-            !vm["substream-count"].defaulted() || !vm["timestamp-step"].defaulted() ||
-            !vm["window-heaps"].defaulted())
+            vm.count("substream-ids") || !vm["substream-count"].defaulted() ||
+            !vm["timestamp-step"].defaulted() || !vm["window-heaps"].defaulted())
             throw po::error("--substream-*, --first-substream, --timestamp-step and "
                             "--window-heaps apply to continuous mode: give "
                             "--timestamp-item too");
