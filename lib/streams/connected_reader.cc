@@ -26,6 +26,10 @@ constexpr int poll_timeout_ms = 100;
 constexpr std::size_t max_batch = 64;
 /*! Smallest per-connection buffer: big reads keep system calls per byte low. */
 constexpr std::size_t min_buffer = 256 * 1024;
+/*! How long a sender that comes while max_connections are open waits for a slot
+ * before it is refused: a sender that closes and reconnects at once may come before
+ * its old connection's end reaches this side (a TCP listener's backlog does the same). */
+constexpr auto full_grace = std::chrono::seconds(1);
 } // namespace
 
 struct connected_reader::conn {
@@ -74,10 +78,21 @@ recv_stats connected_reader::stats() const
 void connected_reader::accept_all()
 {
     for (;;) {
+        if (d_conns.size() >= d_limits.max_connections) {
+            // A sender waits: it is refused only if no slot frees within full_grace.
+            if (!d_full_wait_start) {
+                d_full_wait_start = steady::now();
+                return;
+            }
+            if (steady::now() < *d_full_wait_start + full_grace)
+                return;
+        }
         boost::asio::ip::address peer;
         std::unique_ptr<incoming> in = d_listener->accept(peer);
-        if (!in)
+        if (!in) {
+            d_full_wait_start.reset(); // the next sender to come while full waits anew
             return;
+        }
         const std::string who = peer.to_string();
         std::string refusal;
         if (!d_filter.allows(peer))
@@ -107,6 +122,8 @@ void connected_reader::accept_all()
         d_accepted_any = true;
         count(recv_stat::connections_accepted);
         d_logger.info("{} connected to {}", who, d_listener->describe());
+        if (d_conns.size() >= d_limits.max_connections)
+            return; // whether another sender waits, the listener tells when polled
     }
 }
 
@@ -343,12 +360,26 @@ void connected_reader::run(packet_sink& sink)
         fds.clear();
         polled.clear();
         fds.push_back({ d_wake.get(), POLLIN, 0 });
-        fds.push_back({ d_listener->fd(), POLLIN, 0 });
+        // While every slot is taken, a sender that came is left pending (the listener
+        // not polled) for up to full_grace, in case a slot frees (accept_all()).
+        const bool full = d_conns.size() >= d_limits.max_connections;
+        if (!full)
+            d_full_wait_start.reset();
+        int timeout_ms = poll_timeout_ms;
+        bool hold_listener = false;
+        if (full && d_full_wait_start) {
+            const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+                *d_full_wait_start + full_grace - steady::now());
+            hold_listener = left.count() > 0;
+            if (hold_listener)
+                timeout_ms = std::min<int>(timeout_ms, int(left.count()));
+        }
+        fds.push_back({ hold_listener ? -1 : d_listener->fd(), POLLIN, 0 });
         for (auto& c : d_conns) {
             fds.push_back({ c->link->fd(), POLLIN, 0 });
             polled.push_back(c.get());
         }
-        const int ready = poll(fds.data(), fds.size(), poll_timeout_ms);
+        const int ready = poll(fds.data(), fds.size(), timeout_ms);
         if (ready < 0 && errno != EINTR)
             throw std::system_error(errno, std::generic_category(), "poll");
         if (fds[0].revents) {

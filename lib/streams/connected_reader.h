@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -117,6 +118,8 @@ private:
     transport::file_descriptor d_wake;
     gr::logger d_logger;
     bool d_accepted_any = false;
+    /*! When a sender came while max_connections were open (see full_grace). */
+    std::optional<std::chrono::steady_clock::time_point> d_full_wait_start;
     std::atomic<std::size_t> d_open{ 0 };
     mutable std::mutex d_stats_mutex;
     recv_stats d_stats;

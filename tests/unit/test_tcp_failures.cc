@@ -253,6 +253,30 @@ TEST(TcpFailures, ConnectionBeyondMaxConnectionsIsRefused)
     EXPECT_TRUE(has_pattern(h, 1, 5000));
 }
 
+// A sender that comes while every slot is taken waits about a second for one to free
+// before it is refused: one that closes and reconnects at once is not refused because
+// its old connection's end had not yet been seen.
+TEST(TcpFailures, SenderThatComesWhileFullIsAdmittedWhenASlotFrees)
+{
+    tcp_receiver rx(recv::tcp_config().set_max_connections(1).set_keep_listening(true));
+    boost::asio::io_context io;
+    auto first =
+        std::make_unique<send::tcp_stream>(io, send::stream_config(), to(rx.port()));
+    ASSERT_TRUE(eventually([&] { return rx.reader.get_num_connections() == 1; }));
+    send::tcp_stream second(
+        io, send::stream_config(), to(rx.port())); // the kernel's backlog
+    std::this_thread::sleep_for(300ms);
+    EXPECT_EQ(rx.stream.get_stats()[recv_stat::connections_refused], 0u);
+    first.reset();
+    second.send_heap(pattern_heap(2, 5000).h, 2);
+    recv::heap h;
+    ASSERT_EQ(rx.stream.pop(h, 5s), recv::stream::pop_result::heap);
+    EXPECT_TRUE(has_pattern(h, 2, 5000));
+    const recv_stats st = rx.stream.get_stats();
+    EXPECT_EQ(st[recv_stat::connections_refused], 0u);
+    EXPECT_EQ(st[recv_stat::connections_accepted], 2u);
+}
+
 TEST(TcpFailures, HostileInputEndsOnlyItsConnection)
 {
     tcp_receiver rx(recv::tcp_config()

@@ -190,8 +190,8 @@ TEST(TcpLink, ANewConnectionReusingCntsStartsAfresh)
             EXPECT_EQ(h.cnt(), cnt);
             EXPECT_TRUE(has_pattern(h, cnt, 30000));
         }
-        // max_connections 1: the next sender comes once the reader saw this one go
-        ASSERT_TRUE(eventually([&] { return rx.reader.get_num_connections() == 0; }));
+        // max_connections 1: the next sender comes at once, before the reader may have
+        // seen this one go (it waits for the slot)
     }
     rx.stream.stop();
     EXPECT_EQ(rx.stream.get_stats()[recv_stat::heaps], 15u);
