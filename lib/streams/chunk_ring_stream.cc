@@ -177,6 +177,18 @@ chunk_ringbuffer::result chunk_ringbuffer::try_push(stream_chunk* c)
 chunk_ringbuffer::result chunk_ringbuffer::pop(stream_chunk*& out,
                                                std::chrono::microseconds timeout)
 {
+    return take(out, timeout, false);
+}
+
+chunk_ringbuffer::result chunk_ringbuffer::pop_newest(stream_chunk*& out,
+                                                      std::chrono::microseconds timeout)
+{
+    return take(out, timeout, true);
+}
+
+chunk_ringbuffer::result
+chunk_ringbuffer::take(stream_chunk*& out, std::chrono::microseconds timeout, bool newest)
+{
     std::unique_lock<std::mutex> lock(d_mutex);
     if (!d_data.wait_for(
             lock, timeout, [this] { return d_stopped || !d_chunks.empty(); }))
@@ -184,8 +196,13 @@ chunk_ringbuffer::result chunk_ringbuffer::pop(stream_chunk*& out,
     // What was pushed before the stop is still handed out, as spead2's.
     if (d_chunks.empty())
         return result::stopped;
-    out = d_chunks.front();
-    d_chunks.pop_front();
+    if (newest) {
+        out = d_chunks.back();
+        d_chunks.pop_back();
+    } else {
+        out = d_chunks.front();
+        d_chunks.pop_front();
+    }
     update_fds();
     lock.unlock();
     d_space.notify_one();
@@ -340,7 +357,8 @@ stream_chunk* take_free_chunk(chunk_ringbuffer& ring)
 {
     stream_chunk* c = nullptr;
     for (;;) {
-        const auto r = ring.pop(c, std::chrono::seconds(1));
+        // The newest: the chunk handed back last is the one still in the cache.
+        const auto r = ring.pop_newest(c, std::chrono::seconds(1));
         if (r == chunk_ringbuffer::result::ok)
             return c;
         if (r == chunk_ringbuffer::result::stopped)

@@ -47,6 +47,27 @@ TEST(ChunkRingbufferFds, DataFdIsReadableWhileAChunkIsThere)
     EXPECT_FALSE(readable(fd));
 }
 
+TEST(ChunkRingbuffer, PopTakesTheOldestAndPopNewestTheNewest)
+{
+    recv::chunk_ringbuffer ring(3);
+    recv::stream_chunk a, b, c, *out = nullptr;
+    for (recv::stream_chunk* x : { &a, &b, &c })
+        ASSERT_EQ(ring.try_push(x), recv::chunk_ringbuffer::result::ok);
+    ASSERT_EQ(ring.pop_newest(out, std::chrono::microseconds(0)),
+              recv::chunk_ringbuffer::result::ok);
+    EXPECT_EQ(out, &c);
+    ASSERT_EQ(ring.try_pop(out), recv::chunk_ringbuffer::result::ok);
+    EXPECT_EQ(out, &a);
+    ASSERT_EQ(ring.pop_newest(out, std::chrono::microseconds(0)),
+              recv::chunk_ringbuffer::result::ok);
+    EXPECT_EQ(out, &b);
+    EXPECT_EQ(ring.pop_newest(out, std::chrono::microseconds(0)),
+              recv::chunk_ringbuffer::result::timeout);
+    ring.stop();
+    EXPECT_EQ(ring.pop_newest(out, std::chrono::microseconds(0)),
+              recv::chunk_ringbuffer::result::stopped);
+}
+
 TEST(ChunkRingbufferFds, SpaceFdIsReadableWhileThereIsRoom)
 {
     recv::chunk_ringbuffer ring(1);

@@ -253,6 +253,7 @@ TEST(ChunkStream, RingStreamHandsChunksOnAndEndsAtStopHeap)
                                  {}));
     reader.feed(packets);
     std::vector<std::int64_t> ids;
+    std::vector<recv::stream_chunk*> used;
     for (;;) {
         recv::stream_chunk* c = nullptr;
         auto r = data_ring->pop(c, std::chrono::seconds(10));
@@ -261,11 +262,15 @@ TEST(ChunkStream, RingStreamHandsChunksOnAndEndsAtStopHeap)
             break;
         }
         ids.push_back(c->chunk_id);
+        used.push_back(c);
         EXPECT_EQ(c->stream_id, 3u);
         auto& oc = static_cast<owned_chunk&>(*c);
         EXPECT_EQ(oc.flags, std::vector<std::uint8_t>(heaps_per_chunk, 1));
     }
     EXPECT_EQ(ids, (std::vector<std::int64_t>{ 0, 1 }));
+    // The free chunk handed back last goes first (the one still in the cache).
+    EXPECT_EQ(used,
+              (std::vector<recv::stream_chunk*>{ chunks[3].get(), chunks[2].get() }));
     EXPECT_EQ(s.get_stats()[recv_stat::heaps], 2 * heaps_per_chunk);
     EXPECT_EQ(s.get_stats()[recv_stat::stop_heaps], 1u);
     std::map<std::string, std::uint64_t> custom;

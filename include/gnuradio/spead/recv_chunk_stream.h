@@ -111,6 +111,10 @@ public:
     /*! Waits up to \p timeout for a chunk. */
     result pop(stream_chunk*& out, std::chrono::microseconds timeout);
     result try_pop(stream_chunk*& out);
+    /*! As pop, but takes the chunk pushed last. A stream takes its free chunks so: with
+     * a consumer that keeps up, the few chunks it hands back in turn are reused while
+     * still in the CPU's cache, however many the ring holds (spead2 takes the oldest). */
+    result pop_newest(stream_chunk*& out, std::chrono::microseconds timeout);
     void stop();
     bool is_stopped() const;
     void add_producer();
@@ -137,6 +141,7 @@ private:
     struct readiness_fds;
     /*! Brings the fds' readiness up to date (d_mutex held). */
     void update_fds();
+    result take(stream_chunk*& out, std::chrono::microseconds timeout, bool newest);
 
     const std::size_t d_capacity;
     std::unique_ptr<readiness_fds> d_fds; //!< null until data_fd()/space_fd()
