@@ -82,10 +82,11 @@ struct group_harness {
         recv::stream_chunk* c = nullptr;
         while (data->pop(c, timeout) == recv::chunk_ringbuffer::result::ok) {
             ids.push_back(c->chunk_id);
-            if (all_present)
+            if (all_present) {
                 EXPECT_EQ(static_cast<owned_chunk*>(c)->flags,
                           std::vector<std::uint8_t>(heaps_per_chunk, 1))
                     << c->chunk_id;
+            }
             group.add_free_chunk(c);
         }
         return ids;
