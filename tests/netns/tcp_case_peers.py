@@ -217,11 +217,18 @@ def receiver_for(case, ip, port):
     if case == "hostile":
         src = spead.source(transport="tcp", endpoints=at, item_type="int32",
                            max_connections=HOSTILE_MAX_CONNECTIONS, keep_listening=True,
-                           max_packet_size=HOSTILE_MAX_PACKET)
+                           max_packet_size=HOSTILE_MAX_PACKET,
+                           allowed_peers=ip.rsplit(".", 1)[0] + ".0/24")  # the hosts' net
         out = blocks.vector_sink_i()
         fg = Flowgraph([src], lambda: {"digest": digest(
             np.asarray(out.data(), dtype=np.int32))})
         fg.tb.connect(src, out)
+        return fg
+    if case == "admission":  # only this host may connect
+        src = spead.source(transport="tcp", endpoints=at, allowed_peers=ip,
+                           keep_listening=True)
+        fg = Flowgraph([src], dict)
+        fg.tb.connect(src, blocks.null_sink(gr.sizeof_gr_complex))
         return fg
     if case == "cycles":
         src = spead.source(transport="tcp", endpoints=at, item_type="int8",

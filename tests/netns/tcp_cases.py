@@ -15,8 +15,9 @@ and the sender in host 2, separate processes joined by a veth:
 - a slow consumer: the sink waits (send_waits), nothing lost, sent = received;
 - a flowgraph pair in continuous mode, 2 substreams on 2 connections, bit-exact;
 - hostile input (garbage, an oversized frame, half a frame then close, a silent peer,
-  one connection too many) against a live source: each counted in its own counter,
-  the good connection's heaps bit-exact;
+  one connection too many) against a live source: each counted in its own counter and
+  logged with its cause and fix, the good connection's heaps bit-exact; a peer not in
+  allowed_peers refused;
 - 100 connect/disconnect cycles: the receiver's fds, threads and RSS flat.
 
 Runs in the root namespace over `netns-topology --hosts 2 --link veth` (ctest:
@@ -25,6 +26,7 @@ qa_netns_tcp_cases); the peers are tcp_case_peers.py.
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 import time
@@ -35,7 +37,7 @@ import tcp_case_peers as peers  # noqa: E402
 
 PEERS = os.path.abspath(peers.__file__)
 PORTS = {"types": 7160, "sizes": 7170, "fanin": 7171, "slow": 7172, "continuous": 7173,
-         "hostile": 7174, "cycles": 7175}  # types takes 7160-7166, one per item type
+         "hostile": 7174, "cycles": 7175, "admission": 7176}  # types takes 7160-7166, one per item type
 #: Generous bounds on a busy 2-core machine (each case takes a few seconds idle).
 CASE_S = 120
 #: A hostile connection is ended at once: counted within this.
@@ -45,6 +47,13 @@ RSS_SLACK_KIB = 4 * 1024
 SKIP = 77
 LOST = ("incomplete_heaps_evicted", "incomplete_heaps_flushed", "heaps_dropped_queue_full")
 #: every counter an accepted connection can end in (docs/links.md)
+#: what the receiver logs for each attack: the cause and the fix (connected_reader.cc)
+ATTACK_LOGS = {
+    "garbage": r"connection from \S+ ended: .*not a SPEAD packet header.*\?",
+    "oversized": r"connection from \S+ ended: .*above max_packet_size.*raise ",
+    "partial": r"connection from \S+ ended: .*middle of a packet.*: \S",
+    "one_too_many": r"refused a connection from \S+ .*max_connections.*raise ",
+    "not_allowed": r"refused a connection from \S+ .*not in allowed_peers.*add it"}
 CONNECTION_ENDS = ("connections_closed", "connections_lost", "connections_framing_errors",
                    "connections_frame_too_large", "connections_partial_frame",
                    "connections_idle_timeout", "connections_stopped")
@@ -59,6 +68,7 @@ class Run:
         self.failures = []
         self.rx = netns_peers.Peer(PEERS, 1, "recv", [self.h1["ip"]], name="receiver",
                                    log=open(os.path.join(logdir, "recv.log"), "w"))
+        self.recv_log = os.path.join(logdir, "recv.log")
         self.tx = netns_peers.Peer(PEERS, 2, "send", [], name="sender",
                                    log=open(os.path.join(logdir, "send.log"), "w"))
 
@@ -78,6 +88,13 @@ class Run:
         self.check(answer["ended"], f"the receiving end ended by itself within {seconds} s")
         return answer
 
+    def logged(self, pattern):
+        """True once the receiver's log has a line matching pattern."""
+        def found():
+            with open(self.recv_log) as f:
+                return any(re.search(pattern, line) for line in f)
+        return self.wait_for(found, COUNTED_WITHIN_S)
+
     def rx_stats(self):
         return self.rx.ask("stats")["stats"][0]
 
@@ -91,7 +108,8 @@ class Run:
         return False
 
 
-def nothing_lost(stats):
+def counted_lost(stats):
+    """The loss counters that are not 0."""
     return {k: stats.get(k, 0) for k in LOST if stats.get(k, 0)}
 
 
@@ -106,7 +124,7 @@ def item_types(run):
         run.check(got[t][0] == sent_digest, f"item type {t}: received bit-exact")
         run.check(got[t][1] == starts, f"item type {t}: every heap, at its offset")
         run.check(rs["heaps"] + rs["stop_heaps"] == ts["heaps"] and
-                  ts["heaps_failed"] == 0 and not nothing_lost(rs),
+                  ts["heaps_failed"] == 0 and not counted_lost(rs),
                   f"item type {t}: heaps sent ({ts['heaps']}) = received "
                   f"({rs['heaps']} + {rs['stop_heaps']} stop), none failed or lost")
 
@@ -120,9 +138,9 @@ def heap_sizes(run):
         mine = [h for h in got if h[0] == cnt]
         run.check(mine == [[cnt, size, sent_digest]],
                   f"a heap of {size} B arrived once, bit-exact (cnt {cnt})")
-    run.check(len(got) == len(sent) and not nothing_lost(rs),
+    run.check(len(got) == len(sent) and not counted_lost(rs),
               f"heap sizes: {len(sent)} sent, {len(got)} received, nothing lost "
-              f"({nothing_lost(rs)})")
+              f"({counted_lost(rs)})")
 
 
 def fan_in(run):
@@ -137,7 +155,7 @@ def fan_in(run):
     run.check(rs["connections_accepted"] == peers.FANIN_SENDERS and
               rs["heaps_output"] == heaps and
               sum(ts["data_heaps"] for ts in sent["stats"]) == heaps and
-              not nothing_lost(rs) and rs.get("connections_refused", 0) == 0,
+              not counted_lost(rs) and rs.get("connections_refused", 0) == 0,
               f"8 senders: {peers.FANIN_SENDERS} connections, {heaps} heaps sent and "
               f"output, none lost or refused ({rs})")
 
@@ -153,9 +171,9 @@ def slow_consumer(run):
               rs["heaps"] + rs["stop_heaps"] == ts["heaps"],
               f"slow consumer: heaps sent ({ts['heaps']}) = received ({rs['heaps']} + "
               f"{rs['stop_heaps']} stop)")
-    run.check(not nothing_lost(rs) and ts["heaps_failed"] == 0 and
+    run.check(not counted_lost(rs) and ts["heaps_failed"] == 0 and
               ts.get("heaps_lost_in_flight", 0) == 0 and rs.get("heaps_missing", 0) == 0,
-              f"slow consumer: nothing counted lost ({nothing_lost(rs)}, sender {ts})")
+              f"slow consumer: nothing counted lost ({counted_lost(rs)}, sender {ts})")
     run.check(ts.get("send_waits", 0) > 0 and ts.get("send_wait_us", 0) > 0,
               f"slow consumer: the sink waited for the receiver "
               f"(send_waits {ts.get('send_waits')}, {ts.get('send_wait_us')} us)")
@@ -205,6 +223,8 @@ def hostile_input(run):
         others = {k: after.get(k, 0) - before.get(k, 0) for k in
                   CONNECTION_ENDS + ("connections_refused",) if k != counter and
                   after.get(k, 0) != before.get(k, 0)}
+        run.check(run.logged(ATTACK_LOGS[kind]),
+                  f"hostile: {kind} logged with its cause and fix")
         run.check(counted and not others,
                   f"hostile: {kind} counted once in {counter} within {COUNTED_WITHIN_S} s, "
                   f"in no other counter ({others})")
@@ -226,6 +246,21 @@ def hostile_input(run):
               rs["connections_refused"] == 1,
               f"hostile: 6 connections accepted, each ended in one counter, 1 refused "
               f"({ {k: rs.get(k, 0) for k in CONNECTION_ENDS + ('connections_accepted',)} })")
+
+
+def not_allowed(run):
+    """A source whose allowed_peers names only its own host refuses host 2."""
+    run.listen("admission")
+    run.tx.ask("attack silent {} {}".format(run.h1["ip"], PORTS["admission"]))
+    run.check(run.wait_for(lambda: run.rx_stats()["connections_refused"] == 1,
+                           COUNTED_WITHIN_S) and
+              run.rx_stats()["connections_accepted"] == 0,
+              "allowed_peers: host 2, not in it, refused and counted in "
+              "connections_refused")
+    run.check(run.logged(ATTACK_LOGS["not_allowed"]),
+              "allowed_peers: the refusal logged with its cause and fix")
+    run.tx.ask("release")
+    run.rx.ask("stop")
 
 
 def connect_cycles(run):
@@ -257,7 +292,7 @@ def connect_cycles(run):
 
 
 CASES = (item_types, heap_sizes, fan_in, slow_consumer, continuous_pair, hostile_input,
-         connect_cycles)
+         not_allowed, connect_cycles)
 
 
 def orchestrate(args):
