@@ -33,6 +33,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netns_peers  # noqa: E402
+import spead_qa_support as qa  # noqa: E402  (tests/python: wait_for)
 import tcp_case_peers as peers  # noqa: E402
 
 PEERS = os.path.abspath(peers.__file__)
@@ -84,6 +85,13 @@ class Run:
     def send(self, case):
         return self.tx.ask(f"send {case} {self.h1['ip']} {PORTS[case]}", CASE_S)
 
+    def exchange(self, case):
+        """The case's receiving end started, its sending end run: (what the sender
+        answered, what the receiver answered once its stream ended)."""
+        self.listen(case)
+        sent = self.send(case)
+        return sent, self.finish()
+
     def finish(self, seconds=CASE_S / 2):
         answer = self.rx.ask(f"finish {seconds}", seconds + 30)
         self.check(answer["ended"], f"the receiving end ended by itself within {seconds} s")
@@ -94,19 +102,11 @@ class Run:
         def found():
             with open(self.recv_log) as f:
                 return any(re.search(pattern, line) for line in f)
-        return self.wait_for(found, COUNTED_WITHIN_S)
+        return qa.wait_for(found, COUNTED_WITHIN_S)
 
     def rx_stats(self):
         return self.rx.ask("stats")["stats"][0]
 
-    def wait_for(self, condition, limit):
-        """True once condition() holds, False after limit seconds."""
-        deadline = time.monotonic() + limit
-        while time.monotonic() < deadline:
-            if condition():
-                return True
-            time.sleep(0.05)
-        return False
 
 
 def counted_lost(stats):
@@ -115,10 +115,8 @@ def counted_lost(stats):
 
 
 def item_types(run):
-    run.listen("types")
-    sent = run.send("types")["types"]
-    answer = run.finish()
-    got = answer["types"]
+    sent, answer = run.exchange("types")
+    sent, got = sent["types"], answer["types"]
     ends = [sum(peers.TYPE_LENGTHS[:i]) for i in range(len(peers.TYPE_LENGTHS))]
     starts = [list(p) for p in zip(ends, peers.TYPE_LENGTHS)]
     for (t, (sent_digest, ts)), rs in zip(sorted(sent.items()), answer["stats"]):
@@ -131,10 +129,8 @@ def item_types(run):
 
 
 def heap_sizes(run):
-    run.listen("sizes")
-    sent = run.send("sizes")["heaps"]
-    answer = run.finish()
-    got, rs = answer["heaps"], answer["stats"][0]
+    sent, answer = run.exchange("sizes")
+    sent, got, rs = sent["heaps"], answer["heaps"], answer["stats"][0]
     for cnt, size, sent_digest in sent:
         mine = [h for h in got if h[0] == cnt]
         run.check(mine == [[cnt, size, sent_digest]],
@@ -145,9 +141,7 @@ def heap_sizes(run):
 
 
 def fan_in(run):
-    run.listen("fanin")
-    sent = run.send("fanin")
-    answer = run.finish()
+    sent, answer = run.exchange("fanin")
     rs = answer["stats"][0]
     for s, (a, b) in enumerate(zip(sent["senders"], answer["senders"])):
         run.check(a == b, f"8 senders: sender {s}'s heaps all arrived, in order, "
@@ -162,9 +156,7 @@ def fan_in(run):
 
 
 def slow_consumer(run):
-    run.listen("slow")
-    sent = run.send("slow")
-    answer = run.finish()
+    sent, answer = run.exchange("slow")
     rs, ts = answer["stats"][0], sent["stats"][0]
     run.check(answer["digest"] == sent["digest"],
               "slow consumer: every sample received, bit-exact")
@@ -181,9 +173,7 @@ def slow_consumer(run):
 
 
 def continuous_pair(run):
-    run.listen("continuous")
-    sent = run.send("continuous")
-    answer = run.finish()
+    sent, answer = run.exchange("continuous")
     rs, ts = answer["stats"][0], sent["stats"][0]
     for s in range(2):
         run.check(answer["outputs"][s] == sent["outputs"][s],
@@ -201,10 +191,10 @@ def hostile_input(run):
     run.listen("hostile")
     run.tx.ask(f"good_start {run.h1['ip']} {PORTS['hostile']}")
     at = (run.h1["ip"], PORTS["hostile"])
-    run.check(run.wait_for(lambda: run.rx_stats().get("heaps_output", 0) > 10, 30),
+    run.check(qa.wait_for(lambda: run.rx_stats().get("heaps_output", 0) > 10, 30),
               "hostile: the good sender's heaps flow")
     run.tx.ask("attack silent {} {}".format(*at))
-    run.check(run.wait_for(lambda: run.rx_stats()["connections_accepted"] == 2,
+    run.check(qa.wait_for(lambda: run.rx_stats()["connections_accepted"] == 2,
                            COUNTED_WITHIN_S), "hostile: a silent peer is connected")
     for kind, counter in (("garbage", "connections_framing_errors"),
                           ("oversized", "connections_frame_too_large"),
@@ -214,11 +204,11 @@ def hostile_input(run):
         before = run.rx_stats()
         run.tx.ask("attack {} {} {}".format(kind, *at))
         if counter is None:
-            run.check(run.wait_for(lambda: run.rx_stats()["connections_accepted"] ==
+            run.check(qa.wait_for(lambda: run.rx_stats()["connections_accepted"] ==
                                    before["connections_accepted"] + 1, COUNTED_WITHIN_S),
                       "hostile: a third connection takes the last slot")
             continue
-        counted = run.wait_for(lambda: run.rx_stats().get(counter, 0) ==
+        counted = qa.wait_for(lambda: run.rx_stats().get(counter, 0) ==
                                before.get(counter, 0) + 1, COUNTED_WITHIN_S)
         after = run.rx_stats()
         others = {k: after.get(k, 0) - before.get(k, 0) for k in
@@ -229,7 +219,7 @@ def hostile_input(run):
         run.check(counted and not others,
                   f"hostile: {kind} counted once in {counter} within {COUNTED_WITHIN_S} s, "
                   f"in no other counter ({others})")
-        run.check(run.wait_for(lambda: run.rx_stats()["heaps_output"] >
+        run.check(qa.wait_for(lambda: run.rx_stats()["heaps_output"] >
                                after["heaps_output"], COUNTED_WITHIN_S),
                   f"hostile: the good connection's heaps flow on after {kind}")
     live = run.rx_stats()["heaps_output"] < peers.GOOD_HEAPS
@@ -253,7 +243,7 @@ def not_allowed(run):
     """A source whose allowed_peers names only its own host refuses host 2."""
     run.listen("admission")
     run.tx.ask("attack silent {} {}".format(run.h1["ip"], PORTS["admission"]))
-    run.check(run.wait_for(lambda: run.rx_stats()["connections_refused"] == 1,
+    run.check(qa.wait_for(lambda: run.rx_stats()["connections_refused"] == 1,
                            COUNTED_WITHIN_S) and
               run.rx_stats()["connections_accepted"] == 0,
               "allowed_peers: host 2, not in it, refused and counted in "
@@ -271,7 +261,7 @@ def connect_cycles(run):
     def cycled(n, total):
         """n cycles; True once the receiver saw `total` connections end."""
         run.tx.ask(f"cycles {to} {n}", CASE_S)
-        return run.wait_for(
+        return qa.wait_for(
             lambda: run.rx_stats().get("connections_closed", 0) >= total, 30)
 
     run.check(cycled(5, 5), "cycles: 5 warm-up connections came and went")
