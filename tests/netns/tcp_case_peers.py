@@ -37,6 +37,29 @@ TYPE_LENGTHS = [1, 100, 3000, 4096, 777, 20000, 5, 1500]
 #: heap sizes from 1 B to 64 MiB (send.TcpStream -> recv.Stream.add_tcp_reader)
 HEAP_BYTES = [1, 7, 1000, 65536, 1 << 20, 64 << 20]
 SIZES_ITEM = 0x1000
+#: then one heap of every kind of item a spead2 script sends: numpy dtypes of each
+#: width and byte order, C and Fortran order, 2-D, an immediate, a variable-length string
+KINDS_CNT = 100
+KINDS = [  # (id, name, add_item arguments, value)
+    (0x2001, "u8", {"dtype": np.uint8, "shape": (5,)}, np.arange(5, dtype=np.uint8) + 250),
+    (0x2002, "i16_2d", {"dtype": np.int16, "shape": (3, 4)},
+     np.arange(-6, 6, dtype=np.int16).reshape(3, 4) * 1000),
+    (0x2003, "u32", {"dtype": np.uint32, "shape": (7,)},
+     np.arange(7, dtype=np.uint32) * 0x1234567),
+    (0x2004, "i64", {"dtype": np.int64, "shape": (2,)}, np.array([-2**62, 2**62 - 1])),
+    (0x2005, "f32", {"dtype": np.float32, "shape": (10,)},
+     np.linspace(-1, 1, 10, dtype=np.float32)),
+    (0x2006, "f64", {"dtype": np.float64, "shape": (3,)}, np.array([np.pi, -0.0, 1e300])),
+    (0x2007, "c64", {"dtype": np.complex64, "shape": (4,)},
+     (np.arange(4) + 1j * np.arange(4, 8)).astype(np.complex64)),
+    (0x2008, "c128", {"dtype": np.complex128, "shape": (2,)}, np.array([1 - 2j, -3e-3j])),
+    (0x2009, "be_i32", {"dtype": np.dtype(">i4"), "shape": (6,)},
+     (np.arange(6) - 3).astype(">i4")),
+    (0x200A, "fortran_i16", {"dtype": np.int16, "shape": (3, 2), "order": "F"},
+     np.arange(6, dtype=np.int16).reshape(3, 2)),
+    (0x200B, "immediate_u40", {"format": [("u", 40)], "shape": ()}, 0x123456789A),
+    (0x200C, "text", {"format": [("c", 8)], "shape": (None,)}, "between namespaces"),
+]
 FANIN_SENDERS, FANIN_HEAP_ITEMS, FANIN_HEAPS = 8, 2048, 60
 SLOW_HEAP_ITEMS, SLOW_HEAPS = 4096, 300  # 32 KiB heaps, 9.4 MiB: far beyond the buffers
 CONT_HEAP_ITEMS, CONT_HEAPS, CONT_SUBSTREAM_ITEM = 1024, 300, 0x3101
@@ -63,6 +86,19 @@ def type_values(item_type):
 
 def heap_bytes(size):
     return np.random.default_rng([SEED, size]).integers(0, 256, size, dtype=np.uint8)
+
+
+def canon(value):
+    """A received or sent item value as comparable text: type, shape, dtype, bytes. In
+    native byte order, as spead2's ItemGroup.update gives values (new_order="=")."""
+    if isinstance(value, np.ndarray):
+        value = value.astype(value.dtype.newbyteorder("="))
+        return f"{value.dtype.str}{value.shape}:{digest(value)[:16]}"
+    if isinstance(value, (int, np.integer)):
+        value = int(value)
+    if isinstance(value, (bytes, np.bytes_)):
+        value = bytes(value).decode()
+    return f"{type(value).__name__}:{value!r}"
 
 
 def fanin_values(s):
@@ -110,8 +146,9 @@ class Flowgraph:
         return {"ended": self.done.is_set(), "stats": self.stats(), **self.summary()}
 
 
-class SizesReceiver:
-    """recv.Stream.add_tcp_reader, as a spead2 script: each heap's item digested."""
+class ApiReceiver:
+    """recv.Stream.add_tcp_reader, as a spead2 script: each sized heap's item digested,
+    each item of the KINDS heap made comparable."""
 
     def __init__(self, ip, port):
         from gnuradio import spead
@@ -120,7 +157,7 @@ class SizesReceiver:
         self.stream = spead.recv.Stream(
             self.pool, spead.recv.StreamConfig(max_heap_size=65 << 20))
         self.stream.add_tcp_reader(port, max_size=65536, bind_hostname=ip)
-        self.heaps = []
+        self.heaps, self.kinds = [], {}
         self.done = threading.Event()
         self.spead = spead
 
@@ -128,7 +165,9 @@ class SizesReceiver:
         def run():
             ig = self.spead.ItemGroup()
             for heap in self.stream:  # until the sender disconnects
-                ig.update(heap)
+                updated = ig.update(heap)
+                if heap.cnt == KINDS_CNT:
+                    self.kinds = {name: canon(item.value) for name, item in updated.items()}
                 item = ig[f"bytes{heap.cnt}"] if f"bytes{heap.cnt}" in ig else None
                 if item is not None and item.value is not None:
                     self.heaps.append([heap.cnt, int(item.value.size), digest(item.value)])
@@ -143,7 +182,8 @@ class SizesReceiver:
         self.done.wait(30)
 
     def result(self):
-        return {"ended": self.done.is_set(), "stats": self.stats(), "heaps": self.heaps}
+        return {"ended": self.done.is_set(), "stats": self.stats(), "heaps": self.heaps,
+                "kinds": self.kinds}
 
 
 def slow_sink_block(per_call, pause):
@@ -167,8 +207,8 @@ def receiver_for(case, ip, port):
     import spead_qa_support as qa
     from qa_item_types import TYPES, components, stream_blocks
     at = f"{ip}:{port}"
-    if case == "sizes":
-        return SizesReceiver(ip, port)
+    if case == "api":
+        return ApiReceiver(ip, port)
     if case == "types":
         outs = {}
         srcs = [spead.source(transport="tcp", endpoints=f"{ip}:{port + k}", item_type=t,
@@ -284,7 +324,7 @@ def send_types(to, port):
                       for t, sink in sinks.items()}}
 
 
-def send_sizes(to, port):
+def send_api(to, port):
     from gnuradio import spead
     import gnuradio.spead.send  # noqa: F401
     pool = spead.ThreadPool()
@@ -297,8 +337,13 @@ def send_sizes(to, port):
         ig[f"bytes{cnt}"].value = heap_bytes(size)
         tx.send_heap(ig.get_heap(), cnt)
         sent.append([cnt, size, digest(ig[f"bytes{cnt}"].value)])
+    ig = spead.send.ItemGroup()
+    for item_id, name, kwargs, value in KINDS:
+        ig.add_item(item_id, name, "", **kwargs)
+        ig[name].value = value
+    tx.send_heap(ig.get_heap(), KINDS_CNT)
     del tx  # disconnects: the reader's stream ends
-    return {"heaps": sent}
+    return {"heaps": sent, "kinds": {name: canon(value) for _, name, _, value in KINDS}}
 
 
 def send_fanin(to, port):
@@ -409,7 +454,7 @@ class Hostile:
 
 def sender_main(out):
     hostile = Hostile()
-    cases = {"types": send_types, "sizes": send_sizes, "fanin": send_fanin,
+    cases = {"types": send_types, "api": send_api, "fanin": send_fanin,
              "slow": send_slow, "continuous": send_continuous}
     return netns_peers.serve({
         "send": lambda case, to, port: cases[case](to, int(port)),

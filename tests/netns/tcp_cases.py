@@ -10,7 +10,9 @@ python/spead/qa_tcp.py, tests/python/qa_api_tcp.py), here with the receiver in h
 and the sender in host 2, separate processes joined by a veth:
 
 - every item type round trips bit-exact through spead.sink -> spead.source;
-- heaps of 1 B to 64 MiB through send.TcpStream -> recv.Stream.add_tcp_reader;
+- heaps of 1 B to 64 MiB, then every kind of item (dtypes of each width and byte order,
+  2-D, Fortran order, an immediate, a string) through send.TcpStream ->
+  recv.Stream.add_tcp_reader;
 - 8 sinks into one source (max_connections 8): every heap, each sender's in order;
 - a slow consumer: the sink waits (send_waits), nothing lost, sent = received;
 - a flowgraph pair in continuous mode, 2 substreams on 2 connections, bit-exact;
@@ -38,7 +40,7 @@ import tcp_case_peers as peers  # noqa: E402
 
 PEERS = os.path.abspath(peers.__file__)
 #: each case's port (types takes 7160-7166, one per item type)
-PORTS = {"types": 7160, "sizes": 7170, "fanin": 7171, "slow": 7172, "continuous": 7173,
+PORTS = {"types": 7160, "api": 7170, "fanin": 7171, "slow": 7172, "continuous": 7173,
          "hostile": 7174, "cycles": 7175, "admission": 7176}
 #: Generous bounds on a busy 2-core machine (each case takes a few seconds idle).
 CASE_S = 120
@@ -128,9 +130,11 @@ def item_types(run):
                   f"({rs['heaps']} + {rs['stop_heaps']} stop), none failed or lost")
 
 
-def heap_sizes(run):
-    sent, answer = run.exchange("sizes")
-    sent, got, rs = sent["heaps"], answer["heaps"], answer["stats"][0]
+def python_api(run):
+    """send.TcpStream -> recv.Stream.add_tcp_reader: heaps of 1 B to 64 MiB, then one
+    of every kind of item."""
+    sent_answer, answer = run.exchange("api")
+    sent, got, rs = sent_answer["heaps"], answer["heaps"], answer["stats"][0]
     for cnt, size, sent_digest in sent:
         mine = [h for h in got if h[0] == cnt]
         run.check(mine == [[cnt, size, sent_digest]],
@@ -138,6 +142,9 @@ def heap_sizes(run):
     run.check(len(got) == len(sent) and not counted_lost(rs),
               f"heap sizes: {len(sent)} sent, {len(got)} received, nothing lost "
               f"({counted_lost(rs)})")
+    for name, value in sent_answer["kinds"].items():
+        run.check(answer["kinds"].get(name) == value,
+                  f"item {name}: {value} received as {answer['kinds'].get(name)}")
 
 
 def fan_in(run):
@@ -282,7 +289,7 @@ def connect_cycles(run):
                   f"{end['rss_kib']} KiB, slack {RSS_SLACK_KIB})")
 
 
-CASES = (item_types, heap_sizes, fan_in, slow_consumer, continuous_pair, hostile_input,
+CASES = (item_types, python_api, fan_in, slow_consumer, continuous_pair, hostile_input,
          not_allowed, connect_cycles)
 
 
