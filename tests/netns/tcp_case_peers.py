@@ -14,7 +14,8 @@ Receiver commands: `listen CASE PORT` (builds and starts the case's receiving en
 `stats`, `finish SECONDS` (waits for the stream to end by itself), `stop` (stops it);
 the last two answer with the digests. Sender commands: `send CASE HOST PORT` (runs the
 case's sending end to completion), `good_start`/`good_wait` (a stream kept going while
-`attack KIND HOST PORT` sends hostile input), `release` (closes the attacks' sockets).
+`attack KIND HOST PORT` sends hostile input), `release` (closes the attacks' sockets),
+`cycles HOST PORT N` (N connections one after another, a heap each).
 """
 
 import hashlib
