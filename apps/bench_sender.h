@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace gr {
@@ -45,6 +46,12 @@ struct sender_options {
      * generator_config::timestamp_item) and a stop heap ends the run, for the
      * continuous benchmarks. */
     std::uint64_t timestamp_item = 0;
+    /*! Makes the stream instead of a send::udp_stream to \ref destination (spead_bench
+     * rdma: a send::rdma_stream, whose packet is a message: set_max_message_size);
+     * called in the process that sends. */
+    std::function<std::unique_ptr<send::stream>(boost::asio::io_context&,
+                                                const send::stream_config&)>
+        make_stream;
 };
 
 struct sender_report {
