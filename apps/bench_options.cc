@@ -45,7 +45,7 @@ void bench_options::add_to(po::options_description& options)
         ("queue-heaps", po::value(&queue_heaps)->default_value(0), "loopback: the source's queue_heaps (0: its default)")
         ("source", po::value(&source)->default_value("null"), "sink: what feeds the sink: null (blocks.null_source), vector (blocks.vector_source, repeating) or none (writes nothing)")
         ("dest", po::value(&dest), "send: destination HOST:PORT (default: a discard socket on 127.0.0.1)")
-        ("address", po::value(&address)->default_value(address), "rdma: IPv4 address of the verbs device both ends use (the emulator's emu_lo: 127.0.0.1); --packet is max_packet_size there (default 1 MiB)")
+        ("address", po::value(&address)->default_value(address), "rdma: IPv4 address of the verbs device both ends use (the emulator's emu_lo: 127.0.0.1); --packet is max_packet_size there (default 1 MiB + 4 KiB, rdma's)")
         ("csv", po::value(&csv), "every mode: append the figures to FILE as rows bench,impl,packet_bytes,offered_gbps,trial,metric,value (header only in a new or empty file)");
     // clang-format on
 }
