@@ -245,6 +245,7 @@ int run_rdma(const bench_options& options, csv_writer& csv)
     std::vector<std::string> summary;
     for (std::size_t packet : options.packets) {
         std::vector<double> raw_rates;
+        std::vector<cpu_per_gib> raw_cpus;
         for (int run = 1; run <= options.runs; run++) {
             raw_write_options raw;
             raw.address = options.address;
@@ -252,20 +253,31 @@ int run_rdma(const bench_options& options, csv_writer& csv)
             raw.message = packet;
             raw.depth = recv::rdma_config::default_rdma_depth;
             raw.seconds = options.seconds;
+            const cpu_times before = cpu_times::of_process();
             const raw_write_result r = run_raw_writes(raw);
+            // Both ends are this process: its CPU time is the wire's at both ends.
+            const auto cpu = cpu_per_gib::of(cpu_times::of_process() - before,
+                                             r.messages * r.message_bytes);
             std::cout << "  raw RDMA writes run " << run << "/" << options.runs << ": "
                       << r.gbps() << " Gb/s (" << r.messages << " writes of "
                       << r.message_bytes << " bytes, " << raw.depth << " in flight, in "
-                      << r.seconds << " s)" << std::endl;
+                      << r.seconds << " s); both ends " << cpu_text(cpu) << std::endl;
             raw_rates.push_back(r.gbps());
+            if (cpu)
+                raw_cpus.push_back(*cpu);
             const csv_writer::run row{ "rdma_raw", packet, 0.0, std::to_string(run) };
             csv.row(row, "gbps", r.gbps());
             csv.row(row, "messages", r.messages);
+            csv.cpu_rows(row, cpu);
         }
         const double raw_gbps = median(raw_rates);
+        const auto raw_cpu = median_cpu(raw_cpus);
         std::cout << "rdma raw packet " << packet << ": " << raw_gbps
-                  << " Gb/s (median of " << options.runs << ")" << std::endl;
-        csv.row({ "rdma_raw", packet, 0.0, "median" }, "gbps", raw_gbps);
+                  << " Gb/s (median of " << options.runs << "); both ends "
+                  << cpu_text(raw_cpu) << " (medians)" << std::endl;
+        const csv_writer::run medians{ "rdma_raw", packet, 0.0, "median" };
+        csv.row(medians, "gbps", raw_gbps);
+        csv.cpu_rows(medians, raw_cpu);
         std::ostringstream lines;
         lines << "rdma_raw_gbps_" << packet << ": " << raw_gbps << "\n";
         for (bool rdma_write : { true, false }) {
