@@ -8,6 +8,7 @@
 #include "bench_options.h"
 #include <gnuradio/spead/recv_rdma.h>
 #include <gnuradio/spead/recv_udp.h>
+#include <arpa/inet.h>
 #include <boost/program_options.hpp>
 #include <algorithm>
 #include <cmath>
@@ -63,6 +64,12 @@ void bench_options::check(const po::variables_map& vm)
                                     "'; use mem, send, recv, loopback, sink or rdma");
     if (mode == "rdma" && vm["packet"].defaulted())
         packets = { recv::rdma_config::default_max_packet_size }; // RC: no MTU packets
+    in_addr ipv4{};
+    if (mode == "rdma" && inet_pton(AF_INET, address.c_str(), &ipv4) != 1)
+        throw std::invalid_argument("--address: '" + address +
+                                    "' is not an IPv4 address; give the address of a "
+                                    "verbs device's interface (127.0.0.1 on the "
+                                    "emulator's emu_lo)");
     write_csv = vm.count("csv") > 0;
     search.runs = runs;
     if (mode == "recv" || mode == "loopback")
