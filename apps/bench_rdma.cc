@@ -126,15 +126,16 @@ link_result link_trial(const bench_options& options, std::size_t packet, bool rd
             take();
     });
 
-    const cpu_times before = cpu_times::of_process();
-    const sender_report sent = send_then_settle(sender, stream, recv_stat::heaps, [&] {
-        done = true;
-        consumer.join();
-    });
-    const cpu_times used = cpu_times::of_process() - before;
-    stream.stop();
-    done = true;
-    consumer.join();
+    cpu_times used;
+    const sender_report sent = receive_until_settled(
+        sender,
+        stream,
+        recv_stat::heaps,
+        [&] {
+            done = true;
+            consumer.join();
+        },
+        used);
 
     link_result r;
     r.heaps_sent = sent.result.data_heaps;

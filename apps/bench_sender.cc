@@ -304,6 +304,20 @@ sender_report send_then_settle(forked_sender& sender,
     return sent;
 }
 
+sender_report receive_until_settled(forked_sender& sender,
+                                    recv::stream& stream,
+                                    recv_stat settled,
+                                    const std::function<void()>& stop_consumer,
+                                    cpu_times& used)
+{
+    const cpu_times before = cpu_times::of_process();
+    const sender_report sent = send_then_settle(sender, stream, settled, stop_consumer);
+    used = cpu_times::of_process() - before;
+    stream.stop();
+    stop_consumer();
+    return sent;
+}
+
 } // namespace bench
 } // namespace apps
 } // namespace spead

@@ -112,6 +112,15 @@ sender_report send_then_settle(forked_sender& sender,
                                recv_stat settled,
                                const std::function<void()>& stop_consumer);
 
+/*! A receive trial's whole sending: send_then_settle(), then stops \p stream and runs
+ * \p stop_consumer. \p used gets this process's CPU time until the receiver settled:
+ * the receive side's (the reader and consumer threads, and this one waiting). */
+sender_report receive_until_settled(forked_sender& sender,
+                                    recv::stream& stream,
+                                    recv_stat settled,
+                                    const std::function<void()>& stop_consumer,
+                                    cpu_times& used);
+
 } // namespace bench
 } // namespace apps
 } // namespace spead
