@@ -176,7 +176,8 @@ raw_write_result run_raw_writes(const raw_write_options& o)
     std::exception_ptr target_error;
     std::atomic<bool> listening{ false };
     std::atomic<bool> failed{ false };
-    std::atomic<bool> given_up{ false }; //!< the writer failed
+    std::atomic<bool> given_up{ false };     //!< the writer failed
+    std::atomic<bool> failed_first{ false }; //!< the target failed before the writer
     std::thread target_thread([&] {
         try {
             run_target(o, target, listening, given_up, deadline);
@@ -198,7 +199,7 @@ raw_write_result run_raw_writes(const raw_write_options& o)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
         if (failed.load())
-            throw std::runtime_error("the raw target failed");
+            throw std::runtime_error("the raw target failed"); // its error is reported
         writer.id = create_ep(o, false, o.depth + 1);
         ring_info info;
         ibv_mr* info_mr =
@@ -259,13 +260,16 @@ raw_write_result run_raw_writes(const raw_write_options& o)
         check(wc, "sending the end");
     } catch (...) {
         writer_error = std::current_exception();
+        failed_first = failed.load();
         given_up = true;
     }
     target_thread.join();
+    // The first failure is the cause: a target that failed first ends the writer too,
+    // and a writer that failed first leaves the target waiting in vain.
+    if (target_error && (failed_first.load() || !writer_error))
+        std::rethrow_exception(target_error);
     if (writer_error)
         std::rethrow_exception(writer_error);
-    if (target_error)
-        std::rethrow_exception(target_error);
     return result;
 }
 
