@@ -26,6 +26,7 @@ int run_recv(const bench_options& o, csv_writer& csv);         //!< bench_udp.cc
 int run_recv_threads(const bench_options& o, csv_writer& csv); //!< bench_udp_threads.cc
 int run_loopback(const bench_options& o, csv_writer& csv);     //!< bench_flowgraph.cc
 int run_sink(const bench_options& o, csv_writer& csv);         //!< bench_flowgraph.cc
+int run_rdma(const bench_options& o, csv_writer& csv);         //!< bench_rdma.cc
 
 } // namespace bench
 } // namespace apps

@@ -6,7 +6,9 @@
  */
 
 #include "bench_options.h"
+#include <gnuradio/spead/recv_rdma.h>
 #include <gnuradio/spead/recv_udp.h>
+#include <arpa/inet.h>
 #include <boost/program_options.hpp>
 #include <algorithm>
 #include <cmath>
@@ -27,15 +29,15 @@ void bench_options::add_to(po::options_description& options)
     options.add_options()
         ("help,h", "show this help")
         ("packet", po::value(&packets)->multitoken()
-             ->default_value({ 8972, 1472 }, "8972 1472"), "packet sizes (bytes)")
+             ->default_value({ 8972, 1472 }, "8972 1472"), "packet sizes (bytes; rdma: max_packet_size, the largest message)")
         ("heap-size", po::value(&heap_size)->default_value(1 << 20), "heap payload (bytes)")
         ("total-bytes", po::value(&total_bytes)->default_value(std::uint64_t(1) << 30),
              "mem: bytes of heaps built in memory")
         ("repeat", po::value(&repeat)->default_value(11), "mem: runs per packet size (the median is reported)")
         ("threads", po::value(&threads)->default_value(1), "mem --continuous: for n = 2 up to this, n reader threads placing into one recv::stream, one substream each, timed beside one thread placing them all and beside memcpy on 1 and n threads (the share of memcpy's gain); recv --continuous: N ports read by 1 udp_reader thread and by N, CPU per GiB of each")
         ("continuous", po::bool_switch(&continuous), "mem: timestamped heaps placed by chunk_assembler into a window of positions (continuous mode) instead of assembled; loopback: also the source in continuous mode, fed timestamped heaps, beside heaps mode; recv: the --threads comparison (CPU per GiB at the first of --rates)")
-        ("seconds", po::value(&seconds)->default_value(3.0), "send, recv, loopback, sink: seconds per run")
-        ("runs", po::value(&runs)->default_value(3), "send, sink: runs per packet size; recv, loopback: consecutive lossless runs a rate needs")
+        ("seconds", po::value(&seconds)->default_value(3.0), "send, recv, loopback, sink, rdma: seconds per run")
+        ("runs", po::value(&runs)->default_value(3), "send, sink, rdma: runs per packet size; recv, loopback: consecutive lossless runs a rate needs")
         ("rates", po::value(&rates_text)->default_value(rates_text), "recv, loopback: rates to try, Gb/s, ascending until heaps are lost (one rate with --refine 0: that rate alone)")
         ("refine", po::value(&search.refine)->default_value(2), "recv, loopback: bisection steps between the last lossless and the first lossy rate")
         ("buffer", po::value(&buffer)->default_value(recv::udp_config::default_buffer_size), "recv, loopback: socket receive buffer (bytes; as root the bench lifts net.core.rmem_max for it)")
@@ -44,6 +46,7 @@ void bench_options::add_to(po::options_description& options)
         ("queue-heaps", po::value(&queue_heaps)->default_value(0), "loopback: the source's queue_heaps (0: its default)")
         ("source", po::value(&source)->default_value("null"), "sink: what feeds the sink: null (blocks.null_source), vector (blocks.vector_source, repeating) or none (writes nothing)")
         ("dest", po::value(&dest), "send: destination HOST:PORT (default: a discard socket on 127.0.0.1)")
+        ("address", po::value(&address)->default_value(address), "rdma: IPv4 address of the verbs device both ends use (the emulator's emu_lo: 127.0.0.1); --packet is max_packet_size there (default 1 MiB + 4 KiB, rdma's)")
         ("csv", po::value(&csv), "every mode: append the figures to FILE as rows bench,impl,packet_bytes,offered_gbps,trial,metric,value (header only in a new or empty file)");
     // clang-format on
 }
@@ -56,9 +59,17 @@ void bench_options::add_mode_to(po::options_description& hidden)
 void bench_options::check(const po::variables_map& vm)
 {
     if (mode != "mem" && mode != "send" && mode != "recv" && mode != "loopback" &&
-        mode != "sink")
+        mode != "sink" && mode != "rdma")
         throw std::invalid_argument("unknown mode '" + mode +
-                                    "'; use mem, send, recv, loopback or sink");
+                                    "'; use mem, send, recv, loopback, sink or rdma");
+    if (mode == "rdma" && vm["packet"].defaulted())
+        packets = { recv::rdma_config::default_max_packet_size }; // RC: no MTU packets
+    in_addr ipv4{};
+    if (mode == "rdma" && inet_pton(AF_INET, address.c_str(), &ipv4) != 1)
+        throw std::invalid_argument("--address: '" + address +
+                                    "' is not an IPv4 address; give the address of a "
+                                    "verbs device's interface (127.0.0.1 on the "
+                                    "emulator's emu_lo)");
     write_csv = vm.count("csv") > 0;
     search.runs = runs;
     if (mode == "recv" || mode == "loopback")

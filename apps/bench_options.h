@@ -26,7 +26,7 @@ namespace apps {
 namespace bench {
 
 struct bench_options {
-    std::string mode = "mem"; //!< mem, send, recv, loopback or sink
+    std::string mode = "mem"; //!< mem, send, recv, loopback, sink or rdma
     std::vector<std::size_t> packets{ 8972, 1472 };
     std::size_t heap_size = 1 << 20;
     std::uint64_t total_bytes = std::uint64_t(1) << 30; //!< mem
@@ -43,6 +43,7 @@ struct bench_options {
     std::size_t queue_heaps = 0;         //!< loopback
     std::string source = "null";         //!< sink
     std::string dest;                    //!< send: empty for a discard socket
+    std::string address = "127.0.0.1";   //!< rdma: both ends' verbs address
     std::string csv;                     //!< the --csv file
     bool write_csv = false;              //!< --csv was given (after check())
 

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -124,17 +125,26 @@ sender_report send_heaps(const sender_options& options)
     heap_generator generator(gen);
 
     send::stream_config config;
-    config.set_max_packet_size(options.packet)
-        .set_rate(options.rate_gbps * 1e9 / 8)
+    if (options.make_stream) // a message transport (rdma): no UDP datagram limit
+        config.set_max_message_size(options.packet);
+    else
+        config.set_max_packet_size(options.packet);
+    config.set_rate(options.rate_gbps * 1e9 / 8)
         .set_burst_size(options.burst)
         .set_max_heaps(options.max_heaps)
         // as spead_send: the writer refills its own queue, never waiting for this
         // thread to be scheduled (it shares the cores with the receiver)
         .set_inline_completions(true);
-    send::udp_config udp;
-    udp.set_endpoints(options.destination).set_buffer_size(options.buffer);
     boost::asio::io_context io;
-    send::udp_stream stream(io, config, udp);
+    std::unique_ptr<send::stream> owned;
+    if (options.make_stream) {
+        owned = options.make_stream(io, config);
+    } else {
+        send::udp_config udp;
+        udp.set_endpoints(options.destination).set_buffer_size(options.buffer);
+        owned = std::make_unique<send::udp_stream>(io, config, udp);
+    }
+    send::stream& stream = *owned;
 
     // Unlimited rate: send for the time asked. A timer thread ends the run.
     std::atomic<bool> stop{ false };
@@ -291,6 +301,20 @@ sender_report send_then_settle(forked_sender& sender,
         last = now;
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+    return sent;
+}
+
+sender_report receive_until_settled(forked_sender& sender,
+                                    recv::stream& stream,
+                                    recv_stat settled,
+                                    const std::function<void()>& stop_consumer,
+                                    cpu_times& used)
+{
+    const cpu_times before = cpu_times::of_process();
+    const sender_report sent = send_then_settle(sender, stream, settled, stop_consumer);
+    used = cpu_times::of_process() - before;
+    stream.stop();
+    stop_consumer();
     return sent;
 }
 

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace gr {
@@ -45,6 +46,12 @@ struct sender_options {
      * generator_config::timestamp_item) and a stop heap ends the run, for the
      * continuous benchmarks. */
     std::uint64_t timestamp_item = 0;
+    /*! Makes the stream instead of a send::udp_stream to \ref destination (spead_bench
+     * rdma: a send::rdma_stream, whose packet is a message: set_max_message_size);
+     * called in the process that sends. */
+    std::function<std::unique_ptr<send::stream>(boost::asio::io_context&,
+                                                const send::stream_config&)>
+        make_stream;
 };
 
 struct sender_report {
@@ -104,6 +111,15 @@ sender_report send_then_settle(forked_sender& sender,
                                recv::stream& stream,
                                recv_stat settled,
                                const std::function<void()>& stop_consumer);
+
+/*! A receive trial's whole sending: send_then_settle(), then stops \p stream and runs
+ * \p stop_consumer. \p used gets this process's CPU time until the receiver settled:
+ * the receive side's (the reader and consumer threads, and this one waiting). */
+sender_report receive_until_settled(forked_sender& sender,
+                                    recv::stream& stream,
+                                    recv_stat settled,
+                                    const std::function<void()>& stop_consumer,
+                                    cpu_times& used);
 
 } // namespace bench
 } // namespace apps

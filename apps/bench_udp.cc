@@ -134,17 +134,17 @@ trial_result recv_trial(const bench_options& options,
             received += h.is_complete();
     });
 
-    // The receive side's CPU: the reader and consumer threads, and this one waiting.
-    const cpu_times before = cpu_times::of_process();
     // Until the reader has finished what is queued: the heap count stops moving.
-    const sender_report sent = send_then_settle(sender, stream, recv_stat::heaps, [&] {
-        done = true;
-        consumer.join();
-    });
-    const cpu_times used = cpu_times::of_process() - before;
-    stream.stop();
-    done = true;
-    consumer.join();
+    cpu_times used;
+    const sender_report sent = receive_until_settled(
+        sender,
+        stream,
+        recv_stat::heaps,
+        [&] {
+            done = true;
+            consumer.join();
+        },
+        used);
 
     const recv_stats s = stream.get_stats();
     trial_result r = trial_sent(rate_gbps, sent);

@@ -85,7 +85,7 @@ void receiver_options::add_to(po::options_description& options)
         ("pyspead", po::bool_switch(&pyspead), "decode descriptors with PySPEAD's field widths")
         ("verify", po::bool_switch(&verify), "check items 0x1000... against spead_send --verify's pattern and count mismatches");
     options.add_options()("tcp", po::bool_switch(&tcp), "listen for SPEAD over TCP on each SOURCE (HOST:PORT or PORT) instead of UDP: one sender each, as spead2_recv --tcp; --packet is the largest frame (default 65536)");
-    options.add_options()("rdma", po::bool_switch(&rdma), "listen for SPEAD over RDMA (RC queue pairs, rdma_cm) on each SOURCE (verbs://ADDR:PORT or verbs://:PORT): one sender each; --packet is the largest message (default 1 MiB); GR_SPEAD_RDMA_* apply");
+    options.add_options()("rdma", po::bool_switch(&rdma), "listen for SPEAD over RDMA (RC queue pairs, rdma_cm) on each SOURCE (verbs://ADDR:PORT or verbs://:PORT): one sender each; --packet is the largest message (default 1 MiB + 4 KiB: a 1 MiB heap in one); GR_SPEAD_RDMA_* apply");
     po::options_description continuous("Continuous mode (as spead.source output_mode=continuous; docs/continuous.md): prints each chunk of positions instead of each heap");
     continuous.add_options()
         ("timestamp-item", po::value(&timestamp_item)->default_value(0), "place each data heap by this immediate item (its timestamp): continuous mode; 0: heaps")
@@ -240,7 +240,7 @@ void sender_options::add_to(po::options_description& options)
     options.add_options()
         ("pcap", optional_value(pcap), "record to this capture file instead of sending")
         ("tcp", po::bool_switch(&tcp), "connect to the one DESTINATION and send SPEAD over TCP (spead2's framing, as spead2_send --tcp) instead of UDP")
-        ("rdma", po::bool_switch(&rdma), "connect to the one DESTINATION (verbs://HOST:PORT) and send SPEAD over RDMA (an RC queue pair, rdma_cm); --packet defaults to 1 MiB; GR_SPEAD_RDMA_* apply")
+        ("rdma", po::bool_switch(&rdma), "connect to the one DESTINATION (verbs://HOST:PORT) and send SPEAD over RDMA (an RC queue pair, rdma_cm); --packet defaults to 1 MiB + 4 KiB (a 1 MiB heap in one message); GR_SPEAD_RDMA_* apply")
         ("descriptors", po::bool_switch(&descriptors), "send a descriptor heap first (to every destination)")
         ("descriptor-interval", po::value(&generator.descriptor_interval)->default_value(0), "and again every N data heaps (implies --descriptors)")
         ("timestamp-item", po::value(&generator.timestamp_item)->default_value(0), "each data heap also carries this immediate item, in every packet: k × heap bytes (a timestamp counting int8 samples, for spead.source output_mode=continuous); 0: none")

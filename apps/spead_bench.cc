@@ -16,6 +16,7 @@
 //   [--queue-heaps N] [--continuous]
 //   spead_bench sink [--packet N...] [--seconds S] [--runs N] [--source
 //   null|vector|none]
+//   spead_bench rdma [--packet N...] [--seconds S] [--runs N] [--address ADDR]
 //   Every mode: [--csv FILE] appends its figures as rows for plotting.
 //
 // mem: cuts heaps into packets in memory, then decodes and assembles them on one
@@ -31,6 +32,8 @@
 // recv --continuous --threads N: a continuous stream on N ports read by one thread and
 // by N, at the first of --rates: the CPU per GiB of each and their ratio.
 // loopback and sink run GNU Radio flowgraphs with the blocks.
+// rdma: the rdma link (both paths) beside the raw RDMA-write throughput of the same
+// wire and message size, in one run, both ends on --address (bench_rdma.cc).
 //
 // This file parses the command line (bench_options) and runs the mode: mem in
 // bench_mem.cc (--threads in bench_mem_threads.cc), send and recv in bench_udp.cc
@@ -61,8 +64,9 @@ int main(int argc, char** argv)
     }
     try {
         if (vm.count("help")) {
-            std::cout << "usage: spead_bench [mem|send|recv|loopback|sink] [options]\n"
-                      << options;
+            std::cout
+                << "usage: spead_bench [mem|send|recv|loopback|sink|rdma] [options]\n"
+                << options;
             return 0;
         }
         o.check(vm);
@@ -79,6 +83,8 @@ int main(int argc, char** argv)
             return bench::run_recv(o, csv);
         if (o.mode == "loopback")
             return bench::run_loopback(o, csv);
+        if (o.mode == "rdma")
+            return bench::run_rdma(o, csv);
         return bench::run_sink(o, csv);
     } catch (const std::invalid_argument& e) {
         std::cerr << "spead_bench: " << e.what() << "\n";

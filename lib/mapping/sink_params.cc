@@ -8,6 +8,7 @@
 #include "mapping/block_messages.h"
 #include "mapping/sink_params.h"
 #include <gnuradio/spead/item_ids.h>
+#include <gnuradio/spead/recv_rdma.h>
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -168,10 +169,12 @@ void plan_stream(const sink_params& p, sink_plan& plan)
     plan.send_stop_heap = p.send_stop_heap;
     if (plan.transport.kind == transport_kind::rdma)
         // RC needs no MTU-sized packets: the default (1472, for datagrams) becomes
-        // rdma's 1 MiB; the device's max message size is checked at connection.
-        plan.stream.set_max_message_size(
-            p.max_packet_size == sink_params().max_packet_size ? std::size_t(1) << 20
-                                                               : p.max_packet_size);
+        // rdma's (1 MiB + 4 KiB: a 1 MiB heap and its header in one message); the
+        // device's max message size is checked at connection.
+        plan.stream.set_max_message_size(p.max_packet_size ==
+                                                 sink_params().max_packet_size
+                                             ? recv::rdma_config::default_max_packet_size
+                                             : p.max_packet_size);
     else
         plan.stream.set_max_packet_size(p.max_packet_size);
     plan.stream.set_rate(p.rate_gbps * 1e9 / 8.0).set_max_heaps(sink_send_slots);

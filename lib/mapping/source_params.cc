@@ -241,7 +241,7 @@ void plan_listener(const source_params& p, source_plan& plan)
 
 /*! rdma: one listening verbs:// URI; the connection limits and the two paths
  * (GR_SPEAD_RDMA_* override them). max_packet_size left at its default (9200, for
- * datagrams) becomes the rdma default, 1 MiB: RC needs no MTU-sized packets. */
+ * datagrams) becomes the rdma default, 1 MiB + 4 KiB: RC needs no MTU-sized packets. */
 void plan_rdma_listener(const source_params& p, source_plan& plan)
 {
     if (p.threads != 1)

@@ -57,7 +57,7 @@ class qa_rdma(qa.ApiTestCase):
             spead.send.asyncio.RdmaStream(self.pool, "verbs://:7150")
 
     def test_defaults_are_exposed(self):
-        self.assertEqual(spead.recv.Stream.DEFAULT_RDMA_MAX_SIZE, 1 << 20)
+        self.assertEqual(spead.recv.Stream.DEFAULT_RDMA_MAX_SIZE, (1 << 20) + 4096)
         self.assertGreater(spead.send.RdmaStream.DEFAULT_SEND_DEPTH, 0)
 
 

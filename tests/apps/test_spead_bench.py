@@ -222,6 +222,7 @@ class spead_bench_errors(unittest.TestCase):
                            (["recv", "--rates", "fast"], "--rates"),
                            (["loopback", "--frobnicate"], "--frobnicate"),
                            (["sink", "--source", "tap"], "--source"),
+                           (["rdma", "--address", "nowhere"], "--address: 'nowhere'"),
                            (["mem", "--threads", 2], "add --continuous"),
                            (["mem", "--continuous", "--threads", 0], "--threads: 0"),
                            (["recv", "--threads", 2], "add --continuous"),

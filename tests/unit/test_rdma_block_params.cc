@@ -45,8 +45,8 @@ TEST(RdmaBlockParams, SourceListensWithItsLimitsAndPaths)
     EXPECT_EQ(plan.rdma.get_max_connections(), 3u);
     EXPECT_EQ(plan.rdma.get_rdma_connections(), 2u);
     EXPECT_EQ(plan.rdma.get_rdma_depth(), 5u);
-    // The datagram default of max_packet_size (9200) becomes rdma's 1 MiB.
-    EXPECT_EQ(plan.rdma.get_max_packet_size(), std::size_t(1) << 20);
+    // The datagram default of max_packet_size (9200) becomes rdma's 1 MiB + 4 KiB.
+    EXPECT_EQ(plan.rdma.get_max_packet_size(), (std::size_t(1) << 20) + 4096);
 }
 
 TEST(RdmaBlockParams, SourceRefusesBadInputNamingTheParameter)
@@ -74,7 +74,7 @@ TEST(RdmaBlockParams, SinkConnectsPerEndpointWithMessageSizedPackets)
     EXPECT_EQ(plan.rdma[1].get_port(), 7151);
     EXPECT_EQ(plan.rdma[0].get_inline_bytes(), 128u);
     EXPECT_TRUE(plan.rdma[0].get_reconnect());
-    EXPECT_EQ(plan.stream.get_max_packet_size(), std::size_t(1) << 20);
+    EXPECT_EQ(plan.stream.get_max_packet_size(), (std::size_t(1) << 20) + 4096);
     p.endpoints = "verbs://:7150";
     try {
         plan_sink(p, spead_test::plan_logger());

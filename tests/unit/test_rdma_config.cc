@@ -79,7 +79,7 @@ TEST(RdmaConfig, ReceiveDefaultsAndEndpoint)
 {
     recv::rdma_config c;
     EXPECT_FALSE(c.has_endpoint());
-    EXPECT_EQ(c.get_max_packet_size(), std::size_t(1) << 20);
+    EXPECT_EQ(c.get_max_packet_size(), (std::size_t(1) << 20) + 4096);
     c.set_endpoint("verbs://:7150");
     EXPECT_TRUE(c.has_endpoint());
     EXPECT_EQ(c.get_host(), "");

@@ -31,9 +31,10 @@ namespace recv {
 class SPEAD_API rdma_config
 {
 public:
-    /*! Largest message (one SPEAD packet) per connection, bytes: 1 MiB. RC needs no
-     * MTU-sized packets; the device's max message size is the limit. */
-    static constexpr std::size_t default_max_packet_size = std::size_t(1) << 20;
+    /*! Largest message (one SPEAD packet) per connection, bytes: 1 MiB + 4 KiB, so
+     * that a 1 MiB heap and its header go as one message (half the per-message work of
+     * two). RC needs no MTU-sized packets; the device's max message size is the limit. */
+    static constexpr std::size_t default_max_packet_size = (std::size_t(1) << 20) + 4096;
     static constexpr std::size_t min_max_packet_size = 64;
     static constexpr std::size_t max_max_packet_size = std::size_t(1) << 30;
     static constexpr std::size_t default_max_connections = 1;
@@ -75,7 +76,7 @@ public:
     rdma_config& set_idle_timeout(std::chrono::milliseconds timeout);
     std::chrono::milliseconds get_idle_timeout() const { return d_idle_timeout; }
 
-    /*! Largest message, 64 B to 1 GiB, default 1 MiB; at most the device's max
+    /*! Largest message, 64 B to 1 GiB, default 1 MiB + 4 KiB; at most the device's max
      * message size (checked when the reader is made). Each connection registers
      * recv_depth receives of this size, and an RDMA-write ring of rdma_depth of them. */
     rdma_config& set_max_packet_size(std::size_t bytes);

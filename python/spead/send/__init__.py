@@ -421,8 +421,8 @@ class RdmaStream(_StreamMethods):
                inline_bytes=DEFAULT_INLINE_BYTES, send_depth=DEFAULT_SEND_DEPTH)
     endpoints is [(host, port)] or a URI 'verbs://HOST:PORT'; connected to in the
     constructor (OSError when it fails). config.max_packet_size is the message size:
-    RC needs no MTU-sized packets (1 MiB suits it). send_heap waits while the receiver
-    grants no room."""
+    RC needs no MTU-sized packets (recv.Stream.DEFAULT_RDMA_MAX_SIZE, 1 MiB + 4 KiB,
+    suits it). send_heap waits while the receiver grants no room."""
 
     DEFAULT_INLINE_BYTES = _send.DEFAULT_RDMA_INLINE_BYTES
     DEFAULT_SEND_DEPTH = _send.DEFAULT_RDMA_SEND_DEPTH
