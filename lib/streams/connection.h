@@ -121,7 +121,8 @@ public:
      * Up to \p n packets that arrived, oldest first, as views valid until release():
      * the count, -EAGAIN when none now, 0 once the peer closed cleanly and everything
      * it sent was given, or -errno when the connection failed (-EPROTO: the peer broke
-     * the protocol; -EMSGSIZE: a message above max_packet_size).
+     * the protocol; -EMSGSIZE: a message above max_packet_size; -EBADMSG: a message
+     * that is not a SPEAD packet).
      */
     virtual std::ptrdiff_t receive(recv::packet_view* packets, std::size_t n) = 0;
     /*! The packets of the last receive() are done with: their memory goes back to the

@@ -161,6 +161,9 @@ public:
 private:
     void post_receive(std::uint32_t slot);
     void send_credits();
+    /*! The connection failed with \p err: returned now, or after the \p got messages
+     * before it (then at the next receive()). */
+    std::ptrdiff_t fail(std::size_t got, int err);
 
     std::unique_ptr<queue> d_queue;
     std::size_t d_slot_size;
@@ -179,6 +182,7 @@ private:
     std::size_t d_writes_outstanding = 0;
     bool d_peer_gone = false;
     bool d_established = false;
+    int d_error = 0; //!< -errno that ends the connection at the next receive()
     std::chrono::steady_clock::time_point d_last_write;
 };
 
