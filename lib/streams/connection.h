@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -85,6 +86,13 @@ public:
     /*! The error that failed the connection (SO_ERROR), once poll() reported
      * POLLERR/POLLHUP on fd(); 0 if none is pending. */
     virtual int pending_error() const { return 0; }
+    /*!
+     * For a transport that sees its peer go while nothing is sent (rdma: the CM's
+     * DISCONNECTED): calls \p gone with the errno, once, from a thread of its own,
+     * until this connection is destroyed. Default: nothing (tcp sees it at the next
+     * write or acknowledgment poll).
+     */
+    virtual void watch(std::function<void(int)> gone) { (void)gone; }
 };
 
 /*! Makes connections to one receiver. */

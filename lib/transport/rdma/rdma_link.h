@@ -18,11 +18,14 @@
 #include <gnuradio/spead/api.h>
 #include <rdma/rdma_cma.h>
 #include <boost/asio/ip/address_v4.hpp>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace gr {
@@ -77,6 +80,8 @@ public:
     ~queue();
 
     int fd() const { return d_epoll.get(); }
+    /*! The CM event channel's fd alone (readable when a CM event came). */
+    int event_fd() const { return d_channel->fd; }
     ibv_qp* qp() const { return d_id->qp; }
     ibv_pd* pd() const { return d_pd.get(); }
     rdma_cm_id* id() const { return d_id.get(); }
@@ -202,10 +207,15 @@ public:
     std::ptrdiff_t write(const iovec*, int) override { return -ENOTSUP; }
     link::message_outgoing* message_form() override { return this; }
     std::ptrdiff_t send(const iovec* pieces, int n, std::size_t size) override;
+    /*! A thread of its own waits for the CM's DISCONNECTED (the receiver died, or
+     * ended the connection) and calls \p gone(ECONNRESET): seen while idle. */
+    void watch(std::function<void(int)> gone) override;
 
 private:
     /*! Takes send completions; -errno when one failed. */
     int reap();
+    /*! The CM said the peer is gone (the watcher's, else polled here). */
+    bool peer_gone();
 
     std::unique_ptr<queue> d_queue;
     std::size_t d_max_packet_size;
@@ -217,6 +227,10 @@ private:
     send_credits d_credits{ grant{} };
     std::uint64_t d_posted = 0;
     std::uint64_t d_completed = 0;
+    // The watcher: the only reader of the CM events once started.
+    std::thread d_watcher;
+    transport::file_descriptor d_stop_watching; //!< eventfd: the watcher ends
+    std::atomic<bool> d_gone{ false };
 };
 
 /*! Listens with rdma_cm and accepts connections (link::listener). */

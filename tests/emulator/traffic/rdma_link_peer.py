@@ -18,6 +18,12 @@
       a round trip of every item kind and dtype over the Python API (immediates,
       addressed items of each numpy dtype, strings, 1 byte to 1 MiB, descriptors),
       compared bit-exact. Prints "rdma items ok".
+  idle-recv PORT / idle-send HOST PORT
+      the receiver dies while its sender idles: idle-recv takes a heap, prints "got",
+      and its pid, and waits to be killed; idle-send sends that heap, prints "idle", and sends
+      nothing more. The sender must see the loss within IDLE_BOUND_S, counted once in
+      connections_lost, and its next heap must fail at once (no wait, no RNR).
+      Prints "rdma idle loss ok".
   continuous-source PORT / continuous-sink HOST PORT
       a continuous spead.sink with 2 substreams on 2 connections (one endpoint each)
       into one continuous spead.source (max_connections 2): both outputs bit-exact.
@@ -171,6 +177,61 @@ def items_send(host, port):
     return 0
 
 
+#: The receiver's end reaches an idle sender by the CM's DISCONNECTED: at once on the
+#: emulator (the peer's kernel closes its wire); the bound leaves room for a busy host.
+IDLE_BOUND_S = 5.0
+
+
+def idle_recv(port):
+    pool = spead.ThreadPool()
+    stream = spead.recv.Stream(pool)
+    stream.add_rdma_reader(f"verbs://:{port}")
+    print("listening", flush=True)
+    for _ in stream:
+        print(f"got: pid {os.getpid()}", flush=True)
+        break
+    time.sleep(60)  # killed by rdma-case meanwhile
+    return 1
+
+
+def idle_send(host, port):
+    pool = spead.ThreadPool()
+    stream = spead.send.RdmaStream(pool, f"verbs://{host}:{port}")
+    ig = spead.send.ItemGroup()
+    ig.add_item(PAYLOAD_ITEM, "payload", "bytes", shape=(HEAP_BYTES,), dtype=np.uint8)
+    ig["payload"].value = heap_bytes(0)
+    stream.send_heap(ig.get_heap(descriptors="all"))
+    print("idle", flush=True)
+    # rdma-case kills the receiver once it printed "got"; this process only watches.
+    start = time.monotonic()
+    while stream.stats["connections_lost"] == 0:
+        if time.monotonic() - start > 3 * IDLE_BOUND_S:
+            print(f"the loss was never seen ({3 * IDLE_BOUND_S:.0f} s)")
+            return 1
+        time.sleep(0.01)
+    seen_at = time.monotonic()
+    print(f"seen {seen_at - start:.2f} s after going idle (the kill came meanwhile)",
+          flush=True)
+    if seen_at - start > IDLE_BOUND_S:
+        print(f"seen later than {IDLE_BOUND_S} s")
+        return 1
+    ig["payload"].value = heap_bytes(1)
+    try:
+        stream.send_heap(ig.get_heap())
+        print("the heap after the loss was sent")
+        return 1
+    except (OSError, RuntimeError) as e:
+        print(f"the next heap failed at once: {e}")
+    failed_after = time.monotonic() - seen_at
+    stats = stream.stats
+    if stats["connections_lost"] != 1 or failed_after > 1.0:
+        print(f"connections_lost {stats['connections_lost']}, the next heap failed "
+              f"after {failed_after:.2f} s")
+        return 1
+    print("rdma idle loss ok", flush=True)
+    return 0
+
+
 TIMESTAMP_ITEM, SUBSTREAM_ITEM = 0x1600, 0x3101
 CONT_ITEMS, CONT_HEAPS, CONT_RATE = 1024, 200, 1e6
 
@@ -239,6 +300,10 @@ if __name__ == "__main__":
         sys.exit(items_recv(int(args[0])))
     if role == "items-send":
         sys.exit(items_send(args[0], int(args[1])))
+    if role == "idle-recv":
+        sys.exit(idle_recv(int(args[0])))
+    if role == "idle-send":
+        sys.exit(idle_send(args[0], int(args[1])))
     if role == "continuous-source":
         sys.exit(continuous_source(int(args[0])))
     if role == "continuous-sink":
