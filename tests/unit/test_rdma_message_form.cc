@@ -233,6 +233,21 @@ TEST(RdmaMessageForm, WriterFailsTheBatchFromThePacketCut)
     EXPECT_FALSE(w.is_connected());
 }
 
+/*! A connected writer over a fake connection whose watch() callback lands in \p gone. */
+std::unique_ptr<link::connected_writer>
+watched_writer(std::vector<std::vector<std::uint8_t>>& sent,
+               std::function<void(int)>& gone)
+{
+    auto d = std::make_unique<fake_dialer>();
+    d->next = std::make_unique<fake_outgoing>();
+    d->next->sent = &sent;
+    d->next->watcher = &gone;
+    auto w =
+        std::make_unique<link::connected_writer>(std::move(d), link::writer_settings{});
+    w->connect_first();
+    return w;
+}
+
 // The transport sees its peer go while the writer idles (rdma: the CM's DISCONNECTED,
 // on a thread of its own): the writer is not connected from then on, and its next
 // batch fails at once without sending, reconnect being off.
@@ -240,21 +255,16 @@ TEST(RdmaMessageForm, WriterSeesThePeerGoWhileIdle)
 {
     std::vector<std::vector<std::uint8_t>> sent;
     std::function<void(int)> gone;
-    auto d = std::make_unique<fake_dialer>();
-    d->next = std::make_unique<fake_outgoing>();
-    d->next->sent = &sent;
-    d->next->watcher = &gone;
-    link::connected_writer w(std::move(d), link::writer_settings{});
-    w.connect_first();
+    auto w = watched_writer(sent, gone);
     ASSERT_TRUE(gone) << "the writer did not ask its connection to watch";
-    EXPECT_TRUE(w.is_connected());
+    EXPECT_TRUE(w->is_connected());
     std::thread([&gone] { gone(ECONNRESET); }).join();
-    EXPECT_FALSE(w.is_connected());
+    EXPECT_FALSE(w->is_connected());
     const std::uint8_t body[3] = { 3, 4, 5 };
     const send::packet_piece piece{ body, 3 };
     const send::packet packet{ &piece, 1, 3, 0 };
     boost::system::error_code ec;
-    EXPECT_EQ(w.write_packets(&packet, 1, ec), 0u);
+    EXPECT_EQ(w->write_packets(&packet, 1, ec), 0u);
     EXPECT_EQ(ec, boost::asio::error::not_connected);
     EXPECT_TRUE(sent.empty());
 }
@@ -264,15 +274,11 @@ TEST(RdmaMessageForm, WriterIgnoresAPeerGoneAfterAbort)
 {
     std::vector<std::vector<std::uint8_t>> sent;
     std::function<void(int)> gone;
-    auto d = std::make_unique<fake_dialer>();
-    d->next = std::make_unique<fake_outgoing>();
-    d->next->sent = &sent;
-    d->next->watcher = &gone;
-    link::connected_writer w(std::move(d), link::writer_settings{});
-    w.connect_first();
-    w.abort();
+    auto w = watched_writer(sent, gone);
+    ASSERT_TRUE(gone);
+    w->abort();
     gone(ECONNRESET);
-    EXPECT_TRUE(w.is_connected());
+    EXPECT_TRUE(w->is_connected());
 }
 
 } // namespace
