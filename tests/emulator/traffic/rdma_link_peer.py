@@ -24,6 +24,10 @@
       nothing more. The sender must see the loss within IDLE_BOUND_S, counted once in
       connections_lost, and its next heap must fail at once (no wait, no RNR).
       Prints "rdma idle loss ok".
+  idle-sink HOST PORT GO_FILE
+      as idle-send, with spead.sink fed one heap and then nothing until GO_FILE (made
+      once the loss was counted): then the sink must end its flowgraph without
+      sending (heaps_failed 0). Prints "rdma idle loss ok".
   continuous-source PORT / continuous-sink HOST PORT
       a continuous spead.sink with 2 substreams on 2 connections (one endpoint each)
       into one continuous spead.source (max_connections 2): both outputs bit-exact.
@@ -33,6 +37,7 @@
 
 import os
 import sys
+import threading
 import time
 
 import numpy as np
@@ -232,6 +237,69 @@ def idle_send(host, port):
     return 0
 
 
+def idle_sink(host, port, go_file):
+    from gnuradio import gr
+
+    class burst(gr.sync_block):
+        """One heap's samples, then nothing until go_file exists, then samples for
+        ever (the sink must end the flowgraph before it sends any)."""
+
+        def __init__(self, first):
+            gr.sync_block.__init__(self, name="burst", in_sig=None,
+                                   out_sig=[np.complex64])
+            self.left = first
+
+        def work(self, input_items, output_items):
+            out = output_items[0]
+            if self.left > 0:
+                n = min(self.left, len(out))
+                out[:n] = 1
+                self.left -= n
+                return n
+            if not os.path.exists(go_file):
+                time.sleep(0.01)
+                return 0
+            out[:] = 2
+            return len(out)
+    tb = gr.top_block()
+    tx = spead.sink(transport="rdma", endpoints=f"verbs://{host}:{port}", len_tag_key="",
+                    heap_items=HEAP_BYTES)
+    source = burst(HEAP_BYTES)  # referenced while the flowgraph runs
+    tb.connect(source, tx)
+    tb.start()
+    start = time.monotonic()
+    while tx.stats()["data_heaps"] < 1:
+        if time.monotonic() - start > 30:
+            print("the first heap never went")
+            return 1
+        time.sleep(0.01)
+    print("idle", flush=True)
+    start = time.monotonic()
+    while tx.stats()["connections_lost"] == 0:
+        if time.monotonic() - start > 3 * IDLE_BOUND_S:
+            print(f"the loss was never seen ({3 * IDLE_BOUND_S:.0f} s)")
+            tb.stop()
+            tb.wait()
+            return 1
+        time.sleep(0.01)
+    print(f"seen {time.monotonic() - start:.2f} s after going idle", flush=True)
+    open(go_file, "w").close()  # input again: the sink must end the flowgraph
+    ended = threading.Event()
+    threading.Thread(target=lambda: (tb.wait(), ended.set()), daemon=True).start()
+    if not ended.wait(3 * IDLE_BOUND_S):
+        print("the flowgraph did not end")
+        tb.stop()
+        return 1
+    stats = tx.stats()
+    print(f"sink: data_heaps {stats['data_heaps']} heaps_failed {stats['heaps_failed']} "
+          f"connections_lost {stats['connections_lost']}")
+    if stats["data_heaps"] != 1 or stats["heaps_failed"] != 0 or \
+            stats["connections_lost"] != 1:
+        return 1
+    print("rdma idle loss ok: the sink ended its flowgraph, no heap lost", flush=True)
+    return 0
+
+
 TIMESTAMP_ITEM, SUBSTREAM_ITEM = 0x1600, 0x3101
 CONT_ITEMS, CONT_HEAPS, CONT_RATE = 1024, 200, 1e6
 
@@ -304,6 +372,8 @@ if __name__ == "__main__":
         sys.exit(idle_recv(int(args[0])))
     if role == "idle-send":
         sys.exit(idle_send(args[0], int(args[1])))
+    if role == "idle-sink":
+        sys.exit(idle_sink(args[0], int(args[1]), args[2]))
     if role == "continuous-source":
         sys.exit(continuous_source(int(args[0])))
     if role == "continuous-sink":
