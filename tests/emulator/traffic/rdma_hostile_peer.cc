@@ -13,6 +13,8 @@
 //                   (max_packet_size), in bounds of the ring
 //   outside         an RDMA write whose immediate names a place in the ring the
 //                   source did not expect (not where the credits put the next write)
+//   beyond          an RDMA write that runs past the ring's end (the NIC refuses it:
+//                   remote access error, both QPs in error)
 //   non-spead       a SendRecv message that is not a SPEAD packet
 //
 // Prints "granted: ..." once connected, then "disconnected by the source" and exits 0
@@ -179,6 +181,12 @@ int main(int argc, char** argv)
         wr.wr.rdma.rkey = grant.ring_rkey;
         // The first write belongs at offset 0; "outside" claims the ring's end.
         wr.imm_data = htonl(mode == "outside" ? grant.ring_size - 32 : 0);
+    } else if (mode == "beyond") {
+        sge.length = 64;
+        wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+        wr.wr.rdma.remote_addr = grant.ring_address + grant.ring_size - 32;
+        wr.wr.rdma.rkey = grant.ring_rkey;
+        wr.imm_data = htonl(0);
     } else if (mode == "non-spead") {
         std::memcpy(payload.data(), "this is not a SPEAD packet at all", 34);
         sge.length = 64;
