@@ -32,8 +32,6 @@ namespace recv {
 class SPEAD_API rdma_config : public rdma_config_base<rdma_config>
 {
 public:
-    /*! The endpoint is listened on (rdma_config_base). */
-    static constexpr bool receives = true;
     /*! Largest message (one SPEAD packet) per connection, bytes: 1 MiB. RC needs no
      * MTU-sized packets; the device's max message size is the limit. */
     static constexpr std::size_t default_max_packet_size = std::size_t(1) << 20;
@@ -50,6 +48,9 @@ public:
     /*! Receives kept posted per connection (messages in flight on either path). */
     static constexpr std::size_t default_recv_depth = 16;
     static constexpr std::size_t max_recv_depth = 4096;
+
+    /*! The endpoint is listened on (rdma_config_base). */
+    static constexpr bool receives = true;
 
     rdma_config() = default;
 

@@ -30,8 +30,6 @@ namespace send {
 class SPEAD_API rdma_config : public rdma_config_base<rdma_config>
 {
 public:
-    /*! The endpoint is connected to (rdma_config_base). */
-    static constexpr bool receives = false;
     /*! Inline data requested for small messages; the device's granted value is used. */
     static constexpr std::size_t default_inline_bytes = 64;
     static constexpr std::size_t max_inline_bytes = 4096;
@@ -41,6 +39,9 @@ public:
     static constexpr std::chrono::milliseconds default_connect_timeout{ 5000 };
     static constexpr std::chrono::milliseconds default_reconnect_min{ 100 };
     static constexpr std::chrono::milliseconds default_reconnect_max{ 5000 };
+
+    /*! The endpoint is connected to (rdma_config_base). */
+    static constexpr bool receives = false;
 
     rdma_config() = default;
 
