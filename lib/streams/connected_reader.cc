@@ -233,6 +233,11 @@ bool connected_reader::service_messages(conn& c,
                     ending::framing,
                     "it broke the rdma protocol (a write outside the ring it was "
                     "granted): is it a gr-spead rdma sender of this version?");
+            else if (r == -EBADMSG)
+                end(index,
+                    ending::framing,
+                    "it sent a message that is not a SPEAD packet (wrong magic, version "
+                    "or widths, or no PAYLOAD_LENGTH): is it a SPEAD sender?");
             else if (r == -EMSGSIZE)
                 end(index,
                     ending::too_large,

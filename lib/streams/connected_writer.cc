@@ -41,6 +41,44 @@ connected_writer::~connected_writer()
     abort();
     if (d_connector.joinable())
         d_connector.join();
+    // Destroyed outside the mutex: a connection's watcher may be waiting for it.
+    std::unique_ptr<outgoing> link, ready;
+    {
+        std::lock_guard<std::mutex> lock(d_link_mutex);
+        link = std::move(d_link);
+        ready = std::move(d_ready);
+    }
+}
+
+void connected_writer::watch(outgoing& link)
+{
+    const outgoing* which = &link;
+    link.watch([this, which](int err) { link_gone(which, err); });
+}
+
+void connected_writer::link_gone(const outgoing* link, int err)
+{
+    // Under the mutex: abort() (the stream is going) then sees no count after it, and
+    // lose() does not count the same loss again.
+    std::lock_guard<std::mutex> lock(d_link_mutex);
+    if (d_aborted.load() || d_link.get() != link || d_loss_noted)
+        return; // not the connection in use (yet), or already seen
+    d_loss_noted = true;
+    d_idle_loss.store(err);
+    d_connected.store(false);
+    count(send_stat::connections_lost, 1);
+    d_logger.error("the connection to {} failed while idle: {}; {}",
+                   d_dialer->describe(),
+                   std::strerror(err),
+                   connection_advice(err));
+    d_wanted = d_settings.reconnect; // the connector starts again
+    d_link_changed.notify_all();
+}
+
+void connected_writer::take_idle_loss()
+{
+    if (d_link && d_idle_loss.load(std::memory_order_relaxed) != 0)
+        lose(d_idle_loss.load());
 }
 
 void connected_writer::abort()
@@ -88,6 +126,7 @@ void connected_writer::connect_first()
         auto link = try_connect(true);
         std::lock_guard<std::mutex> lock(d_link_mutex);
         d_link = std::move(link);
+        watch(*d_link);
         d_connected.store(true);
         return;
     }
@@ -121,7 +160,8 @@ void connected_writer::connector_loop()
             delay = std::min(delay * 2, d_settings.reconnect_max);
         }
         if (!link)
-            return; // aborted
+            return;   // aborted
+        watch(*link); // it reports only once it is d_link
         std::lock_guard<std::mutex> lock(d_link_mutex);
         d_ready = std::move(link);
         d_wanted = false;
@@ -153,11 +193,19 @@ bool connected_writer::ensure_connected()
 
 void connected_writer::lose(int err)
 {
-    count(send_stat::connections_lost, 1);
-    d_logger.error("the connection to {} failed: {}; {}",
-                   d_dialer->describe(),
-                   std::strerror(err),
-                   connection_advice(err));
+    bool noted;
+    {
+        std::lock_guard<std::mutex> lock(d_link_mutex);
+        noted = d_loss_noted;
+        d_loss_noted = true;
+    }
+    if (!noted) {
+        count(send_stat::connections_lost, 1);
+        d_logger.error("the connection to {} failed: {}; {}",
+                       d_dialer->describe(),
+                       std::strerror(err),
+                       connection_advice(err));
+    }
     drop_link(boost::system::error_code(err, boost::system::system_category()));
     std::lock_guard<std::mutex> lock(d_link_mutex);
     d_wanted = d_settings.reconnect; // the connector starts again
@@ -174,8 +222,11 @@ void connected_writer::drop_link(const boost::system::error_code& ec)
     d_settled = d_lost_upto = d_written;
     d_lost_ec = ec;
     d_connected.store(false);
+    std::unique_ptr<outgoing> gone; // destroyed unlocked: its watcher may be waiting
     std::lock_guard<std::mutex> lock(d_link_mutex);
-    d_link.reset();
+    gone = std::move(d_link);
+    d_loss_noted = false;
+    d_idle_loss.store(0);
     d_link_bytes = 0;
 }
 
@@ -264,6 +315,7 @@ std::uint64_t connected_writer::reap_completions(bool wait,
                                                  boost::system::error_code& ec,
                                                  std::uint64_t written)
 {
+    take_idle_loss();
     if (!update_acked() && wait && d_link && d_settled < d_written)
         wait_for_ack();
     if (d_reported < d_lost_upto) {
@@ -337,6 +389,7 @@ std::size_t connected_writer::write_packets(const send::packet* packets,
                                             std::size_t n,
                                             boost::system::error_code& ec)
 {
+    take_idle_loss();
     if (!ensure_connected()) {
         ec = d_aborted.load() ? boost::asio::error::operation_aborted
                               : boost::asio::error::not_connected;

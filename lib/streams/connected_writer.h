@@ -92,8 +92,17 @@ private:
     /*! Writes every byte of \p iov: 0, or the errno that failed the connection
      * (ECANCELED: abort() and no progress for 2 s). */
     int write_all(iovec* iov, int n, std::size_t& written);
-    /*! The connection failed with \p err: counted, logged, dropped. */
+    /*! The connection failed with \p err: counted, logged (unless link_gone() did),
+     * dropped. */
     void lose(int err);
+    /*! Has \p link watch for its peer's end while the writer idles (outgoing::watch).
+     */
+    void watch(outgoing& link);
+    /*! \p link's peer went (its own thread): counted and logged at once, is_connected()
+     * false, the connector woken; the writer thread drops it at its next batch. */
+    void link_gone(const outgoing* link, int err);
+    /*! The writer thread: drops a connection link_gone() reported. */
+    void take_idle_loss();
     /*! Waits up to \p timeout_ms for \p events on the connection (counted in
      * send_wait_us); false once the stream is being destroyed and nothing moved for
      * 2 s since \p last_progress (the caller drops the link). */
@@ -122,7 +131,10 @@ private:
     std::condition_variable d_link_changed;
     std::unique_ptr<outgoing> d_ready; //!< made by the connector, not yet taken
     bool d_wanted = false;             //!< the connector should connect
-    std::thread d_connector;           //!< with reconnect only
+    bool d_loss_noted = false;         //!< d_link's loss is counted and logged
+    /*! errno of d_link's loss seen by link_gone(), for the writer thread; 0 if none. */
+    std::atomic<int> d_idle_loss{ 0 };
+    std::thread d_connector; //!< with reconnect only
     std::atomic<bool> d_connected{ false };
     std::atomic<bool> d_aborted{ false };
     bool d_ever_connected = false;

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -85,6 +86,13 @@ public:
     /*! The error that failed the connection (SO_ERROR), once poll() reported
      * POLLERR/POLLHUP on fd(); 0 if none is pending. */
     virtual int pending_error() const { return 0; }
+    /*!
+     * For a transport that sees its peer go while nothing is sent (rdma: the CM's
+     * DISCONNECTED): calls \p gone with the errno, once, from a thread of its own,
+     * until this connection is destroyed. Default: nothing (tcp sees it at the next
+     * write or acknowledgment poll).
+     */
+    virtual void watch(std::function<void(int)> gone) { (void)gone; }
 };
 
 /*! Makes connections to one receiver. */
@@ -121,7 +129,8 @@ public:
      * Up to \p n packets that arrived, oldest first, as views valid until release():
      * the count, -EAGAIN when none now, 0 once the peer closed cleanly and everything
      * it sent was given, or -errno when the connection failed (-EPROTO: the peer broke
-     * the protocol; -EMSGSIZE: a message above max_packet_size).
+     * the protocol; -EMSGSIZE: a message above max_packet_size; -EBADMSG: a message
+     * that is not a SPEAD packet).
      */
     virtual std::ptrdiff_t receive(recv::packet_view* packets, std::size_t n) = 0;
     /*! The packets of the last receive() are done with: their memory goes back to the

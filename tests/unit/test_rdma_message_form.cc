@@ -17,6 +17,8 @@
 #include <sys/eventfd.h>
 #include <cerrno>
 #include <cstring>
+#include <functional>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -134,6 +136,7 @@ TEST(RdmaMessageForm, ReaderCountsEachEndingByCause)
         { -ETIMEDOUT, recv_stat::connections_lost },
         { -EPROTO, recv_stat::connections_framing_errors },
         { -EMSGSIZE, recv_stat::connections_frame_too_large },
+        { -EBADMSG, recv_stat::connections_framing_errors }, // not a SPEAD packet
     };
     for (const auto& [err, counter] : cases) {
         recording_sink sink;
@@ -150,7 +153,14 @@ struct fake_outgoing : link::outgoing, link::message_outgoing {
     std::vector<std::vector<std::uint8_t>>* sent = nullptr;
     int refusals_left = 0; //!< -EAGAIN this many times first (no credit)
     int fail_after = -1;   //!< then -ECONNRESET once this many are sent
+    std::function<void(int)>* watcher = nullptr; //!< gets watch()'s callback
     file_descriptor fd_ = ready_fd();
+
+    void watch(std::function<void(int)> gone) override
+    {
+        if (watcher)
+            *watcher = std::move(gone);
+    }
 
     int fd() const override { return fd_.get(); }
     std::ptrdiff_t write(const iovec*, int) override { return -ENOTSUP; }
@@ -221,6 +231,54 @@ TEST(RdmaMessageForm, WriterFailsTheBatchFromThePacketCut)
     EXPECT_EQ(w.write_packets(packets, 3, ec), 1u);
     EXPECT_EQ(ec.value(), ECONNRESET);
     EXPECT_FALSE(w.is_connected());
+}
+
+/*! A connected writer over a fake connection whose watch() callback lands in \p gone. */
+std::unique_ptr<link::connected_writer>
+watched_writer(std::vector<std::vector<std::uint8_t>>& sent,
+               std::function<void(int)>& gone)
+{
+    auto d = std::make_unique<fake_dialer>();
+    d->next = std::make_unique<fake_outgoing>();
+    d->next->sent = &sent;
+    d->next->watcher = &gone;
+    auto w =
+        std::make_unique<link::connected_writer>(std::move(d), link::writer_settings{});
+    w->connect_first();
+    return w;
+}
+
+// The transport sees its peer go while the writer idles (rdma: the CM's DISCONNECTED,
+// on a thread of its own): the writer is not connected from then on, and its next
+// batch fails at once without sending, reconnect being off.
+TEST(RdmaMessageForm, WriterSeesThePeerGoWhileIdle)
+{
+    std::vector<std::vector<std::uint8_t>> sent;
+    std::function<void(int)> gone;
+    auto w = watched_writer(sent, gone);
+    ASSERT_TRUE(gone) << "the writer did not ask its connection to watch";
+    EXPECT_TRUE(w->is_connected());
+    std::thread([&gone] { gone(ECONNRESET); }).join();
+    EXPECT_FALSE(w->is_connected());
+    const std::uint8_t body[3] = { 3, 4, 5 };
+    const send::packet_piece piece{ body, 3 };
+    const send::packet packet{ &piece, 1, 3, 0 };
+    boost::system::error_code ec;
+    EXPECT_EQ(w->write_packets(&packet, 1, ec), 0u);
+    EXPECT_EQ(ec, boost::asio::error::not_connected);
+    EXPECT_TRUE(sent.empty());
+}
+
+// Once the stream is going (abort()), a watcher's report changes nothing.
+TEST(RdmaMessageForm, WriterIgnoresAPeerGoneAfterAbort)
+{
+    std::vector<std::vector<std::uint8_t>> sent;
+    std::function<void(int)> gone;
+    auto w = watched_writer(sent, gone);
+    ASSERT_TRUE(gone);
+    w->abort();
+    gone(ECONNRESET);
+    EXPECT_TRUE(w->is_connected());
 }
 
 } // namespace

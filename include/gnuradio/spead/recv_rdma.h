@@ -9,6 +9,7 @@
 #define INCLUDED_SPEAD_RECV_RDMA_H
 
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/rdma_config_base.h>
 #include <gnuradio/spead/recv_stream.h>
 #include <chrono>
 #include <cstddef>
@@ -28,7 +29,7 @@ namespace recv {
  * and on several settings together (rdma_depth with rdma_connections) is checked when
  * the reader is made.
  */
-class SPEAD_API rdma_config
+class SPEAD_API rdma_config : public rdma_config_base<rdma_config>
 {
 public:
     /*! Largest message (one SPEAD packet) per connection, bytes: 1 MiB + 4 KiB, so
@@ -49,22 +50,10 @@ public:
     static constexpr std::size_t default_recv_depth = 16;
     static constexpr std::size_t max_recv_depth = 4096;
 
+    /*! The endpoint is listened on (rdma_config_base). */
+    static constexpr bool receives = true;
+
     rdma_config() = default;
-
-    /*! Where to listen: `verbs://ADDR:PORT` (that address only) or `verbs://:PORT`
-     * (every address of every verbs device; see set_interface()). ADDR is an IPv4
-     * address or a host name. Ports are 1 to 65535. */
-    rdma_config& set_endpoint(const std::string& uri);
-    /*! The endpoint's address ("" for every address) and port. */
-    const std::string& get_host() const { return d_host; }
-    std::uint16_t get_port() const { return d_port; }
-    bool has_endpoint() const { return d_port != 0; }
-
-    /*! Interface to listen on when the endpoint names no address: a netdev name
-     * (`ens1f0`) or its IPv4 address. The endpoint's address wins when both are
-     * given; with neither, every address (rdma_cm's wildcard). */
-    rdma_config& set_interface(const std::string& address_or_name);
-    const std::string& get_interface() const { return d_interface; }
 
     /*! As tcp_config's (part 1 semantics). */
     rdma_config& set_max_connections(std::size_t n);
@@ -95,9 +84,6 @@ public:
     std::size_t get_recv_depth() const { return d_recv_depth; }
 
 private:
-    std::string d_host;
-    std::uint16_t d_port = 0;
-    std::string d_interface;
     std::size_t d_max_connections = default_max_connections;
     std::string d_allowed_peers;
     bool d_keep_listening = false;

@@ -9,6 +9,7 @@
 #define INCLUDED_SPEAD_SEND_RDMA_H
 
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/rdma_config_base.h>
 #include <gnuradio/spead/send_stream.h>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
@@ -26,7 +27,7 @@ namespace send {
  * parameter, the value and the fix; what depends on the device is checked when the
  * stream is made.
  */
-class SPEAD_API rdma_config
+class SPEAD_API rdma_config : public rdma_config_base<rdma_config>
 {
 public:
     /*! Inline data requested for small messages; the device's granted value is used. */
@@ -39,20 +40,10 @@ public:
     static constexpr std::chrono::milliseconds default_reconnect_min{ 100 };
     static constexpr std::chrono::milliseconds default_reconnect_max{ 5000 };
 
+    /*! The endpoint is connected to (rdma_config_base). */
+    static constexpr bool receives = false;
+
     rdma_config() = default;
-
-    /*! The receiver: `verbs://HOST:PORT`; HOST is an IPv4 address or a name, resolved
-     * here (a name that does not resolve is refused here); ports 1 to 65535. */
-    rdma_config& set_endpoint(const std::string& uri);
-    const std::string& get_host() const { return d_host; }
-    std::uint16_t get_port() const { return d_port; }
-    bool has_endpoint() const { return d_port != 0; }
-
-    /*! Local interface to connect from: its netdev name or IPv4 address (the address
-     * wins if the name has several). Empty (default): the route's, on the first verbs
-     * device that reaches the receiver. */
-    rdma_config& set_interface(const std::string& address_or_name);
-    const std::string& get_interface() const { return d_interface; }
 
     /*! Requested inline size, 0 to 4096 bytes (default 64); the device may grant
      * less, and the granted value is used. */
@@ -73,9 +64,6 @@ public:
     std::chrono::milliseconds get_reconnect_max() const { return d_reconnect_max; }
 
 private:
-    std::string d_host;
-    std::uint16_t d_port = 0;
-    std::string d_interface;
     std::size_t d_inline_bytes = default_inline_bytes;
     std::size_t d_send_depth = default_send_depth;
     std::chrono::milliseconds d_connect_timeout = default_connect_timeout;

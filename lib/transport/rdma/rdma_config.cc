@@ -79,23 +79,29 @@ void override_number(const char* name, Set&& set)
 }
 } // namespace
 
-namespace recv {
-
-rdma_config& rdma_config::set_endpoint(const std::string& text)
+template <typename Derived>
+Derived& rdma_config_base<Derived>::set_endpoint(const std::string& text)
 {
-    const rdma::uri u = rdma::parse_uri(text, "endpoint", true);
+    const rdma::uri u = rdma::parse_uri(text, "endpoint", Derived::receives);
+    // A name is refused here when it does not resolve ("" listens on every address).
     if (!u.host.empty())
         rdma::resolve_host(u.host, "endpoint");
     d_host = u.host;
     d_port = u.port;
-    return *this;
+    return self();
 }
 
-rdma_config& rdma_config::set_interface(const std::string& address_or_name)
+template <typename Derived>
+Derived& rdma_config_base<Derived>::set_interface(const std::string& address_or_name)
 {
     d_interface = checked_interface(address_or_name);
-    return *this;
+    return self();
 }
+
+template class rdma_config_base<recv::rdma_config>;
+template class rdma_config_base<send::rdma_config>;
+
+namespace recv {
 
 rdma_config& rdma_config::set_max_connections(std::size_t n)
 {
@@ -193,21 +199,6 @@ rdma_config with_environment(rdma_config config)
 } // namespace recv
 
 namespace send {
-
-rdma_config& rdma_config::set_endpoint(const std::string& text)
-{
-    const rdma::uri u = rdma::parse_uri(text, "endpoint", false);
-    rdma::resolve_host(u.host, "endpoint"); // refused here when it does not resolve
-    d_host = u.host;
-    d_port = u.port;
-    return *this;
-}
-
-rdma_config& rdma_config::set_interface(const std::string& address_or_name)
-{
-    d_interface = checked_interface(address_or_name);
-    return *this;
-}
 
 rdma_config& rdma_config::set_inline_bytes(std::size_t bytes)
 {

@@ -10,6 +10,7 @@
 // views go to the stream as they are, and released memory goes back to the sender as
 // credits, RDMA-written (inline) into its credit block.
 
+#include "protocol/frame_decoder.h"
 #include "rdma_link.h"
 #include <netinet/in.h>
 #include <cerrno>
@@ -120,8 +121,18 @@ void incoming::send_credits()
     }
 }
 
+std::ptrdiff_t incoming::fail(std::size_t got, int err)
+{
+    if (got == 0)
+        return err;
+    d_error = err; // the messages before it go first
+    return std::ptrdiff_t(got);
+}
+
 std::ptrdiff_t incoming::receive(recv::packet_view* packets, std::size_t n)
 {
+    if (d_error)
+        return d_error;
     if (d_queue->peer_gone())
         d_peer_gone = true;
     if (d_queue->timer_fired() &&
@@ -150,16 +161,24 @@ std::ptrdiff_t incoming::receive(recv::packet_view* packets, std::size_t n)
             }
             if (credit)
                 continue;
+            const std::uint8_t* data;
             if (w.opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
                 const std::uint32_t offset = ntohl(w.imm_data);
                 if (!d_ring || !d_tracker.arrived(offset, w.byte_len))
-                    return -EPROTO; // a write outside what was granted
-                packets[got++] = { d_ring.get() + offset, w.byte_len };
+                    return fail(got, -EPROTO); // a write outside what was granted
+                data = d_ring.get() + offset;
                 d_ring_to_release++;
             } else {
-                packets[got++] = { d_slots.get() + w.wr_id * d_slot_size, w.byte_len };
+                data = d_slots.get() + w.wr_id * d_slot_size;
             }
             d_to_repost.push_back(std::uint32_t(w.wr_id));
+            // The ring holds rdma_depth messages: one may be longer than a receive
+            // (max_packet_size) only if the peer ignored what it was granted.
+            if (w.byte_len > d_slot_size)
+                return fail(got, -EMSGSIZE);
+            if (next_frame(data, w.byte_len, w.byte_len).status == frame_status::garbage)
+                return fail(got, -EBADMSG); // not a SPEAD packet
+            packets[got++] = { data, w.byte_len };
         }
         if (polled == 0)
             break;

@@ -18,11 +18,14 @@
 #include <gnuradio/spead/api.h>
 #include <rdma/rdma_cma.h>
 #include <boost/asio/ip/address_v4.hpp>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace gr {
@@ -77,6 +80,8 @@ public:
     ~queue();
 
     int fd() const { return d_epoll.get(); }
+    /*! The CM event channel's fd alone (readable when a CM event came). */
+    int event_fd() const { return d_channel->fd; }
     ibv_qp* qp() const { return d_id->qp; }
     ibv_pd* pd() const { return d_pd.get(); }
     rdma_cm_id* id() const { return d_id.get(); }
@@ -161,6 +166,9 @@ public:
 private:
     void post_receive(std::uint32_t slot);
     void send_credits();
+    /*! The connection failed with \p err: returned now, or after the \p got messages
+     * before it (then at the next receive()). */
+    std::ptrdiff_t fail(std::size_t got, int err);
 
     std::unique_ptr<queue> d_queue;
     std::size_t d_slot_size;
@@ -179,6 +187,7 @@ private:
     std::size_t d_writes_outstanding = 0;
     bool d_peer_gone = false;
     bool d_established = false;
+    int d_error = 0; //!< -errno that ends the connection at the next receive()
     std::chrono::steady_clock::time_point d_last_write;
 };
 
@@ -198,10 +207,15 @@ public:
     std::ptrdiff_t write(const iovec*, int) override { return -ENOTSUP; }
     link::message_outgoing* message_form() override { return this; }
     std::ptrdiff_t send(const iovec* pieces, int n, std::size_t size) override;
+    /*! A thread of its own waits for the CM's DISCONNECTED (the receiver died, or
+     * ended the connection) and calls \p gone(ECONNRESET): seen while idle. */
+    void watch(std::function<void(int)> gone) override;
 
 private:
     /*! Takes send completions; -errno when one failed. */
     int reap();
+    /*! The CM said the peer is gone (the watcher's, else polled here). */
+    bool peer_gone();
 
     std::unique_ptr<queue> d_queue;
     std::size_t d_max_packet_size;
@@ -213,6 +227,10 @@ private:
     send_credits d_credits{ grant{} };
     std::uint64_t d_posted = 0;
     std::uint64_t d_completed = 0;
+    // The watcher: the only reader of the CM events once started.
+    std::thread d_watcher;
+    transport::file_descriptor d_stop_watching; //!< eventfd: the watcher ends
+    std::atomic<bool> d_gone{ false };
 };
 
 /*! Listens with rdma_cm and accepts connections (link::listener). */

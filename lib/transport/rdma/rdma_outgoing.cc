@@ -11,7 +11,10 @@
 
 #include "rdma_link.h"
 #include <netinet/in.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <system_error>
+#include <unistd.h>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -42,11 +45,44 @@ outgoing::outgoing(std::unique_ptr<queue> q,
 
 outgoing::~outgoing()
 {
+    if (d_watcher.joinable()) {
+        const std::uint64_t one = 1;
+        [[maybe_unused]] auto r = ::write(d_stop_watching.get(), &one, sizeof(one));
+        d_watcher.join();
+    }
     const auto until = std::chrono::steady_clock::now() + drain_time;
     while (d_completed < d_posted && std::chrono::steady_clock::now() < until &&
            reap() == 0)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     rdma_disconnect(d_queue->id());
+}
+
+void outgoing::watch(std::function<void(int)> gone)
+{
+    d_stop_watching = transport::file_descriptor(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    if (!d_stop_watching)
+        return; // no watcher: the loss is seen at the next send, as without one
+    d_watcher = std::thread([this, gone = std::move(gone)] {
+        pollfd fds[2] = { { d_queue->event_fd(), POLLIN, 0 },
+                          { d_stop_watching.get(), POLLIN, 0 } };
+        for (;;) {
+            if (::poll(fds, 2, -1) < 0 && errno != EINTR)
+                return;
+            if (fds[1].revents)
+                return; // the connection is being destroyed
+            if (fds[0].revents && d_queue->peer_gone()) {
+                d_gone.store(true);
+                gone(ECONNRESET);
+                return;
+            }
+        }
+    });
+}
+
+bool outgoing::peer_gone()
+{
+    return d_watcher.joinable() ? d_gone.load(std::memory_order_relaxed)
+                                : d_queue->peer_gone();
 }
 
 connect_data outgoing::advertise() const
@@ -103,7 +139,7 @@ std::ptrdiff_t outgoing::send(const iovec* pieces, int n, std::size_t size)
 {
     if (const int err = reap())
         return err;
-    if (d_queue->peer_gone())
+    if (peer_gone())
         return -ECONNRESET;
     if (size > d_max_packet_size)
         return -EMSGSIZE;

@@ -1,0 +1,217 @@
+/* Copyright 2026 gr-spead authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// rdma_hostile_peer HOST PORT MODE: a peer of a live gr-spead rdma source that
+// connects as a gr-spead sender would (rdma_cm, the connect private data of
+// transport/rdma/rdma_link.h), then breaks the protocol one way, and waits for the
+// source to end the connection (the CM's DISCONNECTED). rdma-case's hostile and
+// admission cases run it beside a good sender, which must be unharmed.
+//
+//   idle            sends nothing (admission: a refused peer is disconnected)
+//   oversize-send   a SendRecv message one byte above the granted slot size
+//   oversize-write  an RDMA write into the ring one byte above the slot size
+//                   (max_packet_size), in bounds of the ring
+//   outside         an RDMA write whose immediate names a place in the ring the
+//                   source did not expect (not where the credits put the next write)
+//   beyond          an RDMA write that runs past the ring's end (the NIC refuses it:
+//                   remote access error, both QPs in error)
+//   non-spead       a SendRecv message that is not a SPEAD packet
+//
+// Prints "granted: ..." once connected, then "disconnected by the source" and exits 0
+// when the source ended it within 10 s (idle: or refused it before it was
+// established), else says what happened and exits 1.
+#include "transport/rdma/rdma_link.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <poll.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace wire = gr::spead::rdma;
+
+namespace {
+
+[[noreturn]] void die(const std::string& what)
+{
+    std::fprintf(
+        stderr, "rdma_hostile_peer: %s: %s\n", what.c_str(), std::strerror(errno));
+    std::exit(2);
+}
+
+/*! The next CM event, waiting up to \p ms; nullptr on timeout. */
+rdma_cm_event* next_event(rdma_event_channel* channel, int ms)
+{
+    pollfd pfd{ channel->fd, POLLIN, 0 };
+    if (::poll(&pfd, 1, ms) <= 0)
+        return nullptr;
+    rdma_cm_event* event = nullptr;
+    if (rdma_get_cm_event(channel, &event) != 0)
+        die("rdma_get_cm_event");
+    return event;
+}
+
+void expect(rdma_event_channel* channel,
+            rdma_cm_event_type type,
+            void* data,
+            size_t size,
+            bool refusal_expected = false)
+{
+    rdma_cm_event* event = next_event(channel, 10000);
+    if (refusal_expected && event &&
+        (event->event == RDMA_CM_EVENT_REJECTED ||
+         event->event == RDMA_CM_EVENT_CONNECT_ERROR)) {
+        // Refused before it was established: what an idle intruder is there for.
+        std::printf("refused by the source (%s)\n", rdma_event_str(event->event));
+        std::exit(0);
+    }
+    if (!event || event->event != type) {
+        std::fprintf(stderr,
+                     "rdma_hostile_peer: expected %s, got %s\n",
+                     rdma_event_str(type),
+                     event ? rdma_event_str(event->event) : "nothing in 10 s");
+        std::exit(2);
+    }
+    if (data)
+        std::memcpy(data,
+                    event->param.conn.private_data,
+                    std::min<size_t>(size, event->param.conn.private_data_len));
+    rdma_ack_cm_event(event);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc != 4) {
+        std::fprintf(stderr, "usage: rdma_hostile_peer HOST PORT MODE\n");
+        return 2;
+    }
+    const std::string mode = argv[3];
+    rdma_event_channel* channel = rdma_create_event_channel();
+    if (!channel)
+        die("rdma_create_event_channel");
+    rdma_cm_id* id = nullptr;
+    if (rdma_create_id(channel, &id, nullptr, RDMA_PS_TCP) != 0)
+        die("rdma_create_id");
+    sockaddr_in dst{};
+    dst.sin_family = AF_INET;
+    dst.sin_port = htons(std::uint16_t(std::atoi(argv[2])));
+    if (inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1)
+        die("inet_pton");
+    if (rdma_resolve_addr(id, nullptr, reinterpret_cast<sockaddr*>(&dst), 5000) != 0)
+        die("rdma_resolve_addr");
+    expect(channel, RDMA_CM_EVENT_ADDR_RESOLVED, nullptr, 0);
+    if (rdma_resolve_route(id, 5000) != 0)
+        die("rdma_resolve_route");
+    expect(channel, RDMA_CM_EVENT_ROUTE_RESOLVED, nullptr, 0);
+
+    ibv_pd* pd = ibv_alloc_pd(id->verbs);
+    ibv_cq* cq = ibv_create_cq(id->verbs, 16, nullptr, nullptr, 0);
+    if (!pd || !cq)
+        die("ibv_alloc_pd/ibv_create_cq");
+    ibv_qp_init_attr attr{};
+    attr.send_cq = cq;
+    attr.recv_cq = cq;
+    attr.qp_type = IBV_QPT_RC;
+    attr.cap.max_send_wr = 8;
+    attr.cap.max_recv_wr = 1;
+    attr.cap.max_send_sge = 1;
+    attr.cap.max_recv_sge = 1;
+    if (rdma_create_qp(id, pd, &attr) != 0)
+        die("rdma_create_qp");
+    constexpr int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+    wire::released credits{};
+    ibv_mr* credit_mr = ibv_reg_mr(pd, &credits, sizeof(credits), access);
+    if (!credit_mr)
+        die("ibv_reg_mr(credits)");
+    wire::connect_data mine{};
+    mine.magic = wire::wire_magic;
+    mine.max_packet_size = 1u << 20;
+    mine.credit_address = reinterpret_cast<std::uintptr_t>(&credits);
+    mine.credit_rkey = credit_mr->rkey;
+    rdma_conn_param param = wire::conn_param(&mine, sizeof(mine));
+    if (rdma_connect(id, &param) != 0)
+        die("rdma_connect");
+    wire::accept_data grant{};
+    expect(channel, RDMA_CM_EVENT_ESTABLISHED, &grant, sizeof(grant), mode == "idle");
+    std::printf("granted: %u receives of %u bytes, ring %u bytes (depth %u)\n",
+                grant.recv_slots,
+                grant.slot_size,
+                grant.ring_size,
+                grant.rdma_depth);
+    std::fflush(stdout);
+
+    std::vector<std::uint8_t> payload(std::size_t(grant.slot_size) + 1, 0);
+    // Starts like a SPEAD packet (magic 0x53, version 4, 64-48 flavour) so that
+    // only the size is wrong in the oversize modes.
+    const std::uint8_t header[8] = { 0x53, 0x04, 2, 6, 0, 0, 0, 0 };
+    std::memcpy(payload.data(), header, sizeof(header));
+    ibv_mr* mr = ibv_reg_mr(pd, payload.data(), payload.size(), IBV_ACCESS_LOCAL_WRITE);
+    if (!mr)
+        die("ibv_reg_mr(payload)");
+    ibv_sge sge{};
+    sge.addr = reinterpret_cast<std::uintptr_t>(payload.data());
+    sge.lkey = mr->lkey;
+    ibv_send_wr wr{};
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    bool act = true;
+    if (mode == "idle") {
+        act = false;
+    } else if (mode == "oversize-send") {
+        sge.length = grant.slot_size + 1;
+        wr.opcode = IBV_WR_SEND;
+    } else if (mode == "oversize-write" || mode == "outside") {
+        const std::uint32_t length = mode == "outside" ? 64 : grant.slot_size + 1;
+        if (grant.ring_size < length) {
+            std::fprintf(
+                stderr, "rdma_hostile_peer: no ring of %u bytes granted\n", length);
+            return 2;
+        }
+        sge.length = length;
+        wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+        wr.wr.rdma.remote_addr = grant.ring_address;
+        wr.wr.rdma.rkey = grant.ring_rkey;
+        // The first write belongs at offset 0; "outside" claims the ring's end.
+        wr.imm_data = htonl(mode == "outside" ? grant.ring_size - 32 : 0);
+    } else if (mode == "beyond") {
+        sge.length = 64;
+        wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+        wr.wr.rdma.remote_addr = grant.ring_address + grant.ring_size - 32;
+        wr.wr.rdma.rkey = grant.ring_rkey;
+        wr.imm_data = htonl(0);
+    } else if (mode == "non-spead") {
+        std::memcpy(payload.data(), "this is not a SPEAD packet at all", 34);
+        sge.length = 64;
+        wr.opcode = IBV_WR_SEND;
+    } else {
+        std::fprintf(stderr, "rdma_hostile_peer: unknown mode %s\n", mode.c_str());
+        return 2;
+    }
+    if (act) {
+        ibv_send_wr* bad = nullptr;
+        if (ibv_post_send(id->qp, &wr, &bad) != 0)
+            die("ibv_post_send");
+    }
+    // The source must end the connection: DISCONNECTED (or the QP's error first).
+    for (;;) {
+        rdma_cm_event* event = next_event(channel, 10000);
+        if (!event) {
+            std::printf("still connected 10 s after %s\n", mode.c_str());
+            return 1;
+        }
+        const rdma_cm_event_type type = event->event;
+        rdma_ack_cm_event(event);
+        if (type == RDMA_CM_EVENT_DISCONNECTED) {
+            std::printf("disconnected by the source after %s\n", mode.c_str());
+            return 0;
+        }
+    }
+}
