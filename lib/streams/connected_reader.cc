@@ -157,11 +157,12 @@ void connected_reader::end(std::size_t index, ending why, const std::string& det
     d_open.store(d_conns.size());
 }
 
-bool connected_reader::deliver(const conn& c,
+bool connected_reader::deliver(conn& c,
                                const recv::packet_view* views,
                                const bool* run_starts,
                                std::size_t n,
-                               packet_sink& sink)
+                               packet_sink& sink,
+                               bool& ended)
 {
     std::size_t i = 0;
     while (i < n) {
@@ -187,8 +188,13 @@ bool connected_reader::deliver(const conn& c,
             }
             end++;
         }
-        if (!sink.add_packets_from(c.slot, views + i, end - i))
-            return false;
+        if (!sink.add_packets_from(c.slot, views + i, end - i)) {
+            if (sink.stopping())
+                return false;
+            ended = true; // the rest of its batch was counted in packets_after_stop
+            this->end(index_of(c), ending::closed, "its sender sent a stop heap");
+            return true;
+        }
         i = end;
     }
     return true;
@@ -255,8 +261,10 @@ bool connected_reader::service_messages(conn& c,
         for (std::size_t i = 0; i < n; i++)
             run_starts[i] = starts_run(i ? &views[i - 1] : nullptr, views[i]);
         c.last_data = steady::now();
-        if (!deliver(c, views, run_starts, n, sink))
+        if (!deliver(c, views, run_starts, n, sink, ended))
             return false;
+        if (ended)
+            return true;
         m.release();
         if (n < max_batch)
             return true;
@@ -316,15 +324,19 @@ bool connected_reader::service(conn& c, packet_sink& sink, bool& ended)
             n++;
             c.head += f.size;
             if (n == max_batch) {
-                if (!deliver(c, views, run_starts, n, sink))
+                if (!deliver(c, views, run_starts, n, sink, ended))
                     return false;
+                if (ended)
+                    return true;
                 n = 0;
                 prev = nullptr;
             }
             continue;
         }
-        if (n > 0 && !deliver(c, views, run_starts, n, sink))
+        if (n > 0 && !deliver(c, views, run_starts, n, sink, ended))
             return false;
+        if (ended)
+            return true;
         if (f.status == frame_status::need_more)
             break;
         ended = true;

@@ -55,6 +55,9 @@ public:
     /*! Connection slot \p slot's connection has ended (its partial heaps may go). */
     virtual void connection_ended(std::size_t slot) { (void)slot; }
     virtual std::size_t wait_for_queue_space(std::chrono::microseconds timeout) = 0;
+    /*! The stream is stopping or has ended: the reader ends every connection. When
+     * add_packets_from() refuses a batch while this is false, that connection's sender
+     * said stop (a continuous stream's stop heap ends only its sender): it alone ends. */
     virtual bool stopping() const = 0;
 };
 
@@ -100,11 +103,14 @@ private:
     bool
     service_messages(conn& c, link::message_incoming& m, packet_sink& sink, bool& ended);
     std::size_t index_of(const conn& c) const;
-    bool deliver(const conn& c,
+    /*! Hands \p n packets of \p c's on; false once the stream is stopping. When \p c's
+     * sender said stop, ends \p c and sets \p ended (c is then gone). */
+    bool deliver(conn& c,
                  const recv::packet_view* views,
                  const bool* run_starts,
                  std::size_t n,
-                 packet_sink& sink);
+                 packet_sink& sink,
+                 bool& ended);
     void end(std::size_t index, ending why, const std::string& detail);
     void count(recv_stat s);
 

@@ -43,7 +43,11 @@ struct rdma_reader::impl : link::packet_sink {
     {
         return owner.wait_for_queue_space(timeout);
     }
-    bool stopping() const override { return owner.stopping(); }
+    // Stopped, or ended (a stop heap in heaps mode): every connection goes.
+    bool stopping() const override
+    {
+        return owner.stopping() || owner.get_stream().is_stopped();
+    }
 
     rdma_reader& owner;
     std::size_t first_source = 0; //!< connection slot k is source first_source + k

@@ -31,7 +31,8 @@
   continuous-source PORT / continuous-sink HOST PORT
       a continuous spead.sink with 2 substreams on 2 connections (one endpoint each)
       into one continuous spead.source (max_connections 2): both outputs bit-exact.
-      The sink sends no stop heaps: the source ends when both connections closed.
+      The sink sends its stop heaps (one per connection): each ends its connection
+      alone, and the source ends when both have.
       Prints "rdma continuous ok".
 """
 
@@ -320,8 +321,7 @@ def continuous_source(port):
     for s in range(2):
         tb.connect((rx, s), outs[s])
     print("listening", flush=True)
-    # Ends when both connections closed. (A stop heap ends the whole connected reader,
-    # every connection's substream with it: the sink sends none here.)
+    # Each connection's stop heap ends it alone; the source ends once both have.
     tb.run()
     stats = rx.stats()
     ok = True
@@ -332,9 +332,10 @@ def continuous_source(port):
                           if a != b), None)
             print(f"substream {s}: {len(got)} samples, first difference at {first}")
             ok = False
-    if stats.get("connections_accepted") != 2:
-        print(f"connections_accepted {stats.get('connections_accepted')}, not 2")
-        ok = False
+    for name in ("connections_accepted", "connections_closed", "stop_heaps"):
+        if stats.get(name) != 2:  # each connection ended by its own stop heap
+            print(f"{name} {stats.get(name)}, not 2")
+            ok = False
     print("stats:", {k: v for k, v in stats.items() if v})
     if ok:
         print(f"rdma continuous ok: 2 substreams x {CONT_HEAPS} heaps bit-exact")
@@ -349,7 +350,7 @@ def continuous_sink(host, port):
                     item_type="int32", heap_items=CONT_ITEMS, input_mode="continuous",
                     timestamp_item=TIMESTAMP_ITEM, start_timestamp=1000,
                     sample_rate=CONT_RATE, substreams=2, substream_item=SUBSTREAM_ITEM,
-                    len_tag_key="", send_stop_heap=False)
+                    len_tag_key="")
     for s in range(2):
         tb.connect(blocks.vector_source_i(continuous_data(s), False), (tx, s))
     tb.run()
