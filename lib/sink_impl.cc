@@ -297,6 +297,16 @@ void sink_impl::forecast(int /*noutput_items*/, gr_vector_int& ninput_items_requ
         required = static_cast<int>(d_mapping->items_needed());
 }
 
+std::string sink_impl::lost_peer_name() const
+{
+    if (d_plan.tcp.size() == 1)
+        return endpoint_text(d_plan.tcp.front().get_endpoint());
+    if (d_plan.rdma.size() == 1)
+        return "verbs://" + d_plan.rdma.front().get_host() + ":" +
+               std::to_string(d_plan.rdma.front().get_port());
+    return "a receiver";
+}
+
 int sink_impl::general_work(int /*noutput_items*/,
                             gr_vector_int& ninput_items,
                             gr_vector_const_void_star& input_items,
@@ -308,9 +318,7 @@ int sink_impl::general_work(int /*noutput_items*/,
         d_logger->error("a connection to {} was lost (counted in "
                         "connections_lost; heaps cut short in heaps_lost_in_flight); "
                         "the flowgraph ends. Set reconnect to connect again instead",
-                        d_plan.tcp.size() == 1
-                            ? endpoint_text(d_plan.tcp.front().get_endpoint())
-                            : "a receiver");
+                        lost_peer_name());
         return WORK_DONE;
     }
     if (d_slots.has_failed()) {

@@ -51,6 +51,8 @@ private:
     bool link_down() const;
     /*! tcp without reconnect: a connection is gone for good. */
     bool link_lost() const;
+    /*! The one receiver the sink connects to, for a message (else "a receiver"). */
+    std::string lost_peer_name() const;
     void publish_stats_if_due(bool force);
 
     sink_plan d_plan; //!< fixed after construction (but for auto's fallback)
