@@ -463,8 +463,8 @@ std::size_t connected_writer::write_messages(message_outgoing& m,
             break;
         }
     }
-    // A message sent is done once the link acknowledges it (unacknowledged(): the
-    // message form's default is at once, its own completions being reliable).
+    // A message sent is done once the link acknowledges it (unacknowledged(): rdma's
+    // once its send completed, the receiver's NIC having taken it).
     record_written(packets, done, offset);
     if (err == ECANCELED) {
         ec = boost::asio::error::operation_aborted;

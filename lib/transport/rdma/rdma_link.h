@@ -210,10 +210,15 @@ public:
     /*! A thread of its own waits for the CM's DISCONNECTED (the receiver died, or
      * ended the connection) and calls \p gone(ECONNRESET): seen while idle. */
     void watch(std::function<void(int)> gone) override;
+    /*! Bytes of messages posted whose completion has not come (an RC completion says
+     * the receiver's NIC took the message): a heap counts as sent once all its
+     * messages completed, as a tcp heap once acknowledged. Takes the completions
+     * there are; after a failed one, what had completed before it. */
+    std::ptrdiff_t unacknowledged() const override;
 
 private:
-    /*! Takes send completions; -errno when one failed. */
-    int reap();
+    /*! Takes send completions; -errno once one failed (and from then on). */
+    int reap() const;
     /*! The CM said the peer is gone (the watcher's, else polled here). */
     bool peer_gone();
 
@@ -226,7 +231,13 @@ private:
     ibv::mr_ptr d_credit_mr;
     send_credits d_credits{ grant{} };
     std::uint64_t d_posted = 0;
-    std::uint64_t d_completed = 0;
+    std::uint64_t d_posted_bytes = 0;
+    std::vector<std::uint32_t>
+        d_sizes; //!< each message in flight's, by d_posted % d_depth
+    // What reap() learnt (it runs from the const unacknowledged() too).
+    mutable std::uint64_t d_completed = 0;
+    mutable std::uint64_t d_completed_bytes = 0;
+    mutable int d_failed = 0; //!< -errno of the first failed completion
     // The watcher: the only reader of the CM events once started.
     std::thread d_watcher;
     transport::file_descriptor d_stop_watching; //!< eventfd: the watcher ends

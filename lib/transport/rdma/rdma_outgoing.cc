@@ -33,7 +33,10 @@ constexpr int credit_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 outgoing::outgoing(std::unique_ptr<queue> q,
                    std::size_t max_packet_size,
                    std::size_t depth)
-    : d_queue(std::move(q)), d_max_packet_size(max_packet_size), d_depth(depth)
+    : d_queue(std::move(q)),
+      d_max_packet_size(max_packet_size),
+      d_depth(depth),
+      d_sizes(depth)
 {
     d_slots = ibv::allocate_ring(depth * max_packet_size);
     d_slots_mr = ibv::register_memory(
@@ -118,21 +121,31 @@ void outgoing::set_grant(const accept_data& g, const std::string& describe)
                                     g.rdma_depth });
 }
 
-int outgoing::reap()
+int outgoing::reap() const
 {
+    if (d_failed)
+        return d_failed;
     ibv_wc wc[16];
     for (;;) {
         const int n = d_queue->poll(wc, 16);
         if (n < 0)
-            return n;
+            return d_failed = n;
         for (int i = 0; i < n; i++) {
+            // An RC QP completes its sends in the order they were posted.
             if (wc[i].status != IBV_WC_SUCCESS)
-                return -wc_errno(wc[i].status);
+                return d_failed = -wc_errno(wc[i].status);
+            d_completed_bytes += d_sizes[d_completed % d_depth];
             d_completed++;
         }
         if (n < 16)
             return 0;
     }
+}
+
+std::ptrdiff_t outgoing::unacknowledged() const
+{
+    reap(); // a failure stays for send() to report; what completed before it counts
+    return std::ptrdiff_t(d_posted_bytes - d_completed_bytes);
 }
 
 std::ptrdiff_t outgoing::send(const iovec* pieces, int n, std::size_t size)
@@ -186,7 +199,9 @@ std::ptrdiff_t outgoing::send(const iovec* pieces, int n, std::size_t size)
     if (status != 0)
         return -status;
     d_credits.commit(c, size);
+    d_sizes[d_posted % d_depth] = std::uint32_t(size);
     d_posted++;
+    d_posted_bytes += size;
     return 1;
 }
 
