@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <thread>
 
 namespace gr {
 namespace spead {
@@ -23,6 +24,9 @@ namespace {
 using steady = std::chrono::steady_clock;
 /*! After abort(), how long a wait for room may go without progress. */
 constexpr auto abort_grace = std::chrono::seconds(2);
+/*! How long the acknowledgments of what a peer that said goodbye took last may trail
+ * its goodbye (without progress) before the rest counts lost. */
+constexpr auto goodbye_grace = std::chrono::milliseconds(200);
 } // namespace
 
 connected_writer::connected_writer(std::unique_ptr<dialer> d,
@@ -77,8 +81,20 @@ void connected_writer::link_gone(const outgoing* link, int err)
 
 void connected_writer::take_idle_loss()
 {
-    if (d_link && d_idle_loss.load(std::memory_order_relaxed) != 0)
-        lose(d_idle_loss.load());
+    if (!d_link || d_idle_loss.load(std::memory_order_relaxed) == 0)
+        return;
+    // The peer's goodbye (rdma: the CM's DISCONNECTED) may overtake the acknowledgments
+    // of what it took last, which come another way (send completions): collect them
+    // while they come, so that a receiver that ends after the stop heap has not lost the
+    // heaps before it.
+    auto progress = steady::now();
+    while (d_settled < d_written && steady::now() - progress < goodbye_grace) {
+        if (update_acked())
+            progress = steady::now();
+        else
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    lose(d_idle_loss.load());
 }
 
 void connected_writer::abort()
