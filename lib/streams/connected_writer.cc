@@ -81,7 +81,9 @@ void connected_writer::link_gone(const outgoing* link, int err)
 
 void connected_writer::take_idle_loss()
 {
-    if (!d_link || d_idle_loss.load(std::memory_order_relaxed) == 0)
+    // The flag first: d_link is the writer thread's only once set (connect_first() may
+    // still be setting it under the mutex while this runs before the first heap).
+    if (d_idle_loss.load(std::memory_order_acquire) == 0 || !d_link)
         return;
     // The peer's goodbye (rdma: the CM's DISCONNECTED) may overtake the acknowledgments
     // of what it took last, which come another way (send completions): collect them
@@ -273,7 +275,7 @@ void connected_writer::record_written(const send::packet* packets,
 
 bool connected_writer::update_acked()
 {
-    if (!d_link || d_settled == d_written)
+    if (d_settled == d_written || !d_link) // nothing written: d_link not read
         return false;
     const std::ptrdiff_t unacked = d_link->unacknowledged();
     if (unacked < 0)
@@ -332,7 +334,7 @@ std::uint64_t connected_writer::reap_completions(bool wait,
                                                  std::uint64_t written)
 {
     take_idle_loss();
-    if (!update_acked() && wait && d_link && d_settled < d_written)
+    if (!update_acked() && wait && d_settled < d_written && d_link)
         wait_for_ack();
     if (d_reported < d_lost_upto) {
         if (d_reported < d_ok_upto) {
