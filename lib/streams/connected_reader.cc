@@ -281,11 +281,7 @@ bool connected_reader::service(conn& c, packet_sink& sink, bool& ended)
     if (r == -EAGAIN || r == -EINTR)
         return true;
     auto& self = *this;
-    const auto index = std::size_t(
-        std::find_if(d_conns.begin(),
-                     d_conns.end(),
-                     [&c](const std::unique_ptr<conn>& p) { return p.get() == &c; }) -
-        d_conns.begin());
+    const std::size_t index = index_of(c);
     if (r == 0) {
         ended = true;
         if (c.tail > c.head)
