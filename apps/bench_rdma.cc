@@ -103,39 +103,17 @@ link_result link_trial(const bench_options& options, std::size_t packet, bool rd
 
     // The consumer: takes complete heaps as a block's work() would, timing them.
     std::atomic<std::uint64_t> received{ 0 };
-    std::atomic<bool> done{ false };
     clock_type::time_point first{};
     clock_type::time_point last{};
-    std::thread consumer([&] {
-        recv::heap h;
-        const auto take = [&] {
-            if (!h.is_complete())
-                return;
-            last = clock_type::now();
-            if (received++ == 0)
-                first = last;
-        };
-        while (!done.load()) {
-            if (stream.pop(h, std::chrono::milliseconds(20)) ==
-                recv::stream::pop_result::heap) {
-                take();
-                h = recv::heap();
-            }
-        }
-        while (stream.try_pop(h))
-            take();
+    heap_consumer consumer(stream, [&] {
+        last = clock_type::now();
+        if (received++ == 0)
+            first = last;
     });
 
     cpu_times used;
     const sender_report sent = receive_until_settled(
-        sender,
-        stream,
-        recv_stat::heaps,
-        [&] {
-            done = true;
-            consumer.join();
-        },
-        used);
+        sender, stream, recv_stat::heaps, [&] { consumer.stop(); }, used);
 
     link_result r;
     r.heaps_sent = sent.result.data_heaps;

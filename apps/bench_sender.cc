@@ -304,6 +304,31 @@ sender_report send_then_settle(forked_sender& sender,
     return sent;
 }
 
+heap_consumer::heap_consumer(recv::stream& stream, std::function<void()> take)
+    : d_thread([this, &stream, take = std::move(take)] {
+          recv::heap h;
+          while (!d_done.load()) {
+              if (stream.pop(h, std::chrono::milliseconds(20)) ==
+                  recv::stream::pop_result::heap) {
+                  if (h.is_complete())
+                      take();
+                  h = recv::heap();
+              }
+          }
+          while (stream.try_pop(h))
+              if (h.is_complete())
+                  take();
+      })
+{
+}
+
+void heap_consumer::stop()
+{
+    d_done = true;
+    if (d_thread.joinable())
+        d_thread.join();
+}
+
 sender_report receive_until_settled(forked_sender& sender,
                                     recv::stream& stream,
                                     recv_stat settled,

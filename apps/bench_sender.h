@@ -18,11 +18,13 @@
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/stats.h>
 #include <sys/types.h>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 
 namespace gr {
 namespace spead {
@@ -111,6 +113,23 @@ sender_report send_then_settle(forked_sender& sender,
                                recv::stream& stream,
                                recv_stat settled,
                                const std::function<void()>& stop_consumer);
+
+/*! A receive trial's consumer: a thread that pops \p stream's heaps as a block's work()
+ * would, without copying, and calls \p take for each complete one, until stop(). */
+class heap_consumer
+{
+public:
+    heap_consumer(recv::stream& stream, std::function<void()> take);
+    ~heap_consumer() { stop(); }
+    heap_consumer(const heap_consumer&) = delete;
+    heap_consumer& operator=(const heap_consumer&) = delete;
+    /*! Takes what is still queued, then ends the thread (idempotent). */
+    void stop();
+
+private:
+    std::atomic<bool> d_done{ false };
+    std::thread d_thread;
+};
 
 /*! A receive trial's whole sending: send_then_settle(), then stops \p stream and runs
  * \p stop_consumer. \p used gets this process's CPU time until the receiver settled:

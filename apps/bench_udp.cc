@@ -120,31 +120,12 @@ trial_result recv_trial(const bench_options& options,
 
     // The consumer: takes complete heaps as a block's work() would, without copying.
     std::atomic<std::uint64_t> received{ 0 };
-    std::atomic<bool> done{ false };
-    std::thread consumer([&] {
-        recv::heap h;
-        while (!done.load()) {
-            if (stream.pop(h, std::chrono::milliseconds(20)) ==
-                recv::stream::pop_result::heap) {
-                received += h.is_complete();
-                h = recv::heap();
-            }
-        }
-        while (stream.try_pop(h))
-            received += h.is_complete();
-    });
+    heap_consumer consumer(stream, [&] { received++; });
 
     // Until the reader has finished what is queued: the heap count stops moving.
     cpu_times used;
     const sender_report sent = receive_until_settled(
-        sender,
-        stream,
-        recv_stat::heaps,
-        [&] {
-            done = true;
-            consumer.join();
-        },
-        used);
+        sender, stream, recv_stat::heaps, [&] { consumer.stop(); }, used);
 
     const recv_stats s = stream.get_stats();
     trial_result r = trial_sent(rate_gbps, sent);
