@@ -27,6 +27,8 @@ constexpr auto abort_grace = std::chrono::seconds(2);
 /*! How long the acknowledgments of what a peer that said goodbye took last may trail
  * its goodbye (without progress) before the rest counts lost. */
 constexpr auto goodbye_grace = std::chrono::milliseconds(200);
+/*! How often an idle writer asks its connection whether the peer still answers. */
+constexpr auto keepalive_period = std::chrono::milliseconds(1000);
 } // namespace
 
 connected_writer::connected_writer(std::unique_ptr<dialer> d,
@@ -97,6 +99,29 @@ void connected_writer::take_idle_loss()
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     lose(d_idle_loss.load());
+}
+
+std::chrono::milliseconds connected_writer::idle_period() const
+{
+    return keepalive_period;
+}
+
+void connected_writer::idle()
+{
+    take_idle_loss();
+    outgoing* link = nullptr;
+    {
+        // Under the mutex: before the first heap, connect_first() may be setting d_link.
+        std::lock_guard<std::mutex> lock(d_link_mutex);
+        if (!d_loss_noted)
+            link = d_link.get();
+    }
+    if (!link)
+        return;
+    if (const int err = link->keep_alive()) {
+        link_gone(link, err); // counted and logged as a loss while idle
+        take_idle_loss();
+    }
 }
 
 void connected_writer::abort()

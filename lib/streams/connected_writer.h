@@ -77,6 +77,12 @@ public:
                                    boost::system::error_code& ec,
                                    std::uint64_t written) override;
 
+    /*! The keepalive period: idle() is called this often while the stream idles. */
+    std::chrono::milliseconds idle_period() const override;
+    /*! Asks the connection whether its peer still answers (outgoing::keep_alive());
+     * a loss is counted and logged as one while idle, and dropped. */
+    void idle() override;
+
     bool is_connected() const { return d_connected.load(); }
     std::size_t granted_buffer() const;
 

@@ -93,6 +93,13 @@ public:
      * write or acknowledgment poll).
      */
     virtual void watch(std::function<void(int)> gone) { (void)gone; }
+    /*!
+     * Called about once a second while the writer idles: checks that the peer still
+     * answers. 0 while it does (or cannot be told yet), else the errno that failed the
+     * connection. rdma: a zero-length RDMA write, which a dead path fails with RC retry
+     * exhaustion; tcp: the error the kernel's keepalive probes left on the socket.
+     */
+    virtual int keep_alive() { return 0; }
 };
 
 /*! Makes connections to one receiver. */

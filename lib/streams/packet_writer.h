@@ -12,6 +12,7 @@
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/stats.h>
 #include <boost/system/error_code.hpp>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -61,6 +62,21 @@ public:
      */
     virtual std::uint64_t
     reap_completions(bool wait, boost::system::error_code& ec, std::uint64_t written);
+
+    /*!
+     * How often the stream calls idle() while it has no heap to send; zero (the
+     * default): never.
+     */
+    virtual std::chrono::milliseconds idle_period() const
+    {
+        return std::chrono::milliseconds(0);
+    }
+    /*!
+     * The stream had no heap to send for idle_period(): a connected transport checks
+     * here that its peer still answers (a keepalive), so that a dead connection is
+     * seen while nothing is sent. From the writer thread.
+     */
+    virtual void idle() {}
 
 protected:
     /*! Adds to the stream's counters (e.g. packets_zero_copy). */

@@ -587,7 +587,18 @@ void stream::impl::writer_loop()
             return;
         if (d.limiter)
             d.limiter->note_idle(); // waiting for work: that time is not caught up
-        d.work_available.wait(lock, [&d] { return d.started < d.count || d.stopping; });
+        const auto has_work = [&d] { return d.started < d.count || d.stopping; };
+        const std::chrono::milliseconds period = owner.d_writer->idle_period();
+        if (period.count() == 0) {
+            d.work_available.wait(lock, has_work);
+        } else if (!d.work_available.wait_for(lock, period, has_work)) {
+            lock.unlock();
+            try {
+                owner.d_writer->idle(); // a loss it finds is reported at the next batch
+            } catch (const std::exception& e) {
+                d.logger.error("transport failed its idle check: {}", e.what());
+            }
+        }
     }
 }
 

@@ -89,8 +89,9 @@ def configure_dir(call):
 
 
 def make_scratch_ci(top, tmp):
-    """A scratch tree with the real .ci/build, demo and run, and recorders for the rest
-    (cmake and ctest on PATH). Returns (scratch top, stubs directory)."""
+    """A scratch tree with the real .ci/build, demo and run (and the file they source),
+    and recorders for the rest (cmake and ctest on PATH). Returns (scratch top, stubs
+    directory)."""
     scratch = os.path.join(tmp, "top")
     stubs = os.path.join(tmp, "stubs")
     for d in (os.path.join(scratch, ".ci"), os.path.join(scratch, "examples"), stubs):
@@ -99,7 +100,7 @@ def make_scratch_ci(top, tmp):
     with open(recorder, "w") as f:
         f.write(RECORDER)
     os.chmod(recorder, 0o755)
-    for script in ("build", "demo", "run"):
+    for script in ("build", "demo", "run", "failed-tests.sh"):
         shutil.copy2(os.path.join(top, ".ci", script), os.path.join(scratch, ".ci"))
     links = [os.path.join(scratch, ".ci", s) for s in RECORDED_CI_SCRIPTS]
     links += [os.path.join(scratch, "examples", "loopback_demo.py"),

@@ -515,7 +515,6 @@ void udp_ibv_reader::impl::handle_error_completion(const ibv_wc& wc)
 void udp_ibv_reader::impl::recover_queue()
 {
     queue_failed = false;
-    count(recv_stat::ibv_qp_recoveries);
     logger.warn("the {} went to the error state; resetting it and posting all its "
                 "memory again (frames arriving meanwhile are dropped and counted)",
                 queue->name());
@@ -528,6 +527,9 @@ void udp_ibv_reader::impl::recover_queue()
             "; check the device with spead_ibv_check and make the "
             "source again");
     }
+    // Counted once the queue receives again: a sender that waits for the count
+    // finds it ready.
+    count(recv_stat::ibv_qp_recoveries);
 }
 
 void udp_ibv_reader::impl::drain()

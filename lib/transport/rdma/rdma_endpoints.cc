@@ -225,9 +225,10 @@ std::unique_ptr<link::outgoing> dialer::connect(std::chrono::milliseconds timeou
     expect_event(
         channel.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, deadline, abort_fd, what, nullptr);
     rdma_event_channel* events = channel.get();
+    // One send more than the depth: outgoing::keep_alive()'s write.
     auto q = std::make_unique<queue>(std::move(channel),
                                      std::move(id),
-                                     std::uint32_t(d_send_depth),
+                                     std::uint32_t(d_send_depth + 1),
                                      1,
                                      std::uint32_t(d_inline_bytes));
     auto out = std::make_unique<outgoing>(std::move(q), d_max_packet_size, d_send_depth);

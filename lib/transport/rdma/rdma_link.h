@@ -215,9 +215,14 @@ public:
      * messages completed, as a tcp heap once acknowledged. Takes the completions
      * there are; after a failed one, what had completed before it. */
     std::ptrdiff_t unacknowledged() const override;
+    /*! Posts a zero-length RDMA write (no memory named, IBA C9-88) unless one is still
+     * in flight: on a dead path it fails with RC retry exhaustion, which the next call
+     * (or send) reports. 0, or the errno that failed the connection. */
+    int keep_alive() override;
 
 private:
-    /*! Takes send completions; -errno once one failed (and from then on). */
+    /*! Takes send completions (the keepalive's apart); -errno once one failed (and
+     * from then on). */
     int reap() const;
     /*! The CM said the peer is gone (the watcher's, else polled here). */
     bool peer_gone();
@@ -237,7 +242,8 @@ private:
     // What reap() learnt (it runs from the const unacknowledged() too).
     mutable std::uint64_t d_completed = 0;
     mutable std::uint64_t d_completed_bytes = 0;
-    mutable int d_failed = 0; //!< -errno of the first failed completion
+    mutable int d_failed = 0;       //!< -errno of the first failed completion
+    mutable bool d_probing = false; //!< a keepalive write is in flight
     // The watcher: the only reader of the CM events once started.
     std::thread d_watcher;
     transport::file_descriptor d_stop_watching; //!< eventfd: the watcher ends

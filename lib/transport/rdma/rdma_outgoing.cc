@@ -27,6 +27,8 @@ namespace {
 /*! How long the destructor lets posted messages complete before disconnecting. */
 constexpr auto drain_time = std::chrono::seconds(2);
 constexpr int credit_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+/*! The keepalive write's wr_id (messages are numbered from 0). */
+constexpr std::uint64_t keepalive_wr_id = ~std::uint64_t(0);
 
 } // namespace
 
@@ -134,6 +136,10 @@ int outgoing::reap() const
             // An RC QP completes its sends in the order they were posted.
             if (wc[i].status != IBV_WC_SUCCESS)
                 return d_failed = -wc_errno(wc[i].status);
+            if (wc[i].wr_id == keepalive_wr_id) {
+                d_probing = false;
+                continue;
+            }
             d_completed_bytes += d_sizes[d_completed % d_depth];
             d_completed++;
         }
@@ -146,6 +152,23 @@ std::ptrdiff_t outgoing::unacknowledged() const
 {
     reap(); // a failure stays for send() to report; what completed before it counts
     return std::ptrdiff_t(d_posted_bytes - d_completed_bytes);
+}
+
+int outgoing::keep_alive()
+{
+    if (const int err = reap())
+        return -err;
+    if (d_probing)
+        return 0; // the last one has not come back yet: its failure is reported then
+    ibv_send_wr wr{};
+    wr.wr_id = keepalive_wr_id;
+    wr.opcode = IBV_WR_RDMA_WRITE;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    ibv_send_wr* bad = nullptr;
+    if (const int status = ibv_post_send(d_queue->qp(), &wr, &bad))
+        return status;
+    d_probing = true;
+    return 0;
 }
 
 std::ptrdiff_t outgoing::send(const iovec* pieces, int n, std::size_t size)

@@ -95,6 +95,8 @@ public:
             return errno;
         return err;
     }
+    /*! The error the kernel's keepalive probes (or a reset) left on the socket. */
+    int keep_alive() override { return pending_error(); }
 
 private:
     file_descriptor d_fd;

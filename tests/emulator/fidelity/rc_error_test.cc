@@ -95,6 +95,41 @@ TEST(RcErrors, AWriteToAQpWithoutRemoteWriteAccessIsARemoteAccessError)
         pair, reinterpret_cast<uintptr_t>(target.bytes.data()), target.mr->rkey, 64);
 }
 
+TEST(RcErrors, AZeroLengthWriteNamesNoMemoryButNeedsRemoteWriteAccess)
+{
+    // IBA C9-88: the rkey and address of a zero-length RDMA write are not checked, so
+    // one with neither (and no SGE) is acknowledged: a probe that the peer still
+    // answers. The QP's own remote-write access still is checked.
+    const auto probe = [](ibv_qp* qp) {
+        ibv_send_wr wr{};
+        wr.wr_id = 5;
+        wr.opcode = IBV_WR_RDMA_WRITE;
+        wr.send_flags = IBV_SEND_SIGNALED;
+        ibv_send_wr* bad = nullptr;
+        return ibv_post_send(qp, &wr, &bad);
+    };
+    rc_pair pair = make_connected_pair();
+    ASSERT_NE(pair.b.qp, nullptr);
+    ASSERT_EQ(probe(pair.a.qp.get()), 0);
+    const auto sent = poll_completions(pair.a.send_cq.get(), 1);
+    ASSERT_EQ(sent.size(), 1u);
+    EXPECT_EQ(sent[0].wr_id, 5u);
+    EXPECT_EQ(sent[0].status, IBV_WC_SUCCESS);
+    EXPECT_EQ(sent[0].opcode, IBV_WC_RDMA_WRITE);
+    EXPECT_EQ(state_of(pair.a.qp.get()), IBV_QPS_RTS);
+    EXPECT_EQ(state_of(pair.b.qp.get()), IBV_QPS_RTS);
+
+    rc_options local_only;
+    local_only.access = IBV_ACCESS_LOCAL_WRITE;
+    rc_pair closed = make_connected_pair({}, local_only);
+    ASSERT_NE(closed.b.qp, nullptr);
+    ASSERT_EQ(probe(closed.a.qp.get()), 0);
+    const auto refused = poll_completions(closed.a.send_cq.get(), 1);
+    ASSERT_EQ(refused.size(), 1u);
+    EXPECT_EQ(refused[0].status, IBV_WC_REM_ACCESS_ERR);
+    EXPECT_EQ(state_of(closed.a.qp.get()), IBV_QPS_ERR);
+}
+
 TEST(RcErrors, NoReceivePostedExhaustsRnrRetries)
 {
     rc_options limited;

@@ -333,17 +333,20 @@ rc_wire::kind rc_responder::remote_access_locked(const rc_wire::header& request,
     if (!write && m_payload.size() < length)
         m_payload.resize(length);
     const memory_region_table& memory = qp.context().memory_regions();
+    // A zero-length read or write names no memory: its rkey and address are not
+    // checked (IBA C9-88), so it serves as a probe that the peer still answers.
     const bool allowed =
         qp_allows &&
-        (write && m_payload_in_place
-             ? memory.with_remote_target(
-                   qp.m_pd, request.rkey, request.remote_addr, length, [](uint8_t*) {})
-             : memory.remote_access(qp.m_pd,
-                                    request.rkey,
-                                    request.remote_addr,
-                                    m_payload.data(),
-                                    length,
-                                    write));
+        (length == 0 ||
+         (write && m_payload_in_place
+              ? memory.with_remote_target(
+                    qp.m_pd, request.rkey, request.remote_addr, length, [](uint8_t*) {})
+              : memory.remote_access(qp.m_pd,
+                                     request.rkey,
+                                     request.remote_addr,
+                                     m_payload.data(),
+                                     length,
+                                     write)));
     if (allowed) {
         if (write)
             return rc_wire::kind::ack;

@@ -73,6 +73,11 @@ void tune_cm_socket(int socket)
     const int idle_s = 1, interval_s = 1, probes = 3;
     const unsigned int user_timeout_ms = 4000;
     setsockopt(socket, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+    // rdma_cm on hardware watches nothing once connected: SPEAD_EMU_CM_KEEPALIVE=0
+    // models that (a path that dies silently then shows only through the QP's traffic).
+    const char* keepalive = getenv("SPEAD_EMU_CM_KEEPALIVE");
+    if (keepalive != nullptr && strcmp(keepalive, "0") == 0)
+        return;
     setsockopt(socket, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
     setsockopt(socket, IPPROTO_TCP, TCP_KEEPIDLE, &idle_s, sizeof(idle_s));
     setsockopt(socket, IPPROTO_TCP, TCP_KEEPINTVL, &interval_s, sizeof(interval_s));

@@ -19,7 +19,8 @@
       addressed items of each numpy dtype, strings, 1 byte to 1 MiB, descriptors),
       compared bit-exact. Prints "rdma items ok".
   idle-recv PORT / idle-send HOST PORT
-      the receiver dies while its sender idles: idle-recv takes a heap, prints "got",
+      the receiver dies (or the sender's link goes down) while its sender idles:
+      idle-recv takes a heap, prints "got",
       and its pid, and waits to be killed; idle-send sends that heap, prints "idle", and sends
       nothing more. The sender must see the loss within IDLE_BOUND_S, counted once in
       connections_lost, and its next heap must fail at once (no wait, no RNR).
@@ -184,7 +185,9 @@ def items_send(host, port):
 
 
 #: The receiver's end reaches an idle sender by the CM's DISCONNECTED: at once on the
-#: emulator (the peer's kernel closes its wire); the bound leaves room for a busy host.
+#: emulator (the peer's kernel closes its wire). A link that went down, by the
+#: sender's keepalive: within 1 s (its period) plus RC retry exhaustion (7 retries of
+#: 67 ms) plus 1 s (the next check). The bound leaves room for a busy host.
 IDLE_BOUND_S = 5.0
 
 
@@ -208,7 +211,8 @@ def idle_send(host, port):
     ig["payload"].value = heap_bytes(0)
     stream.send_heap(ig.get_heap(descriptors="all"))
     print("idle", flush=True)
-    # rdma-case kills the receiver once it printed "got"; this process only watches.
+    # rdma-case kills the receiver (or takes this host's link down) once it printed
+    # "got"; this process only watches.
     start = time.monotonic()
     while stream.stats["connections_lost"] == 0:
         if time.monotonic() - start > 3 * IDLE_BOUND_S:
