@@ -5,7 +5,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 """A tcp link between two hosts that fails mid-stream, and comes back: the link taken
-down (no FIN, no RST ever), the sender's process killed, the receiver's process killed.
+down (no FIN, no RST ever), the sender's process killed, the receiver's process killed,
+and the link taken down while the sender idles (its keepalive must tell it).
 Each failure must be seen by the side(s) docs/links.md says, within the bound it says
 (`peer_timeout`, 5 s by default: TCP_USER_TIMEOUT while data is unacknowledged,
 keepalive probes while idle), counted (connections_lost, heaps_lost_in_flight) and
@@ -79,16 +80,31 @@ def sender_main(args, out):
     return code
 
 
+def idle_sender_main(args, out):
+    """send.TcpStream: one heap, then nothing (the stream idles) while serving stats."""
+    import numpy as np
+    from gnuradio import spead
+    import gnuradio.spead.send  # noqa: F401
+    pool = spead.ThreadPool()
+    tx = spead.send.TcpStream(pool, [(args.to, PORT)])
+    ig = spead.send.ItemGroup()
+    ig.add_item(0x1000, "payload", "", shape=(HEAP_ITEMS,), dtype=np.complex64)
+    ig["payload"].value = np.zeros(HEAP_ITEMS, np.complex64)
+    tx.send_heap(ig.get_heap())
+    return netns_peers.serve({"stats": lambda: dict(tx.stats.items())}, out)
+
+
 def peer_main(argv):
     parser = argparse.ArgumentParser()
     roles = parser.add_subparsers(dest="role", required=True)
     recv = roles.add_parser("recv")
     recv.add_argument("--ip", required=True)
-    send = roles.add_parser("send")
-    send.add_argument("--to", required=True)
+    for role in ("send", "send-idle"):
+        roles.add_parser(role).add_argument("--to", required=True)
     args = parser.parse_args(argv)
     out = netns_peers.answers_only_on_stdout()
-    return (receiver_main if args.role == "recv" else sender_main)(args, out)
+    main = {"recv": receiver_main, "send": sender_main, "send-idle": idle_sender_main}
+    return main[args.role](args, out)
 
 
 # ---- the orchestrator (root namespace) -------------------------------------------------
@@ -103,14 +119,16 @@ class Run:
         self.recv = self.send = None
         self.n = {"recv": 0, "send": 0}
 
-    def start(self, role):
+    def start(self, role, kind=None):
+        """Starts the receiver ("recv") or a sender ("send"; kind "send-idle": one heap
+        then nothing)."""
         self.n[role] += 1
         log = open(self.log_path(role), "w")
         if role == "recv":
             self.recv = netns_peers.Peer(HERE, 1, "recv", ["--ip", self.h1["ip"]],
                                          name=f"receiver {self.n[role]}", log=log)
         else:
-            self.send = netns_peers.Peer(HERE, 2, "send", ["--to", self.h1["ip"]],
+            self.send = netns_peers.Peer(HERE, 2, kind or role, ["--to", self.h1["ip"]],
                                          name=f"sender {self.n[role]}", log=log)
 
     def log_path(self, role):
@@ -238,6 +256,31 @@ def receiver_killed(run):
     run.check(run.flowing(), "receiver killed: heaps flow again")
 
 
+def link_down_while_idle(run):
+    """A sender that sent one heap and idles: no write will fail, so only the kernel's
+    keepalive probes (read by the writer's idle check every second) can tell it."""
+    run.send.proc.kill()  # no stop heap: the receiver goes on listening
+    run.send.proc.wait(10)
+    rx0 = run.recv.ask("stats")
+    run.start("send", "send-idle")
+    run.check(run.wait_for(lambda: run.recv.ask("stats").get("heaps", 0) >
+                           rx0.get("heaps", 0), AT_ONCE_S) is not None,
+              "idle: the idle sender's heap arrived")
+    tx0 = run.send.ask("stats")
+    run.link("down")
+    try:
+        t = run.seen(run.send, "connections_lost", tx0.get("connections_lost", 0),
+                     3 * SEEN_WITHIN_S)
+    finally:
+        run.link("up")
+    run.check(t is not None and t <= SEEN_WITHIN_S,
+              f"link down while idle: the sender counted connections_lost within "
+              f"{SEEN_WITHIN_S} s (after {t if t is None else round(t, 1)} s)")
+    run.check(re.search(r"the connection to \S+ failed while idle: .+; \S",
+                        run.log_text("send")) is not None,
+              "link down while idle: the sender logged the cause and the fix")
+
+
 def orchestrate(args):
     if not all(f"TOPO_NS_{i}" in os.environ for i in (1, 2)):
         print("tcp_faults: needs netns-topology --hosts 2 (ctest qa_netns_tcp_faults)")
@@ -251,6 +294,7 @@ def orchestrate(args):
             link_down_mid_stream(run)
             sender_killed(run)
             receiver_killed(run)
+            link_down_while_idle(run)
             for peer in (run.send, run.recv):  # nothing hangs at stop
                 start = time.monotonic()
                 peer.close(timeout=30)
