@@ -154,7 +154,16 @@ struct fake_outgoing : link::outgoing, link::message_outgoing {
     int refusals_left = 0; //!< -EAGAIN this many times first (no credit)
     int fail_after = -1;   //!< then -ECONNRESET once this many are sent
     std::function<void(int)>* watcher = nullptr; //!< gets watch()'s callback
+    int* keep_alive_calls = nullptr;
+    int keep_alive_error = 0; //!< what keep_alive() says
     file_descriptor fd_ = ready_fd();
+
+    int keep_alive() override
+    {
+        if (keep_alive_calls)
+            ++*keep_alive_calls;
+        return keep_alive_error;
+    }
 
     void watch(std::function<void(int)> gone) override
     {
@@ -265,6 +274,41 @@ TEST(RdmaMessageForm, WriterSeesThePeerGoWhileIdle)
     const send::packet packet{ &piece, 1, 3, 0 };
     boost::system::error_code ec;
     EXPECT_EQ(w->write_packets(&packet, 1, ec), 0u);
+    EXPECT_EQ(ec, boost::asio::error::not_connected);
+    EXPECT_TRUE(sent.empty());
+}
+
+// While the stream idles it calls the writer's idle() about once a second, which asks
+// the connection whether its peer still answers (rdma: a zero-length write; tcp: the
+// keepalive's error): an answer is nothing, a dead peer a loss counted while idle.
+TEST(RdmaMessageForm, WriterIdleCheckAsksTheConnectionAndCountsADeadPeer)
+{
+    std::vector<std::vector<std::uint8_t>> sent;
+    int calls = 0;
+    auto d = std::make_unique<fake_dialer>();
+    d->next = std::make_unique<fake_outgoing>();
+    d->next->sent = &sent;
+    d->next->keep_alive_calls = &calls;
+    fake_outgoing& conn = *d->next;
+    link::connected_writer w(std::move(d), link::writer_settings{});
+    EXPECT_EQ(w.idle_period(), std::chrono::milliseconds(1000));
+    w.idle(); // before the first connection: nothing to ask
+    EXPECT_EQ(calls, 0);
+    w.connect_first();
+    w.idle();
+    EXPECT_EQ(calls, 1);
+    EXPECT_TRUE(w.is_connected()) << "a peer that answers is not a loss";
+    conn.keep_alive_error = ETIMEDOUT;
+    w.idle();
+    EXPECT_EQ(calls, 2);
+    EXPECT_FALSE(w.is_connected());
+    w.idle(); // the connection is gone: not asked again
+    EXPECT_EQ(calls, 2);
+    const std::uint8_t body[3] = { 3, 4, 5 };
+    const send::packet_piece piece{ body, 3 };
+    const send::packet packet{ &piece, 1, 3, 0 };
+    boost::system::error_code ec;
+    EXPECT_EQ(w.write_packets(&packet, 1, ec), 0u);
     EXPECT_EQ(ec, boost::asio::error::not_connected);
     EXPECT_TRUE(sent.empty());
 }
