@@ -154,6 +154,16 @@ agent_reply answer(int fd, double seconds)
 /*! How long a command may take beyond its sending time: setup and a busy machine. */
 constexpr double answer_margin_s = 60.0;
 
+/*! Sends \p c to the agent and waits for its answer, up to its sending time and the
+ * margin. \throws as answer() does */
+agent_reply ask(int fd, const agent_command& c)
+{
+    if (::send(fd, &c, sizeof(c), MSG_NOSIGNAL) != sizeof(c))
+        throw std::system_error(
+            errno, std::generic_category(), "sending the sender agent a command");
+    return answer(fd, c.seconds + answer_margin_s);
+}
+
 } // namespace
 
 std::string netns_path(const std::string& netns)
@@ -232,10 +242,7 @@ raw_sent sender_agent::write_raw(const raw_write_options& options)
     c.message = options.message;
     c.depth = options.depth;
     c.seconds = options.seconds;
-    if (::send(d_fd, &c, sizeof(c), MSG_NOSIGNAL) != sizeof(c))
-        throw std::system_error(
-            errno, std::generic_category(), "sending the sender agent a command");
-    const agent_reply r = answer(d_fd, options.seconds + answer_margin_s);
+    const agent_reply r = ask(d_fd, c);
     if (r.error[0])
         throw std::runtime_error(r.error);
     return { r.raw, r.cpu };
@@ -253,10 +260,7 @@ sender_report sender_agent::send(const std::string& endpoint,
     c.burst = options.burst;
     c.max_heaps = options.max_heaps;
     c.rate_gbps = options.rate_gbps;
-    if (::send(d_fd, &c, sizeof(c), MSG_NOSIGNAL) != sizeof(c))
-        throw std::system_error(
-            errno, std::generic_category(), "sending the sender agent a command");
-    return answer(d_fd, options.seconds + answer_margin_s).sent.report();
+    return ask(d_fd, c).sent.report();
 }
 
 } // namespace bench
