@@ -46,7 +46,8 @@ void bench_options::add_to(po::options_description& options)
         ("queue-heaps", po::value(&queue_heaps)->default_value(0), "loopback: the source's queue_heaps (0: its default)")
         ("source", po::value(&source)->default_value("null"), "sink: what feeds the sink: null (blocks.null_source), vector (blocks.vector_source, repeating) or none (writes nothing)")
         ("dest", po::value(&dest), "send: destination HOST:PORT (default: a discard socket on 127.0.0.1)")
-        ("address", po::value(&address)->default_value(address), "rdma: IPv4 address of the verbs device both ends use (the emulator's emu_lo: 127.0.0.1); --packet is max_packet_size there (default 1 MiB + 4 KiB, rdma's)")
+        ("address", po::value(&address)->default_value(address), "rdma: IPv4 address of the verbs device the receiving ends listen on (the emulator's emu_lo: 127.0.0.1); --packet is max_packet_size there (default 1 MiB + 4 KiB, rdma's)")
+        ("sender-netns", po::value(&sender_netns), "rdma: run the sending ends (the raw writer and the SPEAD sender) in network namespace NAME (/run/netns/NAME, as `ip netns add` makes; or a path such as /proc/PID/ns/net), connecting to --address from there; needs root. Default: this namespace")
         ("csv", po::value(&csv), "every mode: append the figures to FILE as rows bench,impl,packet_bytes,offered_gbps,trial,metric,value (header only in a new or empty file)");
     // clang-format on
 }
@@ -70,6 +71,9 @@ void bench_options::check(const po::variables_map& vm)
                                     "' is not an IPv4 address; give the address of a "
                                     "verbs device's interface (127.0.0.1 on the "
                                     "emulator's emu_lo)");
+    if (mode != "rdma" && vm.count("sender-netns"))
+        throw std::invalid_argument("--sender-netns: only spead_bench rdma has sending "
+                                    "ends in another namespace; drop it or use rdma");
     write_csv = vm.count("csv") > 0;
     search.runs = runs;
     if (mode == "recv" || mode == "loopback")

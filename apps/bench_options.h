@@ -43,7 +43,8 @@ struct bench_options {
     std::size_t queue_heaps = 0;         //!< loopback
     std::string source = "null";         //!< sink
     std::string dest;                    //!< send: empty for a discard socket
-    std::string address = "127.0.0.1";   //!< rdma: both ends' verbs address
+    std::string address = "127.0.0.1";   //!< rdma: the receivers' verbs address
+    std::string sender_netns;            //!< rdma: the senders' netns, empty: ours
     std::string csv;                     //!< the --csv file
     bool write_csv = false;              //!< --csv was given (after check())
 

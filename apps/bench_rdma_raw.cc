@@ -167,7 +167,72 @@ void run_target(const raw_write_options& o,
 
 } // namespace
 
-raw_write_result run_raw_writes(const raw_write_options& o)
+raw_write_result write_raw(const raw_write_options& o)
+{
+    raw_write_result result;
+    result.message_bytes = o.message;
+    endpoint writer;
+    writer.id = create_ep(o, false, o.depth + 1);
+    ring_info info;
+    ibv_mr* info_mr =
+        writer.keep(rdma_reg_msgs(writer.id, &info, sizeof(info)), "rdma_reg_msgs");
+    // Before connecting: the target sends as soon as it is connected.
+    check(rdma_post_recv(writer.id, nullptr, &info, sizeof(info), info_mr),
+          "rdma_post_recv");
+    check(rdma_connect(writer.id, nullptr), "rdma_connect");
+    writer.connected = true;
+    ibv_wc wc{};
+    if (rdma_get_recv_comp(writer.id, &wc) < 0)
+        throw std::system_error(errno, std::generic_category(), "rdma_get_recv_comp");
+    check(wc, "receiving the target's ring");
+
+    std::vector<std::uint8_t> source(o.message, 0);
+    ibv_mr* source_mr =
+        writer.keep(rdma_reg_msgs(writer.id, source.data(), source.size()),
+                    "rdma_reg_msgs (the source)");
+    const auto start = clock_type::now();
+    const auto stop = start + std::chrono::duration_cast<clock_type::duration>(
+                                  std::chrono::duration<double>(o.seconds));
+    std::uint64_t posted = 0;
+    std::uint64_t completed = 0;
+    auto last = start;
+    while (true) {
+        const bool more = clock_type::now() < stop;
+        while (more && posted - completed < info.slots) {
+            const std::uint64_t slot = posted % info.slots;
+            check(rdma_post_write(writer.id,
+                                  nullptr,
+                                  source.data(),
+                                  source.size(),
+                                  source_mr,
+                                  0,
+                                  info.address + slot * o.message,
+                                  info.rkey),
+                  "rdma_post_write");
+            posted++;
+        }
+        if (completed == posted)
+            break;
+        if (rdma_get_send_comp(writer.id, &wc) < 0)
+            throw std::system_error(errno, std::generic_category(), "rdma_get_send_comp");
+        check(wc, "an RDMA write");
+        completed++;
+        last = clock_type::now();
+    }
+    result.messages = completed;
+    result.seconds = std::chrono::duration<double>(last - start).count();
+    std::uint8_t done = 1;
+    ibv_mr* done_mr =
+        writer.keep(rdma_reg_msgs(writer.id, &done, sizeof(done)), "rdma_reg_msgs");
+    check(rdma_post_send(writer.id, nullptr, &done, sizeof(done), done_mr, 0),
+          "rdma_post_send (the end)");
+    if (rdma_get_send_comp(writer.id, &wc) < 0)
+        throw std::system_error(errno, std::generic_category(), "rdma_get_send_comp");
+    check(wc, "sending the end");
+    return result;
+}
+
+raw_write_result run_raw_writes(const raw_write_options& o, const raw_writer& write)
 {
     const auto deadline =
         clock_type::now() + std::chrono::duration_cast<clock_type::duration>(
@@ -187,10 +252,8 @@ raw_write_result run_raw_writes(const raw_write_options& o)
         }
     });
     raw_write_result result;
-    result.message_bytes = o.message;
     std::exception_ptr writer_error;
     try {
-        endpoint writer;
         // Connect once the target listens: rdma_cm refuses a connection to nobody.
         while (!listening.load() && !failed.load()) {
             if (clock_type::now() > deadline)
@@ -200,64 +263,7 @@ raw_write_result run_raw_writes(const raw_write_options& o)
         }
         if (failed.load())
             throw std::runtime_error("the raw target failed"); // its error is reported
-        writer.id = create_ep(o, false, o.depth + 1);
-        ring_info info;
-        ibv_mr* info_mr =
-            writer.keep(rdma_reg_msgs(writer.id, &info, sizeof(info)), "rdma_reg_msgs");
-        // Before connecting: the target sends as soon as it is connected.
-        check(rdma_post_recv(writer.id, nullptr, &info, sizeof(info), info_mr),
-              "rdma_post_recv");
-        check(rdma_connect(writer.id, nullptr), "rdma_connect");
-        writer.connected = true;
-        ibv_wc wc{};
-        if (rdma_get_recv_comp(writer.id, &wc) < 0)
-            throw std::system_error(errno, std::generic_category(), "rdma_get_recv_comp");
-        check(wc, "receiving the target's ring");
-
-        std::vector<std::uint8_t> source(o.message, 0);
-        ibv_mr* source_mr =
-            writer.keep(rdma_reg_msgs(writer.id, source.data(), source.size()),
-                        "rdma_reg_msgs (the source)");
-        const auto start = clock_type::now();
-        const auto stop = start + std::chrono::duration_cast<clock_type::duration>(
-                                      std::chrono::duration<double>(o.seconds));
-        std::uint64_t posted = 0;
-        std::uint64_t completed = 0;
-        auto last = start;
-        while (true) {
-            const bool more = clock_type::now() < stop;
-            while (more && posted - completed < info.slots) {
-                const std::uint64_t slot = posted % info.slots;
-                check(rdma_post_write(writer.id,
-                                      nullptr,
-                                      source.data(),
-                                      source.size(),
-                                      source_mr,
-                                      0,
-                                      info.address + slot * o.message,
-                                      info.rkey),
-                      "rdma_post_write");
-                posted++;
-            }
-            if (completed == posted)
-                break;
-            if (rdma_get_send_comp(writer.id, &wc) < 0)
-                throw std::system_error(
-                    errno, std::generic_category(), "rdma_get_send_comp");
-            check(wc, "an RDMA write");
-            completed++;
-            last = clock_type::now();
-        }
-        result.messages = completed;
-        result.seconds = std::chrono::duration<double>(last - start).count();
-        std::uint8_t done = 1;
-        ibv_mr* done_mr =
-            writer.keep(rdma_reg_msgs(writer.id, &done, sizeof(done)), "rdma_reg_msgs");
-        check(rdma_post_send(writer.id, nullptr, &done, sizeof(done), done_mr, 0),
-              "rdma_post_send (the end)");
-        if (rdma_get_send_comp(writer.id, &wc) < 0)
-            throw std::system_error(errno, std::generic_category(), "rdma_get_send_comp");
-        check(wc, "sending the end");
+        result = write(o);
     } catch (...) {
         writer_error = std::current_exception();
         failed_first = failed.load();

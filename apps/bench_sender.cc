@@ -31,22 +31,6 @@ namespace apps {
 namespace bench {
 
 namespace {
-/*! What a forked_sender's child writes back: plain bytes through a pipe. */
-struct sender_message {
-    std::uint64_t data_heaps = 0;
-    std::uint64_t control_heaps = 0;
-    std::uint64_t heaps_failed = 0;
-    std::uint64_t bytes = 0;
-    double seconds = 0.0;
-    double achieved_gbps = 0.0;
-    send_stats stats;
-    cpu_times cpu;
-    enum class outcome : std::uint8_t { sent, send_error, setup_error, invalid_argument };
-    outcome result = outcome::sent;
-    char text[512] = {}; //!< what went wrong, when it did
-};
-static_assert(std::is_trivially_copyable_v<sender_message>);
-
 bool write_all(int fd, const void* data, std::size_t size)
 {
     const char* p = static_cast<const char*>(data);
@@ -85,28 +69,7 @@ int run_sender_child(const sender_options& options, int start_fd, int report_fd)
     char start = 0;
     if (read_all(start_fd, &start, 1) != 1)
         return 1; // the parent gave up before starting it
-    sender_message m;
-    const auto say = [&m](sender_message::outcome o, const std::string& text) {
-        m.result = o;
-        std::strncpy(m.text, text.c_str(), sizeof(m.text) - 1);
-    };
-    try {
-        const sender_report r = send_heaps(options);
-        m.data_heaps = r.result.data_heaps;
-        m.control_heaps = r.result.control_heaps;
-        m.heaps_failed = r.result.heaps_failed;
-        m.bytes = r.result.bytes;
-        m.seconds = r.result.seconds;
-        m.achieved_gbps = r.achieved_gbps;
-        m.stats = r.stats;
-        m.cpu = r.cpu;
-        if (r.result.error)
-            say(sender_message::outcome::send_error, r.result.error.message());
-    } catch (const std::invalid_argument& e) {
-        say(sender_message::outcome::invalid_argument, e.what());
-    } catch (const std::exception& e) {
-        say(sender_message::outcome::setup_error, e.what());
-    }
+    const sender_message m = sender_message::of_send(options);
     return write_all(report_fd, &m, sizeof(m)) ? 0 : 1;
 }
 } // namespace
@@ -177,6 +140,57 @@ sender_report send_heaps(const sender_options& options)
     if (report.result.seconds > 0)
         report.achieved_gbps = report.result.bytes * 8e-9 / report.result.seconds;
     return report;
+}
+
+sender_message sender_message::of_send(const sender_options& options) noexcept
+{
+    sender_message m;
+    const auto say = [&m](outcome o, const std::string& text) {
+        m.result = o;
+        std::strncpy(m.text, text.c_str(), sizeof(m.text) - 1);
+    };
+    try {
+        const sender_report r = send_heaps(options);
+        m.data_heaps = r.result.data_heaps;
+        m.control_heaps = r.result.control_heaps;
+        m.heaps_failed = r.result.heaps_failed;
+        m.bytes = r.result.bytes;
+        m.seconds = r.result.seconds;
+        m.achieved_gbps = r.achieved_gbps;
+        m.stats = r.stats;
+        m.cpu = r.cpu;
+        if (r.result.error)
+            say(outcome::send_error, r.result.error.message());
+    } catch (const std::invalid_argument& e) {
+        say(outcome::invalid_argument, e.what());
+    } catch (const std::exception& e) {
+        say(outcome::setup_error, e.what());
+    }
+    return m;
+}
+
+sender_report sender_message::report() const
+{
+    switch (result) {
+    case outcome::sent:
+        break;
+    case outcome::send_error:
+        throw std::runtime_error(std::string("sending failed: ") + text);
+    case outcome::invalid_argument:
+        throw std::invalid_argument(text);
+    case outcome::setup_error:
+        throw std::runtime_error(text);
+    }
+    sender_report r;
+    r.result.data_heaps = data_heaps;
+    r.result.control_heaps = control_heaps;
+    r.result.heaps_failed = heaps_failed;
+    r.result.bytes = bytes;
+    r.result.seconds = seconds;
+    r.achieved_gbps = achieved_gbps;
+    r.stats = stats;
+    r.cpu = cpu;
+    return r;
 }
 
 trial_result trial_sent(double rate_gbps, const sender_report& sent)
@@ -257,37 +271,36 @@ sender_report forked_sender::wait()
             (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
                                  : "exit status " + std::to_string(WEXITSTATUS(status))) +
             ")");
-    switch (m.result) {
-    case sender_message::outcome::sent:
-        break;
-    case sender_message::outcome::send_error:
-        throw std::runtime_error(std::string("sending failed: ") + m.text);
-    case sender_message::outcome::invalid_argument:
-        throw std::invalid_argument(m.text);
-    case sender_message::outcome::setup_error:
-        throw std::runtime_error(m.text);
-    }
-    sender_report r;
-    r.result.data_heaps = m.data_heaps;
-    r.result.control_heaps = m.control_heaps;
-    r.result.heaps_failed = m.heaps_failed;
-    r.result.bytes = m.bytes;
-    r.result.seconds = m.seconds;
-    r.achieved_gbps = m.achieved_gbps;
-    r.stats = m.stats;
-    r.cpu = m.cpu;
-    return r;
+    return m.report();
 }
+
+namespace {
+/*! \p sender as a function that starts it and returns its report. */
+std::function<sender_report()> started(forked_sender& sender)
+{
+    return [&sender] {
+        sender.start();
+        return sender.wait();
+    };
+}
+} // namespace
 
 sender_report send_then_settle(forked_sender& sender,
                                recv::stream& stream,
                                recv_stat settled,
                                const std::function<void()>& stop_consumer)
 {
+    return send_then_settle(started(sender), stream, settled, stop_consumer);
+}
+
+sender_report send_then_settle(const std::function<sender_report()>& send,
+                               recv::stream& stream,
+                               recv_stat settled,
+                               const std::function<void()>& stop_consumer)
+{
     sender_report sent;
     try {
-        sender.start();
-        sent = sender.wait();
+        sent = send();
     } catch (...) {
         stream.stop();
         stop_consumer();
@@ -329,18 +342,27 @@ void heap_consumer::stop()
         d_thread.join();
 }
 
-sender_report receive_until_settled(forked_sender& sender,
+sender_report receive_until_settled(const std::function<sender_report()>& send,
                                     recv::stream& stream,
                                     recv_stat settled,
                                     const std::function<void()>& stop_consumer,
                                     cpu_times& used)
 {
     const cpu_times before = cpu_times::of_process();
-    const sender_report sent = send_then_settle(sender, stream, settled, stop_consumer);
+    const sender_report sent = send_then_settle(send, stream, settled, stop_consumer);
     used = cpu_times::of_process() - before;
     stream.stop();
     stop_consumer();
     return sent;
+}
+
+sender_report receive_until_settled(forked_sender& sender,
+                                    recv::stream& stream,
+                                    recv_stat settled,
+                                    const std::function<void()>& stop_consumer,
+                                    cpu_times& used)
+{
+    return receive_until_settled(started(sender), stream, settled, stop_consumer, used);
 }
 
 } // namespace bench

@@ -18,6 +18,7 @@
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/stats.h>
 #include <sys/types.h>
+#include <type_traits>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -70,6 +71,31 @@ struct sender_report {
  * \throws on setup errors */
 sender_report send_heaps(const sender_options& options);
 
+/*!
+ * A sender's report, or why there is none, as plain bytes that cross to another process
+ * (a forked_sender's child, spead_bench rdma's sender agent).
+ */
+struct sender_message {
+    std::uint64_t data_heaps = 0;
+    std::uint64_t control_heaps = 0;
+    std::uint64_t heaps_failed = 0;
+    std::uint64_t bytes = 0;
+    double seconds = 0.0;
+    double achieved_gbps = 0.0;
+    send_stats stats;
+    cpu_times cpu;
+    enum class outcome : std::uint8_t { sent, send_error, setup_error, invalid_argument };
+    outcome result = outcome::sent;
+    char text[512] = {}; //!< what went wrong, when it did
+
+    /*! send_heaps(\p options), its exception caught into the message. */
+    static sender_message of_send(const sender_options& options) noexcept;
+    /*! The report. \throws what send_heaps() threw (std::invalid_argument stays one),
+     * or std::runtime_error when sending failed */
+    sender_report report() const;
+};
+static_assert(std::is_trivially_copyable_v<sender_message>);
+
 /*! The sender's half of a trial at \p rate_gbps: the rate asked, the rate reached,
  * the heaps and packets sent. */
 trial_result trial_sent(double rate_gbps, const sender_report& sent);
@@ -113,6 +139,11 @@ sender_report send_then_settle(forked_sender& sender,
                                recv::stream& stream,
                                recv_stat settled,
                                const std::function<void()>& stop_consumer);
+/*! The same for any sender: \p send starts it and returns its report. */
+sender_report send_then_settle(const std::function<sender_report()>& send,
+                               recv::stream& stream,
+                               recv_stat settled,
+                               const std::function<void()>& stop_consumer);
 
 /*! A receive trial's consumer: a thread that pops \p stream's heaps as a block's work()
  * would, without copying, and calls \p take for each complete one, until stop(). */
@@ -131,9 +162,16 @@ private:
     std::thread d_thread;
 };
 
-/*! A receive trial's whole sending: send_then_settle(), then stops \p stream and runs
+/*! A receive trial's whole sending: send_then_settle() with \p send (which starts the
+ * sender and returns its report), then stops \p stream and runs
  * \p stop_consumer. \p used gets this process's CPU time until the receiver settled:
  * the receive side's (the reader and consumer threads, and this one waiting). */
+sender_report receive_until_settled(const std::function<sender_report()>& send,
+                                    recv::stream& stream,
+                                    recv_stat settled,
+                                    const std::function<void()>& stop_consumer,
+                                    cpu_times& used);
+/*! The same with \p sender started and waited for. */
 sender_report receive_until_settled(forked_sender& sender,
                                     recv::stream& stream,
                                     recv_stat settled,

@@ -17,6 +17,7 @@
 //   spead_bench sink [--packet N...] [--seconds S] [--runs N] [--source
 //   null|vector|none]
 //   spead_bench rdma [--packet N...] [--seconds S] [--runs N] [--address ADDR]
+//   [--sender-netns NAME]
 //   Every mode: [--csv FILE] appends its figures as rows for plotting.
 //
 // mem: cuts heaps into packets in memory, then decodes and assembles them on one
@@ -33,7 +34,8 @@
 // by N, at the first of --rates: the CPU per GiB of each and their ratio.
 // loopback and sink run GNU Radio flowgraphs with the blocks.
 // rdma: the rdma link (both paths) beside the raw RDMA-write throughput of the same
-// wire and message size, in one run, both ends on --address (bench_rdma.cc).
+// wire and message size, in one run: the receiving ends on --address, the sending
+// ends in a child process, in --sender-netns's namespace if given (bench_rdma.cc).
 //
 // This file parses the command line (bench_options) and runs the mode: mem in
 // bench_mem.cc (--threads in bench_mem_threads.cc), send and recv in bench_udp.cc
