@@ -527,9 +527,7 @@ void udp_ibv_reader::impl::recover_queue()
             "; check the device with spead_ibv_check and make the "
             "source again");
     }
-    // Counted once the queue receives again: a sender that waits for the count
-    // finds it ready.
-    count(recv_stat::ibv_qp_recoveries);
+    count(recv_stat::ibv_qp_recoveries); // once the queue receives again
 }
 
 void udp_ibv_reader::impl::drain()
