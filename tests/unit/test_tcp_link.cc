@@ -199,11 +199,14 @@ TEST(TcpLink, ANewConnectionReusingCntsStartsAfresh)
 
 TEST(TcpLink, SlowConsumerSlowsTheSenderAndNothingIsLost)
 {
+    // 19.7 MB: more than the kernel's socket buffers on both ends can hold (at most
+    // 6 + 4 MiB by default), so a consumer that takes nothing stops the sender.
     constexpr int count = 150;
-    constexpr std::size_t size = 64 * 1024;
+    constexpr std::size_t size = 128 * 1024;
     tcp_receiver rx(recv::tcp_config(), recv::stream_config().set_queue_heaps(2));
     boost::asio::io_context io;
     send_stats tx_stats;
+    std::atomic<send::tcp_stream*> live{ nullptr };
     std::thread sender([&] {
         // All queued at once: send_heap() returns once the receiver acknowledged the
         // heap, so one heap at a time would never fill the socket.
@@ -214,6 +217,7 @@ TEST(TcpLink, SlowConsumerSlowsTheSenderAndNothingIsLost)
                                 .set_max_heaps(count)
                                 .set_inline_completions(true),
                             to(rx));
+        live.store(&tx);
         for (int i = 0; i < count; i++) {
             heaps.push_back(std::make_unique<pattern_heap>(i + 1, size));
             EXPECT_TRUE(tx.async_send_heap(
@@ -226,6 +230,16 @@ TEST(TcpLink, SlowConsumerSlowsTheSenderAndNothingIsLost)
         tx.flush();
         tx_stats = tx.get_stats();
     });
+    // The consumer takes nothing until the sender waits for room (however slow a
+    // busy or instrumented machine makes the sender), then is slower than it.
+    const auto blocked = [&live] {
+        const send::tcp_stream* tx = live.load();
+        return tx && tx->get_stats()[send_stat::send_wait_us] > 0;
+    };
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (!blocked() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(10ms);
+    EXPECT_TRUE(blocked()) << "the sender never waited for room in 30 s";
     int received = 0;
     for (;;) {
         recv::heap h;
