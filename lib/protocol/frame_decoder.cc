@@ -17,12 +17,10 @@ frame next_frame(const std::uint8_t* data, std::size_t size, std::size_t max_pac
     constexpr std::uint64_t payload_length_id = 4;
     if (size < header_size)
         return { frame_status::need_more, 0 };
-    const std::uint64_t header = load_be64(data);
-    const unsigned id_bytes = (header >> 40) & 0xff;
-    const unsigned address_bytes = (header >> 32) & 0xff;
-    if ((header >> 48) != 0x5304 || address_bytes < 1 || address_bytes > 7 ||
-        id_bytes + address_bytes != 8)
+    if (!is_spead_header(data, size))
         return { frame_status::garbage, 0 };
+    const std::uint64_t header = load_be64(data);
+    const unsigned address_bytes = (header >> 32) & 0xff;
     const std::size_t n_pointers = header & 0xffff;
     const std::size_t pointers_end = header_size + 8 * n_pointers;
     if (pointers_end > max_packet_size)

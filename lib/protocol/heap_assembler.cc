@@ -384,8 +384,15 @@ void heap_assembler::retire(slot& s, recv_stat reason_if_incomplete)
     freeze(h);
     if (h.packets == 1)
         d_stats[recv_stat::single_packet_heaps]++;
+    // Both stream controls in one look at the items (heap::has_stream_ctrl's test).
+    bool is_stop = false, is_start = false;
+    for (const item& it : h.items)
+        if (it.id == item_id::stream_ctrl && it.is_immediate) {
+            is_stop |= it.immediate_value == stream_ctrl::stop;
+            is_start |= it.immediate_value == stream_ctrl::start;
+        }
     heap delivered(std::move(storage));
-    if (delivered.has_stream_ctrl(stream_ctrl::stop)) {
+    if (is_stop) {
         d_stats[recv_stat::stop_heaps]++;
         d_retired.forget(); // a restarted sender may reuse heap cnts
         if (d_config.stop_on_stop_heap) {
@@ -400,7 +407,7 @@ void heap_assembler::retire(slot& s, recv_stat reason_if_incomplete)
         if (!d_config.deliver_stop_heaps)
             return;
     }
-    if (delivered.has_stream_ctrl(stream_ctrl::start))
+    if (is_start)
         d_retired.forget(); // a new session may reuse heap cnts
     d_stats[d_config.heaps_stat]++;
     d_ready(std::move(delivered));
@@ -443,114 +450,6 @@ void heap_assembler::zero_fill_gaps(detail::heap_storage& h)
     }
     if (size > pos)
         std::memset(h.buffer.get() + pos, 0, size - pos);
-}
-
-bool heap_assembler::addresses_fit(const detail::heap_storage& h)
-{
-    const item_pointer_codec codec(h.heap_flavour.heap_address_bits());
-    const std::uint64_t size = h.has_heap_size ? h.heap_size : h.extent;
-    for (const auto& r : h.raw_pointers)
-        if (!item_pointer_codec::is_immediate(r.pointer) && codec.value(r.pointer) > size)
-            return false;
-    return true;
-}
-
-void heap_assembler::freeze(detail::heap_storage& h)
-{
-    auto& raw = h.raw_pointers;
-    const std::size_t n = raw.size();
-    h.items.clear();
-    h.immediates.clear();
-    if (n == 0)
-        return;
-    const item_pointer_codec codec(h.heap_flavour.heap_address_bits());
-    const std::uint64_t size = h.has_heap_size ? h.heap_size : h.extent;
-
-    // Every order below is total (ties broken by position), so std::sort gives the
-    // same result as a stable sort without stable_sort's temporary buffer: freezing a
-    // heap allocates nothing once the storage is warm.
-    // Wire order: by the payload offset of the carrying packet, then position in it.
-    if (!h.pointers_in_order)
-        std::sort(raw.begin(), raw.end(), [](const auto& a, const auto& b) {
-            return a.packet_offset < b.packet_offset ||
-                   (a.packet_offset == b.packet_offset && a.index < b.index);
-        });
-
-    // Sort indices by pointer value: finds repeated pointers (senders may repeat them in
-    // every packet) and puts addressed items in address order for their lengths.
-    auto& order = h.scratch;
-    order.resize(n);
-    for (std::size_t i = 0; i < n; i++)
-        order[i] = i;
-    std::sort(order.begin(), order.end(), [&raw](std::size_t a, std::size_t b) {
-        return raw[a].pointer < raw[b].pointer ||
-               (raw[a].pointer == raw[b].pointer && a < b);
-    });
-    // item_lengths[i]: length of addressed item i, or one of two markers.
-    constexpr std::uint64_t repeat = ~std::uint64_t(0);
-    constexpr std::uint64_t bad_address = repeat - 1;
-    auto& lengths = h.item_lengths;
-    lengths.assign(n, 0);
-    for (std::size_t k = 1; k < n; k++)
-        if (raw[order[k]].pointer == raw[order[k - 1]].pointer)
-            lengths[order[k]] = repeat;
-    // An item's length runs to the next address of any item (NULL included), so sort the
-    // addressed pointers by address alone.
-    std::size_t n_addressed = 0;
-    for (std::size_t k = 0; k < n; k++) {
-        const std::size_t i = order[k];
-        if (!item_pointer_codec::is_immediate(raw[i].pointer) && lengths[i] != repeat)
-            order[n_addressed++] = i;
-    }
-    std::sort(order.begin(),
-              order.begin() + n_addressed,
-              [&raw, &codec](std::size_t a, std::size_t b) {
-                  const std::uint64_t va = codec.value(raw[a].pointer);
-                  const std::uint64_t vb = codec.value(raw[b].pointer);
-                  return va < vb || (va == vb && a < b);
-              });
-    for (std::size_t k = 0; k < n_addressed; k++) {
-        const std::uint64_t address = codec.value(raw[order[k]].pointer);
-        const std::uint64_t next =
-            k + 1 < n_addressed ? codec.value(raw[order[k + 1]].pointer) : size;
-        lengths[order[k]] =
-            address <= size ? std::min(next, size) - address : bad_address;
-    }
-
-    std::size_t n_immediates = 0;
-    for (const auto& r : raw)
-        n_immediates += item_pointer_codec::is_immediate(r.pointer);
-    h.immediates.resize(n_immediates); // never resized again: item data points into it
-    h.items.reserve(n);
-    const int width = h.heap_flavour.heap_address_bytes();
-    std::size_t next_immediate = 0;
-    for (std::size_t i = 0; i < n; i++) {
-        if (lengths[i] == repeat)
-            continue;
-        const std::uint64_t pointer = raw[i].pointer;
-        const std::uint64_t id = codec.id(pointer);
-        const std::uint64_t value = codec.value(pointer);
-        item it;
-        it.id = id;
-        if (item_pointer_codec::is_immediate(pointer)) {
-            auto& bytes = h.immediates[next_immediate++];
-            store_be64(bytes.data(), value);
-            it.is_immediate = true;
-            it.data = bytes.data() + (8 - width);
-            it.length = std::size_t(width);
-            it.immediate_value = value;
-        } else {
-            if (lengths[i] == bad_address) {
-                d_stats[recv_stat::items_bad_address]++;
-                continue;
-            }
-            if (id == item_id::null)
-                continue; // padding marker: only its address mattered
-            it.data = h.buffer.get() + value;
-            it.length = std::size_t(lengths[i]);
-        }
-        h.items.push_back(it);
-    }
 }
 
 } // namespace recv

@@ -143,7 +143,13 @@ private:
     void retire(slot& s, recv_stat reason_if_incomplete);
     /*! A packet of a heap that left recently: counted by how it left. */
     void count_retired(retired_as how);
+    /*! Makes the heap's items from its raw pointers (heap_freeze.cc). */
     void freeze(detail::heap_storage& h);
+    /*! Item lengths when the pointers need no sorting (the usual shape); false if
+     * they do. */
+    static bool lengths_in_wire_order(detail::heap_storage& h, std::uint64_t size);
+    /*! Item lengths for any shape: wire order and repeats found by sorting. */
+    static void lengths_by_sorting(detail::heap_storage& h, std::uint64_t size);
     /*! False if an addressed item starts past the heap's size (spead2: undecodable). */
     static bool addresses_fit(const detail::heap_storage& h);
     void zero_fill_gaps(detail::heap_storage& h);

@@ -71,7 +71,7 @@ bool chunk_queue::pop(chunk_entry& out,
     d_pop_waiters--;
     if (d_ready.empty())
         return false;
-    out = d_ready.pop();
+    d_ready.pop_into(out);
     return true;
 }
 

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 namespace gr {
 namespace spead {
@@ -118,6 +119,7 @@ void connected_reader::accept_all()
             c->buffer.reset(new std::uint8_t[d_buffer_size]);
         c->last_data = steady::now();
         d_conns.push_back(std::move(c));
+        d_conns_changed = true;
         d_open.store(d_conns.size());
         d_accepted_any = true;
         count(recv_stat::connections_accepted);
@@ -154,6 +156,7 @@ void connected_reader::end(std::size_t index, ending why, const std::string& det
     else
         d_logger.warn("connection from {} ended: {}", c.peer, detail);
     d_conns.erase(d_conns.begin() + std::ptrdiff_t(index));
+    d_conns_changed = true;
     d_open.store(d_conns.size());
 }
 
@@ -243,7 +246,7 @@ bool connected_reader::service_messages(conn& c,
                 end(index,
                     ending::framing,
                     "it sent a message that is not a SPEAD packet (wrong magic, version "
-                    "or widths, or no PAYLOAD_LENGTH): is it a SPEAD sender?");
+                    "or widths): is it a SPEAD sender?");
             else if (r == -EMSGSIZE)
                 end(index,
                     ending::too_large,
@@ -363,16 +366,16 @@ bool connected_reader::service(conn& c, packet_sink& sink, bool& ended)
 void connected_reader::run(packet_sink& sink)
 {
     d_sink = &sink;
+    // The poll list changes only when a connection comes or goes, or the listener is
+    // held: it is rebuilt then, not on every wake-up.
     std::vector<pollfd> fds;
     std::vector<conn*> polled;
+    bool held_listener = false;
     for (;;) {
         if (sink.stopping())
             break;
         if (!d_limits.keep_listening && d_accepted_any && d_conns.empty())
             return; // the last sender has gone: the end of this reader's input
-        fds.clear();
-        polled.clear();
-        fds.push_back({ d_wake.get(), POLLIN, 0 });
         // While every slot is taken, a sender that came is left pending (the listener
         // not polled) for up to full_grace, in case a slot frees (accept_all()).
         const bool full = d_conns.size() >= d_limits.max_connections;
@@ -387,10 +390,17 @@ void connected_reader::run(packet_sink& sink)
             if (hold_listener)
                 timeout_ms = std::min<int>(timeout_ms, int(left.count()));
         }
-        fds.push_back({ hold_listener ? -1 : d_listener->fd(), POLLIN, 0 });
-        for (auto& c : d_conns) {
-            fds.push_back({ c->link->fd(), POLLIN, 0 });
-            polled.push_back(c.get());
+        if (std::exchange(d_conns_changed, false) || fds.empty() ||
+            hold_listener != held_listener) {
+            held_listener = hold_listener;
+            fds.clear();
+            polled.clear();
+            fds.push_back({ d_wake.get(), POLLIN, 0 });
+            fds.push_back({ hold_listener ? -1 : d_listener->fd(), POLLIN, 0 });
+            for (auto& c : d_conns) {
+                fds.push_back({ c->link->fd(), POLLIN, 0 });
+                polled.push_back(c.get());
+            }
         }
         const int ready = poll(fds.data(), fds.size(), timeout_ms);
         if (ready < 0 && errno != EINTR)

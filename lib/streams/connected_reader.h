@@ -120,6 +120,7 @@ private:
     peer_filter d_filter;
     std::size_t d_buffer_size;
     std::vector<std::unique_ptr<conn>> d_conns;
+    bool d_conns_changed = true; //!< run() rebuilds its poll list
     std::set<std::string> d_logged_refusals;
     transport::file_descriptor d_wake;
     gr::logger d_logger;

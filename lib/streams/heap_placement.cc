@@ -177,10 +177,11 @@ void heap_placement::wake_all_locked()
 stream::pop_result heap_placement::pop(heap& out, std::chrono::microseconds timeout)
 {
     std::unique_lock<std::mutex> lock(d_core.mutex);
-    d_heap_available.wait_for(
-        lock, timeout, [this] { return !d_queue.empty() || d_core.stopped.load(); });
+    const auto ready = [this] { return !d_queue.empty() || d_core.stopped.load(); };
+    if (!ready()) // the usual case under load: no clock reading
+        d_heap_available.wait_for(lock, timeout, ready);
     if (!d_queue.empty()) {
-        out = d_queue.pop();
+        d_queue.pop_into(out);
         d_space_available.notify_one();
         return stream::pop_result::heap;
     }
@@ -193,7 +194,7 @@ bool heap_placement::try_pop(heap& out)
     std::lock_guard<std::mutex> lock(d_core.mutex);
     if (d_queue.empty())
         return false;
-    out = d_queue.pop();
+    d_queue.pop_into(out);
     d_space_available.notify_one();
     return true;
 }
@@ -201,8 +202,9 @@ bool heap_placement::try_pop(heap& out)
 std::size_t heap_placement::wait_for_queue_space(std::chrono::microseconds timeout)
 {
     std::unique_lock<std::mutex> lock(d_core.mutex);
-    d_space_available.wait_for(
-        lock, timeout, [this] { return !d_queue.full() || d_core.stopped.load(); });
+    const auto room = [this] { return !d_queue.full() || d_core.stopped.load(); };
+    if (!room())
+        d_space_available.wait_for(lock, timeout, room);
     if (d_core.stopped.load())
         return 0;
     return d_queue.capacity() - d_queue.size();

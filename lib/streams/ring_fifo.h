@@ -53,6 +53,13 @@ public:
         d_count--;
         return out;
     }
+    /*! The oldest entry, moved into \p out; the caller has checked empty(). */
+    void pop_into(T& out)
+    {
+        out = std::move(d_slots[d_head]);
+        d_head = (d_head + 1) % d_slots.size();
+        d_count--;
+    }
     /*! The newest entry; the caller has checked empty(). */
     T& back() { return d_slots[(d_head + d_count - 1) % d_slots.size()]; }
 

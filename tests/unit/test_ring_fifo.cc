@@ -62,3 +62,18 @@ TEST(ring_fifo, holds_move_only_entries)
     for (int i = 0; i < 12; i++)
         EXPECT_EQ(*q.pop(), i);
 }
+
+TEST(ring_fifo, pop_into_moves_the_oldest_entry_over_what_out_held)
+{
+    ring_fifo<std::unique_ptr<int>> q(4);
+    q.push(std::make_unique<int>(1));
+    q.push(std::make_unique<int>(2));
+    auto out = std::make_unique<int>(99); // a previous entry, released by the move
+    q.pop_into(out);
+    ASSERT_TRUE(out);
+    EXPECT_EQ(*out, 1);
+    EXPECT_EQ(q.size(), 1u);
+    q.pop_into(out);
+    EXPECT_EQ(*out, 2);
+    EXPECT_TRUE(q.empty());
+}

@@ -142,7 +142,8 @@ std::ptrdiff_t incoming::receive(recv::packet_view* packets, std::size_t n)
     ibv_wc wc[batch];
     std::size_t got = 0;
     while (got < n) {
-        const int polled = d_queue->poll(wc, int(std::min<std::size_t>(batch, n - got)));
+        const int asked = int(std::min<std::size_t>(batch, n - got));
+        const int polled = d_queue->poll(wc, asked);
         if (polled < 0)
             return polled;
         for (int i = 0; i < polled; i++) {
@@ -176,12 +177,15 @@ std::ptrdiff_t incoming::receive(recv::packet_view* packets, std::size_t n)
             // (max_packet_size) only if the peer ignored what it was granted.
             if (w.byte_len > d_slot_size)
                 return fail(got, -EMSGSIZE);
-            if (next_frame(data, w.byte_len, w.byte_len).status == frame_status::garbage)
-                return fail(got, -EBADMSG); // not a SPEAD packet
+            // The transport frames messages, so one that is a malformed SPEAD packet
+            // is the assembler's to count (as a datagram is); one that is not SPEAD
+            // at all means the peer is not a SPEAD sender.
+            if (!is_spead_header(data, w.byte_len))
+                return fail(got, -EBADMSG);
             packets[got++] = { data, w.byte_len };
         }
-        if (polled == 0)
-            break;
+        if (polled < asked)
+            break; // drained: a completion from now on arrives with an event
     }
     if (got > 0)
         return std::ptrdiff_t(got);

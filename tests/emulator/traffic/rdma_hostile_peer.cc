@@ -16,6 +16,9 @@
 //   beyond          an RDMA write that runs past the ring's end (the NIC refuses it:
 //                   remote access error, both QPs in error)
 //   non-spead       a SendRecv message that is not a SPEAD packet
+//   malformed       a SendRecv message with a SPEAD header but no PAYLOAD_LENGTH: a
+//                   bad packet to count, as a datagram is, not a reason to end the
+//                   connection, so the peer stays connected until the source stops
 //
 // Prints "granted: ..." once connected, then "disconnected by the source" and exits 0
 // when the source ended it within 10 s (idle: or refused it before it was
@@ -25,6 +28,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <poll.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -187,6 +191,13 @@ int main(int argc, char** argv)
         wr.wr.rdma.remote_addr = grant.ring_address + grant.ring_size - 32;
         wr.wr.rdma.rkey = grant.ring_rkey;
         wr.imm_data = htonl(0);
+    } else if (mode == "malformed") {
+        // One item pointer, HEAP_CNT 1 as an immediate: no PAYLOAD_LENGTH.
+        const std::uint8_t pointer[8] = { 0x80, 0x01, 0, 0, 0, 0, 0, 1 };
+        payload[7] = 1;
+        std::memcpy(payload.data() + sizeof(header), pointer, sizeof(pointer));
+        sge.length = 16;
+        wr.opcode = IBV_WR_SEND;
     } else if (mode == "non-spead") {
         std::memcpy(payload.data(), "this is not a SPEAD packet at all", 34);
         sge.length = 64;
@@ -199,6 +210,18 @@ int main(int argc, char** argv)
         ibv_send_wr* bad = nullptr;
         if (ibv_post_send(id->qp, &wr, &bad) != 0)
             die("ibv_post_send");
+    }
+    if (mode == "malformed") {
+        // Its completion means the source's queue holds it: then say so, so that the
+        // good sender goes on only after the source can have counted it.
+        ibv_wc wc{};
+        int polled = 0;
+        for (int i = 0; i < 10000 && (polled = ibv_poll_cq(cq, 1, &wc)) == 0; i++)
+            usleep(1000);
+        if (polled != 1 || wc.status != IBV_WC_SUCCESS)
+            die("the malformed message was not delivered");
+        std::printf("sent the malformed message\n");
+        std::fflush(stdout);
     }
     // The source must end the connection: DISCONNECTED (or the QP's error first).
     for (;;) {
