@@ -24,9 +24,14 @@ namespace {
 /*! Idle connections get a credit write this often: a dead sender fails it (RC retry
  * exhaustion) even when it sends nothing. */
 constexpr std::chrono::milliseconds keepalive_period{ 1000 };
-/*! Credit writes in flight at most (each signalled, reaped in receive()). */
+/*! Credit writes in flight at most (reaped in receive()). */
 constexpr std::size_t max_credit_writes = 16;
-constexpr std::uint64_t credit_wr_id = ~std::uint64_t(0);
+/*! Inline credit writes ask for a completion one in this many: RC completes a
+ * queue's sends in order, so one completion reaps those before it, and the others
+ * wake the reader for nothing. A write that fails completes whether asked or not. */
+constexpr std::size_t credit_writes_per_completion = max_credit_writes / 2;
+/*! A credit write's wr_id: this bit, and how many writes its completion reaps. */
+constexpr std::uint64_t credit_flag = std::uint64_t(1) << 63;
 /*! How long a flushed receive waits for the CM's DISCONNECTED before it counts as a
  * lost connection rather than a closed one. */
 constexpr std::chrono::milliseconds disconnect_wait{ 200 };
@@ -101,21 +106,25 @@ void incoming::send_credits()
     ibv_sge sge{};
     sge.addr = reinterpret_cast<std::uintptr_t>(&d_released);
     sge.length = sizeof(d_released);
+    const bool inline_write = d_queue->granted_inline() >= sizeof(d_released);
+    if (!inline_write && d_writes_outstanding > 0)
+        return; // without inline, d_released must not change under a write
+    // Without inline every write is signalled: the next must wait for its completion.
+    const bool signalled =
+        !inline_write || d_writes_unsignalled + 1 >= credit_writes_per_completion;
     ibv_send_wr wr{};
-    wr.wr_id = credit_wr_id;
+    wr.wr_id = credit_flag | (d_writes_unsignalled + 1);
     wr.sg_list = &sge;
     wr.num_sge = 1;
     wr.opcode = IBV_WR_RDMA_WRITE; // consumes no receive at the sender: no RNR
     wr.send_flags =
-        IBV_SEND_SIGNALED |
-        (d_queue->granted_inline() >= sizeof(d_released) ? IBV_SEND_INLINE : 0);
+        (signalled ? IBV_SEND_SIGNALED : 0) | (inline_write ? IBV_SEND_INLINE : 0);
     wr.wr.rdma.remote_addr = d_peer.credit_address;
     wr.wr.rdma.rkey = d_peer.credit_rkey;
     ibv_send_wr* bad = nullptr;
-    if (!(wr.send_flags & IBV_SEND_INLINE) && d_writes_outstanding > 0)
-        return; // without inline, d_released must not change under a write
     if (ibv_post_send(d_queue->qp(), &wr, &bad) == 0) {
         d_writes_outstanding++;
+        d_writes_unsignalled = signalled ? 0 : d_writes_unsignalled + 1;
         d_advertised = d_released;
         d_last_write = std::chrono::steady_clock::now();
     }
@@ -148,9 +157,10 @@ std::ptrdiff_t incoming::receive(recv::packet_view* packets, std::size_t n)
             return polled;
         for (int i = 0; i < polled; i++) {
             const ibv_wc& w = wc[i];
-            const bool credit = w.wr_id == credit_wr_id;
+            const bool credit = (w.wr_id & credit_flag) != 0;
             if (credit)
-                d_writes_outstanding--;
+                d_writes_outstanding -= std::min<std::size_t>(
+                    d_writes_outstanding, std::size_t(w.wr_id & ~credit_flag));
             if (w.status != IBV_WC_SUCCESS) {
                 // A receive flushed, or a credit write cut, by the peer's disconnect
                 // is a clean close; otherwise the connection was lost.

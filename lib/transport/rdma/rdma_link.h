@@ -184,7 +184,8 @@ private:
     std::size_t d_ring_to_release = 0;
     released d_released;
     released d_advertised;
-    std::size_t d_writes_outstanding = 0;
+    std::size_t d_writes_outstanding = 0; //!< credit writes not known complete
+    std::size_t d_writes_unsignalled = 0; //!< posted since the last signalled one
     bool d_peer_gone = false;
     bool d_established = false;
     int d_error = 0; //!< -errno that ends the connection at the next receive()
