@@ -332,7 +332,7 @@ void heap_assembler::place(slot& s, const packet_header& packet)
         if (begin < h.last_pointer_offset)
             h.pointers_in_order = false;
         h.last_pointer_offset = begin;
-        for (std::uint32_t i = 0; i < packet.n_pointers; i++) {
+        for (std::uint32_t i = packet.first_item_pointer; i < packet.n_pointers; i++) {
             const std::uint64_t pointer = load_be64(packet.pointers + 8 * i);
             if (!item_id::is_packet_special(codec.id(pointer)))
                 h.raw_pointers.push_back({ pointer, begin, i });

@@ -145,11 +145,21 @@ private:
     void count_retired(retired_as how);
     /*! Makes the heap's items from its raw pointers (heap_freeze.cc). */
     void freeze(detail::heap_storage& h);
-    /*! Item lengths when the pointers need no sorting (the usual shape); false if
-     * they do. */
-    static bool lengths_in_wire_order(detail::heap_storage& h, std::uint64_t size);
+    /*! True if the pointers are in wire order, addresses increasing, no repeats (the
+     * usual shape); then \p n_immediates is set. */
+    static bool needs_no_sorting(const detail::heap_storage& h, std::size_t& n_immediates);
+    /*! The items of a heap that needs no sorting, in one pass. */
+    void items_in_wire_order(detail::heap_storage& h,
+                             std::uint64_t size,
+                             std::size_t n_immediates);
     /*! Item lengths for any shape: wire order and repeats found by sorting. */
     static void lengths_by_sorting(detail::heap_storage& h, std::uint64_t size);
+    /*! The items, from the lengths lengths_by_sorting() found. */
+    void items_from_lengths(detail::heap_storage& h);
+    /*! Immediate item \p slot of the heap's immediates, for \p pointer. */
+    static item immediate_item(detail::heap_storage& h,
+                               std::uint64_t pointer,
+                               std::size_t slot);
     /*! False if an addressed item starts past the heap's size (spead2: undecodable). */
     static bool addresses_fit(const detail::heap_storage& h);
     void zero_fill_gaps(detail::heap_storage& h);

@@ -42,43 +42,38 @@ bool heap_assembler::addresses_fit(const detail::heap_storage& h)
     return true;
 }
 
-bool heap_assembler::lengths_in_wire_order(detail::heap_storage& h, std::uint64_t size)
+bool heap_assembler::needs_no_sorting(const detail::heap_storage& h,
+                                      std::size_t& n_immediates)
 {
     // The usual shape (one packet, or packets in offset order, carrying the addressed
     // items in address order and no pointer twice) needs no sort: each addressed item
     // runs to the next one in wire order. Anything else is left to the sorting pass.
-    auto& raw = h.raw_pointers;
+    const auto& raw = h.raw_pointers;
     const std::size_t n = raw.size();
     if (!h.pointers_in_order || n > max_unsorted_pointers)
         return false;
     const item_pointer_codec codec(h.heap_flavour.heap_address_bits());
-    auto& lengths = h.item_lengths;
-    lengths.resize(n);
-    std::size_t previous = n; // the last addressed pointer so far
+    std::size_t immediates = 0;
+    bool addressed = false;
+    std::uint64_t last_address = 0;
     for (std::size_t i = 0; i < n; i++) {
         const std::uint64_t pointer = raw[i].pointer;
-        lengths[i] = 0;
         if (item_pointer_codec::is_immediate(pointer)) {
             // Addressed pointers in strictly increasing order cannot repeat, and an
             // immediate never equals an addressed one: only immediates need a look.
             for (std::size_t j = 0; j < i; j++)
                 if (raw[j].pointer == pointer)
                     return false;
+            immediates++;
             continue;
         }
         const std::uint64_t address = codec.value(pointer);
-        if (previous != n) {
-            const std::uint64_t before = codec.value(raw[previous].pointer);
-            if (address <= before)
-                return false;
-            lengths[previous] = length_to(before, address, size);
-        }
-        previous = i;
+        if (addressed && address <= last_address)
+            return false;
+        addressed = true;
+        last_address = address;
     }
-    if (previous != n) {
-        const std::uint64_t last = codec.value(raw[previous].pointer);
-        lengths[previous] = length_to(last, size, size);
-    }
+    n_immediates = immediates;
     return true;
 }
 
@@ -135,53 +130,109 @@ void heap_assembler::lengths_by_sorting(detail::heap_storage& h, std::uint64_t s
     }
 }
 
-void heap_assembler::freeze(detail::heap_storage& h)
+item heap_assembler::immediate_item(detail::heap_storage& h,
+                                    std::uint64_t pointer,
+                                    std::size_t slot)
 {
-    auto& raw = h.raw_pointers;
-    const std::size_t n = raw.size();
-    h.items.clear();
-    h.immediates.clear();
-    if (n == 0)
-        return;
-    const std::uint64_t size = h.has_heap_size ? h.heap_size : h.extent;
-    if (!lengths_in_wire_order(h, size))
-        lengths_by_sorting(h, size);
-    const auto& lengths = h.item_lengths;
+    const item_pointer_codec codec(h.heap_flavour.heap_address_bits());
+    const int width = h.heap_flavour.heap_address_bytes();
+    const std::uint64_t value = codec.value(pointer);
+    auto& bytes = h.immediates[slot];
+    store_be64(bytes.data(), value);
+    item it;
+    it.id = codec.id(pointer);
+    it.is_immediate = true;
+    it.data = bytes.data() + (8 - width);
+    it.length = std::size_t(width);
+    it.immediate_value = value;
+    return it;
+}
 
+void heap_assembler::items_in_wire_order(detail::heap_storage& h,
+                                         std::uint64_t size,
+                                         std::size_t n_immediates)
+{
+    // One pass: an addressed item's length is known when the next address comes, so
+    // it goes in at once and its length is set then (or at the end: the heap's size).
+    const item_pointer_codec codec(h.heap_flavour.heap_address_bits());
+    h.immediates.resize(n_immediates); // never resized again: item data points into it
+    std::size_t next_immediate = 0;
+    constexpr std::size_t none = ~std::size_t(0);
+    std::size_t open = none; // the item that runs to the next address
+    std::uint64_t open_address = 0;
+    for (const auto& r : h.raw_pointers) {
+        if (item_pointer_codec::is_immediate(r.pointer)) {
+            h.items.push_back(immediate_item(h, r.pointer, next_immediate++));
+            continue;
+        }
+        const std::uint64_t address = codec.value(r.pointer);
+        if (open != none) {
+            h.items[open].length = std::size_t(length_to(open_address, address, size));
+            open = none;
+        }
+        if (address > size) {
+            d_stats[recv_stat::items_bad_address]++;
+            continue;
+        }
+        if (codec.id(r.pointer) == item_id::null)
+            continue; // padding marker: only its address mattered
+        item it;
+        it.id = codec.id(r.pointer);
+        it.data = h.buffer.get() + address;
+        open = h.items.size();
+        open_address = address;
+        h.items.push_back(it);
+    }
+    if (open != none)
+        h.items[open].length = std::size_t(length_to(open_address, size, size));
+}
+
+void heap_assembler::items_from_lengths(detail::heap_storage& h)
+{
+    const auto& raw = h.raw_pointers;
+    const auto& lengths = h.item_lengths;
     const item_pointer_codec codec(h.heap_flavour.heap_address_bits());
     std::size_t n_immediates = 0;
     for (const auto& r : raw)
         n_immediates += item_pointer_codec::is_immediate(r.pointer);
     h.immediates.resize(n_immediates); // never resized again: item data points into it
-    h.items.reserve(n);
-    const int width = h.heap_flavour.heap_address_bytes();
     std::size_t next_immediate = 0;
-    for (std::size_t i = 0; i < n; i++) {
+    for (std::size_t i = 0; i < raw.size(); i++) {
         if (lengths[i] == repeat)
             continue;
         const std::uint64_t pointer = raw[i].pointer;
-        const std::uint64_t id = codec.id(pointer);
-        const std::uint64_t value = codec.value(pointer);
-        item it;
-        it.id = id;
         if (item_pointer_codec::is_immediate(pointer)) {
-            auto& bytes = h.immediates[next_immediate++];
-            store_be64(bytes.data(), value);
-            it.is_immediate = true;
-            it.data = bytes.data() + (8 - width);
-            it.length = std::size_t(width);
-            it.immediate_value = value;
-        } else {
-            if (lengths[i] == bad_address) {
-                d_stats[recv_stat::items_bad_address]++;
-                continue;
-            }
-            if (id == item_id::null)
-                continue; // padding marker: only its address mattered
-            it.data = h.buffer.get() + value;
-            it.length = std::size_t(lengths[i]);
+            h.items.push_back(immediate_item(h, pointer, next_immediate++));
+            continue;
         }
+        if (lengths[i] == bad_address) {
+            d_stats[recv_stat::items_bad_address]++;
+            continue;
+        }
+        if (codec.id(pointer) == item_id::null)
+            continue; // padding marker: only its address mattered
+        item it;
+        it.id = codec.id(pointer);
+        it.data = h.buffer.get() + codec.value(pointer);
+        it.length = std::size_t(lengths[i]);
         h.items.push_back(it);
+    }
+}
+
+void heap_assembler::freeze(detail::heap_storage& h)
+{
+    h.items.clear();
+    h.immediates.clear();
+    if (h.raw_pointers.empty())
+        return;
+    const std::uint64_t size = h.has_heap_size ? h.heap_size : h.extent;
+    h.items.reserve(h.raw_pointers.size());
+    std::size_t n_immediates = 0;
+    if (needs_no_sorting(h, n_immediates)) {
+        items_in_wire_order(h, size, n_immediates);
+    } else {
+        lengths_by_sorting(h, size);
+        items_from_lengths(h);
     }
 }
 

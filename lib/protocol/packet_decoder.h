@@ -29,6 +29,9 @@ struct SPEAD_API packet_header {
     std::uint64_t payload_length = 0;
     std::uint32_t n_pointers = 0;      //!< all item pointers, specials included
     std::uint32_t n_item_pointers = 0; //!< pointers other than the four specials
+    /*! No special among the pointers from here on: 4 when the four specials come
+     * first (as most senders put them), else 0. */
+    std::uint32_t first_item_pointer = 0;
     std::uint8_t heap_address_bits = 0;
     bool has_heap_size = false;
 };
@@ -85,7 +88,8 @@ template <unsigned FixedAddressBytes>
                             std::uint64_t heap_size,
                             std::uint64_t payload_offset,
                             std::uint64_t payload_length,
-                            unsigned n_specials) {
+                            unsigned n_specials,
+                            std::uint32_t first_item_pointer) {
         const std::size_t payload_room = size - pointers_end;
         if (payload_length > payload_room)
             return decode_result::truncated;
@@ -103,6 +107,7 @@ template <unsigned FixedAddressBytes>
         out.payload = data + pointers_end;
         out.n_pointers = std::uint32_t(n_pointers);
         out.n_item_pointers = std::uint32_t(n_pointers - n_specials);
+        out.first_item_pointer = first_item_pointer;
         out.heap_address_bits = std::uint8_t(shift);
         return decode_result::ok;
     };
@@ -125,7 +130,7 @@ template <unsigned FixedAddressBytes>
         }
         if (wrong == 0) {
             if (n_pointers == 4) // every packet of a heap but its first, usually
-                return finish(true, value[0], value[1], value[2], value[3], 4);
+                return finish(true, value[0], value[1], value[2], value[3], 4, 4);
             seen = 0b1111;
             first_unchecked = 4;
             std::copy(value, value + 4, special);
@@ -151,8 +156,13 @@ template <unsigned FixedAddressBytes>
     constexpr std::uint8_t bit_count[16] = { 0, 1, 1, 2, 1, 2, 2, 3,
                                              1, 2, 2, 3, 2, 3, 3, 4 };
     // without HEAP_SIZE, special[1] stays 0
-    return finish(
-        seen & 0b0010, special[0], special[1], special[2], special[3], bit_count[seen]);
+    return finish(seen & 0b0010,
+                  special[0],
+                  special[1],
+                  special[2],
+                  special[3],
+                  bit_count[seen],
+                  std::uint32_t(first_unchecked));
 }
 
 // Defined in the header and always inlined: it runs for every packet, and inlined into

@@ -732,3 +732,101 @@ TEST_F(assembler_test, fast_paths_agree_with_the_general_path_on_damaged_streams
     }
     EXPECT_GT(placed_packets, 3000u); // the streams were mostly valid packets
 }
+
+namespace {
+/*! What a heap's items must be, by the rules written out plainly: wire order, a
+ * pointer seen before is dropped, an addressed item runs to the next address of any
+ * other (NULL included; equal addresses by wire order) or to the heap's end, NULL and
+ * out-of-bounds items are not listed. */
+struct expected_item {
+    std::uint64_t id;
+    bool immediate;
+    std::uint64_t value; // immediate: the value; addressed: the address
+    std::uint64_t length;
+    bool operator==(const expected_item& o) const
+    {
+        return std::tie(id, immediate, value, length) ==
+               std::tie(o.id, o.immediate, o.value, o.length);
+    }
+};
+
+std::vector<expected_item> reference_items(const std::vector<spead_test::pointer>& ptrs,
+                                           std::uint64_t size)
+{
+    std::vector<std::size_t> unique;
+    for (std::size_t i = 0; i < ptrs.size(); i++) {
+        bool seen = false;
+        for (std::size_t j : unique)
+            seen |= std::tie(ptrs[j].immediate, ptrs[j].id, ptrs[j].value) ==
+                    std::tie(ptrs[i].immediate, ptrs[i].id, ptrs[i].value);
+        if (!seen)
+            unique.push_back(i);
+    }
+    std::vector<std::pair<std::uint64_t, std::size_t>> by_address; // (address, wire)
+    for (std::size_t i : unique)
+        if (!ptrs[i].immediate)
+            by_address.push_back({ ptrs[i].value, i });
+    std::sort(by_address.begin(), by_address.end());
+    std::vector<expected_item> out;
+    for (std::size_t i : unique) {
+        const auto& p = ptrs[i];
+        if (p.immediate) {
+            out.push_back({ p.id, true, p.value, 5 });
+            continue;
+        }
+        if (p.id == 0)
+            continue;
+        const auto at = std::find(
+            by_address.begin(), by_address.end(), std::make_pair(p.value, i));
+        const std::uint64_t next = at + 1 == by_address.end() ? size : (at + 1)->first;
+        out.push_back({ p.id, false, p.value, std::min(next, size) - p.value });
+    }
+    return out;
+}
+} // namespace
+
+TEST_F(assembler_test, items_of_random_layouts_follow_the_plain_rules)
+{
+    // Both ways of freezing a heap (no sort for addresses in wire order without
+    // repeats, sorting otherwise) against the rules: layouts in order, shuffled, with
+    // repeats, NULLs, shared addresses and items at the heap's end.
+    std::mt19937 rng(20261127);
+    int in_order = 0;
+    for (std::uint64_t cnt = 1; cnt <= 3000; cnt++) {
+        const std::uint64_t size = 1 + rng() % 64;
+        std::vector<spead_test::pointer> ptrs;
+        const std::size_t n = rng() % 8;
+        for (std::size_t k = 0; k < n; k++) {
+            if (rng() % 3 == 0)
+                ptrs.push_back({ true, 0x2000 + rng() % 3, rng() % 3 });
+            else
+                ptrs.push_back({ false,
+                                 rng() % 5 == 0 ? 0 : 0x1000 + rng() % 4,
+                                 rng() % (size + 1) });
+        }
+        if (rng() % 2) { // addresses in wire order: the no-sort shape, unless repeats
+            std::vector<std::uint64_t> addresses;
+            for (auto& p : ptrs)
+                if (!p.immediate)
+                    addresses.push_back(p.value);
+            std::sort(addresses.begin(), addresses.end());
+            std::size_t k = 0;
+            for (auto& p : ptrs)
+                if (!p.immediate)
+                    p.value = addresses[k++];
+            in_order++;
+        }
+        heaps.clear();
+        add(packet(cnt, std::int64_t(size), 0, pattern(size), ptrs));
+        ASSERT_EQ(heaps.size(), 1u) << "heap " << cnt;
+        std::vector<expected_item> got;
+        for (const item& it : heaps[0].items())
+            got.push_back({ it.id,
+                            it.is_immediate,
+                            it.is_immediate ? it.immediate_value
+                                            : std::uint64_t(it.data - heaps[0].payload()),
+                            it.length });
+        EXPECT_EQ(got, reference_items(ptrs, size)) << "heap " << cnt;
+    }
+    EXPECT_GT(in_order, 1000);
+}
