@@ -13,12 +13,6 @@ namespace gr {
 namespace spead {
 namespace recv {
 
-heap::heap() = default;
-heap::heap(detail::heap_storage_ptr storage) : d_storage(std::move(storage)) {}
-heap::heap(heap&&) noexcept = default;
-heap& heap::operator=(heap&&) noexcept = default;
-heap::~heap() = default;
-
 std::uint64_t heap::cnt() const { return d_storage->cnt; }
 const gr::spead::flavour& heap::get_flavour() const { return d_storage->heap_flavour; }
 bool heap::is_complete() const { return d_storage->complete; }

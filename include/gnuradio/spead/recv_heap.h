@@ -43,7 +43,7 @@ namespace detail {
 struct heap_storage;
 class heap_pool;
 /*! Returns storage to its pool (or frees it if the pool is gone). */
-struct heap_storage_release {
+struct SPEAD_API heap_storage_release {
     std::shared_ptr<heap_pool> pool;
     void operator()(heap_storage* storage) const;
 };
@@ -59,11 +59,14 @@ using heap_storage_ptr = std::unique_ptr<heap_storage, heap_storage_release>;
 class SPEAD_API heap
 {
 public:
-    heap();
-    explicit heap(detail::heap_storage_ptr storage);
-    heap(heap&&) noexcept;
-    heap& operator=(heap&&) noexcept;
-    ~heap();
+    heap() = default;
+    explicit heap(detail::heap_storage_ptr storage) : d_storage(std::move(storage)) {}
+    // Inline: a heap is moved several times on its way to the consumer, and each
+    // move is then a few instructions, not a call. Only the release of the storage
+    // (heap_storage_release) is out of line.
+    heap(heap&&) noexcept = default;
+    heap& operator=(heap&&) noexcept = default;
+    ~heap() = default;
 
     /*! False for a default-constructed or moved-from heap. */
     explicit operator bool() const { return bool(d_storage); }
