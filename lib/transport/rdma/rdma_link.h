@@ -164,7 +164,7 @@ public:
     void release() override;
 
 private:
-    void post_receive(std::uint32_t slot);
+    void post_receives(const std::uint32_t* slots, std::size_t n);
     void send_credits();
     /*! The connection failed with \p err: returned now, or after the \p got messages
      * before it (then at the next receive()). */
@@ -180,7 +180,9 @@ private:
     accept_data d_grant{};
     connect_data d_peer{};
     std::shared_ptr<std::size_t> d_ring_users; //!< null when this one has no ring
-    std::vector<std::uint32_t> d_to_repost;    //!< slots of the last receive()
+    /*! Receive slots to post again: the last receive()'s, and those released since
+     * the last credit write (posted with the next one, see release()). */
+    std::vector<std::uint32_t> d_to_repost;
     std::size_t d_ring_to_release = 0;
     released d_released;
     released d_advertised;
