@@ -7,6 +7,7 @@
 
 #include "endian.h"
 #include "frame_decoder.h"
+#include "packet_decoder.h"
 
 namespace gr {
 namespace spead {

@@ -38,21 +38,6 @@ struct frame {
  * what a peer can make the reader buffer, checked as soon as the item count is known
  * and again once PAYLOAD_LENGTH is.
  */
-/*!
- * True if \p data starts with a SPEAD header (magic, version, and item pointer and
- * address widths that add up to 8 bytes): what a peer that is a SPEAD sender at all
- * sends. Whether the packet is whole and well formed is the packet decoder's to say.
- */
-inline bool is_spead_header(const std::uint8_t* data, std::size_t size)
-{
-    if (size < 8)
-        return false;
-    const unsigned id_bytes = data[2];
-    const unsigned address_bytes = data[3];
-    return data[0] == 0x53 && data[1] == 0x04 && address_bytes >= 1 &&
-           address_bytes <= 7 && id_bytes + address_bytes == 8;
-}
-
 SPEAD_API frame next_frame(const std::uint8_t* data,
                            std::size_t size,
                            std::size_t max_packet_size);

@@ -147,7 +147,8 @@ private:
     void freeze(detail::heap_storage& h);
     /*! True if the pointers are in wire order, addresses increasing, no repeats (the
      * usual shape); then \p n_immediates is set. */
-    static bool needs_no_sorting(const detail::heap_storage& h, std::size_t& n_immediates);
+    static bool needs_no_sorting(const detail::heap_storage& h,
+                                 std::size_t& n_immediates);
     /*! The items of a heap that needs no sorting, in one pass. */
     void items_in_wire_order(detail::heap_storage& h,
                              std::uint64_t size,
@@ -157,9 +158,8 @@ private:
     /*! The items, from the lengths lengths_by_sorting() found. */
     void items_from_lengths(detail::heap_storage& h);
     /*! Immediate item \p slot of the heap's immediates, for \p pointer. */
-    static item immediate_item(detail::heap_storage& h,
-                               std::uint64_t pointer,
-                               std::size_t slot);
+    static item
+    immediate_item(detail::heap_storage& h, std::uint64_t pointer, std::size_t slot);
     /*! False if an addressed item starts past the heap's size (spead2: undecodable). */
     static bool addresses_fit(const detail::heap_storage& h);
     void zero_fill_gaps(detail::heap_storage& h);

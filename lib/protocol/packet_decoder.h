@@ -165,6 +165,21 @@ template <unsigned FixedAddressBytes>
                   std::uint32_t(first_unchecked));
 }
 
+/*!
+ * True if \p data starts with a SPEAD header (magic, version, and item pointer and
+ * address widths that add up to 8 bytes): what a peer that is a SPEAD sender at all
+ * sends. Whether the packet is whole and well formed is decode_packet()'s to say.
+ */
+inline bool is_spead_header(const std::uint8_t* data, std::size_t size)
+{
+    if (size < 8)
+        return false;
+    const unsigned id_bytes = data[2];
+    const unsigned address_bytes = data[3];
+    return data[0] == 0x53 && data[1] == 0x04 && address_bytes >= 1 &&
+           address_bytes <= 7 && id_bytes + address_bytes == 8;
+}
+
 // Defined in the header and always inlined: it runs for every packet, and inlined into
 // the assembler its result never goes through memory.
 [[gnu::always_inline]] inline decode_result
@@ -184,11 +199,7 @@ decode_packet(const std::uint8_t* data, std::size_t size, packet_header& out)
     default:
         break;
     }
-    if ((header >> 48) != 0x5304) // magic 'S', version 4
-        return decode_result::bad_header;
-    const unsigned id_bytes = (header >> 40) & 0xff;
-    const unsigned address_bytes = (header >> 32) & 0xff;
-    if (address_bytes < 1 || address_bytes > 7 || id_bytes + address_bytes != 8)
+    if (!is_spead_header(data, size))
         return decode_result::bad_header;
     return decode_checked_header<0>(data, size, header, out);
 }

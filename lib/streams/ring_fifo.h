@@ -45,14 +45,6 @@ public:
         d_slots[(d_head + d_count) % d_slots.size()] = std::move(v);
         d_count++;
     }
-    /*! The oldest entry, taken out; the caller has checked empty(). */
-    T pop()
-    {
-        T out = std::move(d_slots[d_head]);
-        d_head = (d_head + 1) % d_slots.size();
-        d_count--;
-        return out;
-    }
     /*! The oldest entry, moved into \p out; the caller has checked empty(). */
     void pop_into(T& out)
     {

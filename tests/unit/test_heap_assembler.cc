@@ -776,8 +776,8 @@ std::vector<expected_item> reference_items(const std::vector<spead_test::pointer
         }
         if (p.id == 0)
             continue;
-        const auto at = std::find(
-            by_address.begin(), by_address.end(), std::make_pair(p.value, i));
+        const auto at =
+            std::find(by_address.begin(), by_address.end(), std::make_pair(p.value, i));
         const std::uint64_t next = at + 1 == by_address.end() ? size : (at + 1)->first;
         out.push_back({ p.id, false, p.value, std::min(next, size) - p.value });
     }

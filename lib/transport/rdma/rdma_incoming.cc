@@ -10,7 +10,7 @@
 // views go to the stream as they are, and released memory goes back to the sender as
 // credits, RDMA-written (inline) into its credit block.
 
-#include "protocol/frame_decoder.h"
+#include "protocol/packet_decoder.h"
 #include "rdma_link.h"
 #include <netinet/in.h>
 #include <cerrno>
