@@ -54,9 +54,13 @@ void chunk_queue::push(chunk_entry&& e)
         }
     }
     d_ready.push(std::move(e));
-    const bool wake = d_pop_waiters != 0;
-    lock.unlock();
-    if (wake)
+    if (d_pop_waiters != 0)
+        d_wake_pending.store(true);
+}
+
+void chunk_queue::wake_consumer()
+{
+    if (d_wake_pending.load(std::memory_order_relaxed) && d_wake_pending.exchange(false))
         d_ready_changed.notify_all();
 }
 

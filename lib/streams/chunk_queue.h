@@ -30,7 +30,9 @@ namespace recv {
  * stream's when both are held (docs/dev-recv-locking.md). Chunks are made as they are
  * first needed, up to a bound, and reused from then on. Waiters are notified after the
  * lock is released, and only when there are any, so a woken thread does not block on
- * the lock its waker still holds.
+ * the lock its waker still holds; the consumer only once the pusher has released the
+ * stream's lock too (wake_consumer()), since on a machine whose cores are all busy
+ * with readers the woken consumer takes the core of the one that woke it.
  */
 class chunk_queue
 {
@@ -43,8 +45,12 @@ public:
 
     /*! A free chunk; null when all are taken (the consumer is behind). */
     std::unique_ptr<chunk> acquire();
-    /*! A filled chunk or a run of lost positions (merged with the run before it). */
+    /*! A filled chunk or a run of lost positions (merged with the run before it). A
+     * waiting consumer is woken by the next wake_consumer() (or wake()), which the
+     * pusher calls once it has released the stream's lock. */
     void push(chunk_entry&& e);
+    /*! Wakes the consumer if a push() since the last call found it waiting. */
+    void wake_consumer();
     /*! Waits up to \p timeout for an entry, or until \p stopped is set. */
     bool pop(chunk_entry& out,
              std::chrono::microseconds timeout,
@@ -79,6 +85,8 @@ private:
     /*! available(), read by wait_available() without the lock: readers ask before each
      * batch, and most find room at once. Its own cache line, apart from the mutex. */
     alignas(64) std::atomic<std::size_t> d_available{ 0 };
+    /*! A push() found the consumer waiting: wake_consumer() notifies it. */
+    std::atomic<bool> d_wake_pending{ false };
 };
 
 } // namespace recv

@@ -6,6 +6,7 @@
  */
 
 #include "heap_placement.h"
+#include "spin_then_lock.h"
 #include <algorithm>
 
 namespace gr {
@@ -94,7 +95,8 @@ bool heap_placement::add_batch(const packet_view* packets,
                                std::size_t n,
                                std::size_t source)
 {
-    std::unique_lock<std::mutex> lock(d_core.mutex);
+    std::unique_lock<std::mutex> lock(d_core.mutex, std::defer_lock);
+    spin_then_lock(lock); // other readers hold it only briefly
     heap_assembler& assembler = this->assembler(source);
     note_batch_locked(n, source);
     // After a stop heap the assembler counts the rest of the batch in

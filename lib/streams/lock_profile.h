@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_STREAMS_LOCK_PROFILE_H
 #define INCLUDED_SPEAD_STREAMS_LOCK_PROFILE_H
 
+#include "spin_then_lock.h"
 #include <cstddef>
 #include <mutex>
 
@@ -56,7 +57,7 @@ public:
     {
         const auto asked = clock::now();
         if (!lock.try_lock()) {
-            lock.lock();
+            spin_then_lock(lock);
             d_contended++;
         }
         d_since = clock::now();
@@ -78,11 +79,12 @@ private:
     double d_wait_ns = 0, d_hold_ns = 0;
 };
 #else
-/*! The normal build's lock_profile: takes the lock, counts nothing. */
+/*! The normal build's lock_profile: takes the lock (spin_then_lock()), counts
+ * nothing. */
 class lock_profile
 {
 public:
-    void acquire(std::unique_lock<std::mutex>& lock) { lock.lock(); }
+    void acquire(std::unique_lock<std::mutex>& lock) { spin_then_lock(lock); }
     void release() {}
     void placed(std::size_t, std::size_t) {}
 };

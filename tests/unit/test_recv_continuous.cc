@@ -13,6 +13,7 @@
 #include "packet_builder.h"
 #include <gnuradio/spead/recv_stream.h>
 #include <gtest/gtest.h>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
@@ -231,6 +232,36 @@ TEST(RecvContinuous, WithTwoReadersTheStreamEndsWhenBothSendersHaveStopped)
     EXPECT_EQ(out.data[0], payload(0, 1));
     EXPECT_EQ(s.get_stats()[recv_stat::heaps], 2u);
     EXPECT_EQ(s.get_stats()[recv_stat::stop_heaps], 2u);
+}
+
+TEST(RecvContinuous, AConsumerWaitingForAChunkIsWokenAsSoonAsOneIsHandedOn)
+{
+    // The reader hands the chunk on under the stream's lock and wakes the consumer
+    // after releasing it: the wake must not be lost, nor wait for the stream's end.
+    recv::stream s(recv::stream_config().set_continuous(continuous()));
+    auto& r = s.emplace_reader<fake_reader>();
+    std::atomic<bool> returned{ false };
+    recv::stream::pop_result result = recv::stream::pop_result::timeout;
+    std::size_t positions = 0;
+    std::thread consumer([&] {
+        recv::chunk_entry e;
+        result = s.pop_chunk(e, 60s);
+        positions = e.positions;
+        returned.store(true);
+    });
+    std::this_thread::sleep_for(100ms); // the consumer is waiting
+    EXPECT_FALSE(returned.load());
+    r.feed(heap_packets(10, 0));
+    r.feed(heap_packets(11, 1)); // positions 0 and 1: the first chunk is complete
+    const auto asked = std::chrono::steady_clock::now();
+    while (!returned.load() && std::chrono::steady_clock::now() - asked < 10s)
+        std::this_thread::sleep_for(1ms);
+    EXPECT_TRUE(returned.load()) << "the consumer was not woken by the chunk";
+    EXPECT_FALSE(s.is_stopped());
+    r.finish(); // ends the stream, which wakes a consumer still waiting
+    consumer.join();
+    EXPECT_EQ(result, recv::stream::pop_result::heap);
+    EXPECT_EQ(positions, 2u);
 }
 
 TEST(RecvContinuous, AHeapSizeThatIsNoWholeNumberOfItemsEndsTheStreamSayingWhy)

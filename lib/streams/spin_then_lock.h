@@ -1,0 +1,54 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_STREAMS_SPIN_THEN_LOCK_H
+#define INCLUDED_SPEAD_STREAMS_SPIN_THEN_LOCK_H
+
+#include <mutex>
+
+namespace gr {
+namespace spead {
+namespace recv {
+
+/*! Tries for the stream's lock this many times, a pause apart, before sleeping on it:
+ * as many as glibc's adaptive mutexes try (glibc.pthread.mutex_spin_count). */
+constexpr int lock_spins = 100;
+
+/*! A pause in a spin loop: the core lets its sibling run and does not flood the
+ * lock's cache line. */
+inline void spin_pause()
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
+/*!
+ * Takes \p lock (not held), spinning briefly first. A reader holds the stream's lock
+ * for a fraction of a microsecond per batch; a std::mutex found held puts the caller to
+ * sleep at once, and on a VM the sleep and the wake-up cost tens of microseconds: with
+ * two readers on two cores that was a tenth of their time (docs/performance.md,
+ * "Scaling with reader threads"). Spinning finds the lock free within the holder's hold
+ * unless the holder lost its core; then the caller sleeps as before.
+ */
+inline void spin_then_lock(std::unique_lock<std::mutex>& lock)
+{
+    for (int k = 0; k < lock_spins; k++) {
+        if (lock.try_lock())
+            return;
+        spin_pause();
+    }
+    lock.lock();
+}
+
+} // namespace recv
+} // namespace spead
+} // namespace gr
+
+#endif /* INCLUDED_SPEAD_STREAMS_SPIN_THEN_LOCK_H */
