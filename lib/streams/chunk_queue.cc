@@ -45,7 +45,7 @@ std::unique_ptr<chunk> chunk_queue::acquire()
 
 void chunk_queue::push(chunk_entry&& e)
 {
-    std::unique_lock<std::mutex> lock(d_mutex);
+    std::lock_guard<std::mutex> lock(d_mutex);
     if (!e.data && !d_ready.empty()) {
         chunk_entry& last = d_ready.back();
         if (!last.data && last.first_index + last.positions == e.first_index) {
