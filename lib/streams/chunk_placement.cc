@@ -115,7 +115,7 @@ bool chunk_placement::add_batch(const packet_view* packets,
     const bool goes_on = reader_goes_on && !d_core.stopped.load();
     d_profile.release();
     d_control.unlock_and_wake(lock); // control heaps (descriptors) go to the heap queue
-    d_chunks.wake_consumer(); // a chunk handed on above, now the lock is free
+    d_chunks.wake_consumer();        // a chunk handed on above, now the lock is free
     return goes_on;
 }
 

@@ -31,11 +31,12 @@ inline void spin_pause()
 
 /*!
  * Takes \p lock (not held), spinning briefly first. A reader holds the stream's lock
- * for a fraction of a microsecond per batch; a std::mutex found held puts the caller to
- * sleep at once, and on a VM the sleep and the wake-up cost tens of microseconds: with
- * two readers on two cores that was a tenth of their time (docs/performance.md,
- * "Scaling with reader threads"). Spinning finds the lock free within the holder's hold
- * unless the holder lost its core; then the caller sleeps as before.
+ * for about 0.2 us at a time; a std::mutex found held puts its caller to sleep at once,
+ * and the sleep and the wake-up cost the waiter 6-7 us on average on a 2-vCPU VM, while
+ * its core idles. Two readers on two cores lost a quarter of what a second core offers
+ * to it (docs/performance.md, "Scaling with reader threads"). Spinning finds the lock
+ * free within the holder's hold unless the holder lost its core; then the caller
+ * sleeps as before.
  */
 inline void spin_then_lock(std::unique_lock<std::mutex>& lock)
 {
