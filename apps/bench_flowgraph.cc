@@ -112,29 +112,19 @@ source::sptr make_loopback_source(const bench::bench_options& o,
 {
     const std::size_t buffer = o.buffer;
     bench::rmem_max_raise raise(buffer);
-    source::sptr src = source::make("udp",
-                                    endpoint,
-                                    "",
-                                    buffer,
-                                    recv::udp_config::default_max_size,
-                                    "int8",
-                                    1,
-                                    0,
-                                    continuous ? "" : "packet_len",
-                                    o.max_heap_size,
-                                    4,
-                                    "drop",
-                                    continuous ? bench::bench_timestamp_item : 0,
-                                    0.0,
-                                    0.0,
-                                    "as-is",
-                                    continuous,
-                                    "",
-                                    o.queue_heaps,
-                                    0.0,
-                                    0,
-                                    10,
-                                    continuous ? "continuous" : "heaps");
+    source_config config;
+    config.set("endpoints", endpoint)
+        .set("buffer_size", buffer)
+        .set("max_packet_size", recv::udp_config::default_max_size)
+        .set("item_type", "int8")
+        .set("len_tag_key", continuous ? "" : "packet_len")
+        .set("max_heap_size", o.max_heap_size)
+        .set("timestamp_item", continuous ? bench::bench_timestamp_item : 0)
+        .set("byte_order", "as-is")
+        .set("stop_on_stop_heap", continuous)
+        .set("queue_heaps", o.queue_heaps)
+        .set("output_mode", continuous ? "continuous" : "heaps");
+    source::sptr src = source::make(config);
     if (announce) // the kernel grants min(asked, rmem_max) (Linux)
         std::cout << "  "
                   << bench::describe_receive_buffer(
@@ -281,26 +271,13 @@ sink_figures sink_run(const bench::bench_options& o, std::size_t packet)
     // The sink takes whole heaps: the buffer before it must hold two.
     std::dynamic_pointer_cast<gr::block>(upstream)->set_min_output_buffer(
         static_cast<long>(2 * heap_size));
-    auto snk = sink::make("udp",
-                          "127.0.0.1:" + std::to_string(discard.port()),
-                          "",
-                          0,
-                          packet,
-                          "int8",
-                          1,
-                          0x1000,
-                          "",
-                          heap_size,
-                          1,
-                          0.0,
-                          "64-40",
-                          1,
-                          1,
-                          0,
-                          "payload",
-                          "",
-                          "as-is",
-                          false);
+    auto snk = sink::make(sink_config({ { "endpoints",
+                                          "127.0.0.1:" + std::to_string(discard.port()) },
+                                        { "max_packet_size", packet },
+                                        { "item_type", "int8" },
+                                        { "len_tag_key", "" },
+                                        { "heap_items", heap_size },
+                                        { "send_stop_heap", false } }));
     tb->connect(upstream, 0, snk, 0);
     tb->start();
     std::this_thread::sleep_for(std::chrono::milliseconds(500)); // warm up

@@ -26,10 +26,10 @@ namespace spead {
 namespace {
 
 /*! The block's inputs: one per substream (plan_sink rejects a bad count later). */
-int input_count(const sink_params& p)
+int input_count(const sink_config& c)
 {
     return static_cast<int>(
-        std::clamp<std::size_t>(p.substreams, 1, sink_max_substreams));
+        std::clamp<std::size_t>(c.continuous.substreams, 1, sink_max_substreams));
 }
 
 /*! HOST:PORT of a tcp endpoint ([ADDRESS]:PORT for IPv6). */
@@ -42,87 +42,18 @@ std::string endpoint_text(const boost::asio::ip::tcp::endpoint& ep)
 
 } // namespace
 
-sink::sptr sink::make(const std::string& transport,
-                      const std::string& endpoints,
-                      const std::string& interface,
-                      std::size_t buffer_size,
-                      std::size_t max_packet_size,
-                      const std::string& item_type,
-                      std::size_t vlen,
-                      std::uint64_t payload_item,
-                      const std::string& len_tag_key,
-                      std::size_t heap_items,
-                      int ttl,
-                      double rate_gbps,
-                      const std::string& flavour,
-                      std::uint64_t heap_cnt_start,
-                      std::uint64_t heap_cnt_step,
-                      std::size_t descriptor_interval,
-                      const std::string& payload_name,
-                      const std::string& payload_description,
-                      const std::string& byte_order,
-                      bool send_stop_heap,
-                      const std::string& capture_file,
-                      double stats_interval,
-                      int comp_vector,
-                      int max_poll,
-                      const std::string& input_mode,
-                      std::uint64_t timestamp_item,
-                      std::uint64_t timestamp_step,
-                      std::uint64_t start_timestamp,
-                      double sample_rate,
-                      double sync_time,
-                      std::size_t substreams,
-                      std::uint64_t substream_item,
-                      bool reconnect,
-                      double connect_timeout,
-                      std::size_t inline_bytes)
+sink::sptr sink::make(const sink_config& config)
 {
-    const sink_params p{ transport,
-                         endpoints,
-                         interface,
-                         buffer_size,
-                         max_packet_size,
-                         item_type,
-                         vlen,
-                         payload_item,
-                         len_tag_key,
-                         heap_items,
-                         ttl,
-                         rate_gbps,
-                         flavour,
-                         heap_cnt_start,
-                         heap_cnt_step,
-                         descriptor_interval,
-                         payload_name,
-                         payload_description,
-                         byte_order,
-                         send_stop_heap,
-                         capture_file,
-                         stats_interval,
-                         comp_vector,
-                         max_poll,
-                         input_mode,
-                         timestamp_item,
-                         timestamp_step,
-                         start_timestamp,
-                         sample_rate,
-                         sync_time,
-                         substreams,
-                         substream_item,
-                         reconnect,
-                         connect_timeout,
-                         inline_bytes };
-    return gnuradio::make_block_sptr<sink_impl>(p);
+    return gnuradio::make_block_sptr<sink_impl>(config);
 }
 
-sink_impl::sink_impl(const sink_params& params)
+sink_impl::sink_impl(const sink_config& config)
     : gr::block("spead_sink",
-                gr::io_signature::make(input_count(params),
-                                       input_count(params),
-                                       io_signature_size(params.item_type, params.vlen)),
+                gr::io_signature::make(input_count(config),
+                                       input_count(config),
+                                       static_cast<int>(config.items.get_item_size())),
                 gr::io_signature::make(0, 0, 0)),
-      d_plan(logged_on_error(d_logger, [&] { return plan_sink(params, d_logger); })),
+      d_plan(logged_on_error(d_logger, [&] { return plan_sink(config, d_logger); })),
       d_mapping(make_sink_mapping(d_plan, d_logger)),
       d_stats_timer(d_plan.stats_interval),
       d_slots(sink_send_slots, d_logger),
@@ -157,7 +88,8 @@ sink_impl::sink_impl(const sink_params& params)
         d_logger->error("{}", e.what());
         throw;
     } catch (const std::exception& e) {
-        d_logger->error("cannot send to {}: {}", params.endpoints, e.what());
+        d_logger->error(
+            "cannot send to {}: {}", transport::to_string(d_plan.udp.get_endpoints()), e.what());
         throw;
     }
 

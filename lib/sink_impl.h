@@ -10,7 +10,7 @@
 
 #include "mapping/send_slots.h"
 #include "mapping/sink_mapping.h"
-#include "mapping/sink_params.h"
+#include "mapping/sink_plan.h"
 #include "mapping/stats_timer.h"
 #include <gnuradio/spead/sink.h>
 #include <memory>
@@ -27,7 +27,7 @@ namespace spead {
 class sink_impl : public sink
 {
 public:
-    explicit sink_impl(const sink_params& params);
+    explicit sink_impl(const sink_config& config);
     ~sink_impl() override;
 
     bool start() override;

@@ -46,100 +46,28 @@ std::string joined(const std::vector<std::string>& parts)
 
 } // namespace
 
-source::sptr source::make(const std::string& transport,
-                          const std::string& endpoints,
-                          const std::string& interface,
-                          std::size_t buffer_size,
-                          std::size_t max_packet_size,
-                          const std::string& item_type,
-                          std::size_t vlen,
-                          std::uint64_t payload_item,
-                          const std::string& len_tag_key,
-                          std::size_t max_heap_size,
-                          std::size_t max_heaps,
-                          const std::string& incomplete_heaps,
-                          std::uint64_t timestamp_item,
-                          double sample_rate,
-                          double sync_time,
-                          const std::string& byte_order,
-                          bool stop_on_stop_heap,
-                          const std::string& capture_file,
-                          std::size_t queue_heaps,
-                          double stats_interval,
-                          int comp_vector,
-                          int max_poll,
-                          const std::string& output_mode,
-                          std::uint64_t timestamp_step,
-                          std::size_t window_heaps,
-                          std::size_t substreams,
-                          std::uint64_t substream_item,
-                          std::size_t threads,
-                          const std::string& full_queue_policy,
-                          std::uint64_t first_substream,
-                          std::size_t max_connections,
-                          const std::string& allowed_peers,
-                          bool keep_listening,
-                          const std::vector<std::uint64_t>& substream_ids,
-                          std::size_t rdma_connections,
-                          std::size_t rdma_depth)
+source::sptr source::make(const source_config& config)
 {
-    return gnuradio::make_block_sptr<source_impl>(source_params{ transport,
-                                                                 endpoints,
-                                                                 interface,
-                                                                 buffer_size,
-                                                                 max_packet_size,
-                                                                 item_type,
-                                                                 vlen,
-                                                                 payload_item,
-                                                                 len_tag_key,
-                                                                 max_heap_size,
-                                                                 max_heaps,
-                                                                 incomplete_heaps,
-                                                                 timestamp_item,
-                                                                 sample_rate,
-                                                                 sync_time,
-                                                                 byte_order,
-                                                                 stop_on_stop_heap,
-                                                                 capture_file,
-                                                                 queue_heaps,
-                                                                 stats_interval,
-                                                                 comp_vector,
-                                                                 max_poll,
-                                                                 output_mode,
-                                                                 timestamp_step,
-                                                                 window_heaps,
-                                                                 substreams,
-                                                                 substream_item,
-                                                                 threads,
-                                                                 full_queue_policy,
-                                                                 first_substream,
-                                                                 max_connections,
-                                                                 allowed_peers,
-                                                                 keep_listening,
-                                                                 substream_ids,
-                                                                 rdma_connections,
-                                                                 rdma_depth });
+    return gnuradio::make_block_sptr<source_impl>(config);
 }
 
 namespace {
 /*! Outputs the block is made with: a bad value still makes a signature (of one
- * output); plan_source then refuses it naming the parameter. */
-int output_count(const source_params& p)
+ * output); plan_source then refuses it naming the option. */
+int output_count(const source_config& c)
 {
-    if (p.output_mode != "continuous" || p.substreams < 1 || p.substreams > 1024)
-        return 1;
-    return static_cast<int>(p.substreams);
+    const std::size_t n = c.continuous.substreams;
+    return c.is_continuous() && n >= 1 && n <= 1024 ? static_cast<int>(n) : 1;
 }
 } // namespace
 
-source_impl::source_impl(const source_params& params)
-    : gr::sync_block(
-          "spead_source",
-          gr::io_signature::make(0, 0, 0),
-          gr::io_signature::make(output_count(params),
-                                 output_count(params),
-                                 io_signature_size(params.item_type, params.vlen))),
-      d_plan(logged_on_error(d_logger, [&] { return plan_source(params, d_logger); })),
+source_impl::source_impl(const source_config& config)
+    : gr::sync_block("spead_source",
+                     gr::io_signature::make(0, 0, 0),
+                     gr::io_signature::make(output_count(config),
+                                            output_count(config),
+                                            static_cast<int>(config.items.get_item_size()))),
+      d_plan(logged_on_error(d_logger, [&] { return plan_source(config, d_logger); })),
       d_mapping(make_source_mapping(d_plan, d_logger)),
       d_stats_timer(d_plan.stats_interval),
       d_descriptors_port(pmt::mp("descriptors")),
@@ -168,7 +96,7 @@ source_impl::source_impl(const source_params& params)
                         d_plan.transport.kind == transport_kind::ibverbs
                             ? "receive over ibverbs"
                             : "listen",
-                        params.endpoints,
+                        d_plan.where,
                         e.what());
         throw;
     }

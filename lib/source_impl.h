@@ -9,7 +9,7 @@
 #define INCLUDED_SPEAD_SOURCE_IMPL_H
 
 #include "mapping/source_mapping.h"
-#include "mapping/source_params.h"
+#include "mapping/source_plan.h"
 #include "mapping/stats_timer.h"
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/source.h>
@@ -27,7 +27,7 @@ namespace spead {
 class source_impl : public source
 {
 public:
-    explicit source_impl(const source_params& params);
+    explicit source_impl(const source_config& config);
     ~source_impl() override;
 
     bool start() override;

@@ -50,6 +50,23 @@ int parse_comp_vector_variable(const char* text)
 
 } // namespace
 
+void check_transport_name(const std::string& transport, transport_direction direction)
+{
+    for (const char* known : { "udp", "ibverbs", "auto", "pcap", "tcp", "rdma" })
+        if (transport == known)
+            return;
+    const bool receive = direction == transport_direction::receive;
+    throw std::invalid_argument(
+        "transport: '" + transport +
+        "' is unknown; use udp (kernel sockets), ibverbs (raw-packet verbs on the "
+        "NIC that owns interface), auto (ibverbs when it can be used on interface, "
+        "otherwise udp), pcap (" +
+        (receive ? "replay" : "record into") + " capture_file) or tcp (" +
+        (receive ? "listen for" : "connect to") +
+        " a connected, lossless link; docs/links.md) or rdma (the same over RDMA "
+        "RC queue pairs, verbs://HOST:PORT)");
+}
+
 transport_choice choose_transport(const std::string& transport,
                                   const std::string& interface,
                                   std::size_t buffer_size,
@@ -78,16 +95,7 @@ transport_choice choose_transport(const std::string& transport,
         choice.kind = transport_kind::rdma;
         return choice;
     }
-    if (transport != "udp" && transport != "ibverbs" && transport != "auto")
-        throw std::invalid_argument(
-            "transport: '" + transport +
-            "' is unknown; use udp (kernel sockets), ibverbs (raw-packet verbs on the "
-            "NIC that owns interface), auto (ibverbs when it can be used on interface, "
-            "otherwise udp), pcap (" +
-            (receive ? "replay" : "record into") + " capture_file) or tcp (" +
-            (receive ? "listen for" : "connect to") +
-            " a connected, lossless link; docs/links.md) or rdma (the same over RDMA "
-            "RC queue pairs, verbs://HOST:PORT)");
+    check_transport_name(transport, direction);
 
     std::string wanted = transport;
     if (receive) {

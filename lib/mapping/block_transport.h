@@ -28,6 +28,7 @@ enum class transport_kind { udp, ibverbs, pcap, tcp, rdma };
 /*! The block parameter's spelling: "udp", "ibverbs", "pcap", "tcp". */
 SPEAD_API const char* transport_name(transport_kind t);
 
+
 /*! Which way the block moves heaps: the wording of messages and whether the
  * environment overrides apply (they turn udp *sources* into ibverbs ones). */
 enum class transport_direction { receive, send };
@@ -43,6 +44,11 @@ struct transport_choice {
     /*! comp_vector after GR_SPEAD_IBV_COMP_VECTOR. */
     int comp_vector = 0;
 };
+
+/*! Checks a block's `transport` option: udp, ibverbs, auto, pcap, tcp or rdma.
+ * \throws std::invalid_argument naming transport and the choices */
+SPEAD_API void check_transport_name(const std::string& transport,
+                                    transport_direction direction);
 
 /*!
  * Settles the transport from the block's `transport` parameter (udp, ibverbs, auto,

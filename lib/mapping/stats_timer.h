@@ -9,9 +9,22 @@
 #define INCLUDED_SPEAD_MAPPING_STATS_TIMER_H
 
 #include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace gr {
 namespace spead {
+
+/*! Checks a block's stats_interval option: seconds, >= 0 (0: no messages).
+ * \throws std::invalid_argument naming stats_interval */
+inline void check_stats_interval(double seconds)
+{
+    if (!std::isfinite(seconds) || seconds < 0)
+        throw std::invalid_argument(
+            "stats_interval: " + std::to_string(seconds) +
+            " is not a duration; give seconds between stats messages, >= 0 (0: none)");
+}
 
 /*! When a block's next `stats` message is due (its stats_interval parameter). */
 class stats_timer

@@ -28,7 +28,6 @@ except ImportError as error:
 
 from . import recv, send  # noqa: F401
 from ._arguments import refusing_class as _refusing_class
-from ._block_arguments import check_block_arguments as _check_block_arguments
 from ._items import Descriptor, Item, ItemGroup, parse_range_list  # noqa: F401
 
 
@@ -41,7 +40,3 @@ MmapAllocator = _refusing_class(
     "MmapAllocator", "MmapAllocator: not supported by gr-spead, whose assembler pools "
     "heap storage itself; leave StreamConfig(memory_allocator=None) or give a "
     "spead.MemoryPool (see docs/python.md)")
-
-# vlen=-1 and the like: a ValueError naming the parameter, not pybind11's TypeError
-_check_block_arguments(source)  # noqa: F405
-_check_block_arguments(sink)  # noqa: F405

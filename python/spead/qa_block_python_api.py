@@ -5,8 +5,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 """The blocks' Python face: a wrong argument is a ValueError naming the parameter (never
-pybind11's "incompatible constructor arguments" TypeError), and help(spead.source) /
-help(spead.sink) show the C++ documentation of every parameter."""
+pybind11's "incompatible constructor arguments" TypeError), help(spead.source) /
+help(spead.sink) document every option, and the keyword form, a spead.source_config
+and positional arguments build the same block."""
 
 import os
 import pydoc
@@ -16,19 +17,11 @@ import sys
 
 from gnuradio import gr_unittest
 
-from spead_qa_support import spead
+from spead_qa_support import spead, vector
+
+CAPTURE = vector("spead64-40_small_desc_stop.pcap")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-HEADERS = os.path.join(HERE, "..", "..", "include", "gnuradio", "spead")
-
-
-def make_parameters(block):
-    """(type, name) of each make() parameter in the block's header."""
-    with open(os.path.join(HEADERS, f"{block}.h")) as f:
-        text = f.read()
-    make = text[text.index("static sptr make("):]
-    make = make[:make.index(");")]
-    return re.findall(r"([\w:]+)&? (\w+) =", make)
 
 
 class qa_block_python_api(gr_unittest.TestCase):
@@ -58,23 +51,77 @@ class qa_block_python_api(gr_unittest.TestCase):
     def test_errors_of_the_blocks_themselves_stay_value_errors(self):
         self.assert_value_error(spead.sink, "ttl", ttl=-1)  # an int: the block refuses it
 
-    def test_signed_parameters_match_the_headers(self):
-        from gnuradio.spead._block_arguments import SIGNED_INT_PARAMETERS
-        signed = {name for block in ("source", "sink")
-                  for kind, name in make_parameters(block) if kind == "int"}
-        self.assertEqual(signed, SIGNED_INT_PARAMETERS)
+    def test_signed_options_take_negatives_and_the_others_refuse_them(self):
+        for block, config in ((spead.source, spead.source_config),
+                              (spead.sink, spead.sink_config)):
+            for option in config.options():
+                name, kind = option["name"], option["kind"]
+                if kind == "int":  # taken as a number; its config judges it
+                    try:
+                        config(**{name: -1})  # comp_vector -1: busy polling
+                    except ValueError as e:
+                        self.assertNotIn("is negative", str(e))
+                elif kind == "uint":
+                    message = self.assert_value_error(block, name, **{name: -1})
+                    self.assertIn("-1 is negative", message)
+        signed = {o["name"] for o in spead.source_config.options() + spead.sink_config.options()
+                  if o["kind"] == "int"}
+        self.assertEqual(signed, {"comp_vector", "max_poll", "ttl"})
 
     def test_help_shows_every_parameter(self):
-        for block in (spead.source, spead.sink):
+        for block, config in ((spead.source, spead.source_config),
+                              (spead.sink, spead.sink_config)):
             text = pydoc.render_doc(block)
             self.assertIn("Args:", text)
             args = text.split("Args:")[1]  # the documentation, after the signature
-            parameters = make_parameters(block.__name__)
-            self.assertGreater(len(parameters), 20)
-            for _, name in parameters:
-                self.assertRegex(args, rf"\n[ |]+{name}: \S", f"{block.__name__}.{name}")
+            options = config.options()
+            self.assertGreater(len(options), 30)
+            for option in options:
+                name = option["name"]
+                self.assertRegex(args, rf"\n[ |]+{name}: \(\w", f"{block.__name__}.{name}")
         self.assertIn("Receives SPEAD heaps", spead.source.__doc__)
         self.assertIn("stats", pydoc.render_doc(spead.source.stats))
+
+    def test_keywords_a_config_and_positions_make_the_same_source(self):
+        by_keyword = spead.source(transport="pcap", capture_file=CAPTURE, endpoints="",
+                                  item_type="int32")
+        config = spead.source_config(transport="pcap", capture_file=CAPTURE,
+                                     endpoints="", item_type="int32")
+        by_config = spead.source(config)
+        by_position = spead.source("pcap", "", "", 0, 9200, "int32",
+                                   capture_file=CAPTURE)
+        for block in (by_keyword, by_config, by_position):
+            self.assertEqual(block.active_transport(), "pcap")
+            self.assertEqual(block.output_signature().sizeof_stream_item(0), 4)
+
+    def test_a_config_is_built_by_name_and_read_by_part(self):
+        config = spead.source_config(vlen=4, max_heaps=8, output_mode="continuous",
+                                     timestamp_item=0x1600, window_heaps=16)
+        self.assertEqual(config.items.vlen, 4)
+        self.assertEqual(config.stream.max_heaps, 8)
+        self.assertEqual(config.output_mode, "continuous")
+        self.assertEqual(config.continuous.window_heaps, 16)
+        self.assertEqual(config.continuous.timestamp_item, 0x1600)
+        config.set("vlen", 2)
+        self.assertEqual(config.items.vlen, 2)
+        with self.assertRaises(ValueError) as cm:
+            config.set("vlen", 0)
+        self.assertTrue(str(cm.exception).startswith("vlen: 0 is out of range"))
+        with self.assertRaises(ValueError) as cm:
+            spead.sink_config(nope=1)
+        self.assertTrue(str(cm.exception).startswith("nope: not an option of spead.sink"))
+
+    def test_an_option_refused_by_another_transport_is_named_when_that_is_chosen(self):
+        # A multicast range is udp's, not tcp's (which listens on one address): fine
+        # for udp, named when tcp is chosen, whichever comes first.
+        config = spead.source_config(endpoints="239.1.2.3+3:7148")
+        self.assertIn("endpoints", config.refusal("tcp"))
+        self.assertEqual(config.refusal("udp"), "")
+        for options in (dict(endpoints="239.1.2.3+3:7148", transport="tcp"),
+                        dict(transport="tcp", endpoints="239.1.2.3+3:7148")):
+            with self.assertRaises(ValueError) as cm:
+                spead.source_config(**options)
+            self.assertTrue(str(cm.exception).startswith("endpoints:"), str(cm.exception))
 
     def test_docstring_templates_are_current(self):
         script = os.path.join(HERE, "bindings", "docstrings_from_headers.py")

@@ -79,17 +79,17 @@ class qa_first_substream(qa.FlowgraphTestCase):
 
     def test_first_substream_is_refused_where_it_means_nothing(self):
         with self.assertRaisesRegex(ValueError, "first_substream: 3 needs output_mode"):
-            spead.source(endpoints="127.0.0.1:0", first_substream=3)
+            spead.source(endpoints="127.0.0.1:7148", first_substream=3)
         with self.assertRaisesRegex(ValueError,
                                     "first_substream: 3 with no substream_item"):
-            spead.source(endpoints="127.0.0.1:0", output_mode="continuous",
+            spead.source(endpoints="127.0.0.1:7148", output_mode="continuous",
                          timestamp_item=TIMESTAMP_ITEM, first_substream=3)
 
     def test_substream_ids_are_checked_as_first_substream_is(self):
-        continuous = dict(endpoints="127.0.0.1:0", output_mode="continuous",
+        continuous = dict(endpoints="127.0.0.1:7148", output_mode="continuous",
                           timestamp_item=TIMESTAMP_ITEM, substream_item=SUBSTREAM_ITEM)
         with self.assertRaisesRegex(ValueError, "substream_ids: 2 ids need output_mode"):
-            spead.source(endpoints="127.0.0.1:0", substream_ids=[8, 9])
+            spead.source(endpoints="127.0.0.1:7148", substream_ids=[8, 9])
         with self.assertRaisesRegex(ValueError, "substream_ids: 3 ids for 2 substreams"):
             spead.source(substreams=2, substream_ids=[8, 9, 10], **continuous)
         with self.assertRaisesRegex(ValueError, "substream_ids: 9 is given twice"):

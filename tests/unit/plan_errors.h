@@ -8,15 +8,17 @@
 #ifndef INCLUDED_SPEAD_TEST_PLAN_ERRORS_H
 #define INCLUDED_SPEAD_TEST_PLAN_ERRORS_H
 
-// What the tests of plan_source and plan_sink share: the message a plan throws
-// (error_of), whether it names the block parameter first (names), and a table of bad
-// values each refused naming its parameter (expect_each_named).
+// What the tests of the blocks' configs and plans share: options by name as GRC and
+// Python give them, the message the config or its plan throws (error_of), whether it
+// names the option first (names), and a table of bad values each refused naming its
+// option (expect_each_named).
 
-#include "mapping/sink_params.h"
-#include "mapping/source_params.h"
+#include "mapping/sink_plan.h"
+#include "mapping/source_plan.h"
 #include <gnuradio/logger.h>
 #include <gtest/gtest.h>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -29,26 +31,36 @@ inline gr::logger_ptr plan_logger()
     return logger;
 }
 
-/*! The message of the std::invalid_argument \p plan throws for \p p; "(no error)". */
-template <typename Plan, typename Params>
-std::string plan_error(Plan&& plan, const Params& p)
+/*! A block's options by name, as GRC and Python give them (in any order). */
+template <typename Config>
+struct block_options : std::map<std::string, gr::spead::option_value> {
+    using config_type = Config;
+    Config config() const { return Config(gr::spead::option_list(begin(), end())); }
+};
+using source_options = block_options<gr::spead::source_config>;
+using sink_options = block_options<gr::spead::sink_config>;
+
+inline gr::spead::source_plan plan_of(const source_options& p)
+{
+    return gr::spead::plan_source(p.config(), plan_logger());
+}
+
+inline gr::spead::sink_plan plan_of(const sink_options& p)
+{
+    return gr::spead::plan_sink(p.config(), plan_logger());
+}
+
+/*! The message of the std::invalid_argument the config or its plan throws for \p p;
+ * "(no error)". */
+template <typename Options>
+std::string error_of(const Options& p)
 {
     try {
-        plan(p, plan_logger());
+        plan_of(p);
     } catch (const std::invalid_argument& e) {
         return e.what();
     }
     return "(no error)";
-}
-
-inline std::string error_of(const gr::spead::source_params& p)
-{
-    return plan_error(gr::spead::plan_source, p);
-}
-
-inline std::string error_of(const gr::spead::sink_params& p)
-{
-    return plan_error(gr::spead::plan_sink, p);
 }
 
 /*! \p what starts with "parameter:". */
@@ -64,16 +76,14 @@ struct bad_value {
     std::string parameter;
 };
 
-/*! Each case, set on \p good, is refused by \p plan naming its parameter. */
-template <typename Plan, typename Params>
-void expect_each_named(Plan&& plan,
-                       const Params& good,
-                       const std::vector<bad_value<Params>>& cases)
+/*! Each case, set on \p good, is refused naming its parameter. */
+template <typename Params>
+void expect_each_named(const Params& good, const std::vector<bad_value<Params>>& cases)
 {
     for (const auto& c : cases) {
         Params p = good;
         c.set(p);
-        const std::string what = plan_error(plan, p);
+        const std::string what = error_of(p);
         EXPECT_TRUE(names(what, c.parameter)) << what;
     }
 }

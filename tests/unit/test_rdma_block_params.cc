@@ -9,8 +9,8 @@
 // and connections, the two paths' settings, 1 MiB messages by default), and bad input
 // refused at make() naming the block's parameter.
 
-#include "mapping/sink_params.h"
-#include "mapping/source_params.h"
+#include "mapping/sink_plan.h"
+#include "mapping/source_plan.h"
 #include "plan_errors.h"
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -20,10 +20,10 @@ using namespace gr::spead;
 using ::testing::HasSubstr;
 
 namespace {
-std::string refusal(const source_params& p)
+std::string refusal(const spead_test::source_options& p)
 {
     try {
-        plan_source(p, spead_test::plan_logger());
+        spead_test::plan_of(p);
     } catch (const std::invalid_argument& e) {
         return e.what();
     }
@@ -33,13 +33,13 @@ std::string refusal(const source_params& p)
 
 TEST(RdmaBlockParams, SourceListensWithItsLimitsAndPaths)
 {
-    source_params p;
-    p.transport = "rdma";
-    p.endpoints = "verbs://:7150";
-    p.max_connections = 3;
-    p.rdma_connections = 2;
-    p.rdma_depth = 5;
-    const source_plan plan = plan_source(p, spead_test::plan_logger());
+    spead_test::source_options p;
+    p["transport"] = "rdma";
+    p["endpoints"] = "verbs://:7150";
+    p["max_connections"] = 3;
+    p["rdma_connections"] = 2;
+    p["rdma_depth"] = 5;
+    const source_plan plan = spead_test::plan_of(p);
     EXPECT_EQ(plan.transport.kind, transport_kind::rdma);
     EXPECT_EQ(plan.rdma.get_port(), 7150);
     EXPECT_EQ(plan.rdma.get_max_connections(), 3u);
@@ -51,33 +51,33 @@ TEST(RdmaBlockParams, SourceListensWithItsLimitsAndPaths)
 
 TEST(RdmaBlockParams, SourceRefusesBadInputNamingTheParameter)
 {
-    source_params p;
-    p.transport = "rdma";
-    p.endpoints = "10.0.0.1:7150";
+    spead_test::source_options p;
+    p["transport"] = "rdma";
+    p["endpoints"] = "10.0.0.1:7150";
     EXPECT_THAT(refusal(p), HasSubstr("endpoints: "));
-    p.endpoints = "verbs://:7150";
-    p.rdma_depth = 0;
+    p["endpoints"] = "verbs://:7150";
+    p["rdma_depth"] = 0;
     EXPECT_THAT(refusal(p), HasSubstr("rdma_depth: 0 with rdma_connections 4"));
-    p.rdma_connections = 0;
+    p["rdma_connections"] = 0;
     EXPECT_EQ(refusal(p), "(accepted)");
 }
 
 TEST(RdmaBlockParams, SinkConnectsPerEndpointWithMessageSizedPackets)
 {
-    sink_params p;
-    p.transport = "rdma";
-    p.endpoints = "verbs://127.0.0.1:7150,verbs://127.0.0.1:7151";
-    p.inline_bytes = 128;
-    p.reconnect = true;
-    const sink_plan plan = plan_sink(p, spead_test::plan_logger());
+    spead_test::sink_options p;
+    p["transport"] = "rdma";
+    p["endpoints"] = "verbs://127.0.0.1:7150,verbs://127.0.0.1:7151";
+    p["inline_bytes"] = 128;
+    p["reconnect"] = true;
+    const sink_plan plan = spead_test::plan_of(p);
     ASSERT_EQ(plan.rdma.size(), 2u);
     EXPECT_EQ(plan.rdma[1].get_port(), 7151);
     EXPECT_EQ(plan.rdma[0].get_inline_bytes(), 128u);
     EXPECT_TRUE(plan.rdma[0].get_reconnect());
     EXPECT_EQ(plan.stream.get_max_packet_size(), (std::size_t(1) << 20) + 4096);
-    p.endpoints = "verbs://:7150";
+    p["endpoints"] = "verbs://:7150";
     try {
-        plan_sink(p, spead_test::plan_logger());
+        spead_test::plan_of(p);
         ADD_FAILURE() << "a URI without a host was accepted";
     } catch (const std::invalid_argument& e) {
         EXPECT_THAT(e.what(), HasSubstr("endpoints: \"verbs://:7150\" names no host"));

@@ -8,7 +8,7 @@
 // plan_sink: spead.sink's parameters checked once, each error naming its parameter,
 // and turned into the configs the block runs with.
 
-#include "mapping/sink_params.h"
+#include "mapping/sink_plan.h"
 #include "plan_errors.h"
 #include <gnuradio/logger.h>
 #include <gtest/gtest.h>
@@ -28,7 +28,7 @@ const auto test_logger = spead_test::plan_logger;
 
 TEST(SinkParams, DefaultsPlanAUdpSinkTo127001Port7148)
 {
-    const sink_plan plan = plan_sink(sink_params(), test_logger());
+    const sink_plan plan = spead_test::plan_of(spead_test::sink_options());
     EXPECT_EQ(plan.transport.kind, transport_kind::udp);
     ASSERT_EQ(plan.udp.get_endpoints().size(), 1u);
     EXPECT_EQ(plan.udp.get_endpoints()[0].port(), 7148);
@@ -44,34 +44,33 @@ TEST(SinkParams, DefaultsPlanAUdpSinkTo127001Port7148)
 
 TEST(SinkParams, EachBadParameterIsNamed)
 {
-    using bad = spead_test::bad_value<sink_params>;
+    using bad = spead_test::bad_value<spead_test::sink_options>;
     spead_test::expect_each_named(
-        plan_sink,
-        sink_params(),
-        { bad{ [](sink_params& p) { p.ttl = 256; }, "ttl" }, // the udp config's check
-          bad{ [](sink_params& p) { p.flavour = "64-32"; }, "flavour" },
-          bad{ [](sink_params& p) { p.payload_item = 0x10; }, "payload_item" },
-          bad{ [](sink_params& p) { p.len_tag_key = ""; }, "heap_items" },
-          bad{ [](sink_params& p) { p.heap_cnt_step = 0; }, "heap_cnt_step" },
+        spead_test::sink_options(),
+        { bad{ [](spead_test::sink_options& p) { p["ttl"] = 256; }, "ttl" }, // the udp config's check
+          bad{ [](spead_test::sink_options& p) { p["flavour"] = "64-32"; }, "flavour" },
+          bad{ [](spead_test::sink_options& p) { p["payload_item"] = 0x10; }, "payload_item" },
+          bad{ [](spead_test::sink_options& p) { p["len_tag_key"] = ""; }, "heap_items" },
+          bad{ [](spead_test::sink_options& p) { p["heap_cnt_step"] = 0; }, "heap_cnt_step" },
           // the send stream config's own check
-          bad{ [](sink_params& p) { p.max_packet_size = 8; }, "max_packet_size" },
-          bad{ [](sink_params& p) { p.rate_gbps = -1; }, "rate_gbps" },
-          bad{ [](sink_params& p) { p.transport = "ibverbs"; }, "interface" } });
-    sink_params p;
-    p.transport = "ibverbs";
+          bad{ [](spead_test::sink_options& p) { p["max_packet_size"] = 8; }, "max_packet_size" },
+          bad{ [](spead_test::sink_options& p) { p["rate_gbps"] = -1; }, "rate_gbps" },
+          bad{ [](spead_test::sink_options& p) { p["transport"] = "ibverbs"; }, "interface" } });
+    spead_test::sink_options p;
+    p["transport"] = "ibverbs";
     EXPECT_NE(error_of(p).find("sends through the RDMA device"), std::string::npos);
 }
 
 TEST(SinkParams, TheMappingGetsTheStreamParameters)
 {
-    sink_params p;
-    p.flavour = "64-48";
-    p.heap_cnt_start = 5;
-    p.heap_cnt_step = 2;
-    p.descriptor_interval = 10;
-    p.byte_order = "swap";
-    p.rate_gbps = 8;
-    const sink_plan plan = plan_sink(p, test_logger());
+    spead_test::sink_options p;
+    p["flavour"] = "64-48";
+    p["heap_cnt_start"] = 5;
+    p["heap_cnt_step"] = 2;
+    p["descriptor_interval"] = 10;
+    p["byte_order"] = "swap";
+    p["rate_gbps"] = 8;
+    const sink_plan plan = spead_test::plan_of(p);
     EXPECT_EQ(plan.heaps.flavour.heap_address_bits(), 48);
     EXPECT_EQ(plan.heaps.cnt_start, 5u);
     EXPECT_EQ(plan.heaps.cnt_step, 2u);
@@ -84,25 +83,25 @@ TEST(SinkParams, TheMappingGetsTheStreamParameters)
 
 namespace {
 
-sink_params continuous_params()
+spead_test::sink_options continuous_params()
 {
-    sink_params p;
-    p.input_mode = "continuous";
-    p.heap_items = 1024;
+    spead_test::sink_options p;
+    p["input_mode"] = "continuous";
+    p["heap_items"] = 1024;
     return p;
 }
 
 TEST(SinkParams, ContinuousModePlansStreamToChunkFromTheParameters)
 {
-    sink_params p = continuous_params();
-    p.item_type = "complex_int16";
-    p.substreams = 2;
-    p.substream_item = 0x1601;
-    p.start_timestamp = 7;
-    p.sample_rate = 1e6;
-    p.sync_time = 3.5;
-    p.heap_cnt_start = 4;
-    const sink_plan plan = plan_sink(p, test_logger());
+    spead_test::sink_options p = continuous_params();
+    p["item_type"] = "complex_int16";
+    p["substreams"] = 2;
+    p["substream_item"] = 0x1601;
+    p["start_timestamp"] = 7;
+    p["sample_rate"] = 1e6;
+    p["sync_time"] = 3.5;
+    p["heap_cnt_start"] = 4;
+    const sink_plan plan = spead_test::plan_of(p);
     EXPECT_TRUE(plan.continuous);
     const stream_to_chunk_config& c = plan.chunks;
     EXPECT_EQ(c.substreams, 2u);
@@ -121,8 +120,8 @@ TEST(SinkParams, ContinuousModePlansStreamToChunkFromTheParameters)
 
 TEST(SinkParams, HeapsModeIsTheDefault)
 {
-    EXPECT_EQ(sink_params().input_mode, "heaps");
-    const sink_plan plan = plan_sink(sink_params(), test_logger());
+    EXPECT_EQ(sink_config().get_input_mode(), "heaps");
+    const sink_plan plan = spead_test::plan_of(spead_test::sink_options());
     EXPECT_FALSE(plan.continuous);
     EXPECT_EQ(make_sink_mapping(plan, test_logger())->fixed_heap_items(), 0u);
 }
@@ -131,9 +130,9 @@ TEST(SinkParams, TaggedIsStillAcceptedForHeapsWithAWarningNamingHeaps)
 {
     auto captured = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);
     gr::logging::singleton().add_default_sink(captured);
-    sink_params p;
-    p.input_mode = "tagged";
-    const sink_plan plan = plan_sink(p, std::make_shared<gr::logger>("tagged alias"));
+    spead_test::sink_options p;
+    p["input_mode"] = "tagged";
+    const sink_plan plan = plan_sink(p.config(), std::make_shared<gr::logger>("tagged alias"));
     EXPECT_FALSE(plan.continuous);
     const auto lines = captured->last_formatted();
     std::size_t warnings = 0;
@@ -143,93 +142,93 @@ TEST(SinkParams, TaggedIsStillAcceptedForHeapsWithAWarningNamingHeaps)
             EXPECT_NE(line.find("use heaps"), std::string::npos) << line;
         }
     EXPECT_EQ(warnings, 1u);
-    p.input_mode = "heaps";
-    plan_sink(p, std::make_shared<gr::logger>("heaps"));
+    p["input_mode"] = "heaps";
+    plan_sink(p.config(), std::make_shared<gr::logger>("heaps"));
     EXPECT_EQ(captured->last_formatted().size(), lines.size()); // no warning
 }
 
 TEST(SinkParams, AnUnknownInputModeIsNamed)
 {
-    sink_params p;
-    p.input_mode = "timed";
+    spead_test::sink_options p;
+    p["input_mode"] = "timed";
     EXPECT_TRUE(names(error_of(p), "input_mode")) << error_of(p);
 }
 
 TEST(SinkParams, ContinuousModeNeedsHeapItems)
 {
-    sink_params p = continuous_params();
-    p.heap_items = 0;
+    spead_test::sink_options p = continuous_params();
+    p["heap_items"] = 0;
     EXPECT_TRUE(names(error_of(p), "heap_items")) << error_of(p);
     EXPECT_NE(error_of(p).find("continuous"), std::string::npos);
 }
 
 TEST(SinkParams, ContinuousModeNeedsAValidTimestampItem)
 {
-    sink_params p = continuous_params();
-    p.timestamp_item = 0;
+    spead_test::sink_options p = continuous_params();
+    p["timestamp_item"] = 0;
     EXPECT_TRUE(names(error_of(p), "timestamp_item")) << error_of(p);
-    p.timestamp_item = 0x05; // reserved (descriptor)
+    p["timestamp_item"] = 0x05; // reserved (descriptor)
     EXPECT_TRUE(names(error_of(p), "timestamp_item")) << error_of(p);
-    p.timestamp_item = std::uint64_t(1) << 23; // beyond 64-40's ids
+    p["timestamp_item"] = std::uint64_t(1) << 23; // beyond 64-40's ids
     EXPECT_TRUE(names(error_of(p), "timestamp_item")) << error_of(p);
-    p.timestamp_item = 0x1000; // the payload's
+    p["timestamp_item"] = 0x1000; // the payload's
     EXPECT_TRUE(names(error_of(p), "timestamp_item")) << error_of(p);
 }
 
 TEST(SinkParams, SeveralSubstreamsNeedADistinctSubstreamItem)
 {
-    sink_params p = continuous_params();
-    p.substreams = 2;
+    spead_test::sink_options p = continuous_params();
+    p["substreams"] = 2;
     EXPECT_TRUE(names(error_of(p), "substream_item")) << error_of(p);
-    p.substream_item = 0x1600; // the timestamp's
+    p["substream_item"] = 0x1600; // the timestamp's
     EXPECT_TRUE(names(error_of(p), "substream_item")) << error_of(p);
-    p.substream_item = 0x1000; // the payload's
+    p["substream_item"] = 0x1000; // the payload's
     EXPECT_TRUE(names(error_of(p), "substream_item")) << error_of(p);
-    p.substream_item = 0x02; // reserved
+    p["substream_item"] = 0x02; // reserved
     EXPECT_TRUE(names(error_of(p), "substream_item")) << error_of(p);
-    p.substream_item = 0x1601;
+    p["substream_item"] = 0x1601;
     EXPECT_EQ(error_of(p), "(no error)");
 }
 
 TEST(SinkParams, SubstreamsAreOneToTheLimitAndOnlyContinuous)
 {
-    sink_params p = continuous_params();
-    p.substream_item = 0x1601;
-    p.substreams = 0;
+    spead_test::sink_options p = continuous_params();
+    p["substream_item"] = 0x1601;
+    p["substreams"] = 0;
     EXPECT_TRUE(names(error_of(p), "substreams")) << error_of(p);
-    p.substreams = sink_max_substreams + 1;
+    p["substreams"] = sink_max_substreams + 1;
     EXPECT_TRUE(names(error_of(p), "substreams")) << error_of(p);
-    p = sink_params();
-    p.substreams = 2;
+    p = spead_test::sink_options();
+    p["substreams"] = 2;
     EXPECT_TRUE(names(error_of(p), "substreams")) << error_of(p);
 }
 
 TEST(SinkParams, TimestampsMustFitTheFlavour)
 {
-    sink_params p = continuous_params();
-    p.start_timestamp = std::uint64_t(1) << 40;
+    spead_test::sink_options p = continuous_params();
+    p["start_timestamp"] = std::uint64_t(1) << 40;
     EXPECT_TRUE(names(error_of(p), "start_timestamp")) << error_of(p);
     EXPECT_NE(error_of(p).find("or flavour 64-48"), std::string::npos) << error_of(p);
-    p.flavour = "64-48";
+    p["flavour"] = "64-48";
     EXPECT_EQ(error_of(p), "(no error)");
     // Already the wide flavour: the advice is not to switch to it.
-    p.start_timestamp = std::uint64_t(1) << 48;
+    p["start_timestamp"] = std::uint64_t(1) << 48;
     EXPECT_TRUE(names(error_of(p), "start_timestamp")) << error_of(p);
     EXPECT_EQ(error_of(p).find("flavour 64-48"), std::string::npos) << error_of(p);
     p = continuous_params();
-    p.timestamp_step = std::uint64_t(1) << 40;
+    p["timestamp_step"] = std::uint64_t(1) << 40;
     EXPECT_TRUE(names(error_of(p), "timestamp_step")) << error_of(p);
 }
 
 TEST(SinkParams, SampleRateAndSyncTimeMustBeNumbers)
 {
-    sink_params p = continuous_params();
-    p.sample_rate = -1;
+    spead_test::sink_options p = continuous_params();
+    p["sample_rate"] = -1;
     EXPECT_TRUE(names(error_of(p), "sample_rate")) << error_of(p);
-    p.sample_rate = std::numeric_limits<double>::infinity();
+    p["sample_rate"] = std::numeric_limits<double>::infinity();
     EXPECT_TRUE(names(error_of(p), "sample_rate")) << error_of(p);
     p = continuous_params();
-    p.sync_time = std::numeric_limits<double>::quiet_NaN();
+    p["sync_time"] = std::numeric_limits<double>::quiet_NaN();
     EXPECT_TRUE(names(error_of(p), "sync_time")) << error_of(p);
 }
 
@@ -237,12 +236,12 @@ TEST(SinkParams, SampleRateAndSyncTimeMustBeNumbers)
 
 TEST(SinkParams, TcpConnectsToOneReceiver)
 {
-    sink_params p;
-    p.transport = "tcp";
-    p.endpoints = "127.0.0.1:7150";
-    p.reconnect = true;
-    p.connect_timeout = 0.25;
-    const sink_plan plan = plan_sink(p, test_logger());
+    spead_test::sink_options p;
+    p["transport"] = "tcp";
+    p["endpoints"] = "127.0.0.1:7150";
+    p["reconnect"] = true;
+    p["connect_timeout"] = 0.25;
+    const sink_plan plan = spead_test::plan_of(p);
     EXPECT_EQ(plan.transport.kind, transport_kind::tcp);
     ASSERT_EQ(plan.tcp.size(), 1u);
     EXPECT_EQ(plan.tcp[0].get_endpoint().port(), 7150);
@@ -250,20 +249,19 @@ TEST(SinkParams, TcpConnectsToOneReceiver)
     EXPECT_EQ(plan.tcp[0].get_connect_timeout(), std::chrono::milliseconds(250));
     EXPECT_EQ(plan.tcp[0].get_buffer_size(), send::tcp_config::default_buffer_size);
     // several endpoints: a connection each, one substream each
-    p.endpoints = "127.0.0.1:7150,127.0.0.1:7150";
-    EXPECT_EQ(plan_sink(p, test_logger()).tcp.size(), 2u);
+    p["endpoints"] = "127.0.0.1:7150,127.0.0.1:7150";
+    EXPECT_EQ(spead_test::plan_of(p).tcp.size(), 2u);
 }
 
 TEST(SinkParams, TcpBadValuesAreEachNamed)
 {
-    using bad = spead_test::bad_value<sink_params>;
-    sink_params tcp;
-    tcp.transport = "tcp";
+    using bad = spead_test::bad_value<spead_test::sink_options>;
+    spead_test::sink_options tcp;
+    tcp["transport"] = "tcp";
     spead_test::expect_each_named(
-        plan_sink,
         tcp,
-        { bad{ [](sink_params& p) { p.endpoints = "127.0.0.1:0"; }, "endpoints" },
-          bad{ [](sink_params& p) { p.endpoints = "nowhere"; }, "endpoints" },
-          bad{ [](sink_params& p) { p.connect_timeout = 0; }, "connect_timeout" },
-          bad{ [](sink_params& p) { p.connect_timeout = -1; }, "connect_timeout" } });
+        { bad{ [](spead_test::sink_options& p) { p["endpoints"] = "127.0.0.1:0"; }, "endpoints" },
+          bad{ [](spead_test::sink_options& p) { p["endpoints"] = "nowhere"; }, "endpoints" },
+          bad{ [](spead_test::sink_options& p) { p["connect_timeout"] = 0; }, "connect_timeout" },
+          bad{ [](spead_test::sink_options& p) { p["connect_timeout"] = -1; }, "connect_timeout" } });
 }

@@ -27,6 +27,7 @@ void bind_source(py::module& m);
 
 // The spead2-compatible stream API (api_*.cc), outside gr_modtool's lists.
 #include "api_common.h"
+#include "block_config_python.h"
 
 
 // We need this hack because import_array() returns NULL
@@ -53,6 +54,9 @@ PYBIND11_MODULE(spead_python, m)
     // gr_modtool to insert binding function calls
     // Please do not delete
     /**************************************/
+    // The blocks' configs, before the blocks whose defaults they are.
+    gr::spead::python::bind_block_configs(m);
+
     // BINDING_FUNCTION_CALLS(
     bind_sink(m);
     bind_source(m);

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(sink.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(78e007325a1e8d094ba6ec2f145fd6c9)                     */
+/* BINDTOOL_HEADER_FILE_HASH(b534a3dbc32ddcfa8b340f9332db8743)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -23,60 +23,35 @@
 
 namespace py = pybind11;
 
+#include "block_config_python.h"
 #include <gnuradio/spead/sink.h>
 // pydoc.h is automatically generated in the build directory
 #include <sink_pydoc.h>
 
 void bind_sink(py::module& m)
 {
-
     using sink = ::gr::spead::sink;
+    using config = ::gr::spead::sink_config;
+    namespace gsp = ::gr::spead::python;
 
+    // help(spead.sink): the header's documentation, then every option from the one list.
+    static const std::string make_doc =
+        std::string(D(sink, make)) + "\n\n" + gsp::options_help(config::options());
 
-    py::class_<sink, gr::block, gr::basic_block, std::shared_ptr<sink>>(
-        m, "sink", D(sink))
+    py::class_<sink,
+               gr::block,
+               gr::basic_block,
+               std::shared_ptr<sink>>(m, "sink", D(sink))
 
-        .def(py::init(&sink::make),
-             py::arg("transport") = "udp",
-             py::arg("endpoints") = "127.0.0.1:7148",
-             py::arg("interface") = "",
-             py::arg("buffer_size") = 0,
-             py::arg("max_packet_size") = 1472,
-             py::arg("item_type") = "complex_float",
-             py::arg("vlen") = 1,
-             py::arg("payload_item") = 4096,
-             py::arg("len_tag_key") = "packet_len",
-             py::arg("heap_items") = 0,
-             py::arg("ttl") = 1,
-             py::arg("rate_gbps") = 0.,
-             py::arg("flavour") = "64-40",
-             py::arg("heap_cnt_start") = 1,
-             py::arg("heap_cnt_step") = 1,
-             py::arg("descriptor_interval") = 0,
-             py::arg("payload_name") = "payload",
-             py::arg("payload_description") = "",
-             py::arg("byte_order") = "as-is",
-             py::arg("send_stop_heap") = true,
-             py::arg("capture_file") = "",
-             py::arg("stats_interval") = 0.,
-             py::arg("comp_vector") = 0,
-             py::arg("max_poll") = 10,
-             py::arg("input_mode") = "heaps",
-             py::arg("timestamp_item") = 5632,
-             py::arg("timestamp_step") = 0,
-             py::arg("start_timestamp") = 0,
-             py::arg("sample_rate") = 0.,
-             py::arg("sync_time") = 0.,
-             py::arg("substreams") = 1,
-             py::arg("substream_item") = 0,
-             py::arg("reconnect") = false,
-             py::arg("connect_timeout") = 5.,
-             py::arg("inline_bytes") = 64,
-             D(sink, make))
-
+        .def(py::init(&sink::make), py::arg("config") = config(), make_doc.c_str())
+        // spead.sink(transport="udp", ...): the options by name build the config.
+        .def(py::init([](const py::args& args, const py::kwargs& kwargs) {
+                 return sink::make(config(
+                     gsp::options_from_python(config::options(), args, kwargs, "sink")));
+             }),
+             make_doc.c_str())
 
         .def("stats", &sink::stats, D(sink, stats))
-
 
         .def("active_transport", &sink::active_transport, D(sink, active_transport))
 

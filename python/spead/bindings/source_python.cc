@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(610d81e22ed88d40845d96f04effdbd8)                     */
+/* BINDTOOL_HEADER_FILE_HASH(a599978cd6b919e7fc43c2ff96a9e6d6)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -23,15 +23,20 @@
 
 namespace py = pybind11;
 
+#include "block_config_python.h"
 #include <gnuradio/spead/source.h>
 // pydoc.h is automatically generated in the build directory
 #include <source_pydoc.h>
 
 void bind_source(py::module& m)
 {
-
     using source = ::gr::spead::source;
+    using config = ::gr::spead::source_config;
+    namespace gsp = ::gr::spead::python;
 
+    // help(spead.source): the header's documentation, then every option from the one list.
+    static const std::string make_doc =
+        std::string(D(source, make)) + "\n\n" + gsp::options_help(config::options());
 
     py::class_<source,
                gr::sync_block,
@@ -39,51 +44,17 @@ void bind_source(py::module& m)
                gr::basic_block,
                std::shared_ptr<source>>(m, "source", D(source))
 
-        .def(py::init(&source::make),
-             py::arg("transport") = "udp",
-             py::arg("endpoints") = ":7148",
-             py::arg("interface") = "",
-             py::arg("buffer_size") = 0,
-             py::arg("max_packet_size") = 9200,
-             py::arg("item_type") = "complex_float",
-             py::arg("vlen") = 1,
-             py::arg("payload_item") = 0,
-             py::arg("len_tag_key") = "packet_len",
-             py::arg("max_heap_size") = 16 * 1024 * 1024,
-             py::arg("max_heaps") = 4,
-             py::arg("incomplete_heaps") = "drop",
-             py::arg("timestamp_item") = 0,
-             py::arg("sample_rate") = 0.,
-             py::arg("sync_time") = 0.,
-             py::arg("byte_order") = "auto",
-             py::arg("stop_on_stop_heap") = true,
-             py::arg("capture_file") = "",
-             py::arg("queue_heaps") = 0,
-             py::arg("stats_interval") = 0.,
-             py::arg("comp_vector") = 0,
-             py::arg("max_poll") = 10,
-             py::arg("output_mode") = "heaps",
-             py::arg("timestamp_step") = 0,
-             py::arg("window_heaps") = 64,
-             py::arg("substreams") = 1,
-             py::arg("substream_item") = 0,
-             py::arg("threads") = 1,
-             py::arg("full_queue_policy") = "drop",
-             py::arg("first_substream") = 0,
-             py::arg("max_connections") = 1,
-             py::arg("allowed_peers") = "",
-             py::arg("keep_listening") = false,
-             py::arg("substream_ids") = std::vector<std::uint64_t>(),
-             py::arg("rdma_connections") = 4,
-             py::arg("rdma_depth") = 8,
-             D(source, make))
-
+        .def(py::init(&source::make), py::arg("config") = config(), make_doc.c_str())
+        // spead.source(transport="udp", ...): the options by name build the config.
+        .def(py::init([](const py::args& args, const py::kwargs& kwargs) {
+                 return source::make(config(
+                     gsp::options_from_python(config::options(), args, kwargs, "source")));
+             }),
+             make_doc.c_str())
 
         .def("stats", &source::stats, D(source, stats))
 
-
         .def("bound_endpoints", &source::bound_endpoints, D(source, bound_endpoints))
-
 
         .def("active_transport", &source::active_transport, D(source, active_transport))
 

@@ -23,24 +23,11 @@ int main(int argc, char** argv)
         return 2;
     }
     auto tb = gr::make_top_block("spead_replay");
-    auto source = gr::spead::source::make("pcap",
-                                          "",
-                                          "",
-                                          0,
-                                          9200,
-                                          "int32",
-                                          1,
-                                          0,
-                                          "packet_len",
-                                          16 * 1024 * 1024,
-                                          4,
-                                          "drop",
-                                          0,
-                                          0.0,
-                                          0.0,
-                                          "auto",
-                                          true,
-                                          argv[1]);
+    // The parts of the config in C++ (GRC and Python give the same options by name).
+    gr::spead::source_config config;
+    config.set_transport("pcap").set_capture_file(argv[1]).set("endpoints", "");
+    config.items.set_item_type("int32");
+    auto source = gr::spead::source::make(config);
     auto sink = gr::blocks::vector_sink_i::make();
     tb->connect(source, 0, sink, 0);
     tb->run();

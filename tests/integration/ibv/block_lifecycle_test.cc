@@ -109,52 +109,24 @@ TEST(BlockLifecycle, IbverbsSourceAndSinkStartStopCyclesReleaseEverything)
     const int verbs_before = live_verbs_objects(ip);
     {
         // source (ibverbs, host 2) -> sink (ibverbs, host 2 -> a multicast group)
-        auto rx = gr::spead::source::make("ibverbs",
-                                          ip + ":7301",
-                                          "eth0",
-                                          1 << 20, // a 1 MiB ring: quick to register
-                                          9200,
-                                          "int8",
-                                          1,
-                                          0,
-                                          "packet_len",
-                                          1 << 16,
-                                          4,
-                                          "drop",
-                                          0,
-                                          0.0,
-                                          0.0,
-                                          "auto",
-                                          false,
-                                          "",
-                                          64,
-                                          0.0,
-                                          0,
-                                          10);
-        auto tx = gr::spead::sink::make("ibverbs",
-                                        "239.77.4.1:7302",
-                                        ip,
-                                        0,
-                                        8972,
-                                        "int8",
-                                        1,
-                                        0x1000,
-                                        "packet_len",
-                                        0,
-                                        1,
-                                        0.0,
-                                        "64-40",
-                                        1,
-                                        1,
-                                        0,
-                                        "payload",
-                                        "",
-                                        "as-is",
-                                        true,
-                                        "",
-                                        0.0,
-                                        -1,
-                                        10);
+        auto rx = gr::spead::source::make(gr::spead::source_config({
+            { "transport", "ibverbs" },
+            { "endpoints", ip + ":7301" },
+            { "interface", "eth0" },
+            { "buffer_size", 1 << 20 }, // a 1 MiB ring: quick to register
+            { "item_type", "int8" },
+            { "max_heap_size", 1 << 16 },
+            { "stop_on_stop_heap", false },
+            { "queue_heaps", 64 },
+        }));
+        auto tx = gr::spead::sink::make(gr::spead::sink_config({
+            { "transport", "ibverbs" },
+            { "endpoints", "239.77.4.1:7302" },
+            { "interface", ip },
+            { "max_packet_size", 8972 },
+            { "item_type", "int8" },
+            { "comp_vector", -1 },
+        }));
         EXPECT_EQ(rx->active_transport(), "ibverbs");
         EXPECT_EQ(tx->active_transport(), "ibverbs");
         EXPECT_GT(live_verbs_objects(ip), verbs_before);

@@ -66,87 +66,16 @@ items are made from these parameters. A timestamp wider than the flavour's
 immediate is sent modulo 2^bits and counted (timestamps_wrapped); the block warns
 when made if that happens within a day at sample_rate.)doc";
 
-static const char* __doc_gr_spead_sink_make = R"doc(Makes a SPEAD sink. Every bad value is logged and thrown as
-std::invalid_argument (ValueError in Python) naming the parameter and the fix.
+static const char* __doc_gr_spead_sink_make = R"doc(Makes a SPEAD sink from its config: the transport's, the stream's,
+the continuous layout and the mapping between items and heaps, every option
+already checked where it lives (sink_config::options() lists them with their
+defaults and documentation; docs/usage.md has the table). The options are
+checked against each other here; a bad combination is logged and thrown as
+std::invalid_argument (ValueError in Python) naming the option and the fix.
 
-Args:
-    transport: `udp` (kernel sockets), `ibverbs` (raw-packet verbs on the NIC
-        that owns interface: Mellanox/NVIDIA ConnectX; needs CAP_NET_RAW),
-        `auto` (ibverbs when ibv::preflight finds it usable on interface,
-        otherwise udp with a warning saying why), `pcap` (record into
-        capture_file) or `tcp` (connect to a listening spead.source or
-        spead2_recv --tcp: lossless, work() waits while the receiver is slow;
-        docs/links.md).
-    endpoints: destinations, one substream each: `239.1.2.3:7148,10.0.0.2:7148`
-        or a range `239.1.2.3+3:7148` (four). Default `127.0.0.1:7148`. ibverbs:
-        multicast groups, or unicast hosts whose MAC address the kernel's
-        neighbour table knows. tcp: receivers (`HOST:PORT`) to connect to, one
-        connection and substream each (the same one twice: two connections).
-    interface: netdev name or IPv4 address. udp: the interface multicast
-        leaves from; empty: the kernel's route (default). ibverbs and auto: the
-        NIC's interface (required).
-    buffer_size: udp: socket send buffer, bytes; 0 = 512 KiB (default).
-        ibverbs: transmit ring, bytes; 0 = 512 KiB, cut into packet slots and
-        clamped to the device's limits (a warning says so).
-    max_packet_size: largest SPEAD packet (UDP payload), bytes (default 1472 for
-        a 1500-byte MTU; 8972 for 9000). Never exceeded: IP never fragments.
-    item_type: as spead.source: `complex_float`, `complex_int16`,
-        `complex_int8`, `float`, `int32`, `int16`, `int8` (or `fc32`, `sc16`, `sc8`,
-        `f32`, `s32`, `s16`, `s8`, `byte`).
-    vlen: items per input vector, >= 1 (default 1).
-    payload_item: id of the payload item, 0x06 < id, fits the flavour
-        (default 0x1000, as spead2's first item).
-    len_tag_key: key of the length tag (default `packet_len`); empty: every
-        heap_items items form a heap.
-    heap_items: items per heap when len_tag_key is empty; in continuous
-        mode, items per heap per input (required).
-    ttl: IP time-to-live, 0 to 255 (default 1: the local network).
-    rate_gbps: send rate in Gb/s of SPEAD packets; 0 (default) = as fast as
-        possible.
-    flavour: `64-40` (default, as spead2) or `64-48`.
-    heap_cnt_start: cnt of the first heap without a `heap_cnt` tag (default 1).
-    heap_cnt_step: cnt increment, >= 1 (default 1).
-    descriptor_interval: heaps between repeated descriptors; 0 (default) = only
-        at the start and when they change.
-    payload_name: name in the payload item's descriptor (default `payload`);
-        empty = no descriptor for it.
-    payload_description: description in the payload item's descriptor.
-    byte_order: `as-is` (default: host order, which the descriptor's dtype
-        states) or `swap` (the other order).
-    send_stop_heap: send a stop heap to every substream at stop() (default
-        true), which ends a spead.source's flowgraph.
-    capture_file: pcap file the pcap transport writes (replaced).
-    stats_interval: seconds between `stats` messages; 0 (default) = none.
-    comp_vector: ibverbs: completion vector for send completions, taken modulo
-        the device's vectors (default 0); negative = busy polling. Ignored by udp
-        and pcap.
-    max_poll: ibverbs: completion-queue polls before waiting, >= 1 (default
-        10). Ignored by udp and pcap.
-    input_mode: `heaps` (default: a heap per tagged packet, or per \p
-        heap_items items; `tagged`, its old name, still works with a warning)
-        or `continuous` (a timestamped time series; the parameters below apply
-        to it only).
-    timestamp_item: id of the immediate carrying each heap's timestamp
-        (default 0x1600); not reserved, not payload_item.
-    timestamp_step: timestamp increase from one heap of an input to the next;
-        0 (default) = heap_items (timestamps count samples).
-    start_timestamp: timestamp of the first heaps when no `rx_time` tag says
-        otherwise (default 0); must fit the flavour's immediate.
-    sample_rate: timestamps per second, to turn `rx_time` tags into timestamps
-        and to foresee wraps; 0 (default) = `rx_time` tags are ignored (counted in
-        rx_time_ignored).
-    sync_time: UNIX time in seconds of timestamp 0 (default 0).
-    substreams: number of inputs, 1 (default) to 256; more than 1 needs \p
-        substream_item.
-    substream_item: id of the immediate carrying the input index; 0 (default)
-        = none (required with several substreams).
-    reconnect: tcp: when the connection is lost, connect again with a bounded
-        back-off (true) or end the flowgraph (false, default). Heaps queued when
-        it was lost are counted (heaps_lost_in_flight). See docs/links.md.
-    connect_timeout: tcp: seconds a connection attempt may take, > 0 (default
-        5); a receiver that does not accept by then fails the attempt.
-    inline_bytes: rdma: inline size requested for small messages, 0 to 4096
-        bytes (default 64); the device's granted value is used.)doc";
+From Python, `spead.sink(transport="udp", endpoints=..., ...)` takes the
+options as keywords (or a `spead.sink_config`); GRC builds the config by
+option name, as C++ may: `sink::make(sink_config({{"vlen", 4}}))`.)doc";
 
 static const char* __doc_gr_spead_sink_stats = R"doc(Every counter of the current run (or of the last one after stop()), by
 name: the send stream's (docs/statistics.md) and the block's data_heaps,
