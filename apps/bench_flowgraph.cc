@@ -271,13 +271,13 @@ sink_figures sink_run(const bench::bench_options& o, std::size_t packet)
     // The sink takes whole heaps: the buffer before it must hold two.
     std::dynamic_pointer_cast<gr::block>(upstream)->set_min_output_buffer(
         static_cast<long>(2 * heap_size));
-    auto snk = sink::make(sink_config({ { "endpoints",
-                                          "127.0.0.1:" + std::to_string(discard.port()) },
-                                        { "max_packet_size", packet },
-                                        { "item_type", "int8" },
-                                        { "len_tag_key", "" },
-                                        { "heap_items", heap_size },
-                                        { "send_stop_heap", false } }));
+    auto snk = sink::make(
+        sink_config({ { "endpoints", "127.0.0.1:" + std::to_string(discard.port()) },
+                      { "max_packet_size", packet },
+                      { "item_type", "int8" },
+                      { "len_tag_key", "" },
+                      { "heap_items", heap_size },
+                      { "send_stop_heap", false } }));
     tb->connect(upstream, 0, snk, 0);
     tb->start();
     std::this_thread::sleep_for(std::chrono::milliseconds(500)); // warm up

@@ -88,8 +88,9 @@ sink_impl::sink_impl(const sink_config& config)
         d_logger->error("{}", e.what());
         throw;
     } catch (const std::exception& e) {
-        d_logger->error(
-            "cannot send to {}: {}", transport::to_string(d_plan.udp.get_endpoints()), e.what());
+        d_logger->error("cannot send to {}: {}",
+                        transport::to_string(d_plan.udp.get_endpoints()),
+                        e.what());
         throw;
     }
 

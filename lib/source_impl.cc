@@ -62,11 +62,12 @@ int output_count(const source_config& c)
 } // namespace
 
 source_impl::source_impl(const source_config& config)
-    : gr::sync_block("spead_source",
-                     gr::io_signature::make(0, 0, 0),
-                     gr::io_signature::make(output_count(config),
-                                            output_count(config),
-                                            static_cast<int>(config.items.get_item_size()))),
+    : gr::sync_block(
+          "spead_source",
+          gr::io_signature::make(0, 0, 0),
+          gr::io_signature::make(output_count(config),
+                                 output_count(config),
+                                 static_cast<int>(config.items.get_item_size()))),
       d_plan(logged_on_error(d_logger, [&] { return plan_source(config, d_logger); })),
       d_mapping(make_source_mapping(d_plan, d_logger)),
       d_stats_timer(d_plan.stats_interval),

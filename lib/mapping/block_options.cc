@@ -36,17 +36,15 @@ const char* option_kind_name(option_kind kind)
 
 namespace {
 
-[[noreturn]] void refuse(const std::string& name,
-                         const option_value& value,
-                         const std::string& why)
+[[noreturn]] void
+refuse(const std::string& name, const option_value& value, const std::string& why)
 {
     throw std::invalid_argument(name + ": " + value.to_python() + " " + why);
 }
 
 /*! A whole number, or refuses naming \p name. \p negative is set for one below 0. */
-unsigned long long whole(const option_value& value,
-                         const std::string& name,
-                         bool& negative)
+unsigned long long
+whole(const option_value& value, const std::string& name, bool& negative)
 {
     negative = false;
     if (const auto* v = std::get_if<long long>(&value.get())) {

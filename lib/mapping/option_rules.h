@@ -14,6 +14,7 @@
  * transport's config. */
 
 #include <gnuradio/spead/block_options.h>
+#include <type_traits>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -22,13 +23,89 @@
 namespace gr {
 namespace spead {
 
+/*! An option's description (option_info) as the tables write it. */
+inline option_info describe(std::string name,
+                            std::string tab,
+                            option_kind kind,
+                            option_value default_value,
+                            std::string doc,
+                            std::string grc_id = "")
+{
+    return { std::move(name),          std::move(grc_id), std::move(tab), kind,
+             std::move(default_value), std::move(doc) };
+}
+
 /*! One option of \p Config: how every face names it, and how a value is applied. */
 template <typename Config>
 struct option_rule {
     option_info info;
-    /*! Applies \p value (already checked to be of info.kind) to the config. */
-    void (*apply)(Config& config, const option_value& value);
+    /*! Applies \p value (already checked to be of info.kind) of the option \p name
+     * to the config. */
+    void (*apply)(Config& config, const std::string& name, const option_value& value);
 };
+
+/*! \p value as \p T (a setter's or a field's type), naming the option \p name. */
+template <typename T>
+T option_as(const option_value& value, const std::string& name)
+{
+    if constexpr (std::is_same_v<T, bool>)
+        return value.as_flag(name);
+    else if constexpr (std::is_same_v<T, int>)
+        return value.as_integer(name);
+    else if constexpr (std::is_same_v<T, double>)
+        return value.as_number(name);
+    else if constexpr (std::is_same_v<T, std::string>)
+        return value.as_text(name);
+    else if constexpr (std::is_same_v<T, std::vector<std::uint64_t>>)
+        return value.as_id_list(name);
+    else {
+        static_assert(std::is_unsigned_v<T>, "an option holds a count");
+        return static_cast<T>(value.as_count(name));
+    }
+}
+
+/*! The class a member pointer belongs to, and its value's (or argument's) type. */
+template <typename Member>
+struct member_of;
+template <typename Class, typename Value>
+struct member_of<Value Class::*> {
+    using owner = Class;
+    using value = Value;
+};
+template <typename Class, typename Result, typename Argument>
+struct member_of<Result (Class::*)(Argument)> {
+    using owner = Class;
+    using value = std::decay_t<Argument>;
+};
+
+/*! An option rule's apply: the config's own setter \p Set (Config is deduced from
+ * the rule's function pointer: Set may be its base's). */
+template <auto Set, typename Config>
+void set_config(Config& config, const std::string& name, const option_value& value)
+{
+    (config.*Set)(option_as<typename member_of<decltype(Set)>::value>(value, name));
+}
+
+/*! An option rule's apply: the setter \p Set of the config's part \p Part. */
+template <auto Part, auto Set>
+void set_part(typename member_of<decltype(Part)>::owner& config,
+              const std::string& name,
+              const option_value& value)
+{
+    ((config.*Part).*
+     Set)(option_as<typename member_of<decltype(Set)>::value>(value, name));
+}
+
+/*! An option rule's apply: the field \p Field of the config's part \p Part (a plain
+ * struct, checked as a whole at make()). */
+template <auto Part, auto Field>
+void set_field(typename member_of<decltype(Part)>::owner& config,
+               const std::string& name,
+               const option_value& value)
+{
+    (config.*Part).*Field =
+        option_as<typename member_of<decltype(Field)>::value>(value, name);
+}
 
 /*! The rule named \p name. \throws std::invalid_argument for an unknown name */
 template <typename Config>
@@ -42,55 +119,6 @@ const option_rule<Config>& find_rule(const std::vector<option_rule<Config>>& rul
     throw std::invalid_argument(name + ": not an option of spead." + block +
                                 "; see help(spead." + block +
                                 ") or docs/usage.md for the options");
-}
-
-/*! Applies every option's default to \p config (its constructor). */
-template <typename Config>
-void apply_defaults(Config& config, const std::vector<option_rule<Config>>& rules)
-{
-    for (const auto& rule : rules)
-        rule.apply(config, rule.info.default_value);
-}
-
-/*! Config::set(): checks \p value's kind, then applies it. */
-template <typename Config>
-void apply_option(Config& config,
-                  const std::vector<option_rule<Config>>& rules,
-                  const char* block,
-                  const std::string& name,
-                  const option_value& value)
-{
-    const auto& rule = find_rule(rules, name, block);
-    value.check(rule.info.kind, name);
-    rule.apply(config, value);
-}
-
-/*! Applies \p options by name to \p config, the transport before the rest (which
- * go to its config, see source_config), then reports what the transport's config
- * refused. \throws std::invalid_argument naming the first bad option */
-template <typename Config>
-void apply_options(Config& config, const option_list& options)
-{
-    for (const auto& [name, value] : options)
-        if (name == "transport")
-            config.set(name, value);
-    for (const auto& [name, value] : options)
-        if (name != "transport")
-            config.set(name, value);
-    const std::string& t = config.get_transport();
-    const std::string refused = config.refusal(t == "auto" ? "udp" : t);
-    if (!refused.empty())
-        throw std::invalid_argument(refused);
-}
-
-/*! The descriptions of \p rules, in their order (Config::options()). */
-template <typename Config>
-std::vector<option_info> option_infos(const std::vector<option_rule<Config>>& rules)
-{
-    std::vector<option_info> out;
-    for (const auto& rule : rules)
-        out.push_back(rule.info);
-    return out;
 }
 
 /*! Calls \p set, renaming an std::invalid_argument that names \p config_name (a
@@ -134,6 +162,40 @@ void apply_to_transport(transport_refusals& refusals,
             throw;
         refusals[transport][option] = e.what();
     }
+}
+
+/*!
+ * How an option of the transports is applied to a block config (source_config,
+ * sink_config): to every transport's config that has it (see apply_to_transport).
+ */
+template <typename Config>
+struct option_routes {
+    /*! \p transport's config is the one \p c's transport uses now (auto: udp, which
+     * it can always fall back to). */
+    static bool in_use(const Config& c, const std::string& transport)
+    {
+        return c.d_transport == transport ||
+               (c.d_transport == "auto" && transport == "udp");
+    }
+
+    template <typename Set>
+    static void to(Config& c, const std::string& transport, const char* option, Set&& set)
+    {
+        apply_to_transport(c.d_refusals, transport, option, in_use(c, transport), set);
+    }
+};
+
+/*! An option rule's apply: the setter \p Set of the config's part \p Part, which only
+ * the transport \p Transport has (rdma_connections: rdma). */
+template <const char* Transport, auto Part, auto Set>
+void set_transport_part(typename member_of<decltype(Part)>::owner& config,
+                        const std::string& name,
+                        const option_value& value)
+{
+    using config_type = typename member_of<decltype(Part)>::owner;
+    const auto v = option_as<typename member_of<decltype(Set)>::value>(value, name);
+    option_routes<config_type>::to(
+        config, Transport, name.c_str(), [&] { ((config.*Part).*Set)(v); });
 }
 
 /*! The first refusal kept for \p transport, or empty. */

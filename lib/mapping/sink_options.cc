@@ -13,24 +13,9 @@
 namespace gr {
 namespace spead {
 
-/*! Applies a transport's option to the transports' configs (see source_config). */
-struct sink_option_routes {
-    static bool in_use(const sink_config& c, const std::string& transport)
-    {
-        return c.d_transport == transport || (c.d_transport == "auto" && transport == "udp");
-    }
-
-    template <typename Set>
-    static void
-    to(sink_config& c, const std::string& transport, const char* option, Set&& set)
-    {
-        apply_to_transport(c.d_refusals, transport, option, in_use(c, transport), set);
-    }
-};
-
 namespace {
 
-using routes = sink_option_routes;
+using routes = option_routes<sink_config>;
 using rule = option_rule<sink_config>;
 using k = option_kind;
 
@@ -68,7 +53,7 @@ void links(sink_config& c, const char* option, Set&& set)
     });
 }
 
-void endpoints(sink_config& c, const option_value& v)
+void endpoints(sink_config& c, const std::string&, const option_value& v)
 {
     const std::string text = v.as_text("endpoints");
     routes::to(c, "udp", "endpoints", [&] {
@@ -102,7 +87,7 @@ void endpoints(sink_config& c, const option_value& v)
     });
 }
 
-void interface(sink_config& c, const option_value& v)
+void interface(sink_config& c, const std::string&, const option_value& v)
 {
     const std::string name = v.as_text("interface");
     routes::to(c, "udp", "interface", [&] { c.udp.set_interface(name); });
@@ -116,7 +101,7 @@ void interface(sink_config& c, const option_value& v)
     });
 }
 
-void buffer_size(sink_config& c, const option_value& v)
+void buffer_size(sink_config& c, const std::string&, const option_value& v)
 {
     const std::size_t bytes = v.as_count("buffer_size");
     routes::to(c, "udp", "buffer_size", [&] { c.udp.set_buffer_size(bytes); });
@@ -131,84 +116,105 @@ void buffer_size(sink_config& c, const option_value& v)
 const std::vector<rule>& rules()
 {
     static const std::vector<rule> table = {
-        { { "transport", "", "General", k::text, "udp",
-            "udp (kernel sockets), ibverbs (raw-packet verbs on the NIC that owns "
-            "interface: Mellanox/NVIDIA ConnectX; needs CAP_NET_RAW), auto (ibverbs when "
-            "a preflight check finds it usable on interface, otherwise udp with a "
-            "warning saying why), pcap (record into capture_file), tcp (connect to a "
-            "listening spead.source or spead2_recv --tcp: lossless, work() waits while "
-            "the receiver is slow) or rdma (the same over RDMA RC queue pairs, "
-            "verbs://HOST:PORT); docs/links.md." },
-          [](sink_config& c, const option_value& v) {
-              c.set_transport(v.as_text("transport"));
-          } },
-        { { "endpoints", "", "General", k::text, "127.0.0.1:7148",
-            "Destinations, one substream each: 239.1.2.3:7148,10.0.0.2:7148 or a range "
-            "239.1.2.3+3:7148 (four). ibverbs: multicast groups, or unicast hosts whose "
-            "MAC address the kernel's neighbour table knows. tcp: receivers (HOST:PORT) "
-            "to connect to, one connection and substream each; rdma: verbs://HOST:PORT, "
-            "likewise." },
+        { describe(
+              "transport",
+              "General",
+              k::text,
+              "udp",
+              "udp (kernel sockets), ibverbs (raw-packet verbs on the NIC that owns "
+              "interface: Mellanox/NVIDIA ConnectX; needs CAP_NET_RAW), auto (ibverbs "
+              "when a preflight check finds it usable on interface, otherwise udp with a "
+              "warning saying why), pcap (record into capture_file), tcp (connect to a "
+              "listening spead.source or spead2_recv --tcp: lossless, work() waits while "
+              "the receiver is slow) or rdma (the same over RDMA RC queue pairs, "
+              "verbs://HOST:PORT); docs/links.md."),
+          set_config<&sink_config::set_transport> },
+        { describe("endpoints",
+                   "General",
+                   k::text,
+                   "127.0.0.1:7148",
+                   "Destinations, one substream each: 239.1.2.3:7148,10.0.0.2:7148 or a "
+                   "range 239.1.2.3+3:7148 (four). ibverbs: multicast groups, or unicast "
+                   "hosts whose MAC address the kernel's neighbour table knows. tcp: "
+                   "receivers (HOST:PORT) to connect to, one connection and substream "
+                   "each; rdma: verbs://HOST:PORT, likewise."),
           endpoints },
-        { { "interface", "", "General", k::text, "",
-            "Netdev name or IPv4 address. udp: the interface multicast leaves from; "
-            "empty: the kernel's route. ibverbs and auto: the NIC's interface "
-            "(required). tcp, rdma: the local interface to connect from." },
+        { describe(
+              "interface",
+              "General",
+              k::text,
+              "",
+              "Netdev name or IPv4 address. udp: the interface multicast leaves from; "
+              "empty: the kernel's route. ibverbs and auto: the NIC's interface "
+              "(required). tcp, rdma: the local interface to connect from."),
           interface },
-        { { "buffer_size", "", "Rate and packets", k::count, 0,
-            "udp: socket send buffer, bytes; 0 = 512 KiB. ibverbs: transmit ring, "
-            "bytes; 0 = 512 KiB, cut into packet slots and clamped to the device's "
-            "limits (a warning says so). tcp: socket buffer per connection; 0 = 208 KiB, "
-            "as spead2." },
+        { describe("buffer_size",
+                   "Rate and packets",
+                   k::count,
+                   0,
+                   "udp: socket send buffer, bytes; 0 = 512 KiB. ibverbs: transmit ring, "
+                   "bytes; 0 = 512 KiB, cut into packet slots and clamped to the "
+                   "device's limits (a warning says so). tcp: socket buffer per "
+                   "connection; 0 = 208 KiB, as spead2."),
           buffer_size },
-        { { "max_packet_size", "", "Rate and packets", k::count, 1472,
-            "Largest SPEAD packet (UDP payload), bytes: 1472 for a 1500-byte MTU, 8972 "
-            "for 9000. Never exceeded: IP never fragments (refused at make() when the "
-            "route's MTU cannot carry it). rdma: the largest message, up to 1 GiB; 1 MiB "
-            "+ 4 KiB when left at 1472." },
-          [](sink_config& c, const option_value& v) {
-              // Up to rdma's 1 GiB here; the UDP payload's limit is checked at make()
-              // for the datagram transports.
-              c.stream.set_max_message_size(v.as_count("max_packet_size"));
-          } },
-        { { "item_type", "type", "General", k::text, "complex_float",
-            "As spead.source: complex_float, complex_int16, complex_int8, float, int32, "
-            "int16, int8 (or fc32, sc16, sc8, f32, s32, s16, s8, byte)." },
-          [](sink_config& c, const option_value& v) {
-              c.items.set_item_type(v.as_text("item_type"));
-          } },
-        { { "vlen", "", "General", k::count, 1, "Items per input vector, 1 to 2^24." },
-          [](sink_config& c, const option_value& v) {
-              c.items.set_vlen(v.as_count("vlen"));
-          } },
-        { { "payload_item", "", "Items", k::count, 0x1000,
-            "Id of the payload item, above 0x15 and within the flavour (0x1000, as "
-            "spead2's first item)." },
-          [](sink_config& c, const option_value& v) {
-              c.items.set_payload_item(v.as_count("payload_item"));
-          } },
-        { { "len_tag_key", "", "Items", k::text, "packet_len",
-            "Key of the length tag: a heap per tagged packet; empty: every heap_items "
-            "items form a heap." },
-          [](sink_config& c, const option_value& v) {
-              c.items.set_len_tag_key(v.as_text("len_tag_key"));
-          } },
-        { { "heap_items", "", "Items", k::count, 0,
-            "Items per heap when len_tag_key is empty; in continuous mode, items per "
-            "heap per input (required)." },
-          [](sink_config& c, const option_value& v) {
-              c.items.set_heap_items(v.as_count("heap_items"));
-          } },
-        { { "ttl", "", "Rate and packets", k::integer, 1,
-            "IP time-to-live, 0 to 255 (1: the local network; 0 keeps multicast on this "
-            "host, and is refused for unicast destinations)." },
-          [](sink_config& c, const option_value& v) {
+        { describe("max_packet_size",
+                   "Rate and packets",
+                   k::count,
+                   1472,
+                   "Largest SPEAD packet (UDP payload), bytes: 1472 for a 1500-byte MTU, "
+                   "8972 for 9000. Never exceeded: IP never fragments (refused at make() "
+                   "when the route's MTU cannot carry it). rdma: the largest message, up "
+                   "to 1 GiB; 1 MiB + 4 KiB when left at 1472."),
+          // Up to rdma's 1 GiB here; the UDP payload's limit at make(), for datagrams.
+          set_part<&sink_config::stream, &send::stream_config::set_max_message_size> },
+        { describe("item_type",
+                   "General",
+                   k::text,
+                   "complex_float",
+                   "As spead.source: complex_float, complex_int16, complex_int8, float, "
+                   "int32, int16, int8 (or fc32, sc16, sc8, f32, s32, s16, s8, byte).",
+                   "type"),
+          set_part<&sink_config::items, &sink_items::set_item_type> },
+        { describe("vlen", "General", k::count, 1, "Items per input vector, 1 to 2^24."),
+          set_part<&sink_config::items, &sink_items::set_vlen> },
+        { describe("payload_item",
+                   "Items",
+                   k::count,
+                   0x1000,
+                   "Id of the payload item, above 0x15 and within the flavour (0x1000, "
+                   "as spead2's first item)."),
+          set_part<&sink_config::items, &sink_items::set_payload_item> },
+        { describe("len_tag_key",
+                   "Items",
+                   k::text,
+                   "packet_len",
+                   "Key of the length tag: a heap per tagged packet; empty: every "
+                   "heap_items items form a heap."),
+          set_part<&sink_config::items, &sink_items::set_len_tag_key> },
+        { describe("heap_items",
+                   "Items",
+                   k::count,
+                   0,
+                   "Items per heap when len_tag_key is empty; in continuous mode, items "
+                   "per heap per input (required)."),
+          set_part<&sink_config::items, &sink_items::set_heap_items> },
+        { describe("ttl",
+                   "Rate and packets",
+                   k::integer,
+                   1,
+                   "IP time-to-live, 0 to 255 (1: the local network; 0 keeps multicast "
+                   "on this host, and is refused for unicast destinations)."),
+          [](sink_config& c, const std::string&, const option_value& v) {
               const int ttl = v.as_integer("ttl");
               routes::to(c, "udp", "ttl", [&] { c.udp.set_ttl(ttl); });
               routes::to(c, "ibverbs", "ttl", [&] { c.ibverbs.set_ttl(ttl); });
           } },
-        { { "rate_gbps", "", "Rate and packets", k::number, 0.0,
-            "Send rate in Gb/s of SPEAD packets; 0 = as fast as possible." },
-          [](sink_config& c, const option_value& v) {
+        { describe("rate_gbps",
+                   "Rate and packets",
+                   k::number,
+                   0.0,
+                   "Send rate in Gb/s of SPEAD packets; 0 = as fast as possible."),
+          [](sink_config& c, const std::string&, const option_value& v) {
               const double gbps = v.as_number("rate_gbps");
               if (!std::isfinite(gbps) || gbps < 0)
                   throw std::invalid_argument("rate_gbps: " + std::to_string(gbps) +
@@ -216,128 +222,155 @@ const std::vector<rule>& rules()
                                               "fast as possible)");
               c.stream.set_rate(gbps * 1e9 / 8.0);
           } },
-        { { "flavour", "", "Items", k::text, "64-40", "64-40 (as spead2) or 64-48." },
-          [](sink_config& c, const option_value& v) {
-              c.items.set_flavour(v.as_text("flavour"));
-          } },
-        { { "heap_cnt_start", "", "Items", k::count, 1,
-            "Cnt of the first heap without a heap_cnt tag." },
-          [](sink_config& c, const option_value& v) {
-              c.items.set_heap_cnt_start(v.as_count("heap_cnt_start"));
-          } },
-        { { "heap_cnt_step", "", "Items", k::count, 1,
-            "Cnt increment, >= 1 (several senders to one receiver: their number)." },
-          [](sink_config& c, const option_value& v) {
-              c.items.set_heap_cnt_step(v.as_count("heap_cnt_step"));
-          } },
-        { { "descriptor_interval", "", "Items", k::count, 0,
-            "Heaps between repeated descriptors; 0 = only at the start and when they "
-            "change." },
-          [](sink_config& c, const option_value& v) {
-              c.items.set_descriptor_interval(v.as_count("descriptor_interval"));
-          } },
-        { { "payload_name", "", "Items", k::text, "payload",
-            "Name in the payload item's descriptor; empty = no descriptor for it." },
-          [](sink_config& c, const option_value& v) {
-              c.items.set_payload_name(v.as_text("payload_name"));
-          } },
-        { { "payload_description", "", "Items", k::text, "",
-            "Description in the payload item's descriptor." },
-          [](sink_config& c, const option_value& v) {
-              c.items.set_payload_description(v.as_text("payload_description"));
-          } },
-        { { "byte_order", "", "Items", k::text, "as-is",
-            "as-is (host order, which the descriptor's dtype states) or swap (the other "
-            "order)." },
-          [](sink_config& c, const option_value& v) {
-              c.items.set_byte_order(v.as_text("byte_order"));
-          } },
-        { { "send_stop_heap", "", "Items", k::flag, true,
-            "Send a stop heap to every substream at stop(), which ends a spead.source's "
-            "flowgraph." },
-          [](sink_config& c, const option_value& v) {
-              c.set_send_stop_heap(v.as_flag("send_stop_heap"));
-          } },
-        { { "capture_file", "", "General", k::text, "",
-            "pcap: the capture file written (replaced)." },
-          [](sink_config& c, const option_value& v) {
-              c.set_capture_file(v.as_text("capture_file"));
-          } },
-        { { "stats_interval", "", "Advanced", k::number, 0.0,
-            "Seconds between stats messages; 0 = none." },
-          [](sink_config& c, const option_value& v) {
-              c.set_stats_interval(v.as_number("stats_interval"));
-          } },
-        { { "comp_vector", "", "Advanced", k::integer, 0,
-            "ibverbs: completion vector for send completions, taken modulo the device's "
-            "vectors; negative = busy polling." },
-          [](sink_config& c, const option_value& v) {
-              c.ibverbs.set_comp_vector(v.as_integer("comp_vector"));
-          } },
-        { { "max_poll", "", "Advanced", k::integer, 10,
-            "ibverbs: completion-queue polls before waiting, >= 1." },
-          [](sink_config& c, const option_value& v) {
-              c.ibverbs.set_max_poll(v.as_integer("max_poll"));
-          } },
-        { { "input_mode", "", "General", k::text, "heaps",
-            "heaps (a heap per tagged packet, or per heap_items items; tagged, its old "
-            "name, still works with a warning) or continuous (a timestamped time "
-            "series, cut into heaps of heap_items per input; docs/continuous.md)." },
-          [](sink_config& c, const option_value& v) {
-              c.set_input_mode(v.as_text("input_mode"));
-          } },
-        { { "timestamp_item", "", "Continuous", k::count, 0x1600,
-            "Id of the immediate carrying each heap's timestamp; not reserved, not "
-            "payload_item." },
-          [](sink_config& c, const option_value& v) {
-              c.continuous.timestamp_item = v.as_count("timestamp_item");
-          } },
-        { { "timestamp_step", "", "Continuous", k::count, 0,
-            "Timestamp increase from one heap of an input to the next; 0 = heap_items "
-            "(timestamps count samples)." },
-          [](sink_config& c, const option_value& v) {
-              c.continuous.timestamp_step = v.as_count("timestamp_step");
-          } },
-        { { "start_timestamp", "", "Continuous", k::count, 0,
-            "Timestamp of the first heaps when no rx_time tag says otherwise; must fit "
-            "the flavour's immediate." },
-          [](sink_config& c, const option_value& v) {
-              c.continuous.start_timestamp = v.as_count("start_timestamp");
-          } },
-        { { "sample_rate", "", "Continuous", k::number, 0.0,
-            "Timestamps per second, to turn rx_time tags into timestamps and to foresee "
-            "wraps; 0 = rx_time tags are ignored (counted in rx_time_ignored)." },
-          [](sink_config& c, const option_value& v) {
-              c.continuous.sample_rate = v.as_number("sample_rate");
-          } },
-        { { "sync_time", "", "Continuous", k::number, 0.0,
-            "UNIX time in seconds of timestamp 0." },
-          [](sink_config& c, const option_value& v) {
-              c.continuous.sync_time = v.as_number("sync_time");
-          } },
-        { { "substreams", "", "Continuous", k::count, 1,
-            "Inputs, 1 to 256; more than 1 needs substream_item." },
-          [](sink_config& c, const option_value& v) {
-              c.continuous.substreams = v.as_count("substreams");
-          } },
-        { { "substream_item", "", "Continuous", k::count, 0,
-            "Id of the immediate carrying the input index; 0 = none (required with "
-            "several substreams)." },
-          [](sink_config& c, const option_value& v) {
-              c.continuous.substream_item = v.as_count("substream_item");
-          } },
-        { { "reconnect", "", "Connections", k::flag, false,
-            "tcp, rdma: when the connection is lost, connect again with a bounded "
-            "back-off (True) or end the flowgraph (False). Heaps queued when it was "
-            "lost are counted (heaps_lost_in_flight)." },
-          [](sink_config& c, const option_value& v) {
+        { describe("flavour", "Items", k::text, "64-40", "64-40 (as spead2) or 64-48."),
+          set_part<&sink_config::items, &sink_items::set_flavour> },
+        { describe("heap_cnt_start",
+                   "Items",
+                   k::count,
+                   1,
+                   "Cnt of the first heap without a heap_cnt tag."),
+          set_part<&sink_config::items, &sink_items::set_heap_cnt_start> },
+        { describe(
+              "heap_cnt_step",
+              "Items",
+              k::count,
+              1,
+              "Cnt increment, >= 1 (several senders to one receiver: their number)."),
+          set_part<&sink_config::items, &sink_items::set_heap_cnt_step> },
+        { describe("descriptor_interval",
+                   "Items",
+                   k::count,
+                   0,
+                   "Heaps between repeated descriptors; 0 = only at the start and when "
+                   "they change."),
+          set_part<&sink_config::items, &sink_items::set_descriptor_interval> },
+        { describe(
+              "payload_name",
+              "Items",
+              k::text,
+              "payload",
+              "Name in the payload item's descriptor; empty = no descriptor for it."),
+          set_part<&sink_config::items, &sink_items::set_payload_name> },
+        { describe("payload_description",
+                   "Items",
+                   k::text,
+                   "",
+                   "Description in the payload item's descriptor."),
+          set_part<&sink_config::items, &sink_items::set_payload_description> },
+        { describe("byte_order",
+                   "Items",
+                   k::text,
+                   "as-is",
+                   "as-is (host order, which the descriptor's dtype states) or swap (the "
+                   "other order)."),
+          set_part<&sink_config::items, &sink_items::set_byte_order> },
+        { describe("send_stop_heap",
+                   "Items",
+                   k::flag,
+                   true,
+                   "Send a stop heap to every substream at stop(), which ends a "
+                   "spead.source's flowgraph."),
+          set_config<&sink_config::set_send_stop_heap> },
+        { describe("capture_file",
+                   "General",
+                   k::text,
+                   "",
+                   "pcap: the capture file written (replaced)."),
+          set_config<&sink_config::set_capture_file> },
+        { describe("stats_interval",
+                   "Advanced",
+                   k::number,
+                   0.0,
+                   "Seconds between stats messages; 0 = none."),
+          set_config<&sink_config::set_stats_interval> },
+        { describe("comp_vector",
+                   "Advanced",
+                   k::integer,
+                   0,
+                   "ibverbs: completion vector for send completions, taken modulo the "
+                   "device's vectors; negative = busy polling."),
+          set_part<&sink_config::ibverbs, &send::udp_ibv_config::set_comp_vector> },
+        { describe("max_poll",
+                   "Advanced",
+                   k::integer,
+                   10,
+                   "ibverbs: completion-queue polls before waiting, >= 1."),
+          set_part<&sink_config::ibverbs, &send::udp_ibv_config::set_max_poll> },
+        { describe(
+              "input_mode",
+              "General",
+              k::text,
+              "heaps",
+              "heaps (a heap per tagged packet, or per heap_items items; tagged, its old "
+              "name, still works with a warning) or continuous (a timestamped time "
+              "series, cut into heaps of heap_items per input; docs/continuous.md)."),
+          set_config<&sink_config::set_input_mode> },
+        { describe("timestamp_item",
+                   "Continuous",
+                   k::count,
+                   0x1600,
+                   "Id of the immediate carrying each heap's timestamp; not reserved, "
+                   "not payload_item."),
+          set_field<&sink_config::continuous, &continuous_input::timestamp_item> },
+        { describe("timestamp_step",
+                   "Continuous",
+                   k::count,
+                   0,
+                   "Timestamp increase from one heap of an input to the next; 0 = "
+                   "heap_items (timestamps count samples)."),
+          set_field<&sink_config::continuous, &continuous_input::timestamp_step> },
+        { describe("start_timestamp",
+                   "Continuous",
+                   k::count,
+                   0,
+                   "Timestamp of the first heaps when no rx_time tag says otherwise; "
+                   "must fit the flavour's immediate."),
+          set_field<&sink_config::continuous, &continuous_input::start_timestamp> },
+        { describe("sample_rate",
+                   "Continuous",
+                   k::number,
+                   0.0,
+                   "Timestamps per second, to turn rx_time tags into timestamps and to "
+                   "foresee wraps; 0 = rx_time tags are ignored (counted in "
+                   "rx_time_ignored)."),
+          set_field<&sink_config::continuous, &continuous_input::sample_rate> },
+        { describe("sync_time",
+                   "Continuous",
+                   k::number,
+                   0.0,
+                   "UNIX time in seconds of timestamp 0."),
+          set_field<&sink_config::continuous, &continuous_input::sync_time> },
+        { describe("substreams",
+                   "Continuous",
+                   k::count,
+                   1,
+                   "Inputs, 1 to 256; more than 1 needs substream_item."),
+          set_field<&sink_config::continuous, &continuous_input::substreams> },
+        { describe("substream_item",
+                   "Continuous",
+                   k::count,
+                   0,
+                   "Id of the immediate carrying the input index; 0 = none (required "
+                   "with several substreams)."),
+          set_field<&sink_config::continuous, &continuous_input::substream_item> },
+        { describe("reconnect",
+                   "Connections",
+                   k::flag,
+                   false,
+                   "tcp, rdma: when the connection is lost, connect again with a bounded "
+                   "back-off (True) or end the flowgraph (False). Heaps queued when it "
+                   "was lost are counted (heaps_lost_in_flight)."),
+          [](sink_config& c, const std::string&, const option_value& v) {
               const bool again = v.as_flag("reconnect");
               links(c, "reconnect", [&](auto& link) { link.set_reconnect(again); });
           } },
-        { { "connect_timeout", "", "Connections", k::number, 5.0,
-            "tcp, rdma: seconds a connection attempt may take, > 0; a receiver that does "
-            "not accept by then fails the attempt." },
-          [](sink_config& c, const option_value& v) {
+        { describe("connect_timeout",
+                   "Connections",
+                   k::number,
+                   5.0,
+                   "tcp, rdma: seconds a connection attempt may take, > 0; a receiver "
+                   "that does not accept by then fails the attempt."),
+          [](sink_config& c, const std::string&, const option_value& v) {
               const double seconds = v.as_number("connect_timeout");
               if (!std::isfinite(seconds) || !(seconds > 0))
                   throw std::invalid_argument(
@@ -350,10 +383,13 @@ const std::vector<rule>& rules()
                   link.set_connect_timeout(timeout);
               });
           } },
-        { { "inline_bytes", "", "Connections", k::count, 64,
-            "rdma: inline size requested for small messages, 0 to 4096 bytes; the "
-            "device's granted value is used." },
-          [](sink_config& c, const option_value& v) {
+        { describe("inline_bytes",
+                   "Connections",
+                   k::count,
+                   64,
+                   "rdma: inline size requested for small messages, 0 to 4096 bytes; the "
+                   "device's granted value is used."),
+          [](sink_config& c, const std::string&, const option_value& v) {
               const std::size_t bytes = v.as_count("inline_bytes");
               routes::to(c, "rdma", "inline_bytes", [&] {
                   for (auto& link : c.rdma)

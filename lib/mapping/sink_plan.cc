@@ -45,15 +45,15 @@ void plan_mapping(const sink_config& c, sink_plan& plan)
     m.heap_items = heap_items;
 
     if (items.get_heap_cnt_start() > m.flavour.max_address())
-        throw std::invalid_argument("heap_cnt_start: " +
-                                    std::to_string(items.get_heap_cnt_start()) +
-                                    " does not fit " + m.flavour.name() + "; use 0 to " +
-                                    std::to_string(m.flavour.max_address()));
+        throw std::invalid_argument(
+            "heap_cnt_start: " + std::to_string(items.get_heap_cnt_start()) +
+            " does not fit " + m.flavour.name() + "; use 0 to " +
+            std::to_string(m.flavour.max_address()));
     if (items.get_heap_cnt_step() > m.flavour.max_address())
-        throw std::invalid_argument("heap_cnt_step: " +
-                                    std::to_string(items.get_heap_cnt_step()) +
-                                    " does not fit " + m.flavour.name() + "; use 1 to " +
-                                    std::to_string(m.flavour.max_address()));
+        throw std::invalid_argument(
+            "heap_cnt_step: " + std::to_string(items.get_heap_cnt_step()) +
+            " does not fit " + m.flavour.name() + "; use 1 to " +
+            std::to_string(m.flavour.max_address()));
     m.cnt_start = items.get_heap_cnt_start();
     m.cnt_step = items.get_heap_cnt_step();
     m.descriptor_interval = items.get_descriptor_interval();
@@ -120,7 +120,8 @@ void plan_input_mode(const sink_config& c, sink_plan& plan, const gr::logger_ptr
         throw std::invalid_argument("sync_time: not a time; give the UNIX time in "
                                     "seconds of timestamp 0 (default 0)");
     chunks.heap_items = plan.heaps.heap_items;
-    chunks.timestamp_step = in.timestamp_step == 0 ? plan.heaps.heap_items : in.timestamp_step;
+    chunks.timestamp_step =
+        in.timestamp_step == 0 ? plan.heaps.heap_items : in.timestamp_step;
     chunks.start_timestamp = in.start_timestamp;
     chunks.sample_rate = in.sample_rate;
     chunks.sync_time = in.sync_time;

@@ -5,60 +5,45 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include "mapping/source_options.h"
 #include "mapping/item_id_checks.h"
+#include "mapping/source_options.h"
 #include <chrono>
 #include <stdexcept>
 
 namespace gr {
 namespace spead {
 
-/*! Applies a transport's option to the transports' configs (see source_config). */
-struct source_option_routes {
-    /*! \p transport's config is the one the config's transport uses now (auto: udp,
-     * which it can always fall back to). */
-    static bool in_use(const source_config& c, const std::string& transport)
-    {
-        return c.d_transport == transport || (c.d_transport == "auto" && transport == "udp");
-    }
+namespace {
 
-    template <typename Set>
-    static void
-    to(source_config& c, const std::string& transport, const char* option, Set&& set)
-    {
-        apply_to_transport(c.d_refusals, transport, option, in_use(c, transport), set);
-    }
+using routes = option_routes<source_config>;
 
-    /*! pcap: `:PORT` (only that port's datagrams) or empty (every datagram). */
-    static void capture_endpoints(source_config& c, const std::string& endpoints)
-    {
-        to(c, "pcap", "endpoints", [&] {
-            c.d_capture_port = 0;
-            if (endpoints.empty())
-                return;
+constexpr char rdma[] = "rdma";
+
+/*! pcap: `:PORT` (only that port's datagrams) or empty (every datagram). */
+void capture_endpoints(source_config& c, const std::string& endpoints)
+{
+    routes::to(c, "pcap", "endpoints", [&] {
+        std::uint16_t port = 0;
+        if (!endpoints.empty()) {
             recv::udp_config ports;
             ports.set_endpoints(endpoints);
-            const std::uint16_t port = ports.get_endpoints().front().port();
+            port = ports.get_endpoints().front().port();
             for (const auto& ep : ports.get_endpoints())
                 if (ep.port() != port)
                     throw std::invalid_argument(
-                        "endpoints: a capture is replayed for one UDP port at most; give "
-                        ":PORT, or nothing to replay every datagram");
-            c.d_capture_port = port;
-        });
-    }
-};
-
-namespace {
-
-using routes = source_option_routes;
+                        "endpoints: a capture is replayed for one UDP port at most; "
+                        "give :PORT, or nothing to replay every datagram");
+        }
+        c.set_capture_port(port);
+    });
+}
 using rule = option_rule<source_config>;
 using k = option_kind;
 
 /*! The block's default max_packet_size (for datagrams); rdma keeps its own then. */
 constexpr std::size_t datagram_max_packet_size = 9200;
 
-void endpoints(source_config& c, const option_value& v)
+void endpoints(source_config& c, const std::string&, const option_value& v)
 {
     const std::string text = v.as_text("endpoints");
     routes::to(c, "udp", "endpoints", [&] {
@@ -79,10 +64,10 @@ void endpoints(source_config& c, const option_value& v)
     routes::to(c, "rdma", "endpoints", [&] {
         as_option("endpoints", "endpoint", [&] { c.rdma.set_endpoint(text); });
     });
-    routes::capture_endpoints(c, text);
+    capture_endpoints(c, text);
 }
 
-void interface(source_config& c, const option_value& v)
+void interface(source_config& c, const std::string&, const option_value& v)
 {
     const std::string name = v.as_text("interface");
     routes::to(c, "udp", "interface", [&] { c.udp.set_interface(name); });
@@ -104,7 +89,7 @@ void interface(source_config& c, const option_value& v)
     });
 }
 
-void buffer_size(source_config& c, const option_value& v)
+void buffer_size(source_config& c, const std::string&, const option_value& v)
 {
     const std::size_t bytes = v.as_count("buffer_size");
     routes::to(c, "udp", "buffer_size", [&] { c.udp.set_buffer_size(bytes); });
@@ -115,7 +100,7 @@ void buffer_size(source_config& c, const option_value& v)
     });
 }
 
-void max_packet_size(source_config& c, const option_value& v)
+void max_packet_size(source_config& c, const std::string&, const option_value& v)
 {
     const std::size_t bytes = v.as_count("max_packet_size");
     routes::to(c, "udp", "max_packet_size", [&] {
@@ -145,260 +130,338 @@ void links(source_config& c, const char* option, Set&& set)
 const std::vector<rule>& rules()
 {
     static const std::vector<rule> table = {
-    { { "transport", "", "General", k::text, "udp",
-        "udp (kernel sockets), ibverbs (raw-packet verbs on the NIC that owns interface: "
-        "Mellanox/NVIDIA ConnectX; needs CAP_NET_RAW), auto (ibverbs when a preflight "
-        "check finds it usable on interface, otherwise udp with a warning saying why), "
-        "pcap (replay capture_file), tcp (listen for SPEAD over TCP, as spead2_recv "
-        "--tcp: lossless, senders pushed back) or rdma (the same over RDMA RC queue "
-        "pairs, verbs://ADDR:PORT); docs/links.md. GR_SPEAD_IBV_INTERFACE turns every "
-        "udp source into an ibverbs one on that interface (an interface given here "
-        "wins), and GR_SPEAD_IBV_COMP_VECTOR then sets comp_vector." },
-      [](source_config& c, const option_value& v) {
-          c.set_transport(v.as_text("transport"));
-      } },
-    { { "endpoints", "", "General", k::text, ":7148",
-        "udp, ibverbs: addresses to listen on, 239.1.2.3:7148,239.1.2.4:7148, a range "
-        "239.1.2.3+3:7148 (four groups), :7148 or 0.0.0.0:7148 (every local address, or "
-        "for ibverbs every address of interface); multicast groups are joined. tcp: the "
-        "one address to listen on, HOST:PORT or :PORT. rdma: verbs://ADDR:PORT or "
-        "verbs://:PORT. pcap: empty (replay every datagram) or :PORT (only datagrams to "
-        "that UDP port). udp also takes IPv6, as spead2: [::1]:7148, ff14::1:7148 (the "
-        "last colon starts the port), [ff14::1]+3:7148, [::]:7148; ibverbs is IPv4 only." },
-      endpoints },
-    { { "interface", "", "General", k::text, "",
-        "Netdev name (eth0) or IPv4 address. udp: the interface that joins multicast "
-        "groups; empty: the kernel's route. ibverbs and auto: the NIC's interface "
-        "(required). rdma: the local interface to listen on when endpoints names no "
-        "address. Not used by tcp and pcap." },
-      interface },
-    { { "buffer_size", "", "Loss and buffers", k::count, 0,
-        "udp: socket receive buffer, bytes; 0 = 8 MiB. The kernel caps it at "
-        "net.core.rmem_max (a warning says so). ibverbs: receive ring, bytes; 0 = 16 "
-        "MiB, cut into slots of max_packet_size + 42 bytes and clamped to the device's "
-        "limits (a warning says so). tcp: socket buffer per connection; 0 = 208 KiB, as "
-        "spead2." },
-      buffer_size },
-    { { "max_packet_size", "", "Loss and buffers", k::count, 9200,
-        "Largest datagram accepted, bytes, 64 to 65507; larger ones are counted in "
-        "datagrams_oversize. tcp: the largest packet on a connection (up to 64 MiB); "
-        "rdma: 1 MiB + 4 KiB when left at 9200." },
-      max_packet_size },
-    { { "item_type", "type", "General", k::text, "complex_float",
-        "Stream item type: complex_float (fc32, 8 bytes), complex_int16 (sc16, 4), "
-        "complex_int8 (sc8, 2), float (f32, 4), int32 (s32, 4), int16 (s16, 2), int8 "
-        "(s8, byte, 1)." },
-      [](source_config& c, const option_value& v) {
-          c.items.set_item_type(v.as_text("item_type"));
-      } },
-    { { "vlen", "", "General", k::count, 1, "Items per output vector, 1 to 2^24." },
-      [](source_config& c, const option_value& v) {
-          c.items.set_vlen(v.as_count("vlen"));
-      } },
-    { { "payload_item", "", "Items", k::count, 0,
-        "Id of the item that is the stream payload; 0 = every addressed item except "
-        "descriptors and NULL, concatenated. Heaps mode only." },
-      [](source_config& c, const option_value& v) {
-          c.items.set_payload_item(v.as_count("payload_item"));
-      } },
-    { { "len_tag_key", "", "Items", k::text, "packet_len",
-        "Key of the length tag on each heap's first item; empty = none." },
-      [](source_config& c, const option_value& v) {
-          c.items.set_len_tag_key(v.as_text("len_tag_key"));
-      } },
-    { { "max_heap_size", "", "Loss and buffers", k::count, 16 * 1024 * 1024,
-        "Largest heap accepted, bytes; larger ones are dropped and counted "
-        "(heaps_too_large). The output buffer holds two heaps this large." },
-      [](source_config& c, const option_value& v) {
-          c.stream.set_max_heap_size(v.as_count("max_heap_size"));
-      } },
-    { { "max_heaps", "", "Loss and buffers", k::count, 4,
-        "Heaps assembled at once, >= 1; raise it when several senders interleave their "
-        "heaps." },
-      [](source_config& c, const option_value& v) {
-          c.stream.set_max_heaps(v.as_count("max_heaps"));
-      } },
-    { { "incomplete_heaps", "", "Loss and buffers", k::text, "drop",
-        "drop (counted and freed) or deliver (zero-filled, tagged heap_incomplete)." },
-      [](source_config& c, const option_value& v) {
-          const std::string policy = v.as_text("incomplete_heaps");
-          if (policy != "drop" && policy != "deliver")
-              throw std::invalid_argument("incomplete_heaps: '" + policy +
-                                          "' is not a policy; use drop (count and "
-                                          "free) or deliver (zero-filled, tagged "
-                                          "heap_incomplete)");
-          c.stream.set_incomplete_heaps(policy == "deliver"
-                                            ? recv::incomplete_heaps::deliver
-                                            : recv::incomplete_heaps::drop);
-      } },
-    { { "timestamp_item", "", "Items", k::count, 0,
-        "Id of the item holding a sample counter: rx_time tags (with sample_rate), and "
-        "in continuous mode each heap's position; 0 = none." },
-      [](source_config& c, const option_value& v) {
-          c.items.set_timestamp_item(v.as_count("timestamp_item"));
-          c.continuous.timestamp_item = c.items.get_timestamp_item();
-      } },
-    { { "sample_rate", "", "Items", k::number, 0.0,
-        "Samples per second of the timestamp counter (> 0 when timestamp_item is set, "
-        "but for continuous mode without rx_time)." },
-      [](source_config& c, const option_value& v) {
-          c.items.set_sample_rate(v.as_number("sample_rate"));
-      } },
-    { { "sync_time", "", "Items", k::number, 0.0,
-        "UNIX time in seconds of timestamp 0: rx_time = timestamp / sample_rate + "
-        "sync_time." },
-      [](source_config& c, const option_value& v) {
-          c.items.set_sync_time(v.as_number("sync_time"));
-      } },
-    { { "byte_order", "", "Items", k::text, "auto",
-        "auto (swap to host order what the item's descriptor says is in the other "
-        "order, e.g. numpy >i2, or SPEAD format fields, which are big-endian), as-is "
-        "or swap (each real component)." },
-      [](source_config& c, const option_value& v) {
-          c.items.set_byte_order(v.as_text("byte_order"));
-      } },
-    { { "stop_on_stop_heap", "", "Loss and buffers", k::flag, true,
-        "End the flowgraph (WORK_DONE) after a stop heap, once the heaps before it have "
-        "been output." },
-      [](source_config& c, const option_value& v) {
-          c.stream.set_stop_on_stop_heap(v.as_flag("stop_on_stop_heap"));
-      } },
-    { { "capture_file", "", "General", k::text, "",
-        "pcap: the pcap or pcapng file replayed (from its start at each start())." },
-      [](source_config& c, const option_value& v) {
-          c.set_capture_file(v.as_text("capture_file"));
-      } },
-    { { "queue_heaps", "", "Loss and buffers", k::count, 0,
-        "Completed heaps waiting for work(); a full queue drops the newest heap "
-        "(heaps_dropped_queue_full) or waits (full_queue_policy). 0 = 512 MiB worth of "
-        "max_heap_size heaps (32 to 4096), 1 GiB worth (64 to 65536) for pcap, whose "
-        "replay runs ahead of the flowgraph. Memory is taken only as heaps queue up." },
-      [](source_config& c, const option_value& v) {
-          c.set_queue_heaps(v.as_count("queue_heaps"));
-      } },
-    { { "stats_interval", "", "Advanced", k::number, 0.0,
-        "Seconds between stats messages; 0 = none." },
-      [](source_config& c, const option_value& v) {
-          c.set_stats_interval(v.as_number("stats_interval"));
-      } },
-    { { "comp_vector", "", "Advanced", k::integer, 0,
-        "ibverbs: completion vector whose interrupt wakes the receiver, taken modulo the "
-        "device's vectors; negative = busy polling (one core spins, lowest latency)." },
-      [](source_config& c, const option_value& v) {
-          c.ibverbs.set_comp_vector(v.as_integer("comp_vector"));
-      } },
-    { { "max_poll", "", "Advanced", k::integer, 10,
-        "ibverbs: completion-queue polls per wake-up, or before yielding when busy "
-        "polling, >= 1." },
-      [](source_config& c, const option_value& v) {
-          c.ibverbs.set_max_poll(v.as_integer("max_poll"));
-      } },
-    { { "output_mode", "", "General", k::text, "heaps",
-        "heaps (one heap after another, each tagged with its length) or continuous "
-        "(heaps placed by timestamp into a continuous series, gaps zero-filled and "
-        "tagged; needs timestamp_item; the heap size, a whole number of output items, is "
-        "learnt from the first data heap). docs/continuous.md." },
-      [](source_config& c, const option_value& v) {
-          c.set_output_mode(v.as_text("output_mode"));
-      } },
-    { { "timestamp_step", "", "Continuous", k::count, 0,
-        "Timestamp increase from one heap to the next; 0 = the output items per heap "
-        "(timestamps that count samples)." },
-      [](source_config& c, const option_value& v) {
-          c.continuous.timestamp_step = v.as_count("timestamp_step");
-      } },
-    { { "window_heaps", "", "Continuous", k::count, 64,
-        "Heaps (per substream) that may arrive out of order before a position is given "
-        "up, 1 to 2^20. Memory: about window_heaps x heap size x substreams, plus the "
-        "queue." },
-      [](source_config& c, const option_value& v) {
-          c.continuous.window_heaps = v.as_count("window_heaps");
-      } },
-    { { "substreams", "", "Continuous", k::count, 1,
-        "Outputs, 1 to 1024; a heap goes to the output substream_item names; one missing "
-        "on one output is zero-filled there only." },
-      [](source_config& c, const option_value& v) {
-          c.continuous.substreams = v.as_count("substreams");
-      } },
-    { { "substream_item", "", "Continuous", k::count, 0,
-        "Id of the immediate item naming a heap's output; 0 = none (required when "
-        "substreams > 1)." },
-      [](source_config& c, const option_value& v) {
-          const std::uint64_t id = v.as_count("substream_item");
-          check_source_item_id("substream_item",
-                               id,
-                               "0 (one substream) or the id of the immediate item naming "
-                               "the substream");
-          c.continuous.substream_item = id;
-      } },
-    { { "threads", "", "Advanced", k::count, 1,
-        "Receiver threads, 1 to 64: udp and ibverbs split the endpoints among them (udp: "
-        "by port; ibverbs: one by one), and all place their packets into the same "
-        "chunks. tcp, rdma and pcap: 1." },
-      [](source_config& c, const option_value& v) {
-          c.set_threads(v.as_count("threads"));
-      } },
-    { { "full_queue_policy", "", "Loss and buffers", k::text, "drop",
-        "Heaps mode, when the queue (queue_heaps) is full: drop (the newest heap, "
-        "counted in heaps_dropped_queue_full; a live stream never waits for the "
-        "flowgraph) or block (spead2's: the receiver waits; the socket buffer fills and "
-        "the kernel's drops are counted). pcap always waits." },
-      [](source_config& c, const option_value& v) {
-          c.stream.set_full_queue_policy(
-              recv::full_queue_policy_from_name(v.as_text("full_queue_policy")));
-      } },
-    { { "first_substream", "", "Continuous", k::count, 0,
-        "The substream of output 0: the outputs carry substreams first_substream .. "
-        "first_substream + substreams - 1 (this host's share of a sender's); heaps of "
-        "other substreams are counted in heaps_other_substream. Needs substream_item "
-        "when not 0." },
-      [](source_config& c, const option_value& v) {
-          c.continuous.first_substream = v.as_count("first_substream");
-      } },
-    { { "max_connections", "", "Connections", k::count, 1,
-        "tcp, rdma: senders connected at once, 1 to 1024 (1, as spead2); one more is "
-        "refused and counted (connections_refused). Each sender should use its own heap "
-        "cnts (a sink's heap_cnt_start/step)." },
-      [](source_config& c, const option_value& v) {
-          const std::size_t n = v.as_count("max_connections");
-          links(c, "max_connections", [&](auto& link) { link.set_max_connections(n); });
-      } },
-    { { "allowed_peers", "", "Connections", k::text, "",
-        "tcp, rdma: addresses or networks allowed to connect, 10.0.0.0/24,192.168.1.7; "
-        "empty = anyone. Others are refused, counted (connections_refused) and logged "
-        "once per peer." },
-      [](source_config& c, const option_value& v) {
-          const std::string peers = v.as_text("allowed_peers");
-          links(c, "allowed_peers", [&](auto& link) { link.set_allowed_peers(peers); });
-      } },
-    { { "keep_listening", "", "Connections", k::flag, false,
-        "tcp, rdma: when a sender's connection ends, keep listening for new senders "
-        "(True) or end the stream once no sender is connected (False, as spead2)." },
-      [](source_config& c, const option_value& v) {
-          const bool keep = v.as_flag("keep_listening");
-          links(c, "keep_listening", [&](auto& link) { link.set_keep_listening(keep); });
-      } },
-    { { "substream_ids", "", "Continuous", k::id_list, std::vector<std::uint64_t>{},
-        "The substream of each output, in order (e.g. [8, 9, 10, 11], or text 8-11), "
-        "one per output, none twice; empty = first_substream's range. Give this or "
-        "first_substream, not both. Needs substream_item." },
-      [](source_config& c, const option_value& v) {
-          c.continuous.substream_ids = v.as_id_list("substream_ids");
-      } },
-    { { "rdma_connections", "", "Connections", k::count, 4,
-        "rdma: connections that may use the RDMA-write path, 0 (SendRecv only) to "
-        "1024; the others use SendRecv." },
-      [](source_config& c, const option_value& v) {
-          const std::size_t n = v.as_count("rdma_connections");
-          routes::to(c, "rdma", "rdma_connections", [&] { c.rdma.set_rdma_connections(n); });
-      } },
-    { { "rdma_depth", "", "Connections", k::count, 8,
-        "rdma: RDMA writes in flight per such connection, 0 to 4096 (0 needs "
-        "rdma_connections 0); more go by SendRecv, in order." },
-      [](source_config& c, const option_value& v) {
-          const std::size_t n = v.as_count("rdma_depth");
-          routes::to(c, "rdma", "rdma_depth", [&] { c.rdma.set_rdma_depth(n); });
-      } },
+        { describe(
+              "transport",
+              "General",
+              k::text,
+              "udp",
+              "udp (kernel sockets), ibverbs (raw-packet verbs on the NIC that owns "
+              "interface: Mellanox/NVIDIA ConnectX; needs CAP_NET_RAW), auto (ibverbs "
+              "when a preflight check finds it usable on interface, otherwise udp with a "
+              "warning saying why), pcap (replay capture_file), tcp (listen for SPEAD "
+              "over TCP, as spead2_recv --tcp: lossless, senders pushed back) or rdma "
+              "(the same over RDMA RC queue pairs, verbs://ADDR:PORT); docs/links.md. "
+              "GR_SPEAD_IBV_INTERFACE turns every udp source into an ibverbs one on that "
+              "interface (an interface given here wins), and GR_SPEAD_IBV_COMP_VECTOR "
+              "then sets comp_vector."),
+          set_config<&source_config::set_transport> },
+        { describe(
+              "endpoints",
+              "General",
+              k::text,
+              ":7148",
+              "udp, ibverbs: addresses to listen on, 239.1.2.3:7148,239.1.2.4:7148, a "
+              "range 239.1.2.3+3:7148 (four groups), :7148 or 0.0.0.0:7148 (every local "
+              "address, or for ibverbs every address of interface); multicast groups are "
+              "joined. tcp: the one address to listen on, HOST:PORT or :PORT. rdma: "
+              "verbs://ADDR:PORT or verbs://:PORT. pcap: empty (replay every datagram) "
+              "or :PORT (only datagrams to that UDP port). udp also takes IPv6, as "
+              "spead2: [::1]:7148, ff14::1:7148 (the last colon starts the port), "
+              "[ff14::1]+3:7148, [::]:7148; ibverbs is IPv4 only."),
+          endpoints },
+        { describe("interface",
+                   "General",
+                   k::text,
+                   "",
+                   "Netdev name (eth0) or IPv4 address. udp: the interface that joins "
+                   "multicast groups; empty: the kernel's route. ibverbs and auto: the "
+                   "NIC's interface (required). rdma: the local interface to listen on "
+                   "when endpoints names no address. Not used by tcp and pcap."),
+          interface },
+        { describe("buffer_size",
+                   "Loss and buffers",
+                   k::count,
+                   0,
+                   "udp: socket receive buffer, bytes; 0 = 8 MiB. The kernel caps it at "
+                   "net.core.rmem_max (a warning says so). ibverbs: receive ring, bytes; "
+                   "0 = 16 MiB, cut into slots of max_packet_size + 42 bytes and clamped "
+                   "to the device's limits (a warning says so). tcp: socket buffer per "
+                   "connection; 0 = 208 KiB, as spead2."),
+          buffer_size },
+        { describe("max_packet_size",
+                   "Loss and buffers",
+                   k::count,
+                   9200,
+                   "Largest datagram accepted, bytes, 64 to 65507; larger ones are "
+                   "counted in datagrams_oversize. tcp: the largest packet on a "
+                   "connection (up to 64 MiB); rdma: 1 MiB + 4 KiB when left at 9200."),
+          max_packet_size },
+        { describe("item_type",
+                   "General",
+                   k::text,
+                   "complex_float",
+                   "Stream item type: complex_float (fc32, 8 bytes), complex_int16 "
+                   "(sc16, 4), complex_int8 (sc8, 2), float (f32, 4), int32 (s32, 4), "
+                   "int16 (s16, 2), int8 (s8, byte, 1).",
+                   "type"),
+          set_part<&source_config::items, &source_items::set_item_type> },
+        { describe("vlen", "General", k::count, 1, "Items per output vector, 1 to 2^24."),
+          set_part<&source_config::items, &source_items::set_vlen> },
+        { describe("payload_item",
+                   "Items",
+                   k::count,
+                   0,
+                   "Id of the item that is the stream payload; 0 = every addressed item "
+                   "except descriptors and NULL, concatenated. Heaps mode only."),
+          set_part<&source_config::items, &source_items::set_payload_item> },
+        { describe("len_tag_key",
+                   "Items",
+                   k::text,
+                   "packet_len",
+                   "Key of the length tag on each heap's first item; empty = none."),
+          set_part<&source_config::items, &source_items::set_len_tag_key> },
+        { describe("max_heap_size",
+                   "Loss and buffers",
+                   k::count,
+                   16 * 1024 * 1024,
+                   "Largest heap accepted, bytes; larger ones are dropped and counted "
+                   "(heaps_too_large). The output buffer holds two heaps this large."),
+          set_part<&source_config::stream, &recv::stream_config::set_max_heap_size> },
+        { describe("max_heaps",
+                   "Loss and buffers",
+                   k::count,
+                   4,
+                   "Heaps assembled at once, >= 1; raise it when several senders "
+                   "interleave their heaps."),
+          set_part<&source_config::stream, &recv::stream_config::set_max_heaps> },
+        { describe("incomplete_heaps",
+                   "Loss and buffers",
+                   k::text,
+                   "drop",
+                   "drop (counted and freed) or deliver (zero-filled, tagged "
+                   "heap_incomplete)."),
+          [](source_config& c, const std::string&, const option_value& v) {
+              const std::string policy = v.as_text("incomplete_heaps");
+              if (policy != "drop" && policy != "deliver")
+                  throw std::invalid_argument("incomplete_heaps: '" + policy +
+                                              "' is not a policy; use drop (count and "
+                                              "free) or deliver (zero-filled, tagged "
+                                              "heap_incomplete)");
+              c.stream.set_incomplete_heaps(policy == "deliver"
+                                                ? recv::incomplete_heaps::deliver
+                                                : recv::incomplete_heaps::drop);
+          } },
+        { describe(
+              "timestamp_item",
+              "Items",
+              k::count,
+              0,
+              "Id of the item holding a sample counter: rx_time tags (with sample_rate), "
+              "and in continuous mode each heap's position; 0 = none."),
+          [](source_config& c, const std::string&, const option_value& v) {
+              c.items.set_timestamp_item(v.as_count("timestamp_item"));
+              c.continuous.timestamp_item = c.items.get_timestamp_item();
+          } },
+        { describe("sample_rate",
+                   "Items",
+                   k::number,
+                   0.0,
+                   "Samples per second of the timestamp counter (> 0 when timestamp_item "
+                   "is set, but for continuous mode without rx_time)."),
+          set_part<&source_config::items, &source_items::set_sample_rate> },
+        { describe("sync_time",
+                   "Items",
+                   k::number,
+                   0.0,
+                   "UNIX time in seconds of timestamp 0: rx_time = timestamp / "
+                   "sample_rate + sync_time."),
+          set_part<&source_config::items, &source_items::set_sync_time> },
+        { describe("byte_order",
+                   "Items",
+                   k::text,
+                   "auto",
+                   "auto (swap to host order what the item's descriptor says is in the "
+                   "other order, e.g. numpy >i2, or SPEAD format fields, which are "
+                   "big-endian), as-is or swap (each real component)."),
+          set_part<&source_config::items, &source_items::set_byte_order> },
+        { describe("stop_on_stop_heap",
+                   "Loss and buffers",
+                   k::flag,
+                   true,
+                   "End the flowgraph (WORK_DONE) after a stop heap, once the heaps "
+                   "before it have been output."),
+          set_part<&source_config::stream, &recv::stream_config::set_stop_on_stop_heap> },
+        { describe(
+              "capture_file",
+              "General",
+              k::text,
+              "",
+              "pcap: the pcap or pcapng file replayed (from its start at each start())."),
+          set_config<&source_config::set_capture_file> },
+        { describe("queue_heaps",
+                   "Loss and buffers",
+                   k::count,
+                   0,
+                   "Completed heaps waiting for work(); a full queue drops the newest "
+                   "heap (heaps_dropped_queue_full) or waits (full_queue_policy). 0 = "
+                   "512 MiB worth of max_heap_size heaps (32 to 4096), 1 GiB worth (64 "
+                   "to 65536) for pcap, whose replay runs ahead of the flowgraph. Memory "
+                   "is taken only as heaps queue up."),
+          set_config<&source_config::set_queue_heaps> },
+        { describe("stats_interval",
+                   "Advanced",
+                   k::number,
+                   0.0,
+                   "Seconds between stats messages; 0 = none."),
+          set_config<&source_config::set_stats_interval> },
+        { describe("comp_vector",
+                   "Advanced",
+                   k::integer,
+                   0,
+                   "ibverbs: completion vector whose interrupt wakes the receiver, taken "
+                   "modulo the device's vectors; negative = busy polling (one core "
+                   "spins, lowest latency)."),
+          set_part<&source_config::ibverbs, &recv::udp_ibv_config::set_comp_vector> },
+        { describe("max_poll",
+                   "Advanced",
+                   k::integer,
+                   10,
+                   "ibverbs: completion-queue polls per wake-up, or before yielding when "
+                   "busy polling, >= 1."),
+          set_part<&source_config::ibverbs, &recv::udp_ibv_config::set_max_poll> },
+        { describe(
+              "output_mode",
+              "General",
+              k::text,
+              "heaps",
+              "heaps (one heap after another, each tagged with its length) or continuous "
+              "(heaps placed by timestamp into a continuous series, gaps zero-filled and "
+              "tagged; needs timestamp_item; the heap size, a whole number of output "
+              "items, is learnt from the first data heap). docs/continuous.md."),
+          set_config<&source_config::set_output_mode> },
+        { describe("timestamp_step",
+                   "Continuous",
+                   k::count,
+                   0,
+                   "Timestamp increase from one heap to the next; 0 = the output items "
+                   "per heap (timestamps that count samples)."),
+          set_field<&source_config::continuous,
+                    &recv::continuous_config::timestamp_step> },
+        { describe("window_heaps",
+                   "Continuous",
+                   k::count,
+                   64,
+                   "Heaps (per substream) that may arrive out of order before a position "
+                   "is given up, 1 to 2^20. Memory: about window_heaps x heap size x "
+                   "substreams, plus the queue."),
+          set_field<&source_config::continuous, &recv::continuous_config::window_heaps> },
+        { describe("substreams",
+                   "Continuous",
+                   k::count,
+                   1,
+                   "Outputs, 1 to 1024; a heap goes to the output substream_item names; "
+                   "one missing on one output is zero-filled there only."),
+          set_field<&source_config::continuous, &recv::continuous_config::substreams> },
+        { describe("substream_item",
+                   "Continuous",
+                   k::count,
+                   0,
+                   "Id of the immediate item naming a heap's output; 0 = none (required "
+                   "when substreams > 1)."),
+          [](source_config& c, const std::string&, const option_value& v) {
+              const std::uint64_t id = v.as_count("substream_item");
+              check_source_item_id(
+                  "substream_item",
+                  id,
+                  "0 (one substream) or the id of the immediate item naming "
+                  "the substream");
+              c.continuous.substream_item = id;
+          } },
+        { describe("threads",
+                   "Advanced",
+                   k::count,
+                   1,
+                   "Receiver threads, 1 to 64: udp and ibverbs split the endpoints among "
+                   "them (udp: by port; ibverbs: one by one), and all place their "
+                   "packets into the same chunks. tcp, rdma and pcap: 1."),
+          set_config<&source_config::set_threads> },
+        { describe(
+              "full_queue_policy",
+              "Loss and buffers",
+              k::text,
+              "drop",
+              "Heaps mode, when the queue (queue_heaps) is full: drop (the newest heap, "
+              "counted in heaps_dropped_queue_full; a live stream never waits for the "
+              "flowgraph) or block (spead2's: the receiver waits; the socket buffer "
+              "fills and the kernel's drops are counted). pcap always waits."),
+          [](source_config& c, const std::string&, const option_value& v) {
+              c.stream.set_full_queue_policy(
+                  recv::full_queue_policy_from_name(v.as_text("full_queue_policy")));
+          } },
+        { describe("first_substream",
+                   "Continuous",
+                   k::count,
+                   0,
+                   "The substream of output 0: the outputs carry substreams "
+                   "first_substream .. first_substream + substreams - 1 (this host's "
+                   "share of a sender's); heaps of other substreams are counted in "
+                   "heaps_other_substream. Needs substream_item when not 0."),
+          set_field<&source_config::continuous,
+                    &recv::continuous_config::first_substream> },
+        { describe("max_connections",
+                   "Connections",
+                   k::count,
+                   1,
+                   "tcp, rdma: senders connected at once, 1 to 1024 (1, as spead2); one "
+                   "more is refused and counted (connections_refused). Each sender "
+                   "should use its own heap cnts (a sink's heap_cnt_start/step)."),
+          [](source_config& c, const std::string&, const option_value& v) {
+              const std::size_t n = v.as_count("max_connections");
+              links(
+                  c, "max_connections", [&](auto& link) { link.set_max_connections(n); });
+          } },
+        { describe("allowed_peers",
+                   "Connections",
+                   k::text,
+                   "",
+                   "tcp, rdma: addresses or networks allowed to connect, "
+                   "10.0.0.0/24,192.168.1.7; empty = anyone. Others are refused, counted "
+                   "(connections_refused) and logged once per peer."),
+          [](source_config& c, const std::string&, const option_value& v) {
+              const std::string peers = v.as_text("allowed_peers");
+              links(
+                  c, "allowed_peers", [&](auto& link) { link.set_allowed_peers(peers); });
+          } },
+        { describe("keep_listening",
+                   "Connections",
+                   k::flag,
+                   false,
+                   "tcp, rdma: when a sender's connection ends, keep listening for new "
+                   "senders (True) or end the stream once no sender is connected (False, "
+                   "as spead2)."),
+          [](source_config& c, const std::string&, const option_value& v) {
+              const bool keep = v.as_flag("keep_listening");
+              links(c, "keep_listening", [&](auto& link) {
+                  link.set_keep_listening(keep);
+              });
+          } },
+        { describe("substream_ids",
+                   "Continuous",
+                   k::id_list,
+                   std::vector<std::uint64_t>{},
+                   "The substream of each output, in order (e.g. [8, 9, 10, 11], or text "
+                   "8-11), one per output, none twice; empty = first_substream's range. "
+                   "Give this or first_substream, not both. Needs substream_item."),
+          set_field<&source_config::continuous,
+                    &recv::continuous_config::substream_ids> },
+        { describe("rdma_connections",
+                   "Connections",
+                   k::count,
+                   4,
+                   "rdma: connections that may use the RDMA-write path, 0 (SendRecv "
+                   "only) to 1024; the others use SendRecv."),
+          set_transport_part<rdma,
+                             &source_config::rdma,
+                             &recv::rdma_config::set_rdma_connections> },
+        { describe("rdma_depth",
+                   "Connections",
+                   k::count,
+                   8,
+                   "rdma: RDMA writes in flight per such connection, 0 to 4096 (0 needs "
+                   "rdma_connections 0); more go by SendRecv, in order."),
+          set_transport_part<rdma,
+                             &source_config::rdma,
+                             &recv::rdma_config::set_rdma_depth> },
     };
     return table;
 }

@@ -127,8 +127,8 @@ void plan_stream(const source_config& c, source_plan& plan)
 void check_one_thread(const source_config& c, const char* why)
 {
     if (c.get_threads() != 1)
-        throw std::invalid_argument("threads: " + std::to_string(c.get_threads()) +
-                                    "; " + why + "; use 1");
+        throw std::invalid_argument("threads: " + std::to_string(c.get_threads()) + "; " +
+                                    why + "; use 1");
 }
 
 void plan_capture(const source_config& c, source_plan& plan)
@@ -184,16 +184,19 @@ void plan_transport(const source_config& c, source_plan& plan)
         // auto keeps the udp settings ready in case the device refuses at make().
         if (kind == transport_kind::udp || plan.transport.automatic) {
             plan.udp = c.udp;
-            plan.udp_readers = transport::split_endpoints(plan.udp, c.get_threads(), true);
+            plan.udp_readers =
+                transport::split_endpoints(plan.udp, c.get_threads(), true);
             plan.where = joined(plan.udp.get_endpoints());
         }
         if (kind == transport_kind::ibverbs) {
             plan.ibv = c.ibverbs;
             if (c.get_transport() == "udp") // GR_SPEAD_IBV_INTERFACE: udp's settings
-                plan.ibv.set_endpoints(c.udp.get_endpoints()).set_max_size(c.udp.get_max_size());
+                plan.ibv.set_endpoints(c.udp.get_endpoints())
+                    .set_max_size(c.udp.get_max_size());
             plan.ibv.set_interface(plan.transport.interface)
                 .set_comp_vector(plan.transport.comp_vector);
-            plan.ibv_readers = transport::split_endpoints(plan.ibv, c.get_threads(), false);
+            plan.ibv_readers =
+                transport::split_endpoints(plan.ibv, c.get_threads(), false);
             plan.where = joined(plan.ibv.get_endpoints());
         }
     }

@@ -47,15 +47,20 @@ TEST(SinkParams, EachBadParameterIsNamed)
     using bad = spead_test::bad_value<spead_test::sink_options>;
     spead_test::expect_each_named(
         spead_test::sink_options(),
-        { bad{ [](spead_test::sink_options& p) { p["ttl"] = 256; }, "ttl" }, // the udp config's check
+        { bad{ [](spead_test::sink_options& p) { p["ttl"] = 256; },
+               "ttl" }, // the udp config's check
           bad{ [](spead_test::sink_options& p) { p["flavour"] = "64-32"; }, "flavour" },
-          bad{ [](spead_test::sink_options& p) { p["payload_item"] = 0x10; }, "payload_item" },
+          bad{ [](spead_test::sink_options& p) { p["payload_item"] = 0x10; },
+               "payload_item" },
           bad{ [](spead_test::sink_options& p) { p["len_tag_key"] = ""; }, "heap_items" },
-          bad{ [](spead_test::sink_options& p) { p["heap_cnt_step"] = 0; }, "heap_cnt_step" },
+          bad{ [](spead_test::sink_options& p) { p["heap_cnt_step"] = 0; },
+               "heap_cnt_step" },
           // the send stream config's own check
-          bad{ [](spead_test::sink_options& p) { p["max_packet_size"] = 8; }, "max_packet_size" },
+          bad{ [](spead_test::sink_options& p) { p["max_packet_size"] = 8; },
+               "max_packet_size" },
           bad{ [](spead_test::sink_options& p) { p["rate_gbps"] = -1; }, "rate_gbps" },
-          bad{ [](spead_test::sink_options& p) { p["transport"] = "ibverbs"; }, "interface" } });
+          bad{ [](spead_test::sink_options& p) { p["transport"] = "ibverbs"; },
+               "interface" } });
     spead_test::sink_options p;
     p["transport"] = "ibverbs";
     EXPECT_NE(error_of(p).find("sends through the RDMA device"), std::string::npos);
@@ -132,7 +137,8 @@ TEST(SinkParams, TaggedIsStillAcceptedForHeapsWithAWarningNamingHeaps)
     gr::logging::singleton().add_default_sink(captured);
     spead_test::sink_options p;
     p["input_mode"] = "tagged";
-    const sink_plan plan = plan_sink(p.config(), std::make_shared<gr::logger>("tagged alias"));
+    const sink_plan plan =
+        plan_sink(p.config(), std::make_shared<gr::logger>("tagged alias"));
     EXPECT_FALSE(plan.continuous);
     const auto lines = captured->last_formatted();
     std::size_t warnings = 0;
@@ -260,8 +266,12 @@ TEST(SinkParams, TcpBadValuesAreEachNamed)
     tcp["transport"] = "tcp";
     spead_test::expect_each_named(
         tcp,
-        { bad{ [](spead_test::sink_options& p) { p["endpoints"] = "127.0.0.1:0"; }, "endpoints" },
-          bad{ [](spead_test::sink_options& p) { p["endpoints"] = "nowhere"; }, "endpoints" },
-          bad{ [](spead_test::sink_options& p) { p["connect_timeout"] = 0; }, "connect_timeout" },
-          bad{ [](spead_test::sink_options& p) { p["connect_timeout"] = -1; }, "connect_timeout" } });
+        { bad{ [](spead_test::sink_options& p) { p["endpoints"] = "127.0.0.1:0"; },
+               "endpoints" },
+          bad{ [](spead_test::sink_options& p) { p["endpoints"] = "nowhere"; },
+               "endpoints" },
+          bad{ [](spead_test::sink_options& p) { p["connect_timeout"] = 0; },
+               "connect_timeout" },
+          bad{ [](spead_test::sink_options& p) { p["connect_timeout"] = -1; },
+               "connect_timeout" } });
 }

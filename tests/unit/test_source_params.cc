@@ -42,8 +42,9 @@ TEST(SourceParams, DefaultsPlanAUdpSourceOnPort7148)
 
 TEST(SourceParams, FullQueuePolicyDropsByDefaultBlocksWhenAskedAndNamesABadOne)
 {
-    EXPECT_EQ(spead_test::plan_of(spead_test::source_options()).stream.get_full_queue_policy(),
-              recv::full_queue_policy::drop);
+    EXPECT_EQ(
+        spead_test::plan_of(spead_test::source_options()).stream.get_full_queue_policy(),
+        recv::full_queue_policy::drop);
     spead_test::source_options p;
     p["full_queue_policy"] = "block";
     EXPECT_EQ(spead_test::plan_of(p).stream.get_full_queue_policy(),
@@ -79,10 +80,13 @@ TEST(SourceParams, EachBadParameterIsNamed)
     spead_test::expect_each_named(
         spead_test::source_options(),
         { bad{ [](spead_test::source_options& p) { p["vlen"] = 0; }, "vlen" },
-          bad{ [](spead_test::source_options& p) { p["transport"] = "infiniband"; }, "transport" },
-          bad{ [](spead_test::source_options& p) { p["max_heap_size"] = 4; }, "max_heap_size" },
+          bad{ [](spead_test::source_options& p) { p["transport"] = "infiniband"; },
+               "transport" },
+          bad{ [](spead_test::source_options& p) { p["max_heap_size"] = 4; },
+               "max_heap_size" },
           // timestamp_item needs a rate
-          bad{ [](spead_test::source_options& p) { p["timestamp_item"] = 0x1600; }, "sample_rate" },
+          bad{ [](spead_test::source_options& p) { p["timestamp_item"] = 0x1600; },
+               "sample_rate" },
           // checked on udp too, so errors do not depend on the machine
           bad{ [](spead_test::source_options& p) { p["max_poll"] = 0; }, "max_poll" },
           bad{ [](spead_test::source_options& p) { p["max_heaps"] = 0; }, "max_heaps" },
@@ -182,7 +186,8 @@ TEST(SourceParams, ContinuousModeMakesAContinuousStreamWithOneOutputPerSubstream
     EXPECT_EQ(c.window_heaps, 32u);
     EXPECT_EQ(c.timestamp_step, 4096u);
     EXPECT_EQ(c.item_bytes, 2u);
-    EXPECT_FALSE(spead_test::plan_of(spead_test::source_options()).stream.is_continuous());
+    EXPECT_FALSE(
+        spead_test::plan_of(spead_test::source_options()).stream.is_continuous());
 }
 
 TEST(SourceParams, FirstSubstreamGivesTheHostsShareOfTheSubstreams)
@@ -287,11 +292,14 @@ TEST(SourceParams, TcpBadValuesAreEachNamed)
     tcp["transport"] = "tcp";
     spead_test::expect_each_named(
         tcp,
-        { bad{ [](spead_test::source_options& p) { p["endpoints"] = "not an endpoint"; }, "endpoints" },
+        { bad{ [](spead_test::source_options& p) { p["endpoints"] = "not an endpoint"; },
+               "endpoints" },
           bad{ [](spead_test::source_options& p) { p["endpoints"] = ""; }, "endpoints" },
-          bad{ [](spead_test::source_options& p) { p["max_connections"] = 0; }, "max_connections" },
+          bad{ [](spead_test::source_options& p) { p["max_connections"] = 0; },
+               "max_connections" },
           bad{ [](spead_test::source_options& p) { p["allowed_peers"] = "10.0.0.0/40"; },
                "allowed_peers" },
           bad{ [](spead_test::source_options& p) { p["threads"] = 2; }, "threads" },
-          bad{ [](spead_test::source_options& p) { p["interface"] = "lo"; }, "interface" } });
+          bad{ [](spead_test::source_options& p) { p["interface"] = "lo"; },
+               "interface" } });
 }

@@ -14,8 +14,8 @@
  * config object that owns the option, whose setter validates it. */
 
 #include <gnuradio/spead/api.h>
-#include <cstdint>
 #include <initializer_list>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <variant>
@@ -95,9 +95,10 @@ private:
 
 /*! One option of a block, as every face names and documents it. */
 struct SPEAD_API option_info {
-    std::string name;   //!< the config's and Python's name (item_type)
-    std::string grc_id; //!< GRC's parameter id, where older flowgraphs fixed another (type)
-    std::string tab;    //!< GRC's tab (category)
+    std::string name; //!< the config's and Python's name (item_type)
+    std::string
+        grc_id;      //!< GRC's parameter id, where older flowgraphs fixed another (type)
+    std::string tab; //!< GRC's tab (category)
     option_kind kind;
     option_value default_value;
     std::string doc; //!< what it does, its range and default, in sentences

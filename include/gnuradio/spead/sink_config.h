@@ -9,7 +9,7 @@
 #define INCLUDED_SPEAD_SINK_CONFIG_H
 
 #include <gnuradio/spead/api.h>
-#include <gnuradio/spead/block_options.h>
+#include <gnuradio/spead/block_config_base.h>
 #include <gnuradio/spead/continuous_layout.h>
 #include <gnuradio/spead/item_mapping.h>
 #include <gnuradio/spead/send_rdma.h>
@@ -19,7 +19,6 @@
 #include <gnuradio/spead/send_udp_ibv.h>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -48,11 +47,10 @@ struct SPEAD_API continuous_input : continuous_layout {
  *
  * Filled by the parts in C++ (`c.set_transport("tcp"); c.items.set_heap_items(4096);`)
  * or by option name as GRC, Python keywords and docs/usage.md name them
- * (`sink_config({{"transport", "tcp"}, {"endpoints", "10.0.0.2:7148"}})`), as
- * source_config describes: a transport's option goes to every transport's config, and
- * a refusal by one not in use is reported when it is made the transport.
+ * (`sink_config({{"transport", "tcp"}, {"endpoints", "10.0.0.2:7148"}})`; see
+ * block_config_base).
  */
-class SPEAD_API sink_config
+class SPEAD_API sink_config : public block_config_base<sink_config>
 {
 public:
     /*! Every option at its default: a udp sink to 127.0.0.1:7148 of complex_float
@@ -62,17 +60,8 @@ public:
      * \throws std::invalid_argument naming the first bad option */
     explicit sink_config(const option_list& options);
 
-    /*! Sets one option by name (options() lists them). \throws std::invalid_argument
-     * naming the option */
-    sink_config& set(const std::string& name, const option_value& value);
-
-    /*! The options, in the order of the former make()'s parameters. */
-    static const std::vector<option_info>& options();
-
-    /*! `udp` (default), `ibverbs`, `auto`, `pcap` (record into capture_file), `tcp` or
-     * `rdma` (connect to each endpoint). */
-    sink_config& set_transport(const std::string& name);
-    const std::string& get_transport() const { return d_transport; }
+    /*! The `transport` option's words for a sender (record into, connect to). */
+    static constexpr bool receives = false;
 
     /*! `heaps` (default: a heap per tagged packet, or per heap_items items) or
      * `continuous` (each input cut into heaps of heap_items, timestamped); `tagged`
@@ -82,24 +71,18 @@ public:
     bool is_continuous() const { return d_input_mode == "continuous"; }
 
     /*! Send a stop heap at stop() (default true). */
-    sink_config& set_send_stop_heap(bool send);
+    sink_config& set_send_stop_heap(bool send)
+    {
+        d_send_stop_heap = send;
+        return *this;
+    }
     bool get_send_stop_heap() const { return d_send_stop_heap; }
-
-    /*! Seconds between `stats` messages, >= 0 (0, default: none). */
-    sink_config& set_stats_interval(double seconds);
-    double get_stats_interval() const { return d_stats_interval; }
-
-    /*! pcap: the capture file written (frames to udp's endpoints). */
-    sink_config& set_capture_file(const std::string& path);
-    const std::string& get_capture_file() const { return d_capture_file; }
-
-    /*! What a transport's config refused of the options given by name, or empty. */
-    std::string refusal(const std::string& transport) const;
 
     // ---- the parts ----
     send::udp_config udp;         //!< udp, auto's fallback, pcap's destinations
     send::udp_ibv_config ibverbs; //!< ibverbs and auto (comp_vector, max_poll)
-    /*! tcp: one connection per endpoint (input i's heaps go to endpoint i). */
+    /*! tcp: one connection per endpoint (input i's heaps go to endpoint i); before
+     * any endpoint is given, one without an endpoint holds the settings. */
     std::vector<send::tcp_config> tcp{ send::tcp_config() };
     /*! rdma: one connection per endpoint, as tcp. */
     std::vector<send::rdma_config> rdma{ send::rdma_config() };
@@ -109,15 +92,8 @@ public:
     sink_items items;            //!< items and tags to heaps
 
 private:
-    friend struct sink_option_routes;
-
-    std::string d_transport = "udp";
     std::string d_input_mode = "heaps";
     bool d_send_stop_heap = true;
-    double d_stats_interval = 0.0;
-    std::string d_capture_file;
-    /*! transport → option → why its config refused the value given by name */
-    std::map<std::string, std::map<std::string, std::string>> d_refusals;
 };
 
 } // namespace spead

@@ -9,7 +9,7 @@
 #define INCLUDED_SPEAD_SOURCE_CONFIG_H
 
 #include <gnuradio/spead/api.h>
-#include <gnuradio/spead/block_options.h>
+#include <gnuradio/spead/block_config_base.h>
 #include <gnuradio/spead/item_mapping.h>
 #include <gnuradio/spead/recv_rdma.h>
 #include <gnuradio/spead/recv_stream.h>
@@ -18,7 +18,6 @@
 #include <gnuradio/spead/recv_udp_ibv.h>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -35,20 +34,12 @@ namespace spead {
  *    c.items.set_item_type("complex_int16"); c.stream.set_max_heaps(8);`
  *  - by option name, as GRC, Python keywords and docs/usage.md name them:
  *    `source_config({{"transport", "tcp"}, {"max_connections", 4}})` or
- *    `c.set("max_heaps", 8)`. options() lists every option with its kind, default,
- *    GRC tab and documentation.
+ *    `c.set("max_heaps", 8)` (see block_config_base).
  *
- * An option of the transport's config (endpoints, interface, buffer_size,
- * max_packet_size, ...) given by name goes to every transport's config that has it,
- * so that the order of the options does not matter: a transport whose config refuses
- * the value (an address range for tcp, which listens on one address) keeps the refusal,
- * and reports it (naming the option) if it is, or becomes, the transport.
- *
- * Every setter validates its own value and throws std::invalid_argument naming the
- * option, the value and the fix; source::make() checks the options against each other
- * (e.g. sample_rate with timestamp_item) and settles the transport.
+ * Every setter validates its own value; source::make() checks the options against
+ * each other (e.g. sample_rate with timestamp_item) and settles the transport.
  */
-class SPEAD_API source_config
+class SPEAD_API source_config : public block_config_base<source_config>
 {
 public:
     /*! Every option at its default: a udp source on :7148 of complex_float heaps. */
@@ -57,18 +48,8 @@ public:
      * \throws std::invalid_argument naming the first bad option */
     explicit source_config(const option_list& options);
 
-    /*! Sets one option by name (options() lists them). \throws std::invalid_argument
-     * naming the option: unknown, of the wrong kind, or refused by its config */
-    source_config& set(const std::string& name, const option_value& value);
-
-    /*! The options, in the order of their GRC tabs and fields. */
-    static const std::vector<option_info>& options();
-
-    /*! `udp` (default), `ibverbs`, `auto` (ibverbs where usable, else udp), `pcap`,
-     * `tcp` or `rdma`. \throws std::invalid_argument naming transport, or an option
-     * given by name that this transport's config refused */
-    source_config& set_transport(const std::string& name);
-    const std::string& get_transport() const { return d_transport; }
+    /*! The `transport` option's words for a receiver (replay, listen). */
+    static constexpr bool receives = true;
 
     /*! `heaps` (default: one tagged heap after another) or `continuous` (placed by
      * timestamp, with the layout in continuous). */
@@ -83,22 +64,21 @@ public:
 
     /*! Completed heaps waiting for work(); 0 (default): 512 MiB worth of
      * max_heap_size heaps (32 to 4096), 1 GiB worth (64 to 65536) for pcap. */
-    source_config& set_queue_heaps(std::size_t heaps);
+    source_config& set_queue_heaps(std::size_t heaps)
+    {
+        d_queue_heaps = heaps;
+        return *this;
+    }
     std::size_t get_queue_heaps() const { return d_queue_heaps; }
 
-    /*! Seconds between `stats` messages, >= 0 (0, default: none). */
-    source_config& set_stats_interval(double seconds);
-    double get_stats_interval() const { return d_stats_interval; }
-
-    /*! pcap: the capture (pcap or pcapng) replayed, and the UDP port whose
-     * datagrams are replayed (0: all; endpoints `:PORT`). */
-    source_config& set_capture_file(const std::string& path);
-    const std::string& get_capture_file() const { return d_capture_file; }
+    /*! pcap: the UDP port whose datagrams are replayed (0, default: all; the
+     * endpoints option's `:PORT`). */
+    source_config& set_capture_port(std::uint16_t port)
+    {
+        d_capture_port = port;
+        return *this;
+    }
     std::uint16_t get_capture_port() const { return d_capture_port; }
-
-    /*! What a transport's config refused of the options given by name, or empty:
-     * "endpoints: ..." (see the class description). */
-    std::string refusal(const std::string& transport) const;
 
     // ---- the parts ----
     recv::udp_config udp;         //!< udp, and auto's fallback
@@ -112,17 +92,10 @@ public:
     source_items items; //!< heaps to items and tags
 
 private:
-    friend struct source_option_routes;
-
-    std::string d_transport = "udp";
     std::string d_output_mode = "heaps";
     std::size_t d_threads = 1;
     std::size_t d_queue_heaps = 0;
-    double d_stats_interval = 0.0;
-    std::string d_capture_file;
     std::uint16_t d_capture_port = 0;
-    /*! transport → option → why its config refused the value given by name */
-    std::map<std::string, std::map<std::string, std::string>> d_refusals;
 };
 
 } // namespace spead

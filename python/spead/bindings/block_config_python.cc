@@ -5,10 +5,10 @@
  */
 
 #include "block_config_python.h"
-#include <pybind11/eval.h>
-#include <pybind11/stl.h>
 #include <gnuradio/spead/sink_config.h>
 #include <gnuradio/spead/source_config.h>
+#include <pybind11/eval.h>
+#include <pybind11/stl.h>
 #include <climits>
 #include <stdexcept>
 
@@ -18,7 +18,8 @@ namespace python {
 
 namespace {
 
-[[noreturn]] void refuse(const std::string& name, const py::handle& value, const char* why)
+[[noreturn]] void
+refuse(const std::string& name, const py::handle& value, const char* why)
 {
     throw py::value_error(name + ": " + py::repr(value).cast<std::string>() + " " + why);
 }
@@ -169,10 +170,10 @@ void bind_by_name(py::class_<Config>& c, const char* block)
              py::arg("transport"),
              "What that transport's config refused of the options given by name.")
         .def_property("transport", &Config::get_transport, &Config::set_transport)
-        .def_property("stats_interval",
-                      &Config::get_stats_interval,
-                      &Config::set_stats_interval)
-        .def_property("capture_file", &Config::get_capture_file, &Config::set_capture_file)
+        .def_property(
+            "stats_interval", &Config::get_stats_interval, &Config::set_stats_interval)
+        .def_property(
+            "capture_file", &Config::get_capture_file, &Config::set_capture_file)
         .def_readwrite("udp", &Config::udp)
         .def_readwrite("ibverbs", &Config::ibverbs)
         .def_readwrite("tcp", &Config::tcp)
@@ -223,19 +224,25 @@ void bind_block_configs(py::module& m)
         .def_readwrite("sample_rate", &continuous_input::sample_rate)
         .def_readwrite("sync_time", &continuous_input::sync_time);
 
-    bind_items<source_items>(m, "source_items", "How spead.source turns heaps into items.")
-        .def_property(
-            "timestamp_item", &source_items::get_timestamp_item, &source_items::set_timestamp_item)
+    bind_items<source_items>(
+        m, "source_items", "How spead.source turns heaps into items.")
+        .def_property("timestamp_item",
+                      &source_items::get_timestamp_item,
+                      &source_items::set_timestamp_item)
         .def_property(
             "sample_rate", &source_items::get_sample_rate, &source_items::set_sample_rate)
-        .def_property("sync_time", &source_items::get_sync_time, &source_items::set_sync_time);
+        .def_property(
+            "sync_time", &source_items::get_sync_time, &source_items::set_sync_time);
     bind_items<sink_items>(m, "sink_items", "How spead.sink turns items into heaps.")
         .def_property("flavour", &sink_items::get_flavour, &sink_items::set_flavour)
-        .def_property("heap_items", &sink_items::get_heap_items, &sink_items::set_heap_items)
         .def_property(
-            "heap_cnt_start", &sink_items::get_heap_cnt_start, &sink_items::set_heap_cnt_start)
-        .def_property(
-            "heap_cnt_step", &sink_items::get_heap_cnt_step, &sink_items::set_heap_cnt_step)
+            "heap_items", &sink_items::get_heap_items, &sink_items::set_heap_items)
+        .def_property("heap_cnt_start",
+                      &sink_items::get_heap_cnt_start,
+                      &sink_items::set_heap_cnt_start)
+        .def_property("heap_cnt_step",
+                      &sink_items::get_heap_cnt_step,
+                      &sink_items::set_heap_cnt_step)
         .def_property("descriptor_interval",
                       &sink_items::get_descriptor_interval,
                       &sink_items::set_descriptor_interval)
@@ -248,17 +255,23 @@ void bind_block_configs(py::module& m)
     py::class_<source_config> source(
         m, "source_config", "Everything spead.source runs with (docs/usage.md).");
     bind_by_name(source, "source");
-    source.def_property("output_mode", &source_config::get_output_mode, &source_config::set_output_mode)
+    source
+        .def_property("output_mode",
+                      &source_config::get_output_mode,
+                      &source_config::set_output_mode)
         .def_property("threads", &source_config::get_threads, &source_config::set_threads)
-        .def_property(
-            "queue_heaps", &source_config::get_queue_heaps, &source_config::set_queue_heaps);
+        .def_property("queue_heaps",
+                      &source_config::get_queue_heaps,
+                      &source_config::set_queue_heaps);
 
     py::class_<sink_config> sink(
         m, "sink_config", "Everything spead.sink runs with (docs/usage.md).");
     bind_by_name(sink, "sink");
-    sink.def_property("input_mode", &sink_config::get_input_mode, &sink_config::set_input_mode)
-        .def_property(
-            "send_stop_heap", &sink_config::get_send_stop_heap, &sink_config::set_send_stop_heap);
+    sink.def_property(
+            "input_mode", &sink_config::get_input_mode, &sink_config::set_input_mode)
+        .def_property("send_stop_heap",
+                      &sink_config::get_send_stop_heap,
+                      &sink_config::set_send_stop_heap);
 }
 
 } // namespace python

@@ -17,7 +17,6 @@
 /* BINDTOOL_HEADER_FILE_HASH(b534a3dbc32ddcfa8b340f9332db8743)                     */
 /***********************************************************************************/
 
-#include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -31,29 +30,7 @@ namespace py = pybind11;
 void bind_sink(py::module& m)
 {
     using sink = ::gr::spead::sink;
-    using config = ::gr::spead::sink_config;
-    namespace gsp = ::gr::spead::python;
-
-    // help(spead.sink): the header's documentation, then every option from the one list.
-    static const std::string make_doc =
-        std::string(D(sink, make)) + "\n\n" + gsp::options_help(config::options());
-
-    py::class_<sink,
-               gr::block,
-               gr::basic_block,
-               std::shared_ptr<sink>>(m, "sink", D(sink))
-
-        .def(py::init(&sink::make), py::arg("config") = config(), make_doc.c_str())
-        // spead.sink(transport="udp", ...): the options by name build the config.
-        .def(py::init([](const py::args& args, const py::kwargs& kwargs) {
-                 return sink::make(config(
-                     gsp::options_from_python(config::options(), args, kwargs, "sink")));
-             }),
-             make_doc.c_str())
-
-        .def("stats", &sink::stats, D(sink, stats))
-
-        .def("active_transport", &sink::active_transport, D(sink, active_transport))
-
-        ;
+    ::gr::spead::python::
+        bind_block<sink, ::gr::spead::sink_config, gr::block, gr::basic_block>(
+            m, "sink", D(sink), D(sink, make), D(sink, stats), D(sink, active_transport));
 }

@@ -17,7 +17,6 @@
 /* BINDTOOL_HEADER_FILE_HASH(a599978cd6b919e7fc43c2ff96a9e6d6)                     */
 /***********************************************************************************/
 
-#include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -31,32 +30,15 @@ namespace py = pybind11;
 void bind_source(py::module& m)
 {
     using source = ::gr::spead::source;
-    using config = ::gr::spead::source_config;
-    namespace gsp = ::gr::spead::python;
-
-    // help(spead.source): the header's documentation, then every option from the one list.
-    static const std::string make_doc =
-        std::string(D(source, make)) + "\n\n" + gsp::options_help(config::options());
-
-    py::class_<source,
-               gr::sync_block,
-               gr::block,
-               gr::basic_block,
-               std::shared_ptr<source>>(m, "source", D(source))
-
-        .def(py::init(&source::make), py::arg("config") = config(), make_doc.c_str())
-        // spead.source(transport="udp", ...): the options by name build the config.
-        .def(py::init([](const py::args& args, const py::kwargs& kwargs) {
-                 return source::make(config(
-                     gsp::options_from_python(config::options(), args, kwargs, "source")));
-             }),
-             make_doc.c_str())
-
-        .def("stats", &source::stats, D(source, stats))
-
-        .def("bound_endpoints", &source::bound_endpoints, D(source, bound_endpoints))
-
-        .def("active_transport", &source::active_transport, D(source, active_transport))
-
-        ;
+    ::gr::spead::python::bind_block<source,
+                                    ::gr::spead::source_config,
+                                    gr::sync_block,
+                                    gr::block,
+                                    gr::basic_block>(m,
+                                                     "source",
+                                                     D(source),
+                                                     D(source, make),
+                                                     D(source, stats),
+                                                     D(source, active_transport))
+        .def("bound_endpoints", &source::bound_endpoints, D(source, bound_endpoints));
 }
