@@ -96,7 +96,8 @@ public:
      * and rx_time_ignored.
      */
     virtual std::map<std::string, std::uint64_t> stats() const = 0;
-    /*! The transport in use: `udp`, `ibverbs` or `pcap` (what `auto` resolved to). */
+    /*! The transport in use: `udp`, `ibverbs`, `pcap`, `tcp` or `rdma` (what `auto`
+     * resolved to). */
     virtual std::string active_transport() const = 0;
 };
 

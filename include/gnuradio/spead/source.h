@@ -96,7 +96,7 @@ public:
      * for pcap or while stopped. */
     virtual std::vector<std::string> bound_endpoints() const = 0;
 
-    /*! The transport in use: `udp`, `ibverbs` or `pcap` (what `auto` and
+    /*! The transport in use: `udp`, `ibverbs`, `pcap`, `tcp` or `rdma` (what `auto` and
      * GR_SPEAD_IBV_INTERFACE resolved to). */
     virtual std::string active_transport() const = 0;
 };

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(sink.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(b534a3dbc32ddcfa8b340f9332db8743)                     */
+/* BINDTOOL_HEADER_FILE_HASH(c2013f5b789d899f77dc7de176b361c1)                     */
 /***********************************************************************************/
 
 #include <pybind11/pybind11.h>

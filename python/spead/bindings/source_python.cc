@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(a599978cd6b919e7fc43c2ff96a9e6d6)                     */
+/* BINDTOOL_HEADER_FILE_HASH(6556bf044e67afb19dea38b881a1d126)                     */
 /***********************************************************************************/
 
 #include <pybind11/pybind11.h>

@@ -83,4 +83,5 @@ control_heaps, items_dropped_untagged, packets_dropped_too_large,
 heaps_rejected and tags_too_wide; in continuous mode also timestamps_wrapped
 and rx_time_ignored.)doc";
 
-static const char* __doc_gr_spead_sink_active_transport = R"doc(The transport in use: `udp`, `ibverbs` or `pcap` (what `auto` resolved to).)doc";
+static const char* __doc_gr_spead_sink_active_transport = R"doc(The transport in use: `udp`, `ibverbs`, `pcap`, `tcp` or `rdma` (what `auto`
+resolved to).)doc";

@@ -80,5 +80,5 @@ static const char* __doc_gr_spead_source_bound_endpoints = R"doc(Address:port ea
 several addresses share a port), or each endpoint an ibverbs flow steers; empty
 for pcap or while stopped.)doc";
 
-static const char* __doc_gr_spead_source_active_transport = R"doc(The transport in use: `udp`, `ibverbs` or `pcap` (what `auto` and
+static const char* __doc_gr_spead_source_active_transport = R"doc(The transport in use: `udp`, `ibverbs`, `pcap`, `tcp` or `rdma` (what `auto` and
 GR_SPEAD_IBV_INTERFACE resolved to).)doc";
