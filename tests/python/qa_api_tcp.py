@@ -20,10 +20,7 @@ import gnuradio.spead.send  # noqa: F401
 import gnuradio.spead.send.asyncio  # noqa: F401
 
 
-def free_tcp_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+free_tcp_port = qa.free_tcp_port
 
 
 class qa_api_tcp(qa.ApiTestCase):

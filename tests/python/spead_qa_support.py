@@ -117,11 +117,16 @@ def assert_packets_reconcile(test, sent, rx, other=0):
                     f"dropped, {runs} runs dropped")
 
 
-def free_udp_port():
+def free_udp_port(kind=socket.SOCK_DGRAM):
     """A UDP port nobody uses right now (the endpoint syntax refuses port 0)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+    with socket.socket(socket.AF_INET, kind) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def free_tcp_port():
+    """A TCP port nobody listens on right now."""
+    return free_udp_port(socket.SOCK_STREAM)
 
 
 def make_source(**kwargs):
