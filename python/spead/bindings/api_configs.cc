@@ -56,6 +56,14 @@ void set_fields(py::object& self, const py::kwargs& kwargs)
     }
 }
 
+void document_fields(const py::object& cls)
+{
+    const py::object doc = cls.attr("__doc__");
+    cls.attr("__doc__") =
+        (doc.is_none() ? std::string() : doc.cast<std::string>() + " ") +
+        "Fields (also the constructor's keywords): " + joined(property_names(cls)) + ".";
+}
+
 std::string fields_repr(const py::object& self)
 {
     std::vector<std::string> fields;

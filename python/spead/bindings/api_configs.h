@@ -165,15 +165,19 @@ py::list endpoint_list(const Endpoints& endpoints)
 /*! Sets each keyword as the property of that name, in the order given (each setter
  * checks its value); TypeError for a keyword that names no property. */
 void set_fields(py::object& self, const py::kwargs& kwargs);
+/*! Appends the list of \p cls's fields to its docstring. */
+void document_fields(const py::object& cls);
 /*! "Class(field=value, ...)" of every property of \p self's class. */
 std::string fields_repr(const py::object& self);
 
-/*! spead2's keyword constructor, a __repr__ of the fields and copy.copy() for the
- * config class \p cls (T default-constructible and copyable). */
+/*! spead2's keyword constructor, a __repr__ of the fields, copy.copy() and the fields
+ * in the docstring for the config class \p cls (T default-constructible and copyable),
+ * once its fields are bound. */
 template <typename Cls>
 Cls& def_keyword_config(Cls& cls)
 {
     using T = typename Cls::type;
+    document_fields(cls);
     return cls
         .def(py::init([](const py::kwargs& kwargs) {
             py::object self = py::cast(T());

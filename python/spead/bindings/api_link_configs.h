@@ -9,11 +9,10 @@
 #define INCLUDED_SPEAD_PYTHON_API_LINK_CONFIGS_H
 
 /* The link configs as Python sees them (recv and send UdpConfig, UdpIbvConfig,
- * TcpConfig, RdmaConfig): what a family shares is bound once, by bind_link_config(),
- * as the C++ bases hold it once (udp_config_base, udp_ibv_config_base,
- * tcp_config_base, rdma_config_base, and what a listening or dialling link adds); each
- * config's own fields by bind_own_fields() in api_recv_config.cc and
- * api_send_config.cc. */
+ * TcpConfig, RdmaConfig), by bind_link_config(): what a family shares is bound once
+ * for recv and send, as the C++ bases hold it once (udp_config_base,
+ * udp_ibv_config_base, tcp_config_base, rdma_config_base, and what a listening or
+ * dialling link adds), then what the receiving or sending side adds. */
 
 #include "api_configs.h"
 
@@ -28,16 +27,6 @@ namespace gr {
 namespace spead {
 namespace python {
 
-/*! Each link config's own fields, beyond its family's, and its docstring. */
-void bind_own_fields(py::class_<recv::udp_config>& cls);
-void bind_own_fields(py::class_<send::udp_config>& cls);
-void bind_own_fields(py::class_<py_recv_udp_ibv>& cls);
-void bind_own_fields(py::class_<py_send_udp_ibv>& cls);
-void bind_own_fields(py::class_<recv::tcp_config>& cls);
-void bind_own_fields(py::class_<send::tcp_config>& cls);
-void bind_own_fields(py::class_<recv::rdma_config>& cls);
-void bind_own_fields(py::class_<send::rdma_config>& cls);
-
 /*! The property endpoint of a connected link's config: \p text(config), and the
  * config's set_endpoint(text). */
 template <typename Cls, typename Text>
@@ -49,13 +38,13 @@ void def_endpoint(Cls& cls, Text text)
     });
 }
 
-/*! The link config class T as \p name in \p m: the fields its family shares (the
- * C++ base's), its own (bind_own_fields), what a listening (recv) or dialling (send)
- * connected link adds, and the keyword constructor. */
+/*! The link config class T as \p name in \p m, the settings of \p what: the fields
+ * its family shares (the C++ base's), its own, what a listening (recv) or dialling
+ * (send) connected link adds, and the keyword constructor. */
 template <typename T>
-py::class_<T> bind_link_config(py::module& m, const char* name)
+py::class_<T> bind_link_config(py::module& m, const char* name, const std::string& what)
 {
-    py::class_<T> cls(m, name);
+    py::class_<T> cls(m, name, ("Settings of " + what + " (docs/python.md).").c_str());
     constexpr bool ibv =
         std::is_same_v<T, py_recv_udp_ibv> || std::is_same_v<T, py_send_udp_ibv>;
     constexpr bool udp = !ibv && std::is_base_of_v<udp_config_base<T>, T>;
@@ -77,6 +66,23 @@ py::class_<T> bind_link_config(py::module& m, const char* name)
         def_field(cls, "max_poll", &C::get_max_poll, &C::set_max_poll, its_config());
         cls.attr("DEFAULT_BUFFER_SIZE") = C::default_buffer_size; // spead2's constants
         cls.attr("DEFAULT_MAX_POLL") = C::default_max_poll;
+        if constexpr (std::is_same_v<T, py_recv_udp_ibv>) {
+            def_field(cls, "max_size", &C::get_max_size, &C::set_max_size, its_config());
+            cls.attr("DEFAULT_MAX_SIZE") = C::default_max_size;
+        } else {
+            // spead2's ttl is a uint8: 256 is a TypeError there, so here too
+            cls.def_property(
+                "ttl",
+                [](const T& c) { return c.config.get_ttl(); },
+                [](T& c, const py::handle& v) {
+                    c.config.set_ttl(field_value<std::uint8_t>(v, "ttl"));
+                });
+            // buffers, registered for zero copy when the stream is made (api_send.cc)
+            cls.def_property(
+                "memory_regions",
+                [](const T& c) { return c.memory_regions; },
+                [](T& c, const py::object& v) { c.memory_regions = py::list(v); });
+        }
     } else if constexpr (udp) {
         // udp_config_base: endpoints as [(host, port), ...] or the C++ text
         // ("239.1.2.3+3:7148"), checked when set
@@ -91,6 +97,10 @@ py::class_<T> bind_link_config(py::module& m, const char* name)
             });
         def_field(cls, "interface", &T::get_interface, &T::set_interface);
         def_field(cls, "buffer_size", &T::get_buffer_size, &T::set_buffer_size);
+        if constexpr (T::receives)
+            def_field(cls, "max_size", &T::get_max_size, &T::set_max_size);
+        else
+            def_field(cls, "ttl", &T::get_ttl, &T::set_ttl);
     } else if constexpr (std::is_base_of_v<tcp_config_base<T>, T>) {
         def_endpoint(cls, [](const T& c) { // "host:port", IPv6 in brackets
             if (!c.has_endpoint())
@@ -102,6 +112,8 @@ py::class_<T> bind_link_config(py::module& m, const char* name)
         });
         def_field(cls, "buffer_size", &T::get_buffer_size, &T::set_buffer_size);
         def_seconds(cls, "peer_timeout", &T::get_peer_timeout, &T::set_peer_timeout);
+        if constexpr (!T::receives) // the local interface a sender connects from
+            def_field(cls, "interface", &T::get_interface, &T::set_interface);
     } else {
         def_endpoint(cls, [](const T& c) { // a verbs:// URI
             return c.has_endpoint()
@@ -109,8 +121,18 @@ py::class_<T> bind_link_config(py::module& m, const char* name)
                        : std::string();
         });
         def_field(cls, "interface", &T::get_interface, &T::set_interface);
+        if constexpr (T::receives) { // the queues of RDMA writes and of receives
+            def_field(cls,
+                      "rdma_connections",
+                      &T::get_rdma_connections,
+                      &T::set_rdma_connections);
+            def_field(cls, "rdma_depth", &T::get_rdma_depth, &T::set_rdma_depth);
+            def_field(cls, "recv_depth", &T::get_recv_depth, &T::set_recv_depth);
+        } else { // bytes sent inline, and sends in flight
+            def_field(cls, "inline_bytes", &T::get_inline_bytes, &T::set_inline_bytes);
+            def_field(cls, "send_depth", &T::get_send_depth, &T::set_send_depth);
+        }
     }
-    bind_own_fields(cls);
     if constexpr (ibv || udp) {
         // datagrams: nothing to admit or dial
     } else if constexpr (T::receives) {

@@ -109,7 +109,6 @@ private:
 
 void bind_chunk_placement(py::module& m)
 {
-    using D = recv::declarative_placement_config;
     py::class_<py_chunk_placement> cls(
         m,
         "ChunkPlacement",
@@ -129,18 +128,18 @@ void bind_chunk_placement(py::module& m)
                         std::uint64_t first_substream,
                         const std::vector<std::uint64_t>& substream_ids) {
                 py_chunk_placement p;
-                static_cast<D&>(p) =
-                    D{ timestamp_item,
-                       timestamp_step,
-                       heap_size,
-                       heaps_per_chunk,
-                       substream_item,
-                       // as many as substream_ids name (at least 1)
-                       substreams.is_none()
-                           ? std::max<std::size_t>(1, substream_ids.size())
-                           : field_value<std::size_t>(substreams, "substreams"),
-                       first_substream,
-                       substream_ids };
+                static_cast<recv::declarative_placement_config&>(
+                    p) = { timestamp_item,
+                           timestamp_step,
+                           heap_size,
+                           heaps_per_chunk,
+                           substream_item,
+                           // as many as substream_ids name (at least 1)
+                           substreams.is_none()
+                               ? std::max<std::size_t>(1, substream_ids.size())
+                               : field_value<std::size_t>(substreams, "substreams"),
+                           first_substream,
+                           substream_ids };
                 p.policy = recv::make_declarative_placement(p); // validates
                 return p;
             }),
@@ -153,6 +152,7 @@ void bind_chunk_placement(py::module& m)
             py::arg("substreams") = py::none(),
             py::arg("first_substream") = 0,
             py::arg("substream_ids") = std::vector<std::uint64_t>());
+    using D = recv::declarative_placement_config;
     for (const auto& [name, field] :
          { std::pair{ "timestamp_item", &D::timestamp_item },
            std::pair{ "timestamp_step", &D::timestamp_step },
@@ -194,6 +194,20 @@ void bind_chunk_placement(py::module& m)
         .def("__repr__", [](const py::object& self) { return fields_repr(self); });
 }
 
+py::object placement_of(const py_chunk_stream_config& c) { return c.place; }
+
+/*! A ChunkPlacement's policy, or spead2's C callback (None: no placement yet). */
+void set_placement(py_chunk_stream_config& c, const py::object& place)
+{
+    if (place.is_none())
+        c.config.set_place(nullptr);
+    else if (py::isinstance<py_chunk_placement>(place))
+        c.config.set_place(place.cast<const py_chunk_placement&>().policy);
+    else
+        c.config.set_place(callback_placement(place));
+    c.place = place;
+}
+
 void bind_chunk_stream_config(py::module& m)
 {
     using W = py_chunk_stream_config;
@@ -201,24 +215,10 @@ void bind_chunk_stream_config(py::module& m)
     py::class_<W> cls(
         m,
         "ChunkStreamConfig",
-        "Settings of a chunk stream (as spead2.recv.ChunkStreamConfig): items "
-        "(immediate items whose values the placement reads), max_chunks (live at once), "
-        "place (a scipy.LowLevelCallable, or a ChunkPlacement), max_heap_extra, and "
-        "packet presence.");
+        "Settings of a chunk stream (as spead2.recv.ChunkStreamConfig; docs/python.md).");
     def_field(cls, "items", &C::get_items, &C::set_items, its_config());
     def_field(cls, "max_chunks", &C::get_max_chunks, &C::set_max_chunks, its_config());
-    cls.def_property(
-        "place",
-        [](const W& w) { return w.place; },
-        [](W& w, const py::object& place) {
-            if (place.is_none())
-                w.config.set_place(nullptr);
-            else if (py::isinstance<py_chunk_placement>(place))
-                w.config.set_place(place.cast<const py_chunk_placement&>().policy);
-            else
-                w.config.set_place(callback_placement(place));
-            w.place = place;
-        });
+    cls.def_property("place", &placement_of, &set_placement);
     def_field(cls,
               "max_heap_extra",
               &C::get_max_heap_extra,

@@ -114,9 +114,9 @@ void bind_stream_config(py::module& m)
     py::class_<py_recv_config> cls(
         m,
         "StreamConfig",
-        "Assembler settings (as spead2.recv.StreamConfig), checked by every setter. "
-        "spead2's fields gr-spead cannot honour refuse any value but spead2's default; "
-        "max_heap_size is gr-spead's own (heaps above it are dropped and counted).");
+        "Assembler settings (as spead2.recv.StreamConfig); spead2's fields gr-spead "
+        "lacks "
+        "take only their default; max_heap_size is gr-spead's (docs/python.md).");
     def_field(cls, "max_heaps", &C::get_max_heaps, &C::set_max_heaps, its_config());
     def_only_value<std::size_t>(
         cls,
@@ -200,15 +200,11 @@ void bind_stream_config(py::module& m)
 
 void bind_ring_stream_config(py::module& m)
 {
+    py::class_<py_ring_config> cls(m,
+                                   "RingStreamConfig",
+                                   "The queue of completed heaps (as "
+                                   "spead2.recv.RingStreamConfig; docs/python.md).");
     using C = recv::stream_config;
-    py::class_<py_ring_config> cls(
-        m,
-        "RingStreamConfig",
-        "The queue of completed heaps (as spead2.recv.RingStreamConfig). When it is "
-        "full, full_queue_policy (gr-spead's addition) says what happens: 'block' "
-        "(default, spead2's) makes the reader wait for the consumer; 'drop' drops the "
-        "newest heap and counts it (heaps_dropped_queue_full). contiguous_only=False "
-        "delivers incomplete heaps (zero-filled, with their payload_ranges).");
     def_field(cls, "heaps", &C::get_queue_heaps, &C::set_queue_heaps, its_config());
     cls.def_property(
         "contiguous_only",
@@ -242,54 +238,15 @@ void bind_ring_stream_config(py::module& m)
 
 } // namespace
 
-void bind_own_fields(py::class_<recv::udp_config>& cls)
-{
-    cls.doc() =
-        "Settings of a kernel UDP reader (gr-spead's; add_udp_reader builds one).";
-    using C = recv::udp_config;
-    def_field(cls, "max_size", &C::get_max_size, &C::set_max_size);
-}
-
-void bind_own_fields(py::class_<py_recv_udp_ibv>& cls)
-{
-    cls.doc() =
-        "Settings of an ibverbs reader (as spead2.recv.UdpIbvConfig), checked by every "
-        "setter; buffer_size 0 means the default. The endpoints and interface are "
-        "checked when the reader is added.";
-    using C = recv::udp_ibv_config;
-    def_field(cls, "max_size", &C::get_max_size, &C::set_max_size, its_config());
-    cls.attr("DEFAULT_MAX_SIZE") = C::default_max_size;
-}
-
-void bind_own_fields(py::class_<recv::tcp_config>& cls)
-{
-    cls.doc() =
-        "Settings of a SPEAD-over-TCP reader (gr-spead's; add_tcp_reader builds one): "
-        "the endpoint 'host:port' to listen on, and what it admits.";
-}
-
-void bind_own_fields(py::class_<recv::rdma_config>& cls)
-{
-    cls.doc() =
-        "Settings of a SPEAD-over-RDMA reader (gr-spead's; add_rdma_reader builds one): "
-        "the endpoint 'verbs://ADDR:PORT' to listen on, what it admits, and the queue "
-        "depths (docs/links.md).";
-    using C = recv::rdma_config;
-    def_field(
-        cls, "rdma_connections", &C::get_rdma_connections, &C::set_rdma_connections);
-    def_field(cls, "rdma_depth", &C::get_rdma_depth, &C::set_rdma_depth);
-    def_field(cls, "recv_depth", &C::get_recv_depth, &C::set_recv_depth);
-}
-
 void bind_recv_configs(py::module& m)
 {
     bind_stream_stat_config(m);
     bind_stream_config(m);
     bind_ring_stream_config(m);
-    bind_link_config<recv::udp_config>(m, "UdpConfig");
-    bind_link_config<py_recv_udp_ibv>(m, "UdpIbvConfig");
-    bind_link_config<recv::tcp_config>(m, "TcpConfig");
-    bind_link_config<recv::rdma_config>(m, "RdmaConfig");
+    bind_link_config<recv::udp_config>(m, "UdpConfig", "a kernel UDP reader");
+    bind_link_config<py_recv_udp_ibv>(m, "UdpIbvConfig", "an ibverbs reader");
+    bind_link_config<recv::tcp_config>(m, "TcpConfig", "a SPEAD-over-TCP reader");
+    bind_link_config<recv::rdma_config>(m, "RdmaConfig", "a SPEAD-over-RDMA reader");
 }
 
 } // namespace python

@@ -29,10 +29,8 @@ void bind_stream_config(py::module& m)
     py::class_<py_send_config> cls(
         m,
         "StreamConfig",
-        "Send settings (as spead2.send.StreamConfig), checked by every setter; rate is "
-        "in bytes per second (0: as fast as possible). burst_rate_ratio and rate_method "
-        "are spead2's catch-up and hardware pacing, which gr-spead's limiter does not "
-        "have: only their defaults (and RateMethod.SW) are accepted.");
+        "Send settings (as spead2.send.StreamConfig), rate in bytes per second; "
+        "burst_rate_ratio and rate_method take only their defaults (docs/python.md).");
     using C = send::stream_config;
     // A message size: an RdmaStream sends messages up to 1 GiB; UDP and TCP streams
     // check it as a packet when they are made.
@@ -86,62 +84,13 @@ void bind_stream_config(py::module& m)
 
 } // namespace
 
-void bind_own_fields(py::class_<send::udp_config>& cls)
-{
-    cls.doc() =
-        "Settings of a kernel UDP sender (gr-spead's; UdpStream builds one): endpoints "
-        "are destinations, one substream each.";
-    using C = send::udp_config;
-    def_field(cls, "ttl", &C::get_ttl, &C::set_ttl);
-}
-
-void bind_own_fields(py::class_<py_send_udp_ibv>& cls)
-{
-    cls.doc() =
-        "Settings of an ibverbs sender (as spead2.send.UdpIbvConfig), checked by every "
-        "setter; buffer_size 0 means the default. memory_regions: objects with a buffer "
-        "(numpy arrays) whose items are sent without a copy.";
-    // spead2's ttl is a uint8: 256 is a TypeError there, so here too.
-    cls.def_property(
-        "ttl",
-        [](const py_send_udp_ibv& c) { return c.config.get_ttl(); },
-        [](py_send_udp_ibv& c, const py::handle& v) {
-            c.config.set_ttl(field_value<std::uint8_t>(v, "ttl"));
-        });
-    // Buffers, registered for zero copy when the stream is made (api_send.cc).
-    cls.def_property(
-        "memory_regions",
-        [](const py_send_udp_ibv& c) { return c.memory_regions; },
-        [](py_send_udp_ibv& c, const py::object& v) { c.memory_regions = py::list(v); });
-}
-
-void bind_own_fields(py::class_<send::tcp_config>& cls)
-{
-    cls.doc() =
-        "Settings of a SPEAD-over-TCP sender (gr-spead's; TcpStream builds one): the "
-        "receiver 'host:port', the local interface, and how it connects.";
-    using C = send::tcp_config;
-    def_field(cls, "interface", &C::get_interface, &C::set_interface);
-}
-
-void bind_own_fields(py::class_<send::rdma_config>& cls)
-{
-    cls.doc() =
-        "Settings of a SPEAD-over-RDMA sender (gr-spead's; RdmaStream builds one): the "
-        "receiver 'verbs://HOST:PORT', the interface, and how it connects "
-        "(docs/links.md).";
-    using C = send::rdma_config;
-    def_field(cls, "inline_bytes", &C::get_inline_bytes, &C::set_inline_bytes);
-    def_field(cls, "send_depth", &C::get_send_depth, &C::set_send_depth);
-}
-
 void bind_send_configs(py::module& m)
 {
+    bind_link_config<send::udp_config>(m, "UdpConfig", "a kernel UDP sender");
+    bind_link_config<py_send_udp_ibv>(m, "UdpIbvConfig", "an ibverbs sender");
+    bind_link_config<send::tcp_config>(m, "TcpConfig", "a SPEAD-over-TCP sender");
+    bind_link_config<send::rdma_config>(m, "RdmaConfig", "a SPEAD-over-RDMA sender");
     bind_stream_config(m);
-    bind_link_config<send::udp_config>(m, "UdpConfig");
-    bind_link_config<py_send_udp_ibv>(m, "UdpIbvConfig");
-    bind_link_config<send::tcp_config>(m, "TcpConfig");
-    bind_link_config<send::rdma_config>(m, "RdmaConfig");
 }
 
 } // namespace python
