@@ -105,6 +105,13 @@ void bind_send_configs(py::module& m);
 // ---- keyword constructors and named conversions
 // ----------------------------------------
 
+template <typename V>
+struct is_pair : std::false_type {
+};
+template <typename A, typename B>
+struct is_pair<std::pair<A, B>> : std::true_type {
+};
+
 /*! What a Python value must be to become a V (for TypeErrors). */
 template <typename V>
 std::string kind_of()
@@ -125,6 +132,8 @@ std::string kind_of()
         return "a str";
     else if constexpr (std::is_enum_v<V>)
         return "one of its enum's values";
+    else if constexpr (is_pair<V>::value)
+        return "a pair; give (min, max)";
     else
         return "of the right type";
 }

@@ -159,6 +159,9 @@ class _ConnectedStream(_StreamMethods):
         config = values.pop("config", None)
         if not isinstance(link, self._CONFIG):
             link = link_config(self._CONFIG, self._endpoint(link), values)
+        elif values:
+            raise ValueError(f"{next(iter(values))}: given with a {self._CONFIG.__name__}; "
+                             "set it in the config instead")
         self._open(thread_pool, config, link)
 
 
