@@ -3,101 +3,55 @@
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-"""Arguments of spead2's call forms: positional and keyword arguments by name, and
-endpoint lists, [(host, port), ...], as gr-spead's endpoint text."""
+"""Arguments of spead2's call forms: positional and keyword arguments by name, a
+(host, port) as endpoint text, and the bound link configs built from them. The
+configs' setters check the values (in C++); this only puts them where they go."""
 
-import numbers
+#: spead2's keyword names of what the tcp and rdma configs call otherwise
+_FIELD_NAMES = {"max_size": "max_packet_size", "interface_address": "interface"}
 
 
-def host_port(host, port):
+def host_port(host, port, every="0.0.0.0"):
     """'host:port' as the C++ endpoint parser reads it: an IPv6 address in brackets
-    ('[::1]:7148'), '' as every local IPv4 address (0.0.0.0), as in spead2."""
-    host = host or "0.0.0.0"
+    ('[::1]:7148'), '' as every, the address meaning every local one."""
+    host = host or every
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-def endpoints_text(endpoints, parameter="endpoints"):
-    """'host:port,host:port' for the C++ configs, which check the addresses; host ''
-    is every local address (0.0.0.0), as in spead2. ValueError names parameter."""
-    out = []
-    for ep in endpoints:
-        if not isinstance(ep, (tuple, list)) or len(ep) != 2:
-            raise ValueError(f"{parameter}: {ep!r} is not an endpoint; give (host, port), "
-                             "e.g. ('239.1.2.3', 7148)")
-        host, port = ep
-        if not isinstance(port, numbers.Integral) or not 1 <= port <= 65535:
-            raise ValueError(f"{parameter}: port {port!r} of {host!r} is not a UDP port; "
-                             "give 1 to 65535")
-        out.append(host_port(host, port))
-    if not out:
-        raise ValueError(f"{parameter}: empty; give at least one (host, port)")
-    return ",".join(out)
-
-
-def bind_arguments(call, names, args, kwargs):
+def bind_arguments(call, names, args, kwargs, required=(), others=False):
     """{name: value} of a call's positional args (in the order of names) and kwargs;
-    ValueError for too many, unknown or repeated ones, naming call."""
+    ValueError for too many, unknown (unless others), repeated or missing (required)
+    ones, naming call."""
     if len(args) > len(names):
         raise ValueError(f"{call}: {len(args)} positional arguments, at most {len(names)}")
     values = dict(zip(names, args))
     for key, value in kwargs.items():
-        if key not in names:
+        if key not in names and not others:
             raise ValueError(f"{key}: not a parameter of {call}")
         if key in values:
             raise ValueError(f"{key}: given twice (by position and by name) to {call}")
         values[key] = value
+    for name in required:
+        if name not in values:
+            raise ValueError(f"{name}: missing; give {call}({', '.join(names)})")
     return values
 
 
-def unsigned(name, value):
-    """value as an int, for what spead2 takes as an unsigned C++ integer: a negative
-    or non-integer value is a TypeError there (pybind11's conversion), so here too."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise TypeError(f"{name}: {value!r} is not an unsigned integer; give an "
-                        "integer >= 0")
-    return int(value)
+def link_config(config_class, endpoint, values):
+    """A tcp or rdma config (recv or send) for endpoint from a call's other values:
+    spead2's names (max_size, interface_address) as the config's fields, and every
+    other keyword a field of the same name (TypeError naming an unknown one)."""
+    return config_class(endpoint=endpoint,
+                        **{_FIELD_NAMES.get(k, k): v for k, v in values.items()})
 
 
-class CheckedFields:
-    """A config whose fields are checked whenever they are set, as spead2's setters
-    do: setting `x` stores what the class's `_check_x(value)` returns."""
-
-    def __setattr__(self, name, value):
-        check = getattr(type(self), "_check_" + name, None)
-        object.__setattr__(self, name, value if check is None else check(value))
-
-
-class IbvConfigFields(CheckedFields):
-    """The checks recv.UdpIbvConfig and send.UdpIbvConfig share (spead2's setters);
-    a subclass has DEFAULT_BUFFER_SIZE and DEFAULT_MAX_POLL."""
-
-    _check_endpoints = staticmethod(list)
-
-    @staticmethod
-    def _check_interface_address(value):
-        if not isinstance(value, str):
-            raise TypeError(f"interface_address: {value!r} is not a str; give an IPv4 "
-                            "address or netdev name")
-        return value
-
-    @classmethod
-    def _check_buffer_size(cls, value):
-        return unsigned("buffer_size", value) or cls.DEFAULT_BUFFER_SIZE  # 0: default
-
-    @staticmethod
-    def _check_comp_vector(value):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"comp_vector: {value!r} is not an integer")
-        return int(value)
-
-    @classmethod
-    def _check_max_poll(cls, value):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"max_poll: {value!r} is not an integer")
-        if value < 1:
-            raise ValueError(f"max_poll: {value} is not positive; give 1 or more "
-                             f"(default {cls.DEFAULT_MAX_POLL})")
-        return int(value)
+def one_endpoint(endpoints, stream):
+    """The (host, port) of a connected stream's endpoint list, which names one."""
+    endpoints = list(endpoints)
+    if len(endpoints) != 1:
+        raise ValueError(f"endpoints: {endpoints!r}; a {stream} connects to exactly one "
+                         "receiver: give [(host, port)]")
+    return endpoints[0]
 
 
 def refusing_class(name, message):

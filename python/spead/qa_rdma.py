@@ -29,7 +29,7 @@ class qa_rdma(qa.ApiTestCase):
 
     def test_reader_refuses_bad_port(self):
         stream = self.recv_stream()
-        with self.assertRaisesRegex(ValueError, "port: 0 is not a port"):
+        with self.assertRaisesRegex(ValueError, 'has port "0", not 1 to 65535'):
             stream.add_rdma_reader(0)
 
     def test_reader_refuses_depth_zero_with_rdma_connections(self):

@@ -285,7 +285,7 @@ class qa_api_chunk(qa.ApiTestCase):
             stream.data_ringbuffer.get()
 
     def test_errors_name_the_fix(self):
-        with self.assertRaisesRegex(ValueError, "place: None"):
+        with self.assertRaisesRegex(ValueError, "place: not set; give a placement"):
             recv.ChunkRingStream(self.pool, recv.StreamConfig(), recv.ChunkStreamConfig(),
                                  recv.ChunkRingbuffer(1), recv.ChunkRingbuffer(1))
         with self.assertRaisesRegex(TypeError, "LowLevelCallable"):

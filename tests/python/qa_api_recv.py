@@ -231,8 +231,6 @@ class qa_api_recv(qa.ApiTestCase):
             spead2.ThreadPool(1, [100000])  # as spead2: warned, that thread unpinned
         for call, name in ((lambda: stream.add_udp_reader(0), "port"),
                            (lambda: stream.add_udp_reader(7148, max_size=0), "max_size"),
-                           (lambda: stream.add_udp_reader(7148, buffer_size=-1),
-                            "buffer_size"),
                            (lambda: stream.add_udp_reader(7148, interface_index=2),
                             "interface_index"),
                            (lambda: spead2.recv.StreamConfig(max_heaps=0), "max_heaps"),
@@ -240,11 +238,18 @@ class qa_api_recv(qa.ApiTestCase):
                            (lambda: spead2.recv.StreamConfig(explicit_start=True),
                             "explicit_start"),
                            (lambda: spead2.recv.StreamConfig(memcpy=1), "memcpy"),
-                           (lambda: spead2.recv.RingStreamConfig(heaps=-1), "heaps"),
                            (lambda: spead2.recv.Stream(None), "thread_pool"),
                            (lambda: spead2.ThreadPool(0), "threads"),
                            (lambda: spead2.MemoryPool(10, 5, 1, 1), "lower")):
             with self.assertRaises(ValueError, msg=name) as cm:
+                call()
+            self.assertIn(name, str(cm.exception))
+        # where spead2 takes an unsigned integer, a negative one is its TypeError
+        for call, name in ((lambda: stream.add_udp_reader(7148, buffer_size=-1),
+                            "buffer_size: -1 is not an unsigned integer"),
+                           (lambda: spead2.recv.RingStreamConfig(heaps=-1),
+                            "heaps: -1 is not an unsigned integer")):
+            with self.assertRaises(TypeError, msg=name) as cm:
                 call()
             self.assertIn(name, str(cm.exception))
 

@@ -20,10 +20,7 @@ import gnuradio.spead.send  # noqa: F401
 import gnuradio.spead.send.asyncio  # noqa: F401
 
 
-def free_tcp_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+free_tcp_port = qa.free_tcp_port
 
 
 class qa_api_tcp(qa.ApiTestCase):
@@ -100,7 +97,9 @@ class qa_api_tcp(qa.ApiTestCase):
                                                           ("127.0.0.1", 2)]), "endpoints"),
                 (lambda: spead.send.TcpStream(self.pool, []), "endpoints"),
                 (lambda: self.recv_stream().add_tcp_reader(70000), "port"),
-                (lambda: self.recv_stream().add_tcp_reader(7148, max_size=0), "max_size")):
+                # max_size is TcpConfig.max_packet_size, whose setter says so
+                (lambda: self.recv_stream().add_tcp_reader(7148, max_size=0),
+                 "max_packet_size: 0 bytes")):
             with self.assertRaises(ValueError, msg=name) as cm:
                 call()
             self.assertIn(name, str(cm.exception))

@@ -117,11 +117,16 @@ def assert_packets_reconcile(test, sent, rx, other=0):
                     f"dropped, {runs} runs dropped")
 
 
-def free_udp_port():
+def free_udp_port(kind=socket.SOCK_DGRAM):
     """A UDP port nobody uses right now (the endpoint syntax refuses port 0)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+    with socket.socket(socket.AF_INET, kind) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def free_tcp_port():
+    """A TCP port nobody listens on right now."""
+    return free_udp_port(socket.SOCK_STREAM)
 
 
 def make_source(**kwargs):
@@ -195,6 +200,40 @@ class ApiTestCase(gr_unittest.TestCase):
         self.assertEqual(stream.add_udp_reader(port, bind_hostname="127.0.0.1"),
                          [("127.0.0.1", port)])
         return stream, port
+
+
+def sink_block_into(stream, endpoint, data):
+    """Sends int32 data with a spead.sink block (heaps of 1024 items, item 0x1000) to
+    endpoint, where the Python receive stream listens; returns what the stream
+    received of the item, as int32, once the sink's stop heap has ended it."""
+    from gnuradio import blocks
+    tb = gr.top_block()
+    tb.connect(blocks.vector_source_i(data.tolist(), False),
+               spead.sink(endpoints=endpoint, item_type="int32", len_tag_key="",
+                          heap_items=1024, payload_item=0x1000, rate_gbps=1.0))
+    run_to_completion(tb)
+    ig = spead.ItemGroup()
+    got = [updated["payload"].value.copy() for updated in map(ig.update, stream)
+           if "payload" in updated]
+    return np.concatenate(got).view(np.int32)
+
+
+def source_block_output(src, send):
+    """Runs an int32 spead.source block into a vector sink while send() sends to it,
+    until the block has counted the stop heap; returns the sink (data(), tags())."""
+    from gnuradio import blocks
+    out = blocks.vector_sink_i()
+    tb = gr.top_block()
+    tb.connect(src, out)
+    tb.start()
+    try:
+        send()
+        wait_for(lambda: src.stats()["stop_heaps"] == 1)
+        tb.wait()
+    finally:
+        tb.stop()
+        tb.wait()
+    return out
 
 
 def run_to_completion(tb, timeout=30.0):

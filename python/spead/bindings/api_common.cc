@@ -128,10 +128,6 @@ namespace {
 
 /*! spead2's MemoryPool, as a description: the stream's own heap pool (sized from
  * max_heaps and the ring) does the pooling, so this only checks its numbers. */
-struct memory_allocator {
-    virtual ~memory_allocator() = default;
-};
-
 struct memory_pool : memory_allocator {
     std::size_t lower, upper, max_free, initial;
 };
@@ -163,6 +159,8 @@ make_flavour(int version, int item_pointer_bits, int heap_address_bits, int bug_
 }
 
 } // namespace
+
+void check_bug_compat(int bug_compat) { make_flavour(4, 64, 40, bug_compat); }
 
 void bind_api_common(py::module& m)
 {
@@ -291,22 +289,19 @@ void bind_api_common(py::module& m)
         .def_readonly("max_free", &memory_pool::max_free)
         .def_readonly("initial", &memory_pool::initial);
 
-    py::class_<descriptor>(
-        m, "RawDescriptor", "A descriptor as it travels (spead2.RawDescriptor).")
-        .def(py::init<>())
+    py::class_<descriptor> raw_descriptor(
+        m, "RawDescriptor", "A descriptor as it travels (spead2.RawDescriptor).");
+    // Its text fields travel as bytes, as spead2 gives them.
+    for (const auto& [name, field] :
+         { std::pair{ "name", &descriptor::name },
+           std::pair{ "description", &descriptor::description },
+           std::pair{ "numpy_header", &descriptor::numpy_header } })
+        raw_descriptor.def_property(
+            name,
+            [field = field](const descriptor& d) { return py::bytes(d.*field); },
+            [field = field](descriptor& d, const std::string& v) { d.*field = v; });
+    raw_descriptor.def(py::init<>())
         .def_readwrite("id", &descriptor::id)
-        .def_property(
-            "name",
-            [](const descriptor& d) { return py::bytes(d.name); },
-            [](descriptor& d, const std::string& v) { d.name = v; })
-        .def_property(
-            "description",
-            [](const descriptor& d) { return py::bytes(d.description); },
-            [](descriptor& d, const std::string& v) { d.description = v; })
-        .def_property(
-            "numpy_header",
-            [](const descriptor& d) { return py::bytes(d.numpy_header); },
-            [](descriptor& d, const std::string& v) { d.numpy_header = v; })
         .def_property(
             "format",
             [](const descriptor& d) {

@@ -6,22 +6,14 @@
  */
 
 /* The spead2-compatible Python API, receive side (gnuradio.spead._recv): heaps whose
- * items numpy reads without a copy, and the stream the Python recv.Stream builds on.
- * The argument handling of spead2's overloads lives in python/spead/recv/. */
+ * items numpy reads without a copy, and the stream the Python recv.Stream builds on
+ * (its configs: api_recv_config.cc; its readers: api_recv_readers.cc). The argument
+ * handling of spead2's overloads lives in python/spead/recv/. */
 
-#include "api_common.h"
-#include "api_recv_chunk.h"
-
-#include <pybind11/stl.h>
+#include "api_recv_readers.h"
 
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/recv_heap.h>
-#include <gnuradio/spead/recv_pcap.h>
-#include <gnuradio/spead/recv_rdma.h>
-#include <gnuradio/spead/recv_stream.h>
-#include <gnuradio/spead/recv_tcp.h>
-#include <gnuradio/spead/recv_udp.h>
-#include <gnuradio/spead/recv_udp_ibv.h>
 #include <condition_variable>
 #include <unistd.h>
 #include <chrono>
@@ -88,12 +80,16 @@ class py_stream
 {
 public:
     py_stream(std::shared_ptr<thread_pool> pool,
-              const recv::stream_config& config,
-              int bug_compat)
+              const py_recv_config& config,
+              const py_ring_config& ring_config)
         : d_pool(std::move(pool)),
-          d_stream(std::make_unique<recv::stream>(config)),
-          d_bug_compat(bug_compat)
+          d_config(config),
+          d_ring_config(ring_config),
+          d_stream(std::make_unique<recv::stream>(merged(config, ring_config))),
+          d_bug_compat(config.bug_compat)
     {
+        if (!d_pool)
+            throw std::invalid_argument("thread_pool: None; give a spead.ThreadPool()");
     }
 
     ~py_stream()
@@ -105,80 +101,10 @@ public:
             ::close(d_event_fd);
     }
 
-    py::list add_udp_reader(const std::string& endpoints,
-                            const std::string& interface,
-                            std::size_t max_size,
-                            std::size_t buffer_size)
-    {
-        return python::add_udp_reader(
-            *d_stream, endpoints, interface, max_size, buffer_size);
-    }
-
-    void add_udp_ibv_reader(const std::string& endpoints,
-                            const std::string& interface,
-                            std::size_t max_size,
-                            std::size_t buffer_size,
-                            int comp_vector,
-                            int max_poll)
-    {
-        python::add_udp_ibv_reader(*d_stream,
-                                   endpoints,
-                                   interface,
-                                   max_size,
-                                   buffer_size,
-                                   comp_vector,
-                                   max_poll);
-    }
-
-    /*! spead2's add_tcp_reader: one sender, whose disconnection ends the stream.
-     * Returns the (address, port) listened on. */
-    py::tuple add_tcp_reader(const std::string& endpoint,
-                             std::size_t max_size,
-                             std::size_t buffer_size)
-    {
-        recv::tcp_config config;
-        config.set_endpoint(endpoint);
-        config.set_max_packet_size(max_size);
-        config.set_buffer_size(buffer_size);
-        config.set_max_connections(1);
-        config.set_keep_listening(false);
-        return translating_os_errors([&] {
-            auto& reader = d_stream->emplace_reader<recv::tcp_reader>(config);
-            const auto ep = reader.get_bound_endpoint();
-            return py::make_tuple(ep.address().to_string(), ep.port());
-        });
-    }
-
-    /*! add_rdma_reader: up to max_connections senders; the stream ends when the
-     * last one has disconnected. */
-    void add_rdma_reader(const std::string& endpoint,
-                         std::size_t max_size,
-                         const std::string& interface,
-                         std::size_t rdma_connections,
-                         std::size_t rdma_depth,
-                         std::size_t recv_depth,
-                         std::size_t max_connections)
-    {
-        recv::rdma_config config;
-        config.set_endpoint(endpoint);
-        config.set_max_packet_size(max_size);
-        if (!interface.empty())
-            config.set_interface(interface);
-        config.set_rdma_connections(rdma_connections);
-        config.set_rdma_depth(rdma_depth);
-        config.set_recv_depth(recv_depth);
-        config.set_max_connections(max_connections);
-        config.set_keep_listening(false);
-        translating_os_errors([&] {
-            d_stream->emplace_reader<recv::rdma_reader>(config);
-            return 0;
-        });
-    }
-
-    void add_pcap_reader(const std::string& filename, std::uint16_t port)
-    {
-        d_stream->emplace_reader<recv::pcap_reader>(filename, port);
-    }
+    recv::stream& stream() { return *d_stream; }
+    counters custom_stats() const { return {}; } // none: only chunk streams count any
+    const py_recv_config& config() const { return d_config; }
+    const py_ring_config& ring_config() const { return d_ring_config; }
 
     /*! Waits for a heap, the GIL released, in slices short enough for Ctrl-C. */
     py::object get(const py::object& timeout)
@@ -233,13 +159,6 @@ public:
     }
 
     bool is_stopped() const { return d_stream->is_stopped(); }
-
-    std::vector<std::pair<std::string, std::uint64_t>> stats() const
-    {
-        return d_stream->get_stats().items();
-    }
-
-    std::string failure() const { return d_stream->get_failure(); }
 
     /*! For asyncio: an eventfd that is readable once take_ready() has something to
      * say (a heap, or the end). A C++ thread moves one heap at a time out of the
@@ -329,6 +248,8 @@ private:
     }
 
     std::shared_ptr<thread_pool> d_pool;
+    py_recv_config d_config;
+    py_ring_config d_ring_config;
     std::unique_ptr<recv::stream> d_stream;
     int d_bug_compat;
 
@@ -341,25 +262,6 @@ private:
     std::thread d_forwarder; // last: joined before the rest goes
 };
 
-recv::stream_config make_config(std::size_t max_heaps,
-                                std::size_t max_heap_size,
-                                bool stop_on_stop_item,
-                                bool deliver_incomplete,
-                                std::size_t queue_heaps,
-                                bool block_when_full)
-{
-    recv::stream_config config;
-    config.set_max_heaps(max_heaps);
-    config.set_max_heap_size(max_heap_size);
-    config.set_stop_on_stop_heap(stop_on_stop_item);
-    config.set_incomplete_heaps(deliver_incomplete ? recv::incomplete_heaps::deliver
-                                                   : recv::incomplete_heaps::drop);
-    config.set_queue_heaps(queue_heaps);
-    config.set_full_queue_policy(block_when_full ? recv::full_queue_policy::block
-                                                 : recv::full_queue_policy::drop);
-    return config;
-}
-
 } // namespace
 
 void bind_api_recv(py::module& parent)
@@ -367,24 +269,7 @@ void bind_api_recv(py::module& parent)
     auto m = parent.def_submodule("_recv",
                                   "gr-spead's receive streams for gnuradio.spead.recv");
 
-    m.attr("DEFAULT_MAX_HEAPS") = recv::stream_config().get_max_heaps();
-    m.attr("DEFAULT_RING_HEAPS") = recv::stream_config().get_queue_heaps();
-    m.def(
-        "_check_full_queue_policy",
-        [](const std::string& name) { recv::full_queue_policy_from_name(name); },
-        py::arg("full_queue_policy"));
-    m.attr("DEFAULT_MAX_HEAP_SIZE") = recv::stream_config().get_max_heap_size();
-    m.attr("DEFAULT_UDP_MAX_SIZE") = recv::udp_config::default_max_size;
-    m.attr("DEFAULT_UDP_BUFFER_SIZE") = recv::udp_config::default_buffer_size;
-    m.attr("DEFAULT_UDP_IBV_MAX_SIZE") = recv::udp_ibv_config::default_max_size;
-    m.attr("DEFAULT_UDP_IBV_BUFFER_SIZE") = recv::udp_ibv_config::default_buffer_size;
-    m.attr("DEFAULT_UDP_IBV_MAX_POLL") = recv::udp_ibv_config::default_max_poll;
-    m.attr("DEFAULT_TCP_MAX_SIZE") = recv::tcp_config::default_max_packet_size;
-    m.attr("DEFAULT_RDMA_MAX_SIZE") = recv::rdma_config::default_max_packet_size;
-    m.attr("DEFAULT_RDMA_CONNECTIONS") = recv::rdma_config::default_rdma_connections;
-    m.attr("DEFAULT_RDMA_DEPTH") = recv::rdma_config::default_rdma_depth;
-    m.attr("DEFAULT_RDMA_RECV_DEPTH") = recv::rdma_config::default_recv_depth;
-    m.attr("DEFAULT_TCP_BUFFER_SIZE") = recv::tcp_config::default_buffer_size;
+    bind_recv_configs(m);
 
     py::class_<raw_item>(
         m, "RawItem", py::buffer_protocol(), "One item of a received heap.")
@@ -438,38 +323,21 @@ void bind_api_recv(py::module& parent)
             return out;
         });
 
-    py::class_<py_stream>(m, "_Stream")
-        .def(py::init([](std::shared_ptr<thread_pool> pool,
-                         std::size_t max_heaps,
-                         std::size_t max_heap_size,
-                         bool stop_on_stop_item,
-                         bool deliver_incomplete,
-                         std::size_t queue_heaps,
-                         int bug_compat,
-                         bool block_when_full) {
-            if (!pool)
-                throw std::invalid_argument(
-                    "thread_pool: None; give a spead.ThreadPool()");
-            return std::make_unique<py_stream>(std::move(pool),
-                                               make_config(max_heaps,
-                                                           max_heap_size,
-                                                           stop_on_stop_item,
-                                                           deliver_incomplete,
-                                                           queue_heaps,
-                                                           block_when_full),
-                                               bug_compat);
-        }))
-        .def("_add_udp_reader", &py_stream::add_udp_reader)
-        .def("_add_udp_ibv_reader", &py_stream::add_udp_ibv_reader)
-        .def("_add_pcap_reader", &py_stream::add_pcap_reader)
-        .def("_add_tcp_reader", &py_stream::add_tcp_reader)
-        .def("_add_rdma_reader", &py_stream::add_rdma_reader)
+    py::class_<py_stream> stream(m, "_Stream");
+    bind_stream_face<py_stream>(stream);
+    stream
+        .def(py::init<std::shared_ptr<thread_pool>,
+                      const py_recv_config&,
+                      const py_ring_config&>(),
+             py::arg("thread_pool"),
+             py::arg("config") = py_recv_config(),
+             py::arg("ring_config") = py_ring_config())
+        .def_property_readonly("config", &py_stream::config)
+        .def_property_readonly("ring_config", &py_stream::ring_config)
         .def("get", &py_stream::get, py::arg("timeout") = py::none())
         .def("get_nowait", &py_stream::get_nowait)
         .def("stop", &py_stream::stop)
         .def("_is_stopped", &py_stream::is_stopped)
-        .def("_stats", &py_stream::stats)
-        .def("_failure", &py_stream::failure)
         .def("_event_fd", &py_stream::event_fd)
         .def("_take_ready", &py_stream::take_ready);
 }

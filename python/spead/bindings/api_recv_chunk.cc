@@ -5,20 +5,12 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-/* The spead2-compatible chunk stream API (gnuradio.spead._recv_chunk): Chunk over
- * buffers the user gives, ChunkRingbuffer, the placements (a scipy.LowLevelCallable's
- * C function, or the declarative one) and the stream python/spead/recv/_chunk.py
- * builds ChunkRingStream on. */
+/* The chunks of spead2's chunk stream API (gnuradio.spead._recv_chunk): Chunk over
+ * buffers the user gives, kept alive while C++ holds their pointers, and
+ * ChunkRingbuffer, which hands them between Python and the streams. */
 
 #include "api_recv_chunk.h"
 
-#include <pybind11/stl.h>
-
-#include <gnuradio/spead/recv_chunk_stream.h>
-#include <gnuradio/spead/recv_chunk_stream_group.h>
-#include <gnuradio/spead/recv_pcap.h>
-#include <gnuradio/spead/recv_udp.h>
-#include <gnuradio/spead/recv_udp_ibv.h>
 #include <gnuradio/spead/substream_set.h>
 #include <unordered_map>
 #include <chrono>
@@ -31,9 +23,6 @@ namespace spead {
 namespace python {
 
 namespace {
-
-using namespace std::chrono_literals;
-
 
 /*! Chunks inside a ring or a stream, kept alive while C++ holds their pointers
  * (touched only with the GIL held). */
@@ -170,159 +159,7 @@ void ring_put(recv::chunk_ringbuffer& ring, py_chunk& c, bool wait)
     throw full("the ringbuffer is full");
 }
 
-/*! spead2's callback_from_python: a tuple (a scipy.LowLevelCallable is one) whose
- * first element is a capsule named by the C signature. */
-py_placement callback_placement(const py::object& obj)
-{
-    // spead2's exception classes: TypeError, IndexError for an empty tuple
-    const char* what =
-        "place: not a C callback; give a scipy.LowLevelCallable (e.g. of a "
-        "numba cfunc) with signature 'void (void *, size_t)' or 'void "
-        "(void *, size_t, void *)', or a ChunkPlacement";
-    if (!py::isinstance<py::tuple>(obj))
-        throw py::type_error(what);
-    if (py::len(obj) == 0)
-        throw py::index_error(what);
-    if (!PyCapsule_CheckExact(obj.cast<py::tuple>()[0].ptr()))
-        throw py::type_error(what);
-    py::capsule capsule = obj.cast<py::tuple>()[0].cast<py::capsule>();
-    const char* name = capsule.name();
-    void* pointer = PyCapsule_GetPointer(capsule.ptr(), name);
-    if (!pointer)
-        throw py::error_already_set();
-    const std::string signature = name ? name : "";
-    py_placement out;
-    out.keep_alive = obj;
-    if (signature == "void (void *, size_t)")
-        out.policy = recv::make_callback_placement(
-            reinterpret_cast<recv::chunk_place_c_function_no_data>(pointer));
-    else if (signature == "void (void *, size_t, void *)")
-        out.policy = recv::make_callback_placement(
-            reinterpret_cast<recv::chunk_place_c_function>(pointer),
-            PyCapsule_GetContext(capsule.ptr()));
-    else
-        throw py::value_error("place: the callback's signature is '" + signature +
-                              "'; give 'void (void *, size_t)' or 'void (void *, "
-                              "size_t, void *)'");
-    return out;
-}
-
-/*! A chunk_ring_stream with the readers recv.Stream offers. */
-class py_chunk_stream
-{
-public:
-    py_chunk_stream(std::shared_ptr<thread_pool> pool,
-                    const recv::stream_config& config,
-                    const recv::chunk_stream_config& chunk_config,
-                    ring_ptr data_ring,
-                    ring_ptr free_ring,
-                    std::uintptr_t stream_id)
-        : d_pool(std::move(pool)),
-          d_stream(std::make_unique<recv::chunk_ring_stream>(config,
-                                                             chunk_config,
-                                                             std::move(data_ring),
-                                                             std::move(free_ring),
-                                                             stream_id))
-    {
-    }
-    ~py_chunk_stream()
-    {
-        py::gil_scoped_release release;
-        d_stream.reset();
-    }
-
-    recv::chunk_ring_stream& stream() { return *d_stream; }
-
-    void add_free_chunk(py_chunk& c) { add_free(*d_stream->free_ringbuffer(), c); }
-
-    void stop()
-    {
-        py::gil_scoped_release release;
-        d_stream->stop();
-    }
-
-private:
-    std::shared_ptr<thread_pool> d_pool;
-    std::unique_ptr<recv::chunk_ring_stream> d_stream;
-};
-
-recv::stream_config make_stream_config(std::size_t max_heaps,
-                                       std::size_t max_heap_size,
-                                       bool stop_on_stop_item)
-{
-    recv::stream_config config;
-    config.set_max_heaps(max_heaps);
-    config.set_max_heap_size(max_heap_size);
-    config.set_stop_on_stop_heap(stop_on_stop_item);
-    return config;
-}
-
-recv::chunk_stream_config
-make_chunk_config(const std::vector<std::uint64_t>& items,
-                  std::size_t max_chunks,
-                  std::size_t max_heap_extra,
-                  std::size_t packet_presence,
-                  const py_placement& place,
-                  const std::vector<std::pair<std::string, bool>>& stats)
-{
-    recv::chunk_stream_config chunk;
-    chunk.set_items(items);
-    chunk.set_max_chunks(max_chunks);
-    chunk.set_max_heap_extra(max_heap_extra);
-    if (packet_presence)
-        chunk.enable_packet_presence(packet_presence);
-    chunk.set_place(place.policy);
-    for (const auto& s : stats)
-        chunk.add_stat(s.first,
-                       s.second ? recv::stat_mode::maximum : recv::stat_mode::counter);
-    return chunk;
-}
-
 } // namespace
-
-/*! The readers recv.Stream has, on any stream (recv/__init__.py parses the forms). */
-py::list add_udp_reader(recv::stream& stream,
-                        const std::string& endpoints,
-                        const std::string& interface,
-                        std::size_t max_size,
-                        std::size_t buffer_size)
-{
-    recv::udp_config config;
-    config.set_endpoints(endpoints);
-    config.set_interface(interface);
-    config.set_max_size(max_size);
-    config.set_buffer_size(buffer_size);
-    py::list bound;
-    translating_os_errors([&] {
-        auto& reader = stream.emplace_reader<recv::udp_reader>(config);
-        for (const auto& ep : reader.get_bound_endpoints())
-            bound.append(py::make_tuple(ep.address().to_string(), ep.port()));
-        return 0;
-    });
-    return bound;
-}
-
-void add_udp_ibv_reader(recv::stream& stream,
-                        const std::string& endpoints,
-                        const std::string& interface,
-                        std::size_t max_size,
-                        std::size_t buffer_size,
-                        int comp_vector,
-                        int max_poll)
-{
-    recv::udp_ibv_config config;
-    config.set_endpoints(endpoints);
-    config.set_interface(interface);
-    config.set_max_size(max_size);
-    config.set_buffer_size(buffer_size);
-    config.set_comp_vector(comp_vector);
-    config.set_max_poll(max_poll);
-    translating_os_errors([&] {
-        py::gil_scoped_release release;
-        stream.emplace_reader<recv::udp_ibv_reader>(config);
-        return 0;
-    });
-}
 
 /*! spead2's add_free_chunk: present cleared, into \p ring (dropped silently once it
  * stopped). */
@@ -340,16 +177,8 @@ void add_free(recv::chunk_ringbuffer& ring, py_chunk& c)
                    "maxsize");
 }
 
-void bind_api_recv_chunk(py::module& parent)
+void bind_chunks(py::module& m)
 {
-    auto m = parent.def_submodule("_recv_chunk", "spead2's chunk stream API (C++ side)");
-    m.attr("DEFAULT_MAX_CHUNKS") = recv::chunk_stream_config::default_max_chunks;
-    m.attr("FIRST_CUSTOM_STAT") = recv::chunk_stream_config::first_custom_stat;
-    py::list names;
-    for (const auto& kv : recv_stats().items())
-        names.append(kv.first);
-    m.attr("STAT_NAMES") = names;
-
     py::class_<py_chunk>(m, "Chunk", "A chunk of a chunk stream, in buffers you give.")
         .def(py::init([](std::int64_t chunk_id,
                          std::uintptr_t stream_id,
@@ -430,80 +259,16 @@ void bind_api_recv_chunk(py::module& parent)
                 throw py::stop_iteration();
             }
         });
+}
 
-    py::class_<py_placement>(m, "_Placement");
-    m.def("_callback_placement", &callback_placement, py::arg("place"));
+void bind_api_recv_chunk(py::module& parent)
+{
+    auto m = parent.def_submodule("_recv_chunk", "spead2's chunk stream API (C++ side)");
     // spead.source(substream_ids="8-11"): the text spead_recv --substream-ids takes.
     m.def("_parse_substream_ids", &substream_set::parse, py::arg("text"));
-    m.def("_declarative_placement",
-          [](std::uint64_t timestamp_item,
-             std::uint64_t timestamp_step,
-             std::size_t heap_bytes,
-             std::size_t heaps_per_chunk,
-             std::uint64_t substream_item,
-             std::size_t substreams,
-             std::uint64_t first_substream,
-             const std::vector<std::uint64_t>& substream_ids) {
-              recv::declarative_placement_config c;
-              c.timestamp_item = timestamp_item;
-              c.timestamp_step = timestamp_step;
-              c.heap_bytes = heap_bytes;
-              c.heaps_per_chunk = heaps_per_chunk;
-              c.substream_item = substream_item;
-              c.substreams = substreams;
-              c.first_substream = first_substream;
-              c.substream_ids = substream_ids;
-              c.validate();
-              return py_placement{ recv::make_declarative_placement(c) };
-          });
-
-    py::class_<chunk_stream_arguments>(m, "_ChunkStreamArguments")
-        .def(py::init([](std::shared_ptr<thread_pool> pool,
-                         std::size_t max_heaps,
-                         std::size_t max_heap_size,
-                         bool stop_on_stop_item,
-                         std::uintptr_t stream_id,
-                         const std::vector<std::uint64_t>& items,
-                         std::size_t max_chunks,
-                         std::size_t max_heap_extra,
-                         std::size_t packet_presence,
-                         const py_placement& place,
-                         const std::vector<std::pair<std::string, bool>>& stats) {
-            if (!pool)
-                throw std::invalid_argument(
-                    "thread_pool: None; give a spead.ThreadPool()");
-            return chunk_stream_arguments{
-                std::move(pool),
-                make_stream_config(max_heaps, max_heap_size, stop_on_stop_item),
-                make_chunk_config(
-                    items, max_chunks, max_heap_extra, packet_presence, place, stats),
-                stream_id
-            };
-        }));
-
-    py::class_<py_chunk_stream> stream_cls(m, "_ChunkRingStream");
-    bind_stream_face<py_chunk_stream>(stream_cls);
-    stream_cls
-        .def(py::init([](const chunk_stream_arguments& args,
-                         ring_ptr data_ring,
-                         ring_ptr free_ring) {
-            return std::make_unique<py_chunk_stream>(args.pool,
-                                                     args.config,
-                                                     args.chunk,
-                                                     std::move(data_ring),
-                                                     std::move(free_ring),
-                                                     args.stream_id);
-        }))
-        .def("add_free_chunk", &py_chunk_stream::add_free_chunk, py::arg("chunk"))
-        .def("stop", &py_chunk_stream::stop)
-        .def_property_readonly(
-            "data_ringbuffer",
-            [](py_chunk_stream& s) { return s.stream().data_ringbuffer(); })
-        .def_property_readonly("free_ringbuffer", [](py_chunk_stream& s) {
-            return s.stream().free_ringbuffer();
-        });
-
-    bind_api_recv_chunk_group(m);
+    bind_chunks(m);
+    bind_chunk_streams(m);
+    bind_chunk_groups(m);
 }
 
 } // namespace python

@@ -5,21 +5,19 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-/* What the chunk stream bindings share: Chunk, the placement holder, the stream face
- * (readers, stats) and the arguments every chunk stream kind takes. */
+/* What the chunk stream bindings share (gnuradio.spead._recv_chunk): Chunk over
+ * buffers Python gives, the rings' hand-over of them (api_recv_chunk.cc), and
+ * ChunkStreamConfig (api_recv_chunk_stream.cc), which ring streams and group members
+ * are made from. */
 
 #ifndef INCLUDED_SPEAD_PYTHON_API_RECV_CHUNK_H
 #define INCLUDED_SPEAD_PYTHON_API_RECV_CHUNK_H
 
-#include "api_common.h"
-
-#include <pybind11/stl.h>
+#include "api_configs.h"
 
 #include <gnuradio/spead/recv_chunk_stream.h>
-#include <gnuradio/spead/recv_pcap.h>
+#include <memory>
 #include <string>
-#include <utility>
-#include <vector>
 
 namespace gr {
 namespace spead {
@@ -61,87 +59,29 @@ public:
 
 using ring_ptr = std::shared_ptr<recv::chunk_ringbuffer>;
 
-/*! A placement policy and the Python object its C function lives in. */
-struct py_placement {
-    std::shared_ptr<recv::chunk_placement_policy> policy;
-    py::object keep_alive = py::none();
-};
+/*! Chunk and ChunkRingbuffer (api_recv_chunk.cc). */
+void bind_chunks(py::module& m);
+/*! ChunkStreamConfig, ChunkPlacement and ChunkRingStream (api_recv_chunk_stream.cc). */
+void bind_chunk_streams(py::module& m);
+/*! ChunkStreamGroupConfig and the groups' C++ side (api_recv_chunk_group.cc). */
+void bind_chunk_groups(py::module& m);
 
-
-py::list add_udp_reader(recv::stream& stream,
-                        const std::string& endpoints,
-                        const std::string& interface,
-                        std::size_t max_size,
-                        std::size_t buffer_size);
-void add_udp_ibv_reader(recv::stream& stream,
-                        const std::string& endpoints,
-                        const std::string& interface,
-                        std::size_t max_size,
-                        std::size_t buffer_size,
-                        int comp_vector,
-                        int max_poll);
 /*! spead2's add_free_chunk: present cleared, into \p ring (dropped silently once it
  * stopped). */
 void add_free(recv::chunk_ringbuffer& ring, py_chunk& c);
-/*! What every chunk stream kind (ring stream, group member) is made from: Python's
- * _ChunkStreamArguments, which recv/_chunk.py's _stream_arguments() builds once. */
-struct chunk_stream_arguments {
-    std::shared_ptr<thread_pool> pool;
-    recv::stream_config config;
-    recv::chunk_stream_config chunk;
-    std::uintptr_t stream_id = 0;
+
+/*! recv.ChunkStreamConfig: recv::chunk_stream_config and the placement object as
+ * given (a scipy.LowLevelCallable, which keeps its C function alive, or a
+ * ChunkPlacement). */
+struct py_chunk_stream_config {
+    recv::chunk_stream_config config;
+    py::object place = py::none();
 };
 
-/*! Binds the readers and stats of \p Self (which has stream() and custom_stats()). */
-template <typename Self, typename Cls>
-void bind_stream_face(Cls& cls)
-{
-    cls.def("_add_udp_reader",
-            [](Self& self,
-               const std::string& endpoints,
-               const std::string& interface,
-               std::size_t max_size,
-               std::size_t buffer_size) {
-                return add_udp_reader(
-                    self.stream(), endpoints, interface, max_size, buffer_size);
-            })
-        .def("_add_udp_ibv_reader",
-             [](Self& self,
-                const std::string& endpoints,
-                const std::string& interface,
-                std::size_t max_size,
-                std::size_t buffer_size,
-                int comp_vector,
-                int max_poll) {
-                 add_udp_ibv_reader(self.stream(),
-                                    endpoints,
-                                    interface,
-                                    max_size,
-                                    buffer_size,
-                                    comp_vector,
-                                    max_poll);
-             })
-        .def("_add_pcap_reader",
-             [](Self& self, const std::string& filename, std::uint16_t port) {
-                 self.stream().template emplace_reader<recv::pcap_reader>(filename, port);
-             })
-        .def("_stats",
-             [](Self& self) {
-                 std::vector<std::pair<std::string, std::uint64_t>> out;
-                 {
-                     py::gil_scoped_release release; // a reader may hold the lock
-                     out = self.stream().get_stats().items();
-                 }
-                 for (auto& kv : self.stream().get_custom_stats())
-                     out.push_back(kv);
-                 return out;
-             })
-        .def("_failure", [](Self& self) { return self.stream().get_failure(); });
-}
-
-
-/*! ChunkStreamRingGroup's C++ side (api_recv_chunk_group.cc). */
-void bind_api_recv_chunk_group(py::module& m);
+/*! The chunk config a stream is made with: \p chunk's, with the statistics
+ * \p config.add_stat() declared. */
+recv::chunk_stream_config chunk_config_of(const py_recv_config& config,
+                                          const py_chunk_stream_config& chunk);
 
 } // namespace python
 } // namespace spead

@@ -6,12 +6,11 @@
  */
 
 /* The spead2-compatible Python API, send side (gnuradio.spead._send): heaps that
- * borrow their items' memory through the buffer protocol, and the UDP and ibverbs
- * streams that gnuradio.spead.send builds spead2's overloads on. */
+ * borrow their items' memory through the buffer protocol, and the stream
+ * gnuradio.spead.send builds spead2's overloads on, made from a bound link config of
+ * any kind (udp, ibverbs, tcp, rdma; api_send_config.cc). */
 
-#include "api_common.h"
-
-#include <pybind11/stl.h>
+#include "api_link_configs.h"
 
 #include "protocol/packetiser.h"
 #include <gnuradio/spead/send_heap.h>
@@ -113,9 +112,6 @@ struct py_packet_generator {
     std::vector<send::packet_piece> pieces;
 };
 
-/*! send.StreamConfig as (max_packet_size, rate, burst_size, max_heaps). */
-using stream_settings = std::tuple<std::size_t, double, std::size_t, std::size_t>;
-
 /*! A finished asynchronous send, waiting for the event loop to collect it. */
 struct completion {
     std::uint64_t token;
@@ -143,59 +139,22 @@ public:
             ::close(d_event_fd);
     }
 
-    static send::stream_config make_config(const stream_settings& settings)
+    /*! Makes the stream of \p link's kind with \p config, the GIL released (a
+     * connected link may take up to its connect timeout). */
+    template <typename Stream, typename Link>
+    void open(const py_send_config& config, const Link& link)
     {
-        const auto& [max_packet_size, rate, burst_size, max_heaps] = settings;
-        send::stream_config config;
-        config.set_max_packet_size(max_packet_size);
-        config.set_rate(rate);
-        config.set_burst_size(burst_size);
-        config.set_max_heaps(max_heaps);
+        send::stream_config settings = config.config;
+        // Only an RC link carries messages beyond a UDP-sized packet: the others check
+        // max_packet_size as a packet, with the setter's message.
+        if constexpr (!std::is_same_v<Link, send::rdma_config>)
+            settings.set_max_packet_size(settings.get_max_packet_size());
         // Handlers only record and wake: short enough for the writer thread.
-        config.set_inline_completions(true);
-        return config;
-    }
-
-    void open_udp(const send::stream_config& config, const send::udp_config& udp)
-    {
-        translating_os_errors([&] {
-            d_stream = std::make_unique<send::udp_stream>(d_pool->io(), config, udp);
-            return 0;
-        });
-    }
-
-    /*! Connects, the GIL released (it may take up to the connect timeout). */
-    void open_tcp(const send::stream_config& config, const send::tcp_config& tcp)
-    {
+        settings.set_inline_completions(true);
+        const auto& resolved = link_config(link);
         translating_os_errors([&] {
             py::gil_scoped_release release;
-            d_stream = std::make_unique<send::tcp_stream>(d_pool->io(), config, tcp);
-            return 0;
-        });
-    }
-
-    /*! Connects, the GIL released (it may take up to the connect timeout). */
-    void open_rdma(const send::stream_config& config, const send::rdma_config& rdma)
-    {
-        translating_os_errors([&] {
-            py::gil_scoped_release release;
-            d_stream = std::make_unique<send::rdma_stream>(d_pool->io(), config, rdma);
-            return 0;
-        });
-    }
-
-    void open_udp_ibv(const send::stream_config& config,
-                      send::udp_ibv_config ibv,
-                      const py::list& memory_regions)
-    {
-        for (auto region : memory_regions) {
-            auto info = contiguous_buffer(region, "memory_regions");
-            ibv.add_memory_region(info->ptr, std::size_t(info->size * info->itemsize));
-            d_regions.push_back(std::move(info));
-        }
-        translating_os_errors([&] {
-            py::gil_scoped_release release;
-            d_stream = std::make_unique<send::udp_ibv_stream>(d_pool->io(), config, ibv);
+            d_stream = std::make_unique<Stream>(d_pool->io(), settings, resolved);
             return 0;
         });
     }
@@ -355,6 +314,24 @@ public:
     }
 
 private:
+    template <typename Link>
+    static const Link& link_config(const Link& link)
+    {
+        return link;
+    }
+
+    /*! The ibverbs config with its memory regions, whose buffers this stream holds. */
+    send::udp_ibv_config link_config(const py_send_udp_ibv& ibv)
+    {
+        send::udp_ibv_config out = ibv.resolved();
+        for (auto region : ibv.memory_regions) {
+            auto info = contiguous_buffer(region, "memory_regions");
+            out.add_memory_region(info->ptr, std::size_t(info->size * info->itemsize));
+            d_regions.push_back(std::move(info));
+        }
+        return out;
+    }
+
     void check_substream(std::size_t substream) const
     {
         if (substream >= d_stream->get_num_substreams())
@@ -374,6 +351,24 @@ private:
     std::unique_ptr<send::stream> d_stream; // last: goes first, before what it uses
 };
 
+/*! _Stream._open(thread_pool, config, link_config) for links of type Link. */
+template <typename Stream, typename Link>
+void def_open(py::class_<py_send_stream>& cls)
+{
+    cls.def_static(
+        "_open",
+        [](std::shared_ptr<thread_pool> pool,
+           const py_send_config& config,
+           const Link& link) {
+            auto s = std::make_unique<py_send_stream>(std::move(pool));
+            s->open<Stream>(config, link);
+            return s;
+        },
+        py::arg("thread_pool"),
+        py::arg("config"),
+        py::arg("link_config"));
+}
+
 } // namespace
 
 void bind_api_send(py::module& parent)
@@ -381,16 +376,7 @@ void bind_api_send(py::module& parent)
     auto m =
         parent.def_submodule("_send", "gr-spead's send streams for gnuradio.spead.send");
 
-    const send::stream_config defaults;
-    m.attr("DEFAULT_MAX_PACKET_SIZE") = defaults.get_max_packet_size();
-    m.attr("DEFAULT_MAX_HEAPS") = defaults.get_max_heaps();
-    m.attr("DEFAULT_BURST_SIZE") = defaults.get_burst_size();
-    m.attr("DEFAULT_UDP_BUFFER_SIZE") = send::udp_config::default_buffer_size;
-    m.attr("DEFAULT_UDP_IBV_BUFFER_SIZE") = send::udp_ibv_config::default_buffer_size;
-    m.attr("DEFAULT_UDP_IBV_MAX_POLL") = send::udp_ibv_config::default_max_poll;
-    m.attr("DEFAULT_TCP_BUFFER_SIZE") = send::tcp_config::default_buffer_size;
-    m.attr("DEFAULT_RDMA_INLINE_BYTES") = send::rdma_config::default_inline_bytes;
-    m.attr("DEFAULT_RDMA_SEND_DEPTH") = send::rdma_config::default_send_depth;
+    bind_send_configs(m);
 
     py::class_<py_send_heap, heap_ptr>(m, "Heap", "A heap to send (as spead2.send.Heap).")
         .def(py::init([](const py::object& flavour) {
@@ -425,83 +411,12 @@ void bind_api_send(py::module& parent)
         .def("__iter__", [](py::object self) { return self; })
         .def("__next__", &py_packet_generator::next);
 
-    py::class_<py_send_stream>(m, "_Stream")
-        .def_static("_udp",
-                    [](std::shared_ptr<thread_pool> pool,
-                       const std::string& endpoints,
-                       const stream_settings& settings,
-                       std::size_t buffer_size,
-                       int ttl,
-                       const std::string& interface) {
-                        send::udp_config udp;
-                        udp.set_endpoints(endpoints);
-                        udp.set_buffer_size(buffer_size);
-                        udp.set_ttl(ttl);
-                        udp.set_interface(interface);
-                        auto s = std::make_unique<py_send_stream>(std::move(pool));
-                        s->open_udp(py_send_stream::make_config(settings), udp);
-                        return s;
-                    })
-        .def_static("_udp_ibv",
-                    [](std::shared_ptr<thread_pool> pool,
-                       const std::string& endpoints,
-                       const stream_settings& settings,
-                       const std::string& interface,
-                       std::size_t buffer_size,
-                       int ttl,
-                       int comp_vector,
-                       int max_poll,
-                       const py::list& memory_regions) {
-                        send::udp_ibv_config ibv;
-                        ibv.set_endpoints(endpoints);
-                        ibv.set_interface(interface);
-                        ibv.set_buffer_size(buffer_size);
-                        ibv.set_ttl(ttl);
-                        ibv.set_comp_vector(comp_vector);
-                        ibv.set_max_poll(max_poll);
-                        auto s = std::make_unique<py_send_stream>(std::move(pool));
-                        s->open_udp_ibv(
-                            py_send_stream::make_config(settings), ibv, memory_regions);
-                        return s;
-                    })
-        .def_static("_tcp",
-                    [](std::shared_ptr<thread_pool> pool,
-                       const std::string& endpoint,
-                       const stream_settings& settings,
-                       std::size_t buffer_size,
-                       const std::string& interface) {
-                        send::tcp_config tcp;
-                        tcp.set_endpoint(endpoint);
-                        tcp.set_buffer_size(buffer_size);
-                        if (!interface.empty())
-                            tcp.set_interface(interface);
-                        auto s = std::make_unique<py_send_stream>(std::move(pool));
-                        s->open_tcp(py_send_stream::make_config(settings), tcp);
-                        return s;
-                    })
-        .def_static("_rdma",
-                    [](std::shared_ptr<thread_pool> pool,
-                       const std::string& endpoint,
-                       const stream_settings& settings,
-                       const std::string& interface,
-                       std::size_t inline_bytes,
-                       std::size_t send_depth) {
-                        send::rdma_config rdma;
-                        rdma.set_endpoint(endpoint);
-                        if (!interface.empty())
-                            rdma.set_interface(interface);
-                        rdma.set_inline_bytes(inline_bytes);
-                        rdma.set_send_depth(send_depth);
-                        // RC messages may exceed a UDP payload: set it as a message size.
-                        stream_settings udp_sized = settings;
-                        std::get<0>(udp_sized) = 1472;
-                        send::stream_config config =
-                            py_send_stream::make_config(udp_sized);
-                        config.set_max_message_size(std::get<0>(settings));
-                        auto s = std::make_unique<py_send_stream>(std::move(pool));
-                        s->open_rdma(config, rdma);
-                        return s;
-                    })
+    py::class_<py_send_stream> stream(m, "_Stream");
+    def_open<send::udp_stream, send::udp_config>(stream);
+    def_open<send::udp_ibv_stream, py_send_udp_ibv>(stream);
+    def_open<send::tcp_stream, send::tcp_config>(stream);
+    def_open<send::rdma_stream, send::rdma_config>(stream);
+    stream
         .def("send_heap",
              &py_send_stream::send_heap,
              py::arg("heap"),

@@ -13,11 +13,12 @@ stream holds each heap (and the memory of its items) until it has been sent.
 import asyncio
 import errno
 
-from . import RdmaStream as _SyncRdmaStream
-from . import TcpStream as _SyncTcpStream
-from . import UdpIbvStream as _SyncUdpIbvStream
-from . import UdpStream as _SyncUdpStream
-from . import GroupMode, _cnt_error, _heap_references
+from ._heaps import GroupMode, heap_references
+from ._streams import RdmaStream as _SyncRdmaStream
+from ._streams import TcpStream as _SyncTcpStream
+from ._streams import UdpIbvStream as _SyncUdpIbvStream
+from ._streams import UdpStream as _SyncUdpStream
+from ._streams import cnt_error
 
 
 async def _total(futures):
@@ -64,7 +65,7 @@ class _AsyncMethods:
                              "StreamConfig(rate=...)")
         self._watch()
         future = self._loop.create_future()
-        error = _cnt_error(heap, cnt)
+        error = cnt_error(heap, cnt)
         if error is not None:
             future.set_exception(error)
             return future
@@ -79,7 +80,7 @@ class _AsyncMethods:
         queued and the future fails with BlockingIOError, as spead2; heaps that find
         the queue full fail it the same way."""
         self._watch()
-        refs = _heap_references(heaps, mode)
+        refs = heap_references(heaps, mode)
         if len(refs) > self.config.max_heaps:  # never fits: none is queued, as spead2
             future = self._loop.create_future()
             future.set_exception(BlockingIOError(

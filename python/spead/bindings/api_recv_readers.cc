@@ -1,0 +1,78 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* The readers of every receive stream kind, from the bound link configs
+ * (api_recv_readers.h). */
+
+#include "api_recv_readers.h"
+
+#include <gnuradio/spead/recv_pcap.h>
+
+namespace gr {
+namespace spead {
+namespace python {
+
+namespace {
+
+/*! Starts a Reader on \p stream, the GIL released (a reader's thread never takes it);
+ * a socket or device refusing is an OSError with its errno. */
+template <typename Reader, typename Config>
+Reader& emplace(recv::stream& stream, const Config& config)
+{
+    return *translating_os_errors([&] {
+        py::gil_scoped_release release;
+        return &stream.emplace_reader<Reader>(config);
+    });
+}
+
+} // namespace
+
+py::list add_reader(recv::stream& stream, const recv::udp_config& config)
+{
+    return endpoint_list(emplace<recv::udp_reader>(stream, config).get_bound_endpoints());
+}
+
+py::list add_reader(recv::stream& stream, const py_recv_udp_ibv& config)
+{
+    emplace<recv::udp_ibv_reader>(stream, config.resolved());
+    return py::list();
+}
+
+py::list add_reader(recv::stream& stream, const recv::tcp_config& config)
+{
+    const auto bound = emplace<recv::tcp_reader>(stream, config).get_bound_endpoint();
+    return endpoint_list(std::vector<std::decay_t<decltype(bound)>>{ bound });
+}
+
+py::list add_reader(recv::stream& stream, const recv::rdma_config& config)
+{
+    emplace<recv::rdma_reader>(stream, config);
+    return py::list();
+}
+
+void add_pcap_reader(recv::stream& stream,
+                     const std::string& filename,
+                     std::uint16_t port)
+{
+    py::gil_scoped_release release;
+    stream.emplace_reader<recv::pcap_reader>(filename, port);
+}
+
+counters stream_counters(const recv::stream& stream, const counters& custom)
+{
+    counters out;
+    {
+        py::gil_scoped_release release; // a reader may hold the stream's lock
+        out = stream.get_stats().items();
+    }
+    out.insert(out.end(), custom.begin(), custom.end());
+    return out;
+}
+
+} // namespace python
+} // namespace spead
+} // namespace gr

@@ -1,0 +1,77 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_SPEAD_PYTHON_API_RECV_READERS_H
+#define INCLUDED_SPEAD_PYTHON_API_RECV_READERS_H
+
+/* What every receive stream kind offers Python (recv.Stream, ChunkRingStream, a
+ * chunk stream group's member): readers added from the bound link configs, and the
+ * counters. python/spead/recv/_stream_face.py builds spead2's call forms on them. */
+
+#include "api_link_configs.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gr {
+namespace spead {
+namespace python {
+
+/*! Adds a reader of \p config's kind to \p stream (the GIL released while it starts):
+ * the (address, port) pairs it listens on, or none (ibverbs, rdma).
+ * \throws std::invalid_argument (ValueError) for a bad config, OSError when the
+ * socket or device refuses */
+py::list add_reader(recv::stream& stream, const recv::udp_config& config);
+py::list add_reader(recv::stream& stream, const py_recv_udp_ibv& config);
+py::list add_reader(recv::stream& stream, const recv::tcp_config& config);
+py::list add_reader(recv::stream& stream, const recv::rdma_config& config);
+/*! Replays the UDP payloads to \p port (0: all) of a capture file. */
+void add_pcap_reader(recv::stream& stream,
+                     const std::string& filename,
+                     std::uint16_t port);
+
+using counters = std::vector<std::pair<std::string, std::uint64_t>>;
+/*! Every counter of \p stream, then \p custom (a chunk stream's own). */
+counters stream_counters(const recv::stream& stream, const counters& custom);
+
+template <typename Self, typename Config, typename Cls>
+void def_add_reader(Cls& cls)
+{
+    cls.def(
+        "_add_reader",
+        [](Self& self, const Config& config) {
+            return add_reader(self.stream(), config);
+        },
+        py::arg("config"));
+}
+
+/*! Binds the readers and counters of \p Self, which has stream() and custom_stats(). */
+template <typename Self, typename Cls>
+void bind_stream_face(Cls& cls)
+{
+    def_add_reader<Self, recv::udp_config>(cls);
+    def_add_reader<Self, py_recv_udp_ibv>(cls);
+    def_add_reader<Self, recv::tcp_config>(cls);
+    def_add_reader<Self, recv::rdma_config>(cls);
+    cls.def("_add_pcap_reader",
+            [](Self& self, const std::string& filename, std::uint16_t port) {
+                add_pcap_reader(self.stream(), filename, port);
+            })
+        .def("_stats",
+             [](Self& self) {
+                 return stream_counters(self.stream(), self.custom_stats());
+             })
+        .def("_failure", [](Self& self) { return self.stream().get_failure(); });
+}
+
+} // namespace python
+} // namespace spead
+} // namespace gr
+
+#endif /* INCLUDED_SPEAD_PYTHON_API_RECV_READERS_H */
