@@ -98,10 +98,15 @@ class qa_block_python_api(gr_unittest.TestCase):
         config = spead.source_config(vlen=4, max_heaps=8, output_mode="continuous",
                                      timestamp_item=0x1600, window_heaps=16)
         self.assertEqual(config.items.vlen, 4)
-        self.assertEqual(config.stream.max_heaps, 8)
+        config.items.vlen = 3  # a part changed in place
+        self.assertEqual(config.items.vlen, 3)
+        config.set("max_connections", 4)
+        self.assertEqual(config.tcp.max_connections, 4)
         self.assertEqual(config.output_mode, "continuous")
         self.assertEqual(config.continuous.window_heaps, 16)
         self.assertEqual(config.continuous.timestamp_item, 0x1600)
+        self.assertEqual(spead.sink_config(endpoints="127.0.0.1:1,127.0.0.1:2", transport="tcp",
+                                           reconnect=True).tcp[1].reconnect, True)
         config.set("vlen", 2)
         self.assertEqual(config.items.vlen, 2)
         with self.assertRaises(ValueError) as cm:

@@ -174,11 +174,10 @@ void bind_by_name(py::class_<Config>& c, const char* block)
             "stats_interval", &Config::get_stats_interval, &Config::set_stats_interval)
         .def_property(
             "capture_file", &Config::get_capture_file, &Config::set_capture_file)
+        // The parts Python binds as themselves (recv/send.UdpConfig, the items, the
+        // layout): read and changed in place. The stream's and ibverbs' configs are
+        // bound as spead2's classes, which hold more: set them by option name.
         .def_readwrite("udp", &Config::udp)
-        .def_readwrite("ibverbs", &Config::ibverbs)
-        .def_readwrite("tcp", &Config::tcp)
-        .def_readwrite("rdma", &Config::rdma)
-        .def_readwrite("stream", &Config::stream)
         .def_readwrite("continuous", &Config::continuous)
         .def_readwrite("items", &Config::items);
 }
@@ -255,7 +254,8 @@ void bind_block_configs(py::module& m)
     py::class_<source_config> source(
         m, "source_config", "Everything spead.source runs with (docs/usage.md).");
     bind_by_name(source, "source");
-    source
+    source.def_readwrite("tcp", &source_config::tcp)
+        .def_readwrite("rdma", &source_config::rdma)
         .def_property("output_mode",
                       &source_config::get_output_mode,
                       &source_config::set_output_mode)
@@ -267,7 +267,16 @@ void bind_block_configs(py::module& m)
     py::class_<sink_config> sink(
         m, "sink_config", "Everything spead.sink runs with (docs/usage.md).");
     bind_by_name(sink, "sink");
-    sink.def_property(
+    sink.def_property_readonly(
+            "tcp",
+            [](const sink_config& c) { return c.tcp; },
+            "The tcp connections' configs, one per endpoint (copies: set options by "
+            "name).")
+        .def_property_readonly(
+            "rdma",
+            [](const sink_config& c) { return c.rdma; },
+            "The rdma connections' configs, one per endpoint (copies).")
+        .def_property(
             "input_mode", &sink_config::get_input_mode, &sink_config::set_input_mode)
         .def_property("send_stop_heap",
                       &sink_config::get_send_stop_heap,
