@@ -18,13 +18,13 @@
 // (async_events.h) are read once per drained batch and while waiting.
 
 #include "async_events.h"
+#include "device_binding.h"
 #include "multicast_memberships.h"
 #include "nic_drop_counter.h"
 #include "receive_queue.h"
 #include "transport/endpoint.h"
 #include "transport/file_descriptor.h"
 #include "transport/raw_packet.h"
-#include "verbs.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
 #include <fcntl.h>

@@ -9,6 +9,7 @@
 #include "transport/endpoint.h"
 #include "transport/file_descriptor.h"
 #include "transport/mapped_buffer.h"
+#include "transport/network_interface.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <linux/sock_diag.h>
