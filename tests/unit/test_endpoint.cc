@@ -23,6 +23,14 @@ udp::endpoint ep(const char* address, unsigned short port)
     return udp::endpoint(boost::asio::ip::make_address_v4(address), port);
 }
 
+using endpoints = std::vector<udp::endpoint>;
+
+/*! \p text parsed as the `endpoints` parameter, for \p use. */
+endpoints parsed(const std::string& text, endpoint_use use = endpoint_use::send)
+{
+    return parse_endpoints(text, "endpoints", use);
+}
+
 /*! The message of the std::invalid_argument that parsing \p text throws. */
 std::string parse_error(const std::string& text, endpoint_use use = endpoint_use::receive)
 {
@@ -48,75 +56,64 @@ void expect_error(const std::string& text,
 
 TEST(ParseEndpoints, AList)
 {
-    EXPECT_EQ(
-        parse_endpoints(
-            "239.1.2.3:7148,239.1.2.4:7149", "endpoints", endpoint_use::receive),
-        (std::vector<udp::endpoint>{ ep("239.1.2.3", 7148), ep("239.1.2.4", 7149) }));
+    EXPECT_EQ(parsed("239.1.2.3:7148,239.1.2.4:7149", endpoint_use::receive),
+              (endpoints{ ep("239.1.2.3", 7148), ep("239.1.2.4", 7149) }));
 }
 
 TEST(ParseEndpoints, ARangeIsTheAddressAndTheNextCount)
 {
-    EXPECT_EQ(parse_endpoints("239.1.2.3+3:7148", "endpoints", endpoint_use::send),
-              (std::vector<udp::endpoint>{ ep("239.1.2.3", 7148),
-                                           ep("239.1.2.4", 7148),
-                                           ep("239.1.2.5", 7148),
-                                           ep("239.1.2.6", 7148) }));
+    EXPECT_EQ(parsed("239.1.2.3+3:7148"),
+              (endpoints{ ep("239.1.2.3", 7148),
+                          ep("239.1.2.4", 7148),
+                          ep("239.1.2.5", 7148),
+                          ep("239.1.2.6", 7148) }));
 }
 
 TEST(ParseEndpoints, ARangeCarriesAcrossOctets)
 {
-    EXPECT_EQ(parse_endpoints("10.0.0.255+1:9", "endpoints", endpoint_use::send),
-              (std::vector<udp::endpoint>{ ep("10.0.0.255", 9), ep("10.0.1.0", 9) }));
+    EXPECT_EQ(parsed("10.0.0.255+1:9"),
+              (endpoints{ ep("10.0.0.255", 9), ep("10.0.1.0", 9) }));
 }
 
 TEST(ParseEndpoints, ARangeOfZeroIsOneAddress)
 {
-    EXPECT_EQ(parse_endpoints("239.1.2.3+0:7148", "endpoints", endpoint_use::send),
-              (std::vector<udp::endpoint>{ ep("239.1.2.3", 7148) }));
+    EXPECT_EQ(parsed("239.1.2.3+0:7148"), (endpoints{ ep("239.1.2.3", 7148) }));
 }
 
 TEST(ParseEndpoints, RangesAndSinglesMix)
 {
     EXPECT_EQ(
-        parse_endpoints("239.1.2.3+1:7148, 10.0.0.1:1", "endpoints", endpoint_use::send),
-        (std::vector<udp::endpoint>{
-            ep("239.1.2.3", 7148), ep("239.1.2.4", 7148), ep("10.0.0.1", 1) }));
+        parsed("239.1.2.3+1:7148, 10.0.0.1:1"),
+        (endpoints{ ep("239.1.2.3", 7148), ep("239.1.2.4", 7148), ep("10.0.0.1", 1) }));
 }
 
 TEST(ParseEndpoints, AnyAddressToReceive)
 {
-    EXPECT_EQ(parse_endpoints("0.0.0.0:7148", "endpoints", endpoint_use::receive),
-              (std::vector<udp::endpoint>{ ep("0.0.0.0", 7148) }));
-    EXPECT_EQ(parse_endpoints(":7148", "endpoints", endpoint_use::receive),
-              (std::vector<udp::endpoint>{ ep("0.0.0.0", 7148) }));
+    EXPECT_EQ(parsed("0.0.0.0:7148", endpoint_use::receive),
+              (endpoints{ ep("0.0.0.0", 7148) }));
+    EXPECT_EQ(parsed(":7148", endpoint_use::receive), (endpoints{ ep("0.0.0.0", 7148) }));
 }
 
 TEST(ParseEndpoints, WhitespaceAroundEntriesIsIgnored)
 {
-    EXPECT_EQ(
-        parse_endpoints(
-            "  239.1.2.3:7148 ,\t239.1.2.4 : 7148 ", "endpoints", endpoint_use::receive),
-        (std::vector<udp::endpoint>{ ep("239.1.2.3", 7148), ep("239.1.2.4", 7148) }));
+    EXPECT_EQ(parsed("  239.1.2.3:7148 ,\t239.1.2.4 : 7148 ", endpoint_use::receive),
+              (endpoints{ ep("239.1.2.3", 7148), ep("239.1.2.4", 7148) }));
 }
 
 TEST(ParseEndpoints, PortExtremes)
 {
-    EXPECT_EQ(parse_endpoints("1.2.3.4:1,1.2.3.4:65535", "endpoints", endpoint_use::send),
-              (std::vector<udp::endpoint>{ ep("1.2.3.4", 1), ep("1.2.3.4", 65535) }));
+    EXPECT_EQ(parsed("1.2.3.4:1,1.2.3.4:65535"),
+              (endpoints{ ep("1.2.3.4", 1), ep("1.2.3.4", 65535) }));
 }
 
 TEST(ParseEndpoints, HostnamesResolveToIPv4)
 {
-    EXPECT_EQ(parse_endpoints("localhost:7148", "endpoints", endpoint_use::send),
-              (std::vector<udp::endpoint>{ ep("127.0.0.1", 7148) }));
+    EXPECT_EQ(parsed("localhost:7148"), (endpoints{ ep("127.0.0.1", 7148) }));
 }
 
 TEST(ParseEndpoints, TheLargestRange)
 {
-    const auto list =
-        parse_endpoints("239.0.0.0+" + std::to_string(max_range_count) + ":7148",
-                        "endpoints",
-                        endpoint_use::send);
+    const auto list = parsed("239.0.0.0+" + std::to_string(max_range_count) + ":7148");
     ASSERT_EQ(list.size(), max_range_count + 1);
     EXPECT_EQ(list.back(), ep("239.0.3.255", 7148));
 }
@@ -184,12 +181,8 @@ TEST(ParseEndpointsErrors, RangesStayOnOneSideOfTheMulticastEdge)
                  "crosses the edge of the multicast range",
                  endpoint_use::receive);
     // Up to the edge is fine on both sides.
-    EXPECT_EQ(
-        parse_endpoints("239.255.255.250+5:7148", "endpoints", endpoint_use::send).size(),
-        6u);
-    EXPECT_EQ(
-        parse_endpoints("223.255.255.250+5:7148", "endpoints", endpoint_use::send).size(),
-        6u);
+    EXPECT_EQ(parsed("239.255.255.250+5:7148").size(), 6u);
+    EXPECT_EQ(parsed("223.255.255.250+5:7148").size(), 6u);
 }
 
 TEST(ParseEndpointsErrors, BroadcastAndReservedAddresses)

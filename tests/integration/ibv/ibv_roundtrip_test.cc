@@ -154,10 +154,4 @@ TEST(IbvRoundTrip, ReceiveRingSmallerThanAHeapReconcilesWithTheSender)
 
 } // namespace
 
-int main(int argc, char** argv)
-{
-    ::testing::InitGoogleTest(&argc, argv);
-    if (have_topology(1))
-        enter_host(1);
-    return RUN_ALL_TESTS();
-}
+int main(int argc, char** argv) { return ibv_test::run_all_tests_in_host(argc, argv, 1); }

@@ -99,6 +99,14 @@ void enter_host(int i)
     close(target);
 }
 
+int run_all_tests_in_host(int argc, char** argv, int i)
+{
+    ::testing::InitGoogleTest(&argc, argv);
+    if (have_topology(i))
+        enter_host(i);
+    return RUN_ALL_TESTS();
+}
+
 bool is_child() { return env("IBV_TEST_CHILD") == "1"; }
 
 child_result run_child(const std::vector<std::string>& prefix,

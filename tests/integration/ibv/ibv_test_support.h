@@ -63,6 +63,10 @@ private:
  * for host 1, the sender. */
 void enter_host(int i);
 
+/*! A test program's main(): GoogleTest's, with the whole process in host \p i (when
+ * the topology is there), where its threads and those it starts are born. */
+int run_all_tests_in_host(int argc, char** argv, int i);
+
 /*! What a child process printed and how it ended. */
 struct child_result {
     int exit_code = -1; //!< -1 if it did not exit normally

@@ -204,9 +204,6 @@ TEST(SendFaults, DeviceFatalFailsEveryHeapAndTheLogSaysWhy)
 
 int main(int argc, char** argv)
 {
-    ::testing::InitGoogleTest(&argc, argv);
     // The sender is host 1; the receiver moves a thread into host 2.
-    if (have_topology(1))
-        enter_host(1);
-    return RUN_ALL_TESTS();
+    return ibv_test::run_all_tests_in_host(argc, argv, 1);
 }

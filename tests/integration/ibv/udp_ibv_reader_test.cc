@@ -1201,10 +1201,7 @@ TEST(MultiPacketQueue, FramesBeyondTheQueueAreCountedExactly)
 
 int main(int argc, char** argv)
 {
-    ::testing::InitGoogleTest(&argc, argv);
     // The receiver is host 2, whose eth0 has the emulated device; senders move a
     // thread into host 1 as they need.
-    if (have_topology(2))
-        enter_host(2);
-    return RUN_ALL_TESTS();
+    return ibv_test::run_all_tests_in_host(argc, argv, 2);
 }

@@ -1099,9 +1099,6 @@ TEST(SendConfig, MemoryRegionsNeedAPointerAndASize)
 
 int main(int argc, char** argv)
 {
-    ::testing::InitGoogleTest(&argc, argv);
     // The sender is host 1; receivers move threads into host 2 as they need.
-    if (have_topology(1))
-        enter_host(1);
-    return RUN_ALL_TESTS();
+    return ibv_test::run_all_tests_in_host(argc, argv, 1);
 }
