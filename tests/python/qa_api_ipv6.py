@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 import numpy as np
-from gnuradio import blocks, gr, gr_unittest
+from gnuradio import blocks, gr_unittest
 
 import spead_qa_support as qa
 from spead_qa_support import spead as spead2
@@ -168,35 +168,17 @@ class qa_api_ipv6(qa.ApiTestCase):
 
     def test_blocks_round_trip_over_ipv6(self):
         rx, port = self.loopback_receiver()
-        data = np.arange(4096, dtype=np.int32)
-        tb = gr.top_block()
-        tb.connect(blocks.vector_source_i(data.tolist(), False),
-                   spead2.sink(endpoints=f"[::1]:{port}", item_type="int32",
-                               len_tag_key="", heap_items=1024, payload_item=0x1000,
-                               rate_gbps=1.0))
-        qa.run_to_completion(tb)
-        ig = spead2.ItemGroup()
-        got = [u["payload"].value.copy() for u in map(ig.update, rx) if "payload" in u]
-        np.testing.assert_array_equal(np.concatenate(got).view(np.int32), data)
+        qa.sink_ramp_into(rx, f"[::1]:{port}")
 
         port = qa.free_udp_port()
         src = spead2.source(endpoints=f"[::1]:{port}", item_type="int32",
                             payload_item=0x1000)
         self.assertEqual(src.bound_endpoints(), [f"[::1]:{port}"])
         out = blocks.vector_sink_i()
-        tb = gr.top_block()
-        tb.connect(src, out)
-        tb.start()
-        try:
-            tx = spead2.send.UdpStream(self.pool, [("::1", port)],
-                                       spead2.send.StreamConfig(rate=1e8))
-            values = sample_values(4)
-            send_values(tx, values)
-            qa.wait_for(lambda: src.stats()["stop_heaps"] == 1)
-            tb.wait()
-        finally:
-            tb.stop()
-            tb.wait()
+        values = sample_values(4)
+        tx = spead2.send.UdpStream(self.pool, [("::1", port)],
+                                   spead2.send.StreamConfig(rate=1e8))
+        qa.run_source_while(src, out, lambda: send_values(tx, values))
         np.testing.assert_array_equal(out.data(), np.concatenate(values))
 
     def test_multicast_ipv6_by_interface_index_in_a_namespace(self):

@@ -14,7 +14,7 @@ import shutil
 import subprocess
 
 import numpy as np
-from gnuradio import blocks, gr, gr_unittest
+from gnuradio import blocks, gr_unittest
 
 import spead_qa_support as qa
 from spead_qa_support import spead as spead2
@@ -109,42 +109,27 @@ class qa_api_send(qa.ApiTestCase):
     def test_python_sender_to_source_block(self):
         src, port = qa.make_source(item_type="int32", payload_item=0x1000)
         out = blocks.vector_sink_i()
-        tb = gr.top_block()
-        tb.connect(src, out)
-        tb.start()
-        try:
+        sent = []
+
+        def send():
             tx = self.sender(port)
             ig = spead2.send.ItemGroup()
             ig.add_item(0x1000, "samples", "", (None,), format=[("i", 32)])
-            sent = []
             for i in range(4):
                 value = np.arange(100 * i, 100 * i + 50 + i, dtype=">i4")
                 ig["samples"].value = value
                 sent.append(value)
                 tx.send_heap(ig.get_heap())
             tx.send_heap(ig.get_end())
-            qa.wait_for(lambda: src.stats()["stop_heaps"] == 1)
-            tb.wait()
-        finally:
-            tb.stop()
-            tb.wait()
+
+        qa.run_source_while(src, out, send)
         np.testing.assert_array_equal(out.data(), np.concatenate(sent))
         self.assertEqual([v["heap_cnt"] for _, v in sorted(
             qa.tags_by_offset(out.tags()).items())], [1, 2, 3, 4])
 
     def test_sink_block_to_python_receiver(self):
         rx, port = self.udp_recv_stream()
-        data = np.arange(4096, dtype=np.int32)
-        tb = gr.top_block()
-        tb.connect(blocks.vector_source_i(data.tolist(), False),
-                   spead2.sink(endpoints=f"127.0.0.1:{port}", item_type="int32",
-                               len_tag_key="", heap_items=1024, payload_item=0x1000,
-                               rate_gbps=1.0))
-        qa.run_to_completion(tb)
-        ig = spead2.ItemGroup()
-        got = [updated["payload"].value.copy() for updated in map(ig.update, rx)
-               if "payload" in updated]
-        np.testing.assert_array_equal(np.concatenate(got).view(np.int32), data)
+        qa.sink_ramp_into(rx, f"127.0.0.1:{port}")
 
     # ---- the send API ------------------------------------------------------------------
     def test_send_heaps_substreams_and_cnt_sequence(self):

@@ -25,7 +25,7 @@ import weakref
 
 import numpy as np
 import pmt
-from gnuradio import gr, gr_unittest
+from gnuradio import blocks, gr, gr_unittest
 from gnuradio import spead
 
 TESTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -202,6 +202,35 @@ def run_to_completion(tb, timeout=30.0):
     time."""
     tb.start()
     wait_to_end(tb, timeout)
+
+
+def sink_ramp_into(rx, endpoint):
+    """A spead.sink sends int32 0..4095, heaps of 1024 in item 0x1000, to `endpoint`;
+    `rx`, a receive stream bound there, must get every one, in order."""
+    data = np.arange(4096, dtype=np.int32)
+    tb = gr.top_block()
+    tb.connect(blocks.vector_source_i(data.tolist(), False),
+               spead.sink(endpoints=endpoint, item_type="int32", len_tag_key="",
+                          heap_items=1024, payload_item=0x1000, rate_gbps=1.0))
+    run_to_completion(tb)
+    ig = spead.ItemGroup()
+    got = [u["payload"].value.copy() for u in map(ig.update, rx) if "payload" in u]
+    np.testing.assert_array_equal(np.concatenate(got).view(np.int32), data)
+
+
+def run_source_while(src, out, send):
+    """Runs src -> out while `send()` sends heaps and a stop heap to it; returns once
+    the source has counted the stop heap and the flowgraph has ended."""
+    tb = gr.top_block()
+    tb.connect(src, out)
+    tb.start()
+    try:
+        send()
+        wait_for(lambda: src.stats()["stop_heaps"] == 1)
+        tb.wait()
+    finally:
+        tb.stop()
+        tb.wait()
 
 
 def wait_to_end(tb, timeout=30.0, what="flowgraph"):

@@ -87,6 +87,11 @@ in_host::~in_host()
     close(d_previous);
 }
 
+std::string endpoint_in(int i, unsigned short port)
+{
+    return host(i).ip + ":" + std::to_string(port);
+}
+
 void enter_host(int i)
 {
     const int target = open_namespace(i);
@@ -177,6 +182,13 @@ void fill_pattern(std::uint8_t* out, std::size_t size, std::uint64_t cnt)
 {
     for (std::size_t i = 0; i < size; i++)
         out[i] = pattern_byte(cnt, i);
+}
+
+std::vector<std::uint8_t> patterned(std::size_t size, std::uint64_t cnt)
+{
+    std::vector<std::uint8_t> out(size);
+    fill_pattern(out.data(), out.size(), cnt);
+    return out;
 }
 
 std::size_t pattern_mismatches(const gr::spead::recv::heap& h,

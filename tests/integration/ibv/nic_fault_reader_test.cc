@@ -85,12 +85,12 @@ public:
     explicit heap_source(unsigned short port)
     {
         in_host there(1);
-        d_stream = std::make_unique<send::udp_stream>(
-            d_io,
-            send::stream_config(),
-            send::udp_config()
-                .set_endpoints(host(2).ip + ":" + std::to_string(port))
-                .set_interface(host(1).netdev));
+        d_stream =
+            std::make_unique<send::udp_stream>(d_io,
+                                               send::stream_config(),
+                                               send::udp_config()
+                                                   .set_endpoints(endpoint_in(2, port))
+                                                   .set_interface(host(1).netdev));
     }
     void send(std::size_t n)
     {
@@ -99,7 +99,7 @@ public:
             const std::uint64_t cnt = ++d_sent;
             fill_pattern(payload.data(), payload.size(), cnt);
             send::heap h;
-            h.add_item(0x1000, payload.data(), payload.size(), false);
+            h.add_item(payload_id, payload.data(), payload.size(), false);
             d_stream->send_heap(h, std::int64_t(cnt));
         }
     }
@@ -118,7 +118,7 @@ pop_cnts(recv::stream& s, std::size_t n, std::chrono::milliseconds limit = 5000m
     std::vector<std::uint64_t> cnts;
     recv::heap h;
     while (cnts.size() < n && s.pop(h, limit) == recv::stream::pop_result::heap) {
-        EXPECT_EQ(pattern_mismatches(h, 0x1000, heap_bytes, h.cnt()), 0u);
+        EXPECT_EQ(pattern_mismatches(h, payload_id, heap_bytes, h.cnt()), 0u);
         cnts.push_back(h.cnt());
     }
     return cnts;
@@ -149,7 +149,7 @@ protected:
         nic = std::make_unique<faulty_nic>();
         rs = std::make_unique<recv::stream>(small_stream());
         rs->emplace_reader<recv::udp_ibv_reader>(
-            reader_config(host(2).ip + ":" + std::to_string(port), GetParam()));
+            reader_config(endpoint_in(2, port), GetParam()));
         tx = std::make_unique<heap_source>(port);
         tx->send(heaps);
         ASSERT_EQ(pop_cnts(*rs, heaps), range(1, heaps));
