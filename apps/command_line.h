@@ -10,12 +10,15 @@
 
 // What every tool's main() does alike: parse its command line (options bound to typed
 // fields, positional arguments in a hidden option), tell a UDP port from other
-// arguments, and end its loop on Ctrl-C or SIGTERM.
+// arguments, end its loop on Ctrl-C or SIGTERM, and turn errors into exit statuses.
 
 #include <boost/program_options.hpp>
 #include <atomic>
 #include <csignal>
+#include <exception>
+#include <iostream>
 #include <string>
+#include <vector>
 
 namespace gr {
 namespace spead {
@@ -46,6 +49,21 @@ parse_command_line(int argc,
     return vm;
 }
 
+/*! As above, for a tool whose positional arguments are all strings of one kind (its
+ * sources, its destinations): they go to \p values. */
+inline boost::program_options::variables_map
+parse_command_line(int argc,
+                   char** argv,
+                   const boost::program_options::options_description& visible,
+                   const char* positional,
+                   std::vector<std::string>& values,
+                   int style = boost::program_options::command_line_style::default_style)
+{
+    boost::program_options::options_description hidden;
+    hidden.add_options()(positional, boost::program_options::value(&values), positional);
+    return parse_command_line(argc, argv, visible, hidden, positional, -1, style);
+}
+
 /*! A UDP port number as written: 1 to 5 decimal digits. */
 inline bool is_udp_port(const std::string& text)
 {
@@ -66,6 +84,27 @@ inline void stop_on_signals()
     const auto on_signal = [](int) { interrupted = true; };
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
+}
+
+/*!
+ * A tool's exit status from \p body (its main() after the options are declared): a
+ * usage error (boost::program_options::error) is said with the usage, \p options, and
+ * gives 2; any other error is said and gives 1; otherwise what \p body returns.
+ */
+template <typename Body>
+int exit_status(const char* tool,
+                const boost::program_options::options_description& options,
+                Body&& body)
+{
+    try {
+        return body();
+    } catch (const boost::program_options::error& e) {
+        std::cerr << tool << ": " << e.what() << "\n\n" << options;
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << tool << ": " << e.what() << "\n";
+        return 1;
+    }
 }
 
 } // namespace apps

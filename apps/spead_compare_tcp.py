@@ -19,13 +19,10 @@ CPU seconds, not wall time, are the measure: they hold on a busy machine, where 
 rate depends on what else runs.
 """
 
-import os
 import socket
-import sys
 import threading
-import time
 
-import spead_compare as base
+import compare_trials as base
 
 
 def tcp_port_listening(port):
@@ -91,22 +88,17 @@ def compare_receivers(args, tools, failures):
                                      str(packet), "--buffer", str(base.SOCKET_BUFFER),
                                      f"127.0.0.1:{port}"],
         }
-        for trial in range(1, args.trials + 1):
-            order = [base.SPEAD2, base.OURS] if trial % 2 else [base.OURS, base.SPEAD2]
-            for impl in order:
-                port = free_tcp_port()
-                sender = [tools["spead2_send"], "--tcp", "--heap-size", str(base.HEAP_SIZE),
-                          "--heaps", str(args.heaps), "--packet", str(packet),
-                          "--buffer", str(base.SOCKET_BUFFER), f"127.0.0.1:{port}"]
-                try:
-                    metrics, _ = base.run_receive_trial(
-                        impl, receivers[impl](port), sender, port, args.heaps, 0,
-                        ready=tcp_port_listening)
-                except base.TrialFailed as e:
-                    failures.append(f"tcp receive {packet} B trial {trial} {impl}: {e}")
-                    print(f"FAILED: {failures[-1]}", file=sys.stderr)
-                    continue
-                results.add(packet, 0, impl, trial, metrics)
+
+        def run(impl, trial):
+            port = free_tcp_port()
+            sender = [tools["spead2_send"], "--tcp", "--heap-size", str(base.HEAP_SIZE),
+                      "--heaps", str(args.heaps), "--packet", str(packet),
+                      "--buffer", str(base.SOCKET_BUFFER), f"127.0.0.1:{port}"]
+            metrics, _ = base.run_receive_trial(impl, receivers[impl](port), sender, port,
+                                                args.heaps, 0, ready=tcp_port_listening)
+            return metrics
+
+        base.run_trials(args, "tcp receive", packet, 0, run, results, failures)
         base.print_table(f"TCP receive: {packet}-byte frames from spead2_send --tcp, "
                          f"{args.heaps} x 1 MiB heaps per trial", results, packet,
                          base.RECEIVE_COLUMNS, [("cpu_s_per_gib", "CPU s/GiB")])
@@ -124,16 +116,10 @@ def compare_senders(args, tools, failures):
                               f"127.0.0.1:{sink.port}"]
                        for impl, name in ((base.SPEAD2, "spead2_send"),
                                           (base.OURS, "spead_send"))}
-            for trial in range(1, args.trials + 1):
-                order = [base.SPEAD2, base.OURS] if trial % 2 else [base.OURS, base.SPEAD2]
-                for impl in order:
-                    try:
-                        metrics = base.run_send_trial(senders[impl], args.send_heaps)
-                    except base.TrialFailed as e:
-                        failures.append(f"tcp send {packet} B trial {trial} {impl}: {e}")
-                        print(f"FAILED: {failures[-1]}", file=sys.stderr)
-                        continue
-                    results.add(packet, 0, impl, trial, metrics)
+            base.run_trials(
+                args, "tcp send", packet, 0,
+                lambda impl, trial: base.run_send_trial(senders[impl], args.send_heaps),
+                results, failures)
             base.print_table(f"TCP send: {packet}-byte frames, {args.send_heaps} x 1 MiB "
                              f"heaps per trial into a discarding receiver", results, packet,
                              base.SEND_COLUMNS,

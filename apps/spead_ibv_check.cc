@@ -13,8 +13,9 @@
 // ibverbs is usable, 1 when it is not, 2 for a usage error.
 
 #include "command_line.h"
+#include "transport/ibv/device_binding.h"
 #include "transport/ibv/preflight.h"
-#include "transport/ibv/verbs.h"
+#include "transport/ibv/privileges.h"
 #include "transport/rdma/rdma_probe.h"
 #include <system_error>
 #include <boost/asio/ip/address_v4.hpp>

@@ -352,12 +352,10 @@ int main(int argc, char** argv)
         "help-stats", "list the statistics with their meaning");
     apps::receiver_options receiver;
     receiver.add_to(options);
-    po::options_description hidden;
     std::vector<std::string> sources;
-    hidden.add_options()("source", po::value(&sources), "sources");
-    try {
+    return apps::exit_status("spead_recv", options, [&] {
         const po::variables_map vm =
-            apps::parse_command_line(argc, argv, options, hidden, "source", -1);
+            apps::parse_command_line(argc, argv, options, "source", sources);
         if (vm.count("help")) {
             std::cout << options;
             return 0;
@@ -370,11 +368,5 @@ int main(int argc, char** argv)
             throw po::error("give at least one SOURCE (an endpoint or a capture file)");
         receiver.check(vm);
         return run(receiver, sources);
-    } catch (const po::error& e) {
-        std::cerr << "spead_recv: " << e.what() << "\n\n" << options;
-        return 2;
-    } catch (const std::exception& e) {
-        std::cerr << "spead_recv: " << e.what() << "\n";
-        return 1;
-    }
+    });
 }

@@ -159,17 +159,14 @@ int main(int argc, char** argv)
     options.add_options()("help,h", "show this help");
     apps::sender_options sender;
     sender.add_to(options);
-    po::options_description hidden;
     std::vector<std::string> destinations;
-    hidden.add_options()("destination", po::value(&destinations), "destinations");
-    try {
+    return apps::exit_status("spead_send", options, [&] {
         const po::variables_map vm =
             apps::parse_command_line(argc,
                                      argv,
                                      options,
-                                     hidden,
                                      "destination",
-                                     -1,
+                                     destinations,
                                      po::command_line_style::default_style &
                                          ~po::command_line_style::allow_guessing);
         if (vm.count("help")) {
@@ -178,11 +175,5 @@ int main(int argc, char** argv)
         }
         sender.check();
         return run(sender, destinations);
-    } catch (const po::error& e) {
-        std::cerr << "spead_send: " << e.what() << "\n\n" << options;
-        return 2;
-    } catch (const std::exception& e) {
-        std::cerr << "spead_send: " << e.what() << "\n";
-        return 1;
-    }
+    });
 }

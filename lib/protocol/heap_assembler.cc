@@ -7,6 +7,7 @@
 
 #include "endian.h"
 #include "heap_assembler.h"
+#include "heap_freeze.h"
 #include "item_pointer.h"
 #include <gnuradio/spead/item_ids.h>
 #include <algorithm>
@@ -18,19 +19,6 @@
 namespace gr {
 namespace spead {
 namespace recv {
-
-void assembler_config::validate() const
-{
-    if (max_heaps < 1)
-        throw std::invalid_argument("max_heaps must be at least 1; use 4 or more when "
-                                    "several senders or reordering interleave heaps");
-    if (max_heap_size < 1)
-        throw std::invalid_argument(
-            "max_heap_size must be at least 1 byte; set it to the "
-            "largest heap payload the stream carries");
-    if (max_item_pointers < 1)
-        throw std::invalid_argument("max_item_pointers must be at least 1");
-}
 
 heap_assembler::heap_assembler(const assembler_config& config,
                                std::shared_ptr<detail::heap_pool> pool,
@@ -362,7 +350,7 @@ void heap_assembler::retire(slot& s, recv_stat reason_if_incomplete)
         h.has_heap_size
             ? h.received == h.heap_size
             : h.packets > 0 && h.received_ranges.is_contiguous_from_zero(h.extent);
-    if (h.complete && !addresses_fit(h)) {
+    if (h.complete && !detail::addresses_fit(h)) {
         // An item addressed past the heap's end: spead2 never completes such a heap
         // (it cannot be decoded), so it ends as an evicted incomplete heap; here at once.
         h.complete = false;
@@ -374,14 +362,14 @@ void heap_assembler::retire(slot& s, recv_stat reason_if_incomplete)
         d_stats[reason_if_incomplete]++;
         if (d_config.incomplete == incomplete_heaps::drop)
             return; // storage goes back to the pool
-        zero_fill_gaps(h);
-        freeze(h);
+        detail::zero_fill_gaps(h);
+        detail::freeze(h, d_stats);
         d_stats[recv_stat::incomplete_heaps_delivered]++;
         d_ready(heap(std::move(storage)));
         return;
     }
 
-    freeze(h);
+    detail::freeze(h, d_stats);
     if (h.packets == 1)
         d_stats[recv_stat::single_packet_heaps]++;
     // Both stream controls in one look at the items (heap::has_stream_ctrl's test).
@@ -436,20 +424,6 @@ void heap_assembler::stop()
         return;
     flush();
     d_stopped = true;
-}
-
-void heap_assembler::zero_fill_gaps(detail::heap_storage& h)
-{
-    const std::uint64_t size = h.has_heap_size ? h.heap_size : h.extent;
-    h.reserve_payload(size, h.extent);
-    std::uint64_t pos = 0;
-    for (const interval_set::range& r : h.received_ranges.ranges()) {
-        if (r.begin > pos)
-            std::memset(h.buffer.get() + pos, 0, r.begin - pos);
-        pos = r.end;
-    }
-    if (size > pos)
-        std::memset(h.buffer.get() + pos, 0, size - pos);
 }
 
 } // namespace recv

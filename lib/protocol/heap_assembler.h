@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_PROTOCOL_HEAP_ASSEMBLER_H
 #define INCLUDED_SPEAD_PROTOCOL_HEAP_ASSEMBLER_H
 
+#include "assembler_config.h"
 #include "cnt_index.h"
 #include "fragment_limit.h"
 #include "heap_pool.h"
@@ -26,34 +27,6 @@
 namespace gr {
 namespace spead {
 namespace recv {
-
-/*! Assembly limits; every one bounds memory or time under hostile input. */
-struct SPEAD_API assembler_config {
-    std::size_t max_heaps = 4;                    //!< live heaps (window)
-    std::size_t max_heap_size = 64 * 1024 * 1024; //!< bytes; larger heaps are dropped
-    incomplete_heaps incomplete = incomplete_heaps::drop;
-    /*! A STREAM_CTRL stop heap flushes the live heaps and ends the stream; when false it
-     * is only counted, and live heaps (perhaps another sender's) go on assembling. */
-    bool stop_on_stop_heap = true;
-    /*! With stop_on_stop_heap false, the stop heap is also delivered, as an ordinary
-     * heap (spead2 does so: its consumer sees is_end_of_stream()); otherwise it is only
-     * counted. */
-    bool deliver_stop_heaps = false;
-    /*! The counter of heaps delivered complete: heaps, or control_heaps where the
-     * data heaps are placed elsewhere and counted there (continuous streams). */
-    recv_stat heaps_stat = recv_stat::heaps;
-    /*! Recently retired heap cnts remembered to catch duplicates and late packets of
-     * heaps already delivered (single-packet heaps included). */
-    std::size_t retired_history = 64;
-    /*! Separate received ranges per heap; 0: automatic (fragment_limit::choose() of
-     * max_heap_size). */
-    std::size_t max_fragments = 0;
-    /*! Item pointers per heap. */
-    std::size_t max_item_pointers = 65536;
-
-    /*! \throws std::invalid_argument naming the field and the fix */
-    void validate() const;
-};
 
 /*!
  * \brief Turns SPEAD packets into heaps: no I/O, no threads, no allocation per packet.
@@ -143,26 +116,6 @@ private:
     void retire(slot& s, recv_stat reason_if_incomplete);
     /*! A packet of a heap that left recently: counted by how it left. */
     void count_retired(retired_as how);
-    /*! Makes the heap's items from its raw pointers (heap_freeze.cc). */
-    void freeze(detail::heap_storage& h);
-    /*! True if the pointers are in wire order, addresses increasing, no repeats (the
-     * usual shape); then \p n_immediates is set. */
-    static bool needs_no_sorting(const detail::heap_storage& h,
-                                 std::size_t& n_immediates);
-    /*! The items of a heap that needs no sorting, in one pass. */
-    void items_in_wire_order(detail::heap_storage& h,
-                             std::uint64_t size,
-                             std::size_t n_immediates);
-    /*! Item lengths for any shape: wire order and repeats found by sorting. */
-    static void lengths_by_sorting(detail::heap_storage& h, std::uint64_t size);
-    /*! The items, from the lengths lengths_by_sorting() found. */
-    void items_from_lengths(detail::heap_storage& h);
-    /*! Immediate item \p slot of the heap's immediates, for \p pointer. */
-    static item
-    immediate_item(detail::heap_storage& h, std::uint64_t pointer, std::size_t slot);
-    /*! False if an addressed item starts past the heap's size (spead2: undecodable). */
-    static bool addresses_fit(const detail::heap_storage& h);
-    void zero_fill_gaps(detail::heap_storage& h);
     void flush_except(const slot* keep);
 
     assembler_config d_config;

@@ -5,19 +5,17 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// Freezing a heap: its raw item pointers become the items a consumer reads (each
-// addressed item's length, repeats dropped, immediates right-aligned), once, as the
-// heap leaves the assembler.
-
 #include "endian.h"
-#include "heap_assembler.h"
+#include "heap_freeze.h"
 #include "item_pointer.h"
 #include <gnuradio/spead/item_ids.h>
 #include <algorithm>
+#include <cstring>
 
 namespace gr {
 namespace spead {
 namespace recv {
+namespace detail {
 
 namespace {
 // item_lengths[i]: the length of addressed item i, or one of two markers.
@@ -30,9 +28,10 @@ std::uint64_t length_to(std::uint64_t address, std::uint64_t next, std::uint64_t
 {
     return address <= size ? std::min(next, size) - address : bad_address;
 }
+
 } // namespace
 
-bool heap_assembler::addresses_fit(const detail::heap_storage& h)
+bool addresses_fit(const heap_storage& h)
 {
     const item_pointer_codec codec(h.heap_flavour.heap_address_bits());
     const std::uint64_t size = h.has_heap_size ? h.heap_size : h.extent;
@@ -42,8 +41,11 @@ bool heap_assembler::addresses_fit(const detail::heap_storage& h)
     return true;
 }
 
-bool heap_assembler::needs_no_sorting(const detail::heap_storage& h,
-                                      std::size_t& n_immediates)
+namespace {
+
+/*! True if the pointers are in wire order, addresses increasing, no repeats (the
+ * usual shape); then \p n_immediates is set. */
+bool needs_no_sorting(const heap_storage& h, std::size_t& n_immediates)
 {
     // The usual shape (one packet, or packets in offset order, carrying the addressed
     // items in address order and no pointer twice) needs no sort: each addressed item
@@ -77,7 +79,8 @@ bool heap_assembler::needs_no_sorting(const detail::heap_storage& h,
     return true;
 }
 
-void heap_assembler::lengths_by_sorting(detail::heap_storage& h, std::uint64_t size)
+/*! Item lengths for any shape: wire order and repeats found by sorting. */
+void lengths_by_sorting(heap_storage& h, std::uint64_t size)
 {
     auto& raw = h.raw_pointers;
     const std::size_t n = raw.size();
@@ -130,9 +133,8 @@ void heap_assembler::lengths_by_sorting(detail::heap_storage& h, std::uint64_t s
     }
 }
 
-item heap_assembler::immediate_item(detail::heap_storage& h,
-                                    std::uint64_t pointer,
-                                    std::size_t slot)
+/*! Immediate item \p slot of the heap's immediates, for \p pointer. */
+item immediate_item(heap_storage& h, std::uint64_t pointer, std::size_t slot)
 {
     const item_pointer_codec codec(h.heap_flavour.heap_address_bits());
     const int width = h.heap_flavour.heap_address_bytes();
@@ -148,9 +150,11 @@ item heap_assembler::immediate_item(detail::heap_storage& h,
     return it;
 }
 
-void heap_assembler::items_in_wire_order(detail::heap_storage& h,
-                                         std::uint64_t size,
-                                         std::size_t n_immediates)
+/*! The items of a heap that needs no sorting, in one pass. */
+void items_in_wire_order(heap_storage& h,
+                         std::uint64_t size,
+                         std::size_t n_immediates,
+                         recv_stats& stats)
 {
     // One pass: an addressed item's length is known when the next address comes, so
     // it goes in at once and its length is set then (or at the end: the heap's size).
@@ -171,7 +175,7 @@ void heap_assembler::items_in_wire_order(detail::heap_storage& h,
             open = none;
         }
         if (address > size) {
-            d_stats[recv_stat::items_bad_address]++;
+            stats[recv_stat::items_bad_address]++;
             continue;
         }
         if (codec.id(r.pointer) == item_id::null)
@@ -187,7 +191,8 @@ void heap_assembler::items_in_wire_order(detail::heap_storage& h,
         h.items[open].length = std::size_t(length_to(open_address, size, size));
 }
 
-void heap_assembler::items_from_lengths(detail::heap_storage& h)
+/*! The items, from the lengths lengths_by_sorting() found. */
+void items_from_lengths(heap_storage& h, recv_stats& stats)
 {
     const auto& raw = h.raw_pointers;
     const auto& lengths = h.item_lengths;
@@ -206,7 +211,7 @@ void heap_assembler::items_from_lengths(detail::heap_storage& h)
             continue;
         }
         if (lengths[i] == bad_address) {
-            d_stats[recv_stat::items_bad_address]++;
+            stats[recv_stat::items_bad_address]++;
             continue;
         }
         if (codec.id(pointer) == item_id::null)
@@ -219,7 +224,9 @@ void heap_assembler::items_from_lengths(detail::heap_storage& h)
     }
 }
 
-void heap_assembler::freeze(detail::heap_storage& h)
+} // namespace
+
+void freeze(heap_storage& h, recv_stats& stats)
 {
     h.items.clear();
     h.immediates.clear();
@@ -229,13 +236,29 @@ void heap_assembler::freeze(detail::heap_storage& h)
     h.items.reserve(h.raw_pointers.size());
     std::size_t n_immediates = 0;
     if (needs_no_sorting(h, n_immediates)) {
-        items_in_wire_order(h, size, n_immediates);
+        items_in_wire_order(h, size, n_immediates, stats);
     } else {
         lengths_by_sorting(h, size);
-        items_from_lengths(h);
+        items_from_lengths(h, stats);
     }
 }
 
+
+void zero_fill_gaps(heap_storage& h)
+{
+    const std::uint64_t size = h.has_heap_size ? h.heap_size : h.extent;
+    h.reserve_payload(size, h.extent);
+    std::uint64_t pos = 0;
+    for (const interval_set::range& r : h.received_ranges.ranges()) {
+        if (r.begin > pos)
+            std::memset(h.buffer.get() + pos, 0, r.begin - pos);
+        pos = r.end;
+    }
+    if (size > pos)
+        std::memset(h.buffer.get() + pos, 0, size - pos);
+}
+
+} // namespace detail
 } // namespace recv
 } // namespace spead
 } // namespace gr

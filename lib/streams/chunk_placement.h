@@ -13,7 +13,7 @@
 #include "lock_profile.h"
 #include "placement.h"
 #include "protocol/chunk_assembler.h"
-#include <gnuradio/spead/recv_stream.h>
+#include <gnuradio/spead/recv_stream_config.h>
 #include <condition_variable>
 #include <atomic>
 #include <memory>

@@ -176,7 +176,7 @@ void heap_placement::wake_all_locked()
     d_space_available.notify_all();
 }
 
-stream::pop_result heap_placement::pop(heap& out, std::chrono::microseconds timeout)
+bool heap_placement::pop(heap& out, std::chrono::microseconds timeout, bool& stopped)
 {
     std::unique_lock<std::mutex> lock(d_core.mutex);
     const auto ready = [this] { return !d_queue.empty() || d_core.stopped.load(); };
@@ -185,10 +185,10 @@ stream::pop_result heap_placement::pop(heap& out, std::chrono::microseconds time
     if (!d_queue.empty()) {
         d_queue.pop_into(out);
         d_space_available.notify_one();
-        return stream::pop_result::heap;
+        return true;
     }
-    return d_core.stopped.load() ? stream::pop_result::stopped
-                                 : stream::pop_result::timeout;
+    stopped = d_core.stopped.load();
+    return false;
 }
 
 bool heap_placement::try_pop(heap& out)

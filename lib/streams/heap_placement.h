@@ -12,7 +12,7 @@
 #include "placement.h"
 #include "protocol/heap_assembler.h"
 #include "protocol/heap_pool.h"
-#include <gnuradio/spead/recv_stream.h>
+#include <gnuradio/spead/recv_stream_config.h>
 #include <condition_variable>
 #include <chrono>
 #include <memory>
@@ -62,8 +62,10 @@ public:
             d_heap_available.notify_one();
     }
 
-    /*! See stream::pop() and stream::try_pop(). */
-    stream::pop_result pop(heap& out, std::chrono::microseconds timeout);
+    /*! See stream::pop() and stream::try_pop(). False: no heap within \p timeout;
+     * \p stopped then says whether the stream had ended, as seen under the lock (so
+     * no heap can have come after). */
+    bool pop(heap& out, std::chrono::microseconds timeout, bool& stopped);
     bool try_pop(heap& out);
 
 private:

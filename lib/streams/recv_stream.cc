@@ -118,7 +118,10 @@ std::size_t stream::wait_for_queue_space(std::chrono::microseconds timeout)
 
 stream::pop_result stream::pop(heap& out, std::chrono::microseconds timeout)
 {
-    return d_impl->placing->heaps().pop(out, timeout);
+    bool stopped = false;
+    if (d_impl->placing->heaps().pop(out, timeout, stopped))
+        return pop_result::heap;
+    return stopped ? pop_result::stopped : pop_result::timeout;
 }
 
 bool stream::try_pop(heap& out) { return d_impl->placing->heaps().try_pop(out); }

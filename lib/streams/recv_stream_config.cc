@@ -8,7 +8,7 @@
 // Validation of a receive stream's settings (stream_config, continuous_config).
 
 #include "chunk_placement.h"
-#include <gnuradio/spead/recv_stream.h>
+#include <gnuradio/spead/recv_stream_config.h>
 #include <stdexcept>
 #include <string>
 

@@ -5,8 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include "protocol/packetiser.h"
-#include "rate_limiter.h"
+#include "packet_batch.h"
 #include "streams/packet_writer.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/send_stream.h>
@@ -17,10 +16,8 @@
 #include <boost/system/system_error.hpp>
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <exception>
 #include <mutex>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -30,87 +27,36 @@ namespace gr {
 namespace spead {
 namespace send {
 
-namespace {
-/*! Packets handed to the transport at once: enough to amortise a syscall or a
- * doorbell, small enough that the header buffer stays in cache. */
-constexpr std::size_t max_batch_packets = 64;
-} // namespace
-
-// ---- stream ----------------------------------------------------------------------
-
+/*!
+ * The heap queue: producers queue heaps under the mutex; the writer thread takes them
+ * in order (started), cuts and writes them in batches (packet_batch) and completes
+ * them once the transport is done with their memory.
+ */
 struct stream::impl {
-    /*! Where send_heap() waits for its heap (on its own stack: nothing allocated). */
-    struct sync_result {
-        bool done = false;
-        boost::system::error_code ec;
-        std::size_t bytes = 0;
-    };
-
-    /*! A queued heap. Producers fill it under the mutex; once queued only the writer
-     * touches it until it completes. */
-    struct entry {
-        std::optional<packet_generator> generator;
-        std::size_t substream = 0;
-        completion_handler handler;
-        sync_result* waiter = nullptr;
-        // writer progress
-        bool all_cut = false;         //!< every packet written or abandoned
-        std::uint64_t done_after = 0; //!< completions that finish it
-        std::size_t bytes = 0;
-        boost::system::error_code ec;
-
-        /*! Empty again for the next heap (the generator holds a reference, so the
-         * entry cannot simply be assigned). */
-        void reset()
-        {
-            generator.reset();
-            substream = 0;
-            handler = nullptr;
-            waiter = nullptr;
-            all_cut = false;
-            done_after = 0;
-            bytes = 0;
-            ec.clear();
-        }
-    };
-
-    /*! The packets of one heap inside a batch: [first, end). */
-    struct span {
-        entry* e;
-        std::size_t first;
-        std::size_t end;
-        bool finishes_heap;
-    };
+    using entry = detail::queued_heap;
 
     impl(stream& owner, const stream_config& config)
         : owner(owner),
           config(config),
           logger("spead send_stream"),
           ring(config.get_max_heaps()),
-          headers(max_batch_packets * config.get_max_packet_size()),
-          packets(max_batch_packets),
-          piece_begin(max_batch_packets)
+          batch(config, [this] { return next_heap(); })
     {
-        pieces.reserve(max_batch_packets * 4);
-        spans.reserve(max_batch_packets);
         to_post.reserve(config.get_max_heaps());
-        if (config.get_rate() > 0)
-            limiter.emplace(config.get_rate(),
-                            static_cast<double>(config.get_burst_size()));
     }
 
     entry& at(std::size_t offset) { return ring[(head + offset) % ring.size()]; }
 
     bool enqueue_locked(const heap& h,
                         completion_handler&& handler,
-                        sync_result* waiter,
+                        detail::heap_waiter* waiter,
                         std::int64_t cnt,
                         std::size_t substream_index);
     void check_substream(std::size_t substream_index) const;
     // writer thread
     void writer_loop();
-    std::size_t fill_batch();
-    void write_batch(std::size_t n);
+    /*! The oldest heap the writer has not begun, now begun; null if none. */
+    entry* next_heap();
     void complete_heaps(bool wait);
 
     stream& owner;
@@ -134,20 +80,7 @@ struct stream::impl {
     std::thread writer;
 
     // ---- writer thread only ----
-    std::vector<std::uint8_t> headers; //!< packet headers of one batch
-    std::vector<packet_piece> pieces;  //!< pieces of one batch, in packet order
-    std::vector<packet> packets;
-    std::vector<std::size_t> piece_begin;
-    std::vector<span> spans;
-    entry* current = nullptr; //!< heap being cut
-    std::uint64_t packets_accepted = 0;
-    std::optional<rate_limiter> limiter;
-    /*! Counters of written batches not yet added to stats: they go in with the next
-     * completion pass, so the writer takes the queue's mutex once per batch. */
-    std::uint64_t pending_packets = 0;
-    std::uint64_t pending_bytes = 0;
-    std::uint64_t pending_failed = 0;
-    std::uint64_t pending_waits = 0;
+    detail::packet_batch batch;
     /*! Completed heaps' handlers, posted once the mutex is released: a producer woken
      * by the post must not find the mutex still held (it would block on it, and the
      * writer would have to wake it a second time). Capacity: the ring's size. */
@@ -241,7 +174,7 @@ std::string stream::get_failure() const
 
 bool stream::impl::enqueue_locked(const heap& h,
                                   completion_handler&& handler,
-                                  sync_result* waiter,
+                                  detail::heap_waiter* waiter,
                                   std::int64_t cnt,
                                   std::size_t substream_index)
 {
@@ -301,7 +234,7 @@ stream::send_heap(const heap& h, std::int64_t cnt, std::size_t substream_index)
 {
     d_impl->check_substream(substream_index);
     impl& d = *d_impl;
-    impl::sync_result result;
+    detail::heap_waiter result;
     std::unique_lock<std::mutex> lock(d.mutex);
     d.heap_done.wait(lock, [&d] { return d.count < d.ring.size() || d.stopping; });
     if (d.stopping)
@@ -328,125 +261,34 @@ void stream::flush()
 
 // ---- writer thread -----------------------------------------------------------------
 
-std::size_t stream::impl::fill_batch()
+stream::impl::entry* stream::impl::next_heap()
 {
-    impl& d = *this;
-    const std::size_t mps = config.get_max_packet_size();
-    const std::size_t max_bytes =
-        d.limiter ? d.limiter->max_batch_bytes() : static_cast<std::size_t>(-1);
-    d.pieces.clear();
-    d.spans.clear();
-    std::size_t n = 0;
-    std::size_t bytes = 0;
-    while (n < max_batch_packets) {
-        if (!d.current) {
-            std::lock_guard<std::mutex> lock(d.mutex);
-            if (d.started == d.count)
-                break;
-            d.current = &d.at(d.started);
-            d.started++;
-        }
-        impl::entry& e = *d.current;
-        packet_generator& gen = *e.generator;
-        if (d.spans.empty() || d.spans.back().e != &e)
-            d.spans.push_back({ &e, n, n, false });
-        impl::span& s = d.spans.back();
-        while (n < max_batch_packets && gen.has_next()) {
-            // Stay within half a burst when rate limited (packets are at most mps).
-            if (n > 0 && bytes + mps > max_bytes)
-                break;
-            d.piece_begin[n] = d.pieces.size();
-            const std::size_t size = gen.next(d.headers.data() + n * mps, d.pieces);
-            d.packets[n].n_pieces = d.pieces.size() - d.piece_begin[n];
-            d.packets[n].size = size;
-            d.packets[n].substream = e.substream;
-            bytes += size;
-            n++;
-        }
-        s.end = n;
-        if (!gen.has_next()) {
-            s.finishes_heap = true;
-            d.current = nullptr;
-        } else {
-            break; // batch full
-        }
-    }
-    // The pieces vector may have grown while cutting: point into it only now.
-    for (std::size_t i = 0; i < n; i++)
-        d.packets[i].pieces = d.pieces.data() + d.piece_begin[i];
-    return n;
-}
-
-void stream::impl::write_batch(std::size_t n)
-{
-    impl& d = *this;
-    std::size_t batch_bytes = 0;
-    for (std::size_t i = 0; i < n; i++)
-        batch_bytes += d.packets[i].size;
-    bool waited = false;
-    if (d.limiter && n > 0)
-        waited = d.limiter->acquire(batch_bytes);
-
-    boost::system::error_code ec;
-    std::size_t accepted = 0;
-    if (n > 0) {
-        try {
-            accepted =
-                std::min(n, owner.d_writer->write_packets(d.packets.data(), n, ec));
-        } catch (const std::exception& e) {
-            d.logger.error("transport failed to write packets: {}", e.what());
-            ec = boost::system::errc::make_error_code(boost::system::errc::io_error);
-        }
-        if (accepted < n && !ec)
-            ec = boost::system::errc::make_error_code(boost::system::errc::io_error);
-    }
-
-    std::size_t accepted_bytes = 0;
-    for (const impl::span& s : d.spans) {
-        impl::entry& e = *s.e;
-        for (std::size_t i = s.first; i < std::min(s.end, accepted); i++)
-            e.bytes += d.packets[i].size;
-        e.done_after = d.packets_accepted + std::min(s.end, accepted);
-        if (s.end > accepted) {
-            // Part of the heap did not go out: it fails, and the rest of it is not sent.
-            if (!e.ec)
-                e.ec = ec;
-            if (d.current == &e)
-                d.current = nullptr;
-            e.all_cut = true;
-        }
-        if (s.finishes_heap)
-            e.all_cut = true;
-    }
-    for (std::size_t i = 0; i < accepted; i++)
-        accepted_bytes += d.packets[i].size;
-    d.packets_accepted += accepted;
-
-    d.pending_packets += accepted;
-    d.pending_bytes += accepted_bytes;
-    d.pending_failed += n - accepted;
-    if (waited)
-        d.pending_waits++;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (started == count)
+        return nullptr;
+    return &at(started++);
 }
 
 void stream::impl::complete_heaps(bool wait)
 {
     impl& d = *this;
     boost::system::error_code ec;
-    std::uint64_t done = d.packets_accepted;
+    std::uint64_t done = batch.accepted();
     try {
-        done = owner.d_writer->reap_completions(wait, ec, d.packets_accepted);
+        done = owner.d_writer->reap_completions(wait, ec, batch.accepted());
     } catch (const std::exception& e) {
         d.logger.error("transport failed to report completions: {}", e.what());
         ec = boost::system::errc::make_error_code(boost::system::errc::io_error);
     }
     {
         std::lock_guard<std::mutex> lock(d.mutex);
-        d.stats[send_stat::packets] += d.pending_packets;
-        d.stats[send_stat::bytes] += d.pending_bytes;
-        d.stats[send_stat::packets_failed] += d.pending_failed;
-        d.stats[send_stat::rate_limit_waits] += d.pending_waits;
-        d.pending_packets = d.pending_bytes = d.pending_failed = d.pending_waits = 0;
+        // The batches' counters go in here, so the writer takes the mutex once per
+        // batch.
+        const detail::packet_batch::counts written = batch.take_counts();
+        d.stats[send_stat::packets] += written.packets;
+        d.stats[send_stat::bytes] += written.bytes;
+        d.stats[send_stat::packets_failed] += written.failed;
+        d.stats[send_stat::rate_limit_waits] += written.rate_limit_waits;
         bool any = false;
         while (d.started > 0) {
             impl::entry& e = d.at(0);
@@ -499,18 +341,18 @@ void stream::impl::writer_loop()
 {
     impl& d = *this;
     // The default timer slack (50 us) would make every rate-limiter sleep overshoot.
-    if (d.limiter)
+    if (batch.rate_limited())
         prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     for (;;) {
-        const std::size_t n = fill_batch();
-        if (n > 0 || !d.spans.empty())
-            write_batch(n);
+        const std::size_t n = batch.fill();
+        if (n > 0 || batch.has_heaps())
+            batch.write(n, *owner.d_writer);
         complete_heaps(false);
         if (n > 0)
             continue;
 
         std::unique_lock<std::mutex> lock(d.mutex);
-        if (d.started < d.count || d.current)
+        if (d.started < d.count || batch.cutting())
             continue; // a heap arrived meanwhile
         if (d.started > 0) {
             // Nothing left to cut: now it is worth waiting for the transport.
@@ -520,8 +362,7 @@ void stream::impl::writer_loop()
         }
         if (d.stopping)
             return;
-        if (d.limiter)
-            d.limiter->note_idle(); // waiting for work: that time is not caught up
+        batch.note_idle(); // waiting for work: that time is not caught up
         const auto has_work = [&d] { return d.started < d.count || d.stopping; };
         const std::chrono::milliseconds period = owner.d_writer->idle_period();
         if (period.count() == 0) {

@@ -8,7 +8,7 @@
 // Validation of a send stream's settings (stream_config).
 
 #include "protocol/packetiser.h"
-#include <gnuradio/spead/send_stream.h>
+#include <gnuradio/spead/send_stream_config.h>
 #include <cmath>
 #include <stdexcept>
 #include <string>

@@ -6,17 +6,11 @@
  */
 
 #include "endpoint.h"
-#include "file_descriptor.h"
 #include <arpa/inet.h>
-#include <ifaddrs.h>
-#include <net/if.h>
 #include <netdb.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <system_error>
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -66,15 +60,6 @@ const char* syntax(endpoint_use use, ip_family family)
         (ipv4_only_fix.empty() ? std::string("give IPv4 addresses") : ipv4_only_fix));
 }
 
-std::string trim(const std::string& s)
-{
-    const auto begin = s.find_first_not_of(" \t\r\n");
-    if (begin == std::string::npos)
-        return std::string();
-    const auto end = s.find_last_not_of(" \t\r\n");
-    return s.substr(begin, end - begin + 1);
-}
-
 /*! Parses an unsigned decimal number with no sign, spaces or other characters. */
 bool parse_decimal(const std::string& s, unsigned long max, unsigned long& out)
 {
@@ -108,45 +93,6 @@ bool valid_hostname(const std::string& s)
 struct addrinfo_deleter {
     void operator()(addrinfo* p) const { freeaddrinfo(p); }
 };
-
-struct ifaddrs_deleter {
-    void operator()(ifaddrs* p) const { freeifaddrs(p); }
-};
-
-using ifaddrs_ptr = std::unique_ptr<ifaddrs, ifaddrs_deleter>;
-
-ifaddrs_ptr get_ifaddrs()
-{
-    ifaddrs* list = nullptr;
-    if (getifaddrs(&list) != 0)
-        throw std::system_error(errno, std::generic_category(), "getifaddrs");
-    return ifaddrs_ptr(list);
-}
-
-boost::asio::ip::address_v4 address_of(const ifaddrs& ifa)
-{
-    const auto* sin = reinterpret_cast<const sockaddr_in*>(ifa.ifa_addr);
-    return boost::asio::ip::address_v4(ntohl(sin->sin_addr.s_addr));
-}
-
-bool is_ipv4(const ifaddrs& ifa)
-{
-    return ifa.ifa_addr != nullptr && ifa.ifa_addr->sa_family == AF_INET;
-}
-
-/*! "lo (127.0.0.1), eth0 (192.0.2.2)": what the user could have meant. */
-std::string list_interfaces(const ifaddrs* list)
-{
-    std::string out;
-    for (const ifaddrs* p = list; p; p = p->ifa_next) {
-        if (!is_ipv4(*p))
-            continue;
-        if (!out.empty())
-            out += ", ";
-        out += std::string(p->ifa_name) + " (" + address_of(*p).to_string() + ")";
-    }
-    return out.empty() ? "none with an IPv4 address" : out;
-}
 
 /*! Why addresses \p first to \p last (a range, or one address) cannot be used; empty
  * if they can. Multicast is 224.0.0.0/4; 240.0.0.0/4 is reserved and its last address,
@@ -216,6 +162,40 @@ void add_v4_range(const std::string& parameter,
 }
 
 } // namespace
+
+std::string trim(const std::string& s)
+{
+    const auto begin = s.find_first_not_of(" \t\r\n");
+    if (begin == std::string::npos)
+        return std::string();
+    const auto end = s.find_last_not_of(" \t\r\n");
+    return s.substr(begin, end - begin + 1);
+}
+
+bool resolve_host(const std::string& host,
+                  int family,
+                  boost::asio::ip::address& out,
+                  int& gai_error)
+{
+    addrinfo hints{};
+    hints.ai_family = family;
+    hints.ai_socktype = SOCK_DGRAM;
+    addrinfo* found = nullptr;
+    gai_error = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+    std::unique_ptr<addrinfo, addrinfo_deleter> guard(found);
+    if (gai_error != 0 || !found)
+        return false;
+    if (family == AF_INET) {
+        const auto* sin = reinterpret_cast<const sockaddr_in*>(found->ai_addr);
+        out = boost::asio::ip::address_v4(ntohl(sin->sin_addr.s_addr));
+    } else {
+        const auto* sin6 = reinterpret_cast<const sockaddr_in6*>(found->ai_addr);
+        boost::asio::ip::address_v6::bytes_type bytes;
+        std::memcpy(bytes.data(), &sin6->sin6_addr, bytes.size());
+        out = boost::asio::ip::address_v6(bytes, sin6->sin6_scope_id);
+    }
+    return true;
+}
 
 void check_endpoint(const boost::asio::ip::udp::endpoint& ep,
                     const std::string& parameter,
@@ -298,29 +278,6 @@ entry_parts split_entry(const std::string& entry,
         out.host = trim(out.host.substr(0, plus));
     }
     return out;
-}
-
-/*! A hostname's first address of \p af; false if it has none. */
-bool resolve_host(const std::string& host, int af, boost::asio::ip::address& out, int& rc)
-{
-    addrinfo hints{};
-    hints.ai_family = af;
-    hints.ai_socktype = SOCK_DGRAM;
-    addrinfo* found = nullptr;
-    rc = getaddrinfo(host.c_str(), nullptr, &hints, &found);
-    std::unique_ptr<addrinfo, addrinfo_deleter> guard(found);
-    if (rc != 0 || !found)
-        return false;
-    if (af == AF_INET) {
-        const auto* sin = reinterpret_cast<const sockaddr_in*>(found->ai_addr);
-        out = boost::asio::ip::address_v4(ntohl(sin->sin_addr.s_addr));
-    } else {
-        const auto* sin6 = reinterpret_cast<const sockaddr_in6*>(found->ai_addr);
-        boost::asio::ip::address_v6::bytes_type bytes;
-        std::memcpy(bytes.data(), &sin6->sin6_addr, bytes.size());
-        out = boost::asio::ip::address_v6(bytes, sin6->sin6_scope_id);
-    }
-    return true;
 }
 
 /*! \p bytes + \p count; false if that runs past ffff:...:ffff. */
@@ -502,64 +459,6 @@ sockaddr_in to_sockaddr(const boost::asio::ip::udp::endpoint& ep)
     out.sin_port = htons(ep.port());
     out.sin_addr.s_addr = htonl(ep.address().to_v4().to_uint());
     return out;
-}
-
-network_interface resolve_interface(const std::string& text, const std::string& parameter)
-{
-    const std::string wanted = trim(text);
-    const char* expected =
-        "give the IPv4 address of a local interface (e.g. 192.168.1.10) "
-        "or its netdev name (e.g. eth0)";
-    if (wanted.empty())
-        throw std::invalid_argument(parameter + ": empty; " + expected);
-    const ifaddrs_ptr list = get_ifaddrs();
-
-    in_addr parsed{};
-    const bool by_address = inet_pton(AF_INET, wanted.c_str(), &parsed) == 1;
-    bool name_exists = false;
-    for (const ifaddrs* p = list.get(); p; p = p->ifa_next) {
-        if (!by_address && wanted == p->ifa_name)
-            name_exists = true;
-        if (!is_ipv4(*p))
-            continue;
-        const bool match = by_address ? address_of(*p).to_uint() == ntohl(parsed.s_addr)
-                                      : wanted == p->ifa_name;
-        if (!match)
-            continue;
-        network_interface out;
-        out.address = address_of(*p);
-        out.name = p->ifa_name;
-        out.index = if_nametoindex(p->ifa_name);
-        if (out.index == 0)
-            throw std::invalid_argument(parameter + ": \"" + wanted + "\": interface " +
-                                        out.name + " has no index (" +
-                                        std::strerror(errno) + ")");
-        return out;
-    }
-    std::string problem;
-    if (by_address)
-        problem = "is not the address of a local interface";
-    else if (name_exists)
-        problem = "has no IPv4 address";
-    else if (looks_numeric(wanted))
-        problem = "is not an IPv4 address";
-    else
-        problem = "is not a local interface";
-    throw std::invalid_argument(parameter + ": \"" + wanted + "\" " + problem + "; " +
-                                expected +
-                                ". Interfaces here: " + list_interfaces(list.get()));
-}
-
-int interface_mtu(const std::string& name)
-{
-    file_descriptor fd(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-    if (!fd)
-        throw std::system_error(errno, std::generic_category(), "socket");
-    ifreq req{};
-    std::strncpy(req.ifr_name, name.c_str(), IFNAMSIZ - 1);
-    if (ioctl(fd.get(), SIOCGIFMTU, &req) != 0)
-        throw std::system_error(errno, std::generic_category(), "SIOCGIFMTU " + name);
-    return req.ifr_mtu;
 }
 
 } // namespace transport

@@ -10,7 +10,7 @@
 
 #include <gnuradio/spead/api.h>
 #include <netinet/in.h>
-#include <boost/asio/ip/address_v4.hpp>
+#include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/udp.hpp>
 #include <string>
 #include <vector>
@@ -20,9 +20,9 @@ namespace spead {
 namespace transport {
 
 /*!
- * Endpoints and interfaces as users write them, shared by the kernel UDP and the ibverbs
- * transports. Every error is a std::invalid_argument that names the parameter, quotes the
- * bad value and shows the expected syntax.
+ * Endpoints as users write them, shared by the kernel UDP and the ibverbs transports
+ * (interfaces: network_interface.h). Every error is a std::invalid_argument that names
+ * the parameter, quotes the bad value and shows the expected syntax.
  */
 
 /*! What the endpoints are for: receivers may listen on 0.0.0.0 (every local address),
@@ -71,40 +71,25 @@ SPEAD_API void check_endpoint(const boost::asio::ip::udp::endpoint& ep,
                               ip_family family = ip_family::ipv4,
                               const std::string& ipv4_only_fix = std::string());
 
+/*! \p s without the blanks (spaces, tabs, line ends) around it. */
+SPEAD_API std::string trim(const std::string& s);
+
+/*!
+ * The first address getaddrinfo gives for \p host in \p family (AF_INET or AF_INET6).
+ * \return false when it gives none; \p gai_error then holds getaddrinfo's code (for
+ *         gai_strerror), 0 if it succeeded with an empty list
+ */
+SPEAD_API bool resolve_host(const std::string& host,
+                            int family,
+                            boost::asio::ip::address& out,
+                            int& gai_error);
+
 /*! "239.1.2.3:7148,[ff14::1]:7148" */
 SPEAD_API std::string
 to_string(const std::vector<boost::asio::ip::udp::endpoint>& endpoints);
 
 /*! The endpoint as a sockaddr_in for the socket calls. */
 SPEAD_API sockaddr_in to_sockaddr(const boost::asio::ip::udp::endpoint& ep);
-
-/*! A network interface: its IPv4 address, netdev name and index. */
-struct SPEAD_API network_interface {
-    boost::asio::ip::address_v4 address;
-    std::string name;
-    unsigned int index = 0;
-};
-
-/*!
- * Finds a local interface given as an IPv4 address (`192.168.1.10`) or a netdev name
- * (`eth0`), using getifaddrs. An interface with several IPv4 addresses given by name
- * yields its first one.
- * \throws std::invalid_argument naming \p parameter and listing the interfaces there are
- */
-SPEAD_API network_interface resolve_interface(const std::string& text,
-                                              const std::string& parameter);
-
-/*!
- * Index of a local interface given as its netdev name (`eth0`), its index (`2`) or
- * one of its addresses, IPv4 or IPv6: what IPv6 multicast (IPV6_JOIN_GROUP,
- * IPV6_MULTICAST_IF) names an interface by.
- * \throws std::invalid_argument naming \p parameter and listing the interfaces there are
- */
-SPEAD_API unsigned int interface_index(const std::string& text,
-                                       const std::string& parameter);
-
-/*! MTU of a netdev in bytes. \throws std::system_error */
-SPEAD_API int interface_mtu(const std::string& name);
 
 } // namespace transport
 } // namespace spead

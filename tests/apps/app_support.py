@@ -5,8 +5,15 @@
 
 import os
 import subprocess
+import sys
+import time
 
 APPS = os.environ["GR_SPEAD_APPS_DIR"]
+
+# The port checks of apps/spead_compare.py: a free UDP port, and one a receiver has bound.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "apps"))
+from spead_compare import free_udp_port, udp_port_bound  # noqa: E402,F401
 
 
 def tool(name, *args, timeout=60):
@@ -23,3 +30,42 @@ def stats(stdout):
         if sep and value.isdigit() and " " not in name:
             out[name] = int(value)
     return out
+
+
+class receiver:
+    """spead_recv ARGS in the background on 127.0.0.1 at `ports` (one port or a list),
+    once it listens on every one; leaving its `with` block kills it if it still runs
+    (a test that failed)."""
+
+    def __init__(self, ports, *args):
+        ports = [ports] if isinstance(ports, int) else list(ports)
+        self.proc = subprocess.Popen(
+            [os.path.join(APPS, "spead_recv"), *map(str, args),
+             *("127.0.0.1:%d" % port for port in ports)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 10
+        while not all(udp_port_bound(port) for port in ports):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.proc.kill()
+                out, err = self.proc.communicate()
+                raise AssertionError("spead_recv did not start listening: " + err)
+            time.sleep(0.02)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate()
+
+    def result(self, timeout=30):
+        """(exit status, stdout, stderr) once it ends; AssertionError if it does not
+        within `timeout` s."""
+        try:
+            out, err = self.proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            out, err = self.proc.communicate()
+            raise AssertionError("spead_recv did not end (no stop heap?): " + err)
+        return self.proc.returncode, out, err

@@ -12,7 +12,7 @@ import tempfile
 import time
 import unittest
 
-from app_support import stats
+from app_support import free_udp_port, receiver, stats
 
 APPS = os.environ["GR_SPEAD_APPS_DIR"]
 VECTORS = os.environ["GR_SPEAD_VECTORS_DIR"]
@@ -217,16 +217,10 @@ class spead_recv_continuous(unittest.TestCase):
     def take_two_of_four(self, choice):
         """A sender's 4 substreams to spead_recv given choice (taking two of them)."""
         import socket
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        proc = subprocess.Popen(
-            [os.path.join(APPS, "spead_recv"), "--timestamp-item", str(0x1600),
-             "--substream-item", str(0x3101)] + choice + [f"127.0.0.1:{port}"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
+        port = free_udp_port()
+        with receiver(port, "--timestamp-item", 0x1600, "--substream-item", 0x3101,
+                      *choice) as recv:
             with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as tx:
-                time.sleep(1.0)  # listening
                 cnt = 1
                 for position in range(8):
                     for substream in range(4):  # the sender's 4; this host takes 2
@@ -235,12 +229,8 @@ class spead_recv_continuous(unittest.TestCase):
                         cnt += 1
                         time.sleep(0.001)
                 tx.sendto(continuous_heap(cnt, 0, None), ("127.0.0.1", port))
-            out, err = proc.communicate(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-        self.assertEqual(proc.returncode, 0, err)
+            code, out, err = recv.result()
+        self.assertEqual(code, 0, err)
         got = stats(out)
         self.assertEqual(got["heaps"], 16, out)
         self.assertEqual(got["heaps_other_substream"], 16, out)

@@ -6,70 +6,24 @@ spead_recv reads back item for item, the --verify pattern checked end to end, co
 that reconcile, and clear errors with the right exit codes."""
 
 import os
-import socket
 import struct
 import subprocess
 import tempfile
-import time
 import unittest
 
-from app_support import stats, tool
+from app_support import free_udp_port, receiver, stats, tool
 
 APPS = os.environ["GR_SPEAD_APPS_DIR"]
 
 
-def free_udp_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def udp_port_bound(port):
-    with open("/proc/net/udp") as f:
-        return any(line.split()[1].endswith(":%04X" % port) for line in f.readlines()[1:])
-
-
-class receiver:
-    """spead_recv in the background on 127.0.0.1:port, killed if a test fails."""
-
-    def __init__(self, port, *args):
-        self.proc = subprocess.Popen(
-            [os.path.join(APPS, "spead_recv"), *map(str, args), "127.0.0.1:%d" % port],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 10
-        while not udp_port_bound(port):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.proc.kill()
-                out, err = self.proc.communicate()
-                raise AssertionError("spead_recv did not start listening: " + err)
-            time.sleep(0.02)
-
-    def result(self, timeout=30):
-        try:
-            out, err = self.proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            out, err = self.proc.communicate()
-            raise AssertionError("spead_recv did not end (no stop heap?): " + err)
-        return self.proc.returncode, out, err
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.communicate()
-
-
-def send_to_receiver(test, recv_args, *send_args):
-    """spead_send SEND_ARGS to a spead_recv RECV_ARGS on a free port of 127.0.0.1, both
-    ending well; (spead_send's stdout, spead_recv's stdout)."""
-    port = free_udp_port()
-    recv = receiver(port, *recv_args)
-    try:
-        sent = tool("spead_send", *send_args, "127.0.0.1:%d" % port)
+def send_to_receiver(test, recv_args, *send_args, ports=1):
+    """spead_send SEND_ARGS to a spead_recv RECV_ARGS on `ports` free ports of 127.0.0.1,
+    both ending well; (spead_send's stdout, spead_recv's stdout)."""
+    ports = [free_udp_port() for _ in range(ports)]
+    with receiver(ports, *recv_args) as recv:
+        sent = tool("spead_send", *send_args, *("127.0.0.1:%d" % port for port in ports))
         test.assertEqual(sent.returncode, 0, sent.stderr)
         code, out, err = recv.result()
-    finally:
-        recv.close()
     test.assertEqual(code, 0, err)
     return sent.stdout, out
 
@@ -115,8 +69,7 @@ class spead_send_over_udp(unittest.TestCase):
         # The second run numbers its heaps from 1 again; the receiver must not take
         # them for duplicates of the first run's (spead2_recv delivers all 80).
         port = free_udp_port()
-        recv = receiver(port, "--quiet")
-        try:
+        with receiver(port, "--quiet") as recv:
             first = tool("spead_send", "--heaps", 30, "--heap-size", 1048576, "--rate", 1,
                          "--no-stop", "127.0.0.1:%d" % port)
             self.assertEqual(first.returncode, 0, first.stderr)
@@ -124,8 +77,6 @@ class spead_send_over_udp(unittest.TestCase):
                           "127.0.0.1:%d" % port)
             self.assertEqual(second.returncode, 0, second.stderr)
             code, out, err = recv.result()
-        finally:
-            recv.close()
         self.assertEqual(code, 0, err)
         r = stats(out)
         self.assertEqual((r["packets_dropped_socket_overflow"],
@@ -134,26 +85,10 @@ class spead_send_over_udp(unittest.TestCase):
         self.assertEqual(r["heaps"], 80, out)
 
     def test_two_receive_threads_share_a_joint_streams_ports(self):
-        ports = [free_udp_port(), free_udp_port()]
-        proc = subprocess.Popen(
-            [os.path.join(APPS, "spead_recv"), "--quiet", "--joint", "--threads", "2",
-             "--ignore-stop", "--heaps", "22"] + ["127.0.0.1:%d" % p for p in ports],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            deadline = time.monotonic() + 10
-            while not all(udp_port_bound(p) for p in ports):
-                self.assertIsNone(proc.poll(), "spead_recv ended before listening")
-                self.assertLess(time.monotonic(), deadline, "spead_recv did not listen")
-                time.sleep(0.02)
-            sent = tool("spead_send", "--heaps", 20, "--heap-size", 65536, "--rate", 0.5,
-                        *["127.0.0.1:%d" % p for p in ports])
-            self.assertEqual(sent.returncode, 0, sent.stderr)
-            out, err = proc.communicate(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-        self.assertEqual(proc.returncode, 0, err)
+        _, out = send_to_receiver(self, ["--quiet", "--joint", "--threads", 2,
+                                         "--ignore-stop", "--heaps", 22],
+                                  "--heaps", 20, "--heap-size", 65536, "--rate", 0.5,
+                                  ports=2)
         r = stats(out)
         # 20 data heaps, and the stop heap each port got (delivered: --ignore-stop)
         self.assertEqual((r["heaps"], r["stop_heaps"]), (22, 2), out)

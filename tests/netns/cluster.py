@@ -200,11 +200,8 @@ def counter_main(args, out):
 
 
 def peer_main(argv):
-    parser = argparse.ArgumentParser()
-    roles = parser.add_subparsers(dest="role", required=True)
-    send = roles.add_parser("send")
-    send.add_argument("--interface", required=True)
-    send.add_argument("--rate-mbps", type=float, required=True)
+    parser, roles = netns_peers.peer_roles()
+    send = netns_peers.add_sender_role(roles)
     send.add_argument("--start", type=int, required=True)
     send.add_argument("--rounds", type=int, required=True)
     send.add_argument("--skips", default="[]")
@@ -217,10 +214,8 @@ def peer_main(argv):
     recv.add_argument("--out", required=True)
     count = roles.add_parser("count")
     count.add_argument("--ports", required=True)
-    args = parser.parse_args(argv)
-    out = netns_peers.answers_only_on_stdout()
-    return {"send": sender_main, "recv": receiver_main,
-            "count": counter_main}[args.role](args, out)
+    return netns_peers.run_peer(parser, argv, {"send": sender_main, "recv": receiver_main,
+                                               "count": counter_main})
 
 
 # ---- the orchestrator ---------------------------------------------------------------------

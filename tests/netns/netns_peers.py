@@ -12,6 +12,7 @@ command per line on stdin and answers each with one line of JSON on stdout (its 
 to stderr). `Peer` is the orchestrator's side.
 """
 
+import argparse
 import json
 import os
 import subprocess
@@ -149,6 +150,36 @@ def answers_only_on_stdout():
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     return out
+
+
+def peer_roles():
+    """A peer's argument parser and its subparsers, one per role (run_peer's)."""
+    parser = argparse.ArgumentParser()
+    return parser, parser.add_subparsers(dest="role", required=True)
+
+
+def add_sender_role(roles):
+    """The role `send`: the interface a sender sends from and its rate (Mb/s)."""
+    send = roles.add_parser("send")
+    send.add_argument("--interface", required=True)
+    send.add_argument("--rate-mbps", type=float, required=True)
+    return send
+
+
+def run_peer(parser, argv, mains):
+    """Parses a peer's arguments and runs mains[role](args, out), its answers alone on
+    stdout: the peer's exit status."""
+    args = parser.parse_args(argv)
+    return mains[args.role](args, answers_only_on_stdout())
+
+
+def serve_running(tb, handlers, out):
+    """Runs flowgraph `tb` while serving `handlers` (serve()), then stops it."""
+    tb.start()
+    code = serve(handlers, out)
+    tb.stop()
+    tb.wait()
+    return code
 
 
 def serve(handlers, out):

@@ -115,17 +115,12 @@ def receiver_main(args, out):
 
 
 def peer_main(argv):
-    parser = argparse.ArgumentParser()
-    roles = parser.add_subparsers(dest="role", required=True)
-    send = roles.add_parser("send")
-    send.add_argument("--interface", required=True)
-    send.add_argument("--rate-mbps", type=float, required=True)
+    parser, roles = netns_peers.peer_roles()
+    netns_peers.add_sender_role(roles)
     recv = roles.add_parser("recv")
     recv.add_argument("--ip", required=True)
     recv.add_argument("--netdev", required=True)
-    args = parser.parse_args(argv)
-    out = netns_peers.answers_only_on_stdout()
-    return (sender_main if args.role == "send" else receiver_main)(args, out)
+    return netns_peers.run_peer(parser, argv, {"send": sender_main, "recv": receiver_main})
 
 
 # ---- the orchestrator (root namespace) ---------------------------------------------------

@@ -55,11 +55,7 @@ def receiver_main(args, out):
     src = spead.source(transport="tcp", endpoints=f"{args.ip}:{PORT}", keep_listening=True,
                        max_connections=2)
     tb.connect(src, blocks.null_sink(gr.sizeof_gr_complex))
-    tb.start()
-    code = netns_peers.serve({"stats": lambda: src.stats()}, out)
-    tb.stop()
-    tb.wait()
-    return code
+    return netns_peers.serve_running(tb, {"stats": lambda: src.stats()}, out)
 
 
 def sender_main(args, out):
@@ -73,11 +69,7 @@ def sender_main(args, out):
     sink = spead.sink(transport="tcp", endpoints=f"{args.to}:{PORT}", len_tag_key="",
                       heap_items=HEAP_ITEMS, reconnect=True)
     tb.connect(source, throttle, sink)
-    tb.start()
-    code = netns_peers.serve({"stats": lambda: sink.stats()}, out)
-    tb.stop()
-    tb.wait()
-    return code
+    return netns_peers.serve_running(tb, {"stats": lambda: sink.stats()}, out)
 
 
 def idle_sender_main(args, out):
@@ -95,16 +87,13 @@ def idle_sender_main(args, out):
 
 
 def peer_main(argv):
-    parser = argparse.ArgumentParser()
-    roles = parser.add_subparsers(dest="role", required=True)
+    parser, roles = netns_peers.peer_roles()
     recv = roles.add_parser("recv")
     recv.add_argument("--ip", required=True)
     for role in ("send", "send-idle"):
         roles.add_parser(role).add_argument("--to", required=True)
-    args = parser.parse_args(argv)
-    out = netns_peers.answers_only_on_stdout()
-    main = {"recv": receiver_main, "send": sender_main, "send-idle": idle_sender_main}
-    return main[args.role](args, out)
+    return netns_peers.run_peer(parser, argv, {"recv": receiver_main, "send": sender_main,
+                                               "send-idle": idle_sender_main})
 
 
 # ---- the orchestrator (root namespace) -------------------------------------------------

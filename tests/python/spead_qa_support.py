@@ -25,7 +25,7 @@ import weakref
 
 import numpy as np
 import pmt
-from gnuradio import gr, gr_unittest
+from gnuradio import blocks, gr, gr_unittest
 from gnuradio import spead
 
 TESTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")

@@ -29,7 +29,6 @@ receiving (Python: the whole process, reader threads included; spead_recv: its o
 from os.wait4).
 """
 
-import argparse
 import os
 import statistics
 import sys
@@ -41,8 +40,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import spead_qa_support as qa  # noqa: E402
-from bench_api_recv import (alternate_bisections, sender, spead_recv_stats,  # noqa: E402
-                            trial_cpp)
+from bench_api_recv import (alternate_bisections, bench_parser, sender,  # noqa: E402
+                            spead_recv_stats, trial_cpp)
 
 TIMESTAMP_ITEM = 0x1600
 
@@ -119,17 +118,9 @@ def cpu_comparison(args, spead2, extra):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--apps", default=os.environ.get("GR_SPEAD_APPS_DIR", "."),
-                        help="directory of spead_send and spead_recv")
-    parser.add_argument("--heaps", type=int, default=512)
-    parser.add_argument("--heap-size", type=int, default=1 << 18)
-    parser.add_argument("--packet", type=int, default=8972)
+    parser = bench_parser(__doc__, 512, 1 << 18)
     parser.add_argument("--chunk-heaps", type=int, default=4, help="heaps per chunk")
     parser.add_argument("--chunks", type=int, default=16, help="chunks in the rings")
-    parser.add_argument("--low", type=float, default=0.5, help="Gb/s")
-    parser.add_argument("--high", type=float, default=40.0, help="Gb/s")
-    parser.add_argument("--steps", type=int, default=7)
     parser.add_argument("--tries", type=int, default=3,
                         help="trials per rate; lossless when most are (a busy machine)")
     parser.add_argument("--cpu-rate", type=float,

@@ -117,17 +117,23 @@ def alternate_bisections(trials, args):
     return {name: best for name, (_, _, best) in state.items()}
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def bench_parser(doc, heaps, heap_size):
+    """The flags of both benches (bench_api_chunk.py's too): the tools, the heaps sent,
+    the packet size and the bisection's range and steps."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--apps", default=os.environ.get("GR_SPEAD_APPS_DIR", "."),
                         help="directory of spead_send and spead_recv")
-    parser.add_argument("--heaps", type=int, default=300)
-    parser.add_argument("--heap-size", type=int, default=1 << 20)
+    parser.add_argument("--heaps", type=int, default=heaps)
+    parser.add_argument("--heap-size", type=int, default=heap_size)
     parser.add_argument("--packet", type=int, default=8972)
     parser.add_argument("--low", type=float, default=0.5, help="Gb/s")
     parser.add_argument("--high", type=float, default=40.0, help="Gb/s")
     parser.add_argument("--steps", type=int, default=7)
-    args = parser.parse_args()
+    return parser
+
+
+def main():
+    args = bench_parser(__doc__, 300, 1 << 20).parse_args()
 
     import gnuradio.spead as spead2
     import gnuradio.spead.recv  # noqa: F401

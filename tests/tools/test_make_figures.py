@@ -98,6 +98,12 @@ class Figures(unittest.TestCase):
         with open(os.path.join(self.out, "results.md")) as f:
             return f.read()
 
+    def results_of_gr_spead_alone(self, png, name, rows):
+        """results_of() a csv `name` of gr-spead's `rows` alone: spead2 is never named."""
+        text = self.results_of(png, self.write(name, HEADER + rows))
+        self.assertNotIn("spead2", text)
+        return text
+
     def test_figures_with_data_are_written_as_pngs(self):
         run = make_figures("--out", self.out, self.write("compare.csv", HEADER + COMPARE_RECV),
                            self.write("bench.csv", HEADER + MEM))
@@ -204,10 +210,8 @@ class Figures(unittest.TestCase):
                       "<!-- end generated -->", filled)
 
     def test_ibv_figure_and_tables_without_spead2_rows_show_gr_spead_alone(self):
-        text = self.results_of("ibv_instructions.png",
-                               self.write("ibv.csv", HEADER + IBV_GR_SPEAD))
+        text = self.results_of_gr_spead_alone("ibv_instructions.png", "ibv.csv", IBV_GR_SPEAD)
         self.assertIn("| 8972 |  | gr-spead | 440 | 9400 | 2000 | 4.5 |\n", text)
-        self.assertNotIn("spead2", text)
 
     def test_mem_figure_and_tables_show_spead2_beside_gr_spead_with_the_ratio(self):
         doc = self.write("performance.md",
@@ -231,11 +235,9 @@ class Figures(unittest.TestCase):
                              "row.\n\n" + table + "<!-- end generated -->\n")
 
     def test_mem_figure_and_tables_without_spead2_rows_show_gr_spead_alone(self):
-        text = self.results_of("mem_vs_memcpy.png",
-                               self.write("bench.csv", HEADER + MEM_GR_SPEAD))
+        text = self.results_of_gr_spead_alone("mem_vs_memcpy.png", "bench.csv", MEM_GR_SPEAD)
         self.assertIn("| 1472 |  | gr-spead | 40 | 0.5 | 80 |\n"
                       "| 8972 |  | gr-spead | 90 | 0.9 | 100 |\n", text)
-        self.assertNotIn("spead2", text)
 
     def test_mem_figure_with_spead2_rows_alone_is_drawn_without_a_ratio(self):
         text = self.results_of("mem_vs_memcpy.png",

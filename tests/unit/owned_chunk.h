@@ -15,6 +15,12 @@
 
 namespace spead_test {
 
+/*! The layout of the chunk stream tests' heaps: a timestamp in item 0x1600, 64 bytes
+ * of payload, 4 heaps to a chunk. */
+constexpr std::uint64_t ts_item = 0x1600;
+constexpr std::size_t heap_bytes = 64;
+constexpr std::size_t heaps_per_chunk = 4;
+
 /*! A chunk of a chunk stream with its own buffers: \p heaps heaps of \p heap_bytes,
  * one present byte per heap, \p extra_bytes of extra. */
 struct owned_chunk : gr::spead::recv::stream_chunk {

@@ -32,6 +32,24 @@ constexpr std::size_t heap_bytes = 300;
 constexpr std::size_t packet_bytes = 100;
 constexpr std::uint64_t step = 1000;
 
+/*! The tests' streams: timestamps \p step apart in item timestamp_id, heaps of \p bytes,
+ * the substream in item substream_id when there are several. */
+chunk_config config_for(std::size_t window,
+                        std::size_t substreams,
+                        std::size_t chunk_positions,
+                        std::size_t bytes = heap_bytes)
+{
+    chunk_config config;
+    config.timeline.timestamp_step = step;
+    config.timeline.window_heaps = window;
+    config.timeline.substreams = substreams;
+    config.heap_bytes = bytes;
+    config.timestamp_item = timestamp_id;
+    config.substream_item = substreams > 1 ? substream_id : 0;
+    config.chunk_positions = chunk_positions;
+    return config;
+}
+
 struct out {
     std::uint64_t index;
     std::uint64_t timestamp;
@@ -49,15 +67,10 @@ protected:
               std::size_t chunk_positions = 1,
               recv::incomplete_heaps incomplete = recv::incomplete_heaps::deliver)
     {
-        chunk_config config;
-        config.timeline.timestamp_step = step;
-        config.timeline.window_heaps = window;
-        config.timeline.substreams = substreams;
-        config.heap_bytes = heap_bytes;
-        config.timestamp_item = timestamp_id;
-        config.substream_item = substreams > 1 || first_substream ? substream_id : 0;
+        chunk_config config = config_for(window, substreams, chunk_positions);
+        if (first_substream)
+            config.substream_item = substream_id;
         config.first_substream = first_substream;
-        config.chunk_positions = chunk_positions;
         config.incomplete = incomplete;
         released.clear();
         entries.clear();
@@ -145,65 +158,6 @@ protected:
 };
 
 } // namespace
-
-TEST(chunk_config, validation_names_the_field_the_value_and_the_fix)
-{
-    const auto message = [](const chunk_config& config) -> std::string {
-        try {
-            config.validate();
-        } catch (const std::invalid_argument& e) {
-            return e.what();
-        }
-        return "";
-    };
-    chunk_config config;
-    config.heap_bytes = 4096;
-    config.timestamp_item = 0x1600;
-    EXPECT_EQ(message(config), "");
-    config.heap_bytes = 0;
-    EXPECT_EQ(message(config).rfind("heap_bytes: 0", 0), 0u);
-    config.heap_bytes = 4096;
-    config.timestamp_item = 0;
-    EXPECT_EQ(message(config).rfind("timestamp_item: 0", 0), 0u);
-    config.timestamp_item = 0x1600;
-    config.substream_item = 0x1600;
-    EXPECT_EQ(message(config).rfind("substream_item: 5632 is the timestamp item", 0), 0u);
-    config.substream_item = 0;
-    config.heap_bytes = std::size_t(1) << 30;
-    config.timeline.window_heaps = 64;
-    EXPECT_NE(message(config).find("GiB of window"), std::string::npos)
-        << message(config);
-    config.timeline.window_heaps = 0;
-    EXPECT_EQ(message(config).rfind("window_heaps: 0", 0), 0u);
-    config.timeline.window_heaps = 8;
-    config.chunk_positions = 9;
-    EXPECT_EQ(message(config).rfind("chunk_positions: 9 is more than the window", 0), 0u);
-    config.chunk_positions = 0;
-    config.first_substream = 4;
-    EXPECT_EQ(message(config).rfind("first_substream: 4 with no substream_item", 0), 0u);
-    config.substream_item = 0x1601;
-    EXPECT_EQ(message(config), "");
-    config.timeline.substreams = 2;
-    config.first_substream = ~std::uint64_t(0);
-    EXPECT_NE(message(config).find("passes 2^64"), std::string::npos) << message(config);
-}
-
-TEST(chunk_config, chunks_hold_about_a_mebibyte_and_at_most_a_quarter_window)
-{
-    chunk_config config;
-    config.timeline.window_heaps = 64;
-    config.heap_bytes = 8192;
-    EXPECT_EQ(config.positions_per_chunk(), 16u); // a quarter of the window
-    EXPECT_EQ(config.live_chunks(), 5u);
-    config.heap_bytes = 1 << 19;
-    EXPECT_EQ(config.positions_per_chunk(), 2u); // 1 MiB
-    config.heap_bytes = 1 << 22;
-    EXPECT_EQ(config.positions_per_chunk(), 1u);
-    EXPECT_EQ(config.live_chunks(), 65u);
-    config.chunk_positions = 3;
-    EXPECT_EQ(config.positions_per_chunk(), 3u);
-    EXPECT_EQ(config.live_chunks(), 23u);
-}
 
 TEST_F(chunk_test, packets_are_copied_to_their_positions_and_released_in_order)
 {
@@ -491,16 +445,8 @@ TEST_F(chunk_test, each_substream_is_one_contiguous_span_of_the_chunk)
 {
     make(4, 2, 2);
     std::vector<std::unique_ptr<recv::chunk>> kept;
-    chunk_config config;
-    config.timeline.timestamp_step = step;
-    config.timeline.window_heaps = 4;
-    config.timeline.substreams = 2;
-    config.heap_bytes = heap_bytes;
-    config.timestamp_item = timestamp_id;
-    config.substream_item = substream_id;
-    config.chunk_positions = 2;
     chunk_assembler a(
-        config,
+        config_for(4, 2, 2),
         [] { return std::make_unique<recv::chunk>(2, 2, heap_bytes); },
         [&](recv::chunk_entry&& e) { kept.push_back(std::move(e.data)); });
     for (std::uint64_t k = 0; k < 2; k++)
@@ -674,14 +620,7 @@ TEST(chunk_assembler_repeat, agrees_with_decoding_every_packet_on_damaged_stream
     // add_packet() in when a duplicate is late), on streams with
     // packets dropped, repeated, swapped, cut short, corrupted, lengthened, and giving
     // another heap size, from two substreams whose heaps interleave.
-    chunk_config config;
-    config.timeline.timestamp_step = step;
-    config.timeline.window_heaps = 4;
-    config.timeline.substreams = 2;
-    config.heap_bytes = 2048;
-    config.timestamp_item = timestamp_id;
-    config.substream_item = substream_id;
-    config.chunk_positions = 2;
+    chunk_config config = config_for(4, 2, 2, 2048);
     config.incomplete = recv::incomplete_heaps::deliver;
     std::mt19937 rng(2611);
     std::uint64_t repeats = 0, packets = 0, extended = 0;

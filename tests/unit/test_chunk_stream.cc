@@ -24,10 +24,6 @@ using namespace spead_test;
 
 namespace {
 
-constexpr std::uint64_t ts_item = 0x1600;
-constexpr std::size_t heap_bytes = 64;
-constexpr std::size_t heaps_per_chunk = 4;
-
 struct user_state {
     int calls = 0;
     std::size_t seen_size = 0;

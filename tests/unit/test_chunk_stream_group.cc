@@ -22,10 +22,6 @@ using namespace spead_test;
 
 namespace {
 
-constexpr std::uint64_t ts_item = 0x1600;
-constexpr std::size_t heap_bytes = 64;
-constexpr std::size_t heaps_per_chunk = 4;
-
 recv::chunk_stream_config chunk_config()
 {
     recv::declarative_placement_config d;
@@ -45,6 +41,16 @@ std::vector<std::uint8_t> heap_at(std::uint64_t position)
                   0,
                   pattern(heap_bytes, std::uint8_t(position)),
                   { { true, ts_item, position } });
+}
+
+/*! The heaps at positions \p first, \p first + \p step, ... before \p end. */
+std::vector<std::vector<std::uint8_t>>
+heaps_at(std::uint64_t first, std::uint64_t end, std::uint64_t step = 1)
+{
+    std::vector<std::vector<std::uint8_t>> heaps;
+    for (std::uint64_t p = first; p < end; p += step)
+        heaps.push_back(heap_at(p));
+    return heaps;
 }
 
 std::vector<std::uint8_t> stop_heap(std::uint64_t cnt)
@@ -105,15 +111,11 @@ TEST(ChunkStreamGroup, MembersFillSharedChunksThatLeaveInOrder)
     group_harness h(recv::chunk_stream_group_config::eviction_mode::lossless);
     // member 0 takes even positions, member 1 odd ones: every chunk needs both
     std::thread other([&] {
-        std::vector<std::vector<std::uint8_t>> odd;
-        for (std::uint64_t p = 1; p < 6 * heaps_per_chunk; p += 2)
-            odd.push_back(heap_at(p));
+        auto odd = heaps_at(1, 6 * heaps_per_chunk, 2);
         odd.push_back(stop_heap(1000));
         h.readers[1]->feed(odd);
     });
-    std::vector<std::vector<std::uint8_t>> even;
-    for (std::uint64_t p = 0; p < 6 * heaps_per_chunk; p += 2)
-        even.push_back(heap_at(p));
+    auto even = heaps_at(0, 6 * heaps_per_chunk, 2);
     even.push_back(stop_heap(1001));
     h.readers[0]->feed(even);
     EXPECT_EQ(h.drain(std::chrono::seconds(20)),
@@ -126,9 +128,7 @@ TEST(ChunkStreamGroup, LossyMovesAnIdleMemberOn)
 {
     group_harness h(recv::chunk_stream_group_config::eviction_mode::lossy);
     // member 1 never receives anything; member 0 runs far beyond the window
-    std::vector<std::vector<std::uint8_t>> all;
-    for (std::uint64_t p = 0; p < 6 * heaps_per_chunk; p++)
-        all.push_back(heap_at(p));
+    const auto all = heaps_at(0, 6 * heaps_per_chunk);
     std::thread feeder([&] { h.readers[0]->feed(all); });
     std::vector<std::int64_t> ids;
     recv::stream_chunk* c = nullptr;
@@ -145,9 +145,7 @@ TEST(ChunkStreamGroup, LossyMovesAnIdleMemberOn)
 TEST(ChunkStreamGroup, LosslessWaitsForTheIdleMemberUntilStop)
 {
     group_harness h(recv::chunk_stream_group_config::eviction_mode::lossless);
-    std::vector<std::vector<std::uint8_t>> all;
-    for (std::uint64_t p = 0; p < 6 * heaps_per_chunk; p++)
-        all.push_back(heap_at(p));
+    const auto all = heaps_at(0, 6 * heaps_per_chunk);
     std::thread feeder([&] { h.readers[0]->feed(all); });
     recv::stream_chunk* c = nullptr;
     EXPECT_EQ(h.data->pop(c, std::chrono::milliseconds(300)),

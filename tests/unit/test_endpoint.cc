@@ -5,24 +5,30 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// Endpoint lists and interfaces as users write them (transport/endpoint.h).
+// Endpoint lists as users write them (transport/endpoint.h).
 
 #include "error_message.h"
 #include "transport/endpoint.h"
 #include <gtest/gtest.h>
-#include <net/if.h>
 #include <stdexcept>
 #include <string>
 
 namespace {
 
 using namespace gr::spead::transport;
-using boost::asio::ip::address_v4;
 using boost::asio::ip::udp;
 
 udp::endpoint ep(const char* address, unsigned short port)
 {
     return udp::endpoint(boost::asio::ip::make_address_v4(address), port);
+}
+
+using endpoints = std::vector<udp::endpoint>;
+
+/*! \p text parsed as the `endpoints` parameter, for \p use. */
+endpoints parsed(const std::string& text, endpoint_use use = endpoint_use::send)
+{
+    return parse_endpoints(text, "endpoints", use);
 }
 
 /*! The message of the std::invalid_argument that parsing \p text throws. */
@@ -50,75 +56,64 @@ void expect_error(const std::string& text,
 
 TEST(ParseEndpoints, AList)
 {
-    EXPECT_EQ(
-        parse_endpoints(
-            "239.1.2.3:7148,239.1.2.4:7149", "endpoints", endpoint_use::receive),
-        (std::vector<udp::endpoint>{ ep("239.1.2.3", 7148), ep("239.1.2.4", 7149) }));
+    EXPECT_EQ(parsed("239.1.2.3:7148,239.1.2.4:7149", endpoint_use::receive),
+              (endpoints{ ep("239.1.2.3", 7148), ep("239.1.2.4", 7149) }));
 }
 
 TEST(ParseEndpoints, ARangeIsTheAddressAndTheNextCount)
 {
-    EXPECT_EQ(parse_endpoints("239.1.2.3+3:7148", "endpoints", endpoint_use::send),
-              (std::vector<udp::endpoint>{ ep("239.1.2.3", 7148),
-                                           ep("239.1.2.4", 7148),
-                                           ep("239.1.2.5", 7148),
-                                           ep("239.1.2.6", 7148) }));
+    EXPECT_EQ(parsed("239.1.2.3+3:7148"),
+              (endpoints{ ep("239.1.2.3", 7148),
+                          ep("239.1.2.4", 7148),
+                          ep("239.1.2.5", 7148),
+                          ep("239.1.2.6", 7148) }));
 }
 
 TEST(ParseEndpoints, ARangeCarriesAcrossOctets)
 {
-    EXPECT_EQ(parse_endpoints("10.0.0.255+1:9", "endpoints", endpoint_use::send),
-              (std::vector<udp::endpoint>{ ep("10.0.0.255", 9), ep("10.0.1.0", 9) }));
+    EXPECT_EQ(parsed("10.0.0.255+1:9"),
+              (endpoints{ ep("10.0.0.255", 9), ep("10.0.1.0", 9) }));
 }
 
 TEST(ParseEndpoints, ARangeOfZeroIsOneAddress)
 {
-    EXPECT_EQ(parse_endpoints("239.1.2.3+0:7148", "endpoints", endpoint_use::send),
-              (std::vector<udp::endpoint>{ ep("239.1.2.3", 7148) }));
+    EXPECT_EQ(parsed("239.1.2.3+0:7148"), (endpoints{ ep("239.1.2.3", 7148) }));
 }
 
 TEST(ParseEndpoints, RangesAndSinglesMix)
 {
     EXPECT_EQ(
-        parse_endpoints("239.1.2.3+1:7148, 10.0.0.1:1", "endpoints", endpoint_use::send),
-        (std::vector<udp::endpoint>{
-            ep("239.1.2.3", 7148), ep("239.1.2.4", 7148), ep("10.0.0.1", 1) }));
+        parsed("239.1.2.3+1:7148, 10.0.0.1:1"),
+        (endpoints{ ep("239.1.2.3", 7148), ep("239.1.2.4", 7148), ep("10.0.0.1", 1) }));
 }
 
 TEST(ParseEndpoints, AnyAddressToReceive)
 {
-    EXPECT_EQ(parse_endpoints("0.0.0.0:7148", "endpoints", endpoint_use::receive),
-              (std::vector<udp::endpoint>{ ep("0.0.0.0", 7148) }));
-    EXPECT_EQ(parse_endpoints(":7148", "endpoints", endpoint_use::receive),
-              (std::vector<udp::endpoint>{ ep("0.0.0.0", 7148) }));
+    EXPECT_EQ(parsed("0.0.0.0:7148", endpoint_use::receive),
+              (endpoints{ ep("0.0.0.0", 7148) }));
+    EXPECT_EQ(parsed(":7148", endpoint_use::receive), (endpoints{ ep("0.0.0.0", 7148) }));
 }
 
 TEST(ParseEndpoints, WhitespaceAroundEntriesIsIgnored)
 {
-    EXPECT_EQ(
-        parse_endpoints(
-            "  239.1.2.3:7148 ,\t239.1.2.4 : 7148 ", "endpoints", endpoint_use::receive),
-        (std::vector<udp::endpoint>{ ep("239.1.2.3", 7148), ep("239.1.2.4", 7148) }));
+    EXPECT_EQ(parsed("  239.1.2.3:7148 ,\t239.1.2.4 : 7148 ", endpoint_use::receive),
+              (endpoints{ ep("239.1.2.3", 7148), ep("239.1.2.4", 7148) }));
 }
 
 TEST(ParseEndpoints, PortExtremes)
 {
-    EXPECT_EQ(parse_endpoints("1.2.3.4:1,1.2.3.4:65535", "endpoints", endpoint_use::send),
-              (std::vector<udp::endpoint>{ ep("1.2.3.4", 1), ep("1.2.3.4", 65535) }));
+    EXPECT_EQ(parsed("1.2.3.4:1,1.2.3.4:65535"),
+              (endpoints{ ep("1.2.3.4", 1), ep("1.2.3.4", 65535) }));
 }
 
 TEST(ParseEndpoints, HostnamesResolveToIPv4)
 {
-    EXPECT_EQ(parse_endpoints("localhost:7148", "endpoints", endpoint_use::send),
-              (std::vector<udp::endpoint>{ ep("127.0.0.1", 7148) }));
+    EXPECT_EQ(parsed("localhost:7148"), (endpoints{ ep("127.0.0.1", 7148) }));
 }
 
 TEST(ParseEndpoints, TheLargestRange)
 {
-    const auto list =
-        parse_endpoints("239.0.0.0+" + std::to_string(max_range_count) + ":7148",
-                        "endpoints",
-                        endpoint_use::send);
+    const auto list = parsed("239.0.0.0+" + std::to_string(max_range_count) + ":7148");
     ASSERT_EQ(list.size(), max_range_count + 1);
     EXPECT_EQ(list.back(), ep("239.0.3.255", 7148));
 }
@@ -186,12 +181,8 @@ TEST(ParseEndpointsErrors, RangesStayOnOneSideOfTheMulticastEdge)
                  "crosses the edge of the multicast range",
                  endpoint_use::receive);
     // Up to the edge is fine on both sides.
-    EXPECT_EQ(
-        parse_endpoints("239.255.255.250+5:7148", "endpoints", endpoint_use::send).size(),
-        6u);
-    EXPECT_EQ(
-        parse_endpoints("223.255.255.250+5:7148", "endpoints", endpoint_use::send).size(),
-        6u);
+    EXPECT_EQ(parsed("239.255.255.250+5:7148").size(), 6u);
+    EXPECT_EQ(parsed("223.255.255.250+5:7148").size(), 6u);
 }
 
 TEST(ParseEndpointsErrors, BroadcastAndReservedAddresses)
@@ -274,50 +265,5 @@ TEST(EndpointHelpers, ToStringAndSockaddr)
     EXPECT_EQ(sa.sin_port, htons(0x1234));
     EXPECT_EQ(sa.sin_addr.s_addr, htonl(0x0a010203));
 }
-
-// ---- interfaces ----------------------------------------------------------------
-
-TEST(ResolveInterface, ByName)
-{
-    const network_interface lo = resolve_interface("lo", "interface");
-    EXPECT_EQ(lo.name, "lo");
-    EXPECT_EQ(lo.address, address_v4::loopback());
-    EXPECT_EQ(lo.index, if_nametoindex("lo"));
-}
-
-TEST(ResolveInterface, ByAddress)
-{
-    const network_interface lo = resolve_interface("127.0.0.1", "interface");
-    EXPECT_EQ(lo.name, "lo");
-    EXPECT_EQ(lo.index, if_nametoindex("lo"));
-}
-
-std::string interface_error(const std::string& text)
-{
-    return spead_test::expect_error<std::invalid_argument>(
-        [&] { resolve_interface(text, "interface"); }, text);
-}
-
-TEST(ResolveInterface, UnknownNameListsTheInterfacesThereAre)
-{
-    const std::string message = interface_error("nosuchif0");
-    EXPECT_EQ(message.rfind("interface: \"nosuchif0\" is not a local interface", 0), 0u)
-        << message;
-    EXPECT_NE(message.find("lo (127.0.0.1)"), std::string::npos) << message;
-}
-
-TEST(ResolveInterface, AddressOfNoLocalInterface)
-{
-    const std::string message = interface_error("203.0.113.77");
-    EXPECT_NE(message.find("is not the address of a local interface"), std::string::npos)
-        << message;
-}
-
-TEST(ResolveInterface, Empty)
-{
-    EXPECT_EQ(interface_error("").rfind("interface: empty", 0), 0u);
-}
-
-TEST(InterfaceMtu, Loopback) { EXPECT_GE(interface_mtu("lo"), 1500); }
 
 } // namespace

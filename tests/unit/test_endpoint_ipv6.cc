@@ -135,17 +135,4 @@ TEST(ParseEndpointsIpv6, ToStringBracketsIpv6)
         "[ff14::1]:7148,10.0.0.1:9");
 }
 
-TEST(InterfaceIndex, ByNameIndexOrAddress)
-{
-    const unsigned int lo = if_nametoindex("lo");
-    ASSERT_NE(lo, 0u);
-    EXPECT_EQ(interface_index("lo", "interface"), lo);
-    EXPECT_EQ(interface_index(std::to_string(lo), "interface"), lo);
-    EXPECT_EQ(interface_index("127.0.0.1", "interface"), lo);
-    const std::string message = spead_test::expect_error<std::invalid_argument>(
-        [] { interface_index("no-such-if0", "interface"); }, "no-such-if0");
-    EXPECT_EQ(message.rfind("interface: \"no-such-if0\"", 0), 0u) << message;
-    EXPECT_NE(message.find("lo ("), std::string::npos) << message;
-}
-
 } // namespace

@@ -93,6 +93,18 @@ output map(heap_to_stream& m, const recv::heap& h, std::uint64_t first_item = 0)
     return o;
 }
 
+/*! A descriptor of item \p id called \p name, its type a SPEAD \p format. */
+descriptor format_descriptor(std::uint64_t id,
+                             const std::string& name,
+                             const std::vector<std::pair<char, std::int64_t>>& format)
+{
+    descriptor d;
+    d.id = id;
+    d.name = name;
+    d.format = format;
+    return d;
+}
+
 descriptor numpy_descriptor(std::uint64_t id, const std::string& name, const char* descr)
 {
     descriptor d;
@@ -192,10 +204,7 @@ TEST(HeapToStream, ImmediatesAreTaggedByHexIdUntilADescriptorNamesThem)
     auto tags = by_key(map(m, receive(h, 1)).tags);
     EXPECT_EQ(pmt::to_uint64(tags.at("0x1600")), 123456u);
 
-    descriptor d;
-    d.id = 0x1600;
-    d.name = "timestamp";
-    d.format = { { 'u', 48 } };
+    const descriptor d = format_descriptor(0x1600, "timestamp", { { 'u', 48 } });
     send::heap named;
     named.add_descriptor(d);
     named.add_immediate(0x1600, 42);
@@ -319,20 +328,16 @@ TEST(HeapToStream, AutoByteOrderSwapsUniformSpeadFormatFieldsWhichAreBigEndian)
 {
     heap_to_stream m(config_for("int32"), nullptr);
     const auto payload = bytes_of({ 0x01, 0x02, 0x03, 0x04 });
-    descriptor d;
-    d.id = 0x1000;
-    d.name = "word";
-    d.format = { { 'i', 32 } };
     send::heap h;
-    h.add_descriptor(d);
+    h.add_descriptor(format_descriptor(0x1000, "word", { { 'i', 32 } }));
     h.add_item(0x1000, payload.data(), payload.size(), false);
     EXPECT_EQ(map(m, receive(h, 1)).bytes, bytes_of({ 0x04, 0x03, 0x02, 0x01 }));
 
     // A mixed record is left as it is.
     heap_to_stream mixed(config_for("int32"), nullptr);
-    d.format = { { 'i', 16 }, { 'u', 8 }, { 'u', 8 } };
     send::heap x;
-    x.add_descriptor(d);
+    x.add_descriptor(
+        format_descriptor(0x1000, "word", { { 'i', 16 }, { 'u', 8 }, { 'u', 8 } }));
     x.add_item(0x1000, payload.data(), payload.size(), false);
     EXPECT_EQ(map(mixed, receive(x, 1)).bytes, payload);
 }

@@ -20,6 +20,15 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges(const interval_set& 
     return out;
 }
 using pairs = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+
+/*! A set holding \p held (inserted in that order, at most \p max_ranges apart). */
+interval_set holding(const pairs& held, std::size_t max_ranges = 4)
+{
+    interval_set s;
+    for (const auto& [begin, end] : held)
+        EXPECT_EQ(s.insert(begin, end, max_ranges), result::added);
+    return s;
+}
 } // namespace
 
 TEST(interval_set, in_order_ranges_coalesce_into_one)
@@ -33,9 +42,7 @@ TEST(interval_set, in_order_ranges_coalesce_into_one)
 
 TEST(interval_set, a_range_filling_a_gap_joins_both_neighbours)
 {
-    interval_set s;
-    s.insert(0, 10, 4);
-    s.insert(20, 30, 4);
+    interval_set s = holding({ { 0, 10 }, { 20, 30 } });
     EXPECT_EQ(ranges(s), (pairs{ { 0, 10 }, { 20, 30 } }));
     EXPECT_EQ(s.insert(10, 20, 4), result::added);
     EXPECT_EQ(ranges(s), (pairs{ { 0, 30 } }));
@@ -43,9 +50,7 @@ TEST(interval_set, a_range_filling_a_gap_joins_both_neighbours)
 
 TEST(interval_set, joins_left_or_right_only)
 {
-    interval_set s;
-    s.insert(50, 60, 8);
-    s.insert(0, 10, 8);
+    interval_set s = holding({ { 50, 60 }, { 0, 10 } }, 8);
     s.insert(10, 20, 8); // joins left of the gap
     s.insert(40, 50, 8); // joins right
     EXPECT_EQ(ranges(s), (pairs{ { 0, 20 }, { 40, 60 } }));
@@ -53,8 +58,7 @@ TEST(interval_set, joins_left_or_right_only)
 
 TEST(interval_set, covered_range_is_a_duplicate)
 {
-    interval_set s;
-    s.insert(0, 100, 4);
+    interval_set s = holding({ { 0, 100 } });
     EXPECT_EQ(s.insert(0, 100, 4), result::duplicate);
     EXPECT_EQ(s.insert(10, 20, 4), result::duplicate);
     EXPECT_EQ(ranges(s), (pairs{ { 0, 100 } }));
@@ -62,9 +66,7 @@ TEST(interval_set, covered_range_is_a_duplicate)
 
 TEST(interval_set, partly_covered_range_is_an_overlap_and_changes_nothing)
 {
-    interval_set s;
-    s.insert(10, 20, 4);
-    s.insert(30, 40, 4);
+    interval_set s = holding({ { 10, 20 }, { 30, 40 } });
     EXPECT_EQ(s.insert(5, 15, 4), result::overlap);
     EXPECT_EQ(s.insert(15, 35, 4), result::overlap);
     EXPECT_EQ(s.insert(35, 45, 4), result::overlap);

@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include <gnuradio/spead/descriptor.h>
+#include <gnuradio/spead/numpy_header.h>
 #include <gtest/gtest.h>
 
 using namespace gr::spead;

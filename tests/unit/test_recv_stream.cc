@@ -68,6 +68,15 @@ std::vector<std::uint8_t> make_packet(std::uint64_t cnt,
     return out;
 }
 
+/*! Single-packet heaps with cnts \p first to \p last. */
+std::vector<std::vector<std::uint8_t>> heaps_from(std::uint64_t first, std::uint64_t last)
+{
+    std::vector<std::vector<std::uint8_t>> packets;
+    for (std::uint64_t cnt = first; cnt <= last; cnt++)
+        packets.push_back(make_packet(cnt));
+    return packets;
+}
+
 /*! Waits up to two seconds for \p condition; true if it came. */
 bool eventually(const std::function<bool()>& condition)
 {
@@ -221,17 +230,12 @@ TEST(RecvStream, ASenderRestartedWithoutAStopHeapIsHeardAfterAPause)
                 recv::stream_config().set_queue_heaps(20000).set_stop_on_stop_heap(
                     false));
             auto& r = s.emplace_reader<fake_reader>();
-            std::vector<std::vector<std::uint8_t>> run;
-            for (std::uint64_t cnt = 1; cnt <= first_run; cnt++)
-                run.push_back(make_packet(cnt));
+            auto run = heaps_from(1, first_run);
             if (stop_heap)
                 run.push_back(make_packet(first_run + 1, 16, 0, 1, true));
             ASSERT_TRUE(r.feed(run));
             std::this_thread::sleep_for(80ms); // the restart: longer than the gap
-            run.clear();
-            for (std::uint64_t cnt = 1; cnt <= 50; cnt++)
-                run.push_back(make_packet(cnt));
-            ASSERT_TRUE(r.feed(run));
+            ASSERT_TRUE(r.feed(heaps_from(1, 50)));
             const recv_stats stats = s.get_stats();
             // The stop heap, not stopping the stream, is delivered too.
             EXPECT_EQ(stats[recv_stat::heaps], first_run + 50 + stop_heap)
@@ -246,10 +250,7 @@ TEST(RecvStream, TrafficThatResumesWithNewCntsKeepsItsHistory)
 {
     recv::stream s(recv::stream_config().set_queue_heaps(64));
     auto& r = s.emplace_reader<fake_reader>();
-    std::vector<std::vector<std::uint8_t>> batch;
-    for (std::uint64_t cnt = 1; cnt <= 30; cnt++)
-        batch.push_back(make_packet(cnt));
-    ASSERT_TRUE(r.feed(batch));
+    ASSERT_TRUE(r.feed(heaps_from(1, 30)));
     std::this_thread::sleep_for(80ms); // a pause, but the sender goes on
     ASSERT_TRUE(r.feed({ make_packet(31), make_packet(5), make_packet(32) }));
     const recv_stats stats = s.get_stats();
@@ -261,11 +262,9 @@ TEST(RecvStream, WithoutAPauseRepeatedCntsAreStillDuplicates)
 {
     recv::stream s(recv::stream_config().set_queue_heaps(64));
     auto& r = s.emplace_reader<fake_reader>();
-    std::vector<std::vector<std::uint8_t>> batch;
-    for (std::uint64_t cnt = 1; cnt <= 30; cnt++)
-        batch.push_back(make_packet(cnt));
-    for (std::uint64_t cnt = 1; cnt <= 5; cnt++)
-        batch.push_back(make_packet(cnt)); // in the same batch: no pause
+    auto batch = heaps_from(1, 30);
+    const auto repeated = heaps_from(1, 5); // in the same batch: no pause
+    batch.insert(batch.end(), repeated.begin(), repeated.end());
     ASSERT_TRUE(r.feed(batch));
     const recv_stats stats = s.get_stats();
     EXPECT_EQ(stats[recv_stat::heaps], 30u);

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "error_message.h"
 #include "protocol/timeline.h"
 #include <gtest/gtest.h>
 #include <algorithm>
@@ -93,13 +94,9 @@ protected:
 
 TEST(timeline_config, validation_names_the_field_the_value_and_the_fix)
 {
-    const auto message = [](timeline_config config) -> std::string {
-        try {
-            config.validate();
-        } catch (const std::invalid_argument& e) {
-            return e.what();
-        }
-        return "";
+    const auto message = [](const timeline_config& config) {
+        return spead_test::error_message<std::invalid_argument>(
+            [&] { config.validate(); });
     };
     timeline_config config;
     EXPECT_EQ(message(config), "");

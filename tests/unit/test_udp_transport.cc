@@ -18,6 +18,7 @@
 #include "reconcile.h"
 #include "transport/endpoint.h"
 #include "transport/file_descriptor.h"
+#include "transport/network_interface.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/send_udp.h>

@@ -7,7 +7,7 @@
 
 #include "async_events.h"
 
-#include "verbs.h"
+#include "device_binding.h"
 #include <fcntl.h>
 #include <algorithm>
 #include <cerrno>

@@ -6,6 +6,7 @@
  */
 
 #include "destination_mac.h"
+#include "transport/endpoint.h"
 #include "verbs.h"
 #include <arpa/inet.h>
 #include <net/route.h>
@@ -13,6 +14,7 @@
 #include <sys/socket.h>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -32,6 +34,43 @@ using steady = std::chrono::steady_clock;
 constexpr auto neighbour_wait = std::chrono::seconds(1);
 /*! UDP discard port: a datagram to it makes the kernel resolve the neighbour. */
 constexpr unsigned short discard_port = 9;
+
+/*! Kernel neighbour-table lookup of an IPv4 host's MAC on \p interface_name.
+ * \return false when the neighbour is unknown or unresolved */
+bool lookup_neighbour(const boost::asio::ip::address_v4& host,
+                      const std::string& interface_name,
+                      mac_address& out)
+{
+    // /proc/net/arp: IP address, HW type, Flags, HW address, Mask, Device
+    std::ifstream arp("/proc/net/arp");
+    std::string line;
+    std::getline(arp, line); // header
+    const std::string wanted = host.to_string();
+    while (std::getline(arp, line)) {
+        std::istringstream fields(line);
+        std::string ip, hw_type, flags, mac, mask, device;
+        if (!(fields >> ip >> hw_type >> flags >> mac >> mask >> device))
+            continue;
+        if (ip != wanted || (!interface_name.empty() && device != interface_name))
+            continue;
+        if ((std::stoul(flags, nullptr, 16) & 0x2) == 0) // ATF_COM: resolved
+            continue;
+        unsigned int b[6];
+        if (std::sscanf(mac.c_str(),
+                        "%x:%x:%x:%x:%x:%x",
+                        &b[0],
+                        &b[1],
+                        &b[2],
+                        &b[3],
+                        &b[4],
+                        &b[5]) != 6)
+            continue;
+        for (int i = 0; i < 6; i++)
+            out[i] = std::uint8_t(b[i]);
+        return true;
+    }
+    return false;
+}
 
 /*!
  * The host whose MAC a frame to \p destination needs: the gateway of the longest

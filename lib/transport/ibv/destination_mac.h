@@ -12,7 +12,7 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_IBV_DESTINATION_MAC_H
 #define INCLUDED_SPEAD_TRANSPORT_IBV_DESTINATION_MAC_H
 
-#include "transport/endpoint.h"
+#include "transport/network_interface.h"
 #include "transport/raw_packet.h"
 #include <gnuradio/spead/api.h>
 #include <boost/asio/ip/udp.hpp>

@@ -12,8 +12,8 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_IBV_MULTICAST_MEMBERSHIPS_H
 #define INCLUDED_SPEAD_TRANSPORT_IBV_MULTICAST_MEMBERSHIPS_H
 
+#include "device_binding.h"
 #include "transport/file_descriptor.h"
-#include "verbs.h"
 #include <gnuradio/spead/api.h>
 #include <boost/asio/ip/udp.hpp>
 #include <vector>

@@ -6,7 +6,9 @@
  */
 
 #include "nic_drop_counter.h"
+#include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <thread>
 
 namespace gr {
@@ -24,6 +26,20 @@ constexpr auto read_interval = 100ms;
 constexpr auto completion_settle_time = 1ms;
 /*! Bound on the attempts to read the flow counters while nothing arrives, at exit. */
 constexpr int max_exit_reconciliations = 20;
+
+/*! Reads a decimal counter file (sysfs hw_counters). \return 0, or an errno value */
+int read_counter_file(const std::string& path, std::uint64_t& value)
+{
+    errno = 0;
+    std::ifstream file(path);
+    if (!file)
+        return errno ? errno : ENOENT;
+    std::uint64_t parsed = 0;
+    if (!(file >> parsed))
+        return EINVAL;
+    value = parsed;
+    return 0;
+}
 
 } // namespace
 

@@ -14,7 +14,7 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_IBV_NIC_DROP_COUNTER_H
 #define INCLUDED_SPEAD_TRANSPORT_IBV_NIC_DROP_COUNTER_H
 
-#include "verbs.h"
+#include "device_binding.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/api.h>
 #include <atomic>

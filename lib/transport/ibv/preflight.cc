@@ -5,10 +5,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "device_binding.h"
 #include "mlx5_direct.h"
 #include "preflight.h"
-#include "transport/endpoint.h"
-#include "verbs.h"
+#include "privileges.h"
+#include "transport/network_interface.h"
 #include <gnuradio/spead/recv_udp_ibv.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>

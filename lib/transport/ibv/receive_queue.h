@@ -18,7 +18,7 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_IBV_RECEIVE_QUEUE_H
 #define INCLUDED_SPEAD_TRANSPORT_IBV_RECEIVE_QUEUE_H
 
-#include "verbs.h"
+#include "device_binding.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/api.h>
 #include <cstddef>

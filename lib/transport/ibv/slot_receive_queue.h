@@ -17,8 +17,8 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_IBV_SLOT_RECEIVE_QUEUE_H
 #define INCLUDED_SPEAD_TRANSPORT_IBV_SLOT_RECEIVE_QUEUE_H
 
+#include "device_binding.h"
 #include "receive_queue.h"
-#include "verbs.h"
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "privileges.h"
 #include "striding_receive_queue.h"
 #include <endian.h>
 #include <system_error>

@@ -21,9 +21,9 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_IBV_STRIDING_RECEIVE_QUEUE_H
 #define INCLUDED_SPEAD_TRANSPORT_IBV_STRIDING_RECEIVE_QUEUE_H
 
+#include "device_binding.h"
 #include "mlx5_direct.h"
 #include "receive_queue.h"
-#include "verbs.h"
 #include <cstddef>
 #include <cstdint>
 #include <string>

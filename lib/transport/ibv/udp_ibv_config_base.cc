@@ -11,6 +11,7 @@
 // reports it.
 
 #include "transport/config_checks.h"
+#include "transport/network_interface.h"
 #include <gnuradio/spead/recv_udp_ibv.h>
 #include <gnuradio/spead/send_udp_ibv.h>
 #include <gnuradio/spead/udp_ibv_config_base.h>

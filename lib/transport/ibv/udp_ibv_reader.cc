@@ -18,20 +18,20 @@
 // (async_events.h) are read once per drained batch and while waiting.
 
 #include "async_events.h"
+#include "device_binding.h"
 #include "multicast_memberships.h"
 #include "nic_drop_counter.h"
 #include "receive_queue.h"
 #include "transport/endpoint.h"
 #include "transport/file_descriptor.h"
 #include "transport/raw_packet.h"
-#include "verbs.h"
+#include "transport/wake_event.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
-#include <sys/eventfd.h>
 #include <system_error>
 #include <unistd.h>
 #include <algorithm>
@@ -151,7 +151,7 @@ struct udp_ibv_reader::impl {
     std::vector<ibv::flow_ptr> flows;
     ibv::multicast_memberships memberships; //!< the groups, joined through the kernel
     std::unique_ptr<ibv::async_event_watch> events; //!< the device's async events
-    transport::file_descriptor wake; //!< eventfd: stop() ends a wait at once
+    transport::wake_event wake;                     //!< stop() ends a wait at once
 
     std::array<ibv_wc, poll_batch> completions{};
     std::array<packet_view, poll_batch> views{};
@@ -164,8 +164,6 @@ struct udp_ibv_reader::impl {
 
     // Counters: written by the thread, read by transport_stats().
     std::array<std::atomic<std::uint64_t>, recv_stats::size> counts{};
-
-    std::atomic<bool> stopping{ false }; //!< set by wake()
 };
 
 udp_ibv_reader::impl::impl(udp_ibv_reader& self, const udp_ibv_config& config)
@@ -176,9 +174,6 @@ udp_ibv_reader::impl::impl(udp_ibv_reader& self, const udp_ibv_config& config)
       max_frame(config.get_max_size() + udp_frame_overhead),
       device(config.get_interface_address().to_v4())
 {
-    wake = transport::file_descriptor(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-    if (!wake)
-        ibv::throw_error("eventfd", errno);
     check_port();
     check_buffer_size();
     create_channel();
@@ -337,7 +332,7 @@ void udp_ibv_reader::impl::device_events(bool now)
 void udp_ibv_reader::impl::busy_poll_loop()
 {
     int empty_polls = 0;
-    while (!stopping.load(std::memory_order_relaxed)) {
+    while (!wake.woken()) {
         const int n = poll_once();
         if (n < 0)
             return; // the stream ended
@@ -358,7 +353,7 @@ void udp_ibv_reader::impl::busy_poll_loop()
 void udp_ibv_reader::impl::interrupt_loop()
 {
     const int max_poll = config.get_max_poll();
-    while (!stopping.load(std::memory_order_relaxed)) {
+    while (!wake.woken()) {
         int n = 0;
         for (int i = 0; i < max_poll; i++) {
             if (i == max_poll - 1) {
@@ -393,7 +388,7 @@ void udp_ibv_reader::impl::interrupt_loop()
 void udp_ibv_reader::impl::wait_for_completion_event()
 {
     pollfd fds[3] = { { channel->fd, POLLIN, 0 },
-                      { wake.get(), POLLIN, 0 },
+                      { wake.fd(), POLLIN, 0 },
                       { events->fd(), POLLIN, 0 } };
     const int ready = poll(fds, 3, wait_timeout_ms);
     if (ready < 0 && errno != EINTR)
@@ -563,13 +558,7 @@ udp_ibv_reader::~udp_ibv_reader() = default;
 
 void udp_ibv_reader::run() { d_impl->run(); }
 
-void udp_ibv_reader::wake()
-{
-    d_impl->stopping.store(true);
-    const std::uint64_t one = 1;
-    // An eventfd write of 1 cannot fail short of overflow; poll() sees it either way.
-    [[maybe_unused]] auto written = ::write(d_impl->wake.get(), &one, sizeof(one));
-}
+void udp_ibv_reader::wake() { d_impl->wake.wake(); }
 
 recv_stats udp_ibv_reader::transport_stats() const
 {

@@ -19,6 +19,7 @@
 
 #include "destination_mac.h"
 #include "protocol/packetiser.h"
+#include "transport/endpoint.h"
 #include "udp_ibv_stream_impl.h"
 #include <arpa/inet.h>
 #include <fcntl.h>

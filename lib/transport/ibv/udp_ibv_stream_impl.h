@@ -14,12 +14,12 @@
 #define INCLUDED_SPEAD_TRANSPORT_IBV_UDP_IBV_STREAM_IMPL_H
 
 #include "async_events.h"
+#include "device_binding.h"
 #include "send_regions.h"
 #include "streams/packet_writer.h"
-#include "transport/endpoint.h"
 #include "transport/file_descriptor.h"
+#include "transport/network_interface.h"
 #include "transport/raw_packet.h"
-#include "verbs.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/send_udp_ibv.h>
 #include <boost/system/error_code.hpp>

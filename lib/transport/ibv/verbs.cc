@@ -5,22 +5,15 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include "transport/endpoint.h"
+#include "privileges.h"
 #include "verbs.h"
 #include <arpa/inet.h>
-#include <linux/capability.h>
-#include <net/if.h>
 #include <netinet/in.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
 #include <system_error>
-#include <unistd.h>
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 namespace gr {
@@ -66,154 +59,40 @@ mapping_ptr allocate_ring(std::size_t bytes)
 }
 
 namespace {
-
-mac_address read_interface_mac(const std::string& name)
+/*! Owns what a create call returned, which it made after clearing errno; a null is
+ * thrown as that call's errno (ENOMEM if it set none). */
+template <typename Ptr>
+Ptr owned(typename Ptr::pointer object, const char* what, const char* fix = "")
 {
-    mac_address mac{};
-    const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return mac;
-    ifreq request{};
-    std::strncpy(request.ifr_name, name.c_str(), IFNAMSIZ - 1);
-    if (ioctl(fd, SIOCGIFHWADDR, &request) == 0)
-        std::memcpy(mac.data(), request.ifr_hwaddr.sa_data, mac.size());
-    close(fd);
-    return mac;
+    const int err = errno; // before anything that may allocate
+    if (!object)
+        throw_error(what, err ? err : ENOMEM, fix);
+    return Ptr(object);
 }
-
-std::string no_device_message(const boost::asio::ip::address_v4& address,
-                              const std::string& name)
-{
-    return "no RDMA device owns interface " + address.to_string() +
-           (name.empty() ? "" : " (" + name + ")") +
-           ". ibverbs needs a NIC whose driver provides verbs (Mellanox/NVIDIA ConnectX "
-           "with rdma-core's mlx4/mlx5 providers); check `ibv_devices` and `rdma link "
-           "show`, or use transport udp (auto falls back to it)";
-}
-
 } // namespace
-
-device_binding::device_binding(const boost::asio::ip::address_v4& interface_address)
-    : d_address(interface_address)
-{
-    try {
-        d_interface_name =
-            transport::resolve_interface(interface_address.to_string(), "interface").name;
-    } catch (const std::invalid_argument&) {
-        // Not a local address: rdma_bind_addr below reports it with the RDMA context.
-    }
-    if (!d_interface_name.empty())
-        d_interface_mac = read_interface_mac(d_interface_name);
-
-    rdma_cm_id* id = nullptr;
-    errno = 0;
-    // A NULL event channel puts the id in synchronous mode: we only bind it.
-    if (rdma_create_id(nullptr, &id, nullptr, RDMA_PS_UDP) != 0)
-        throw_error("rdma_create_id",
-                    errno ? errno : ENODEV,
-                    no_device_message(d_address, d_interface_name));
-    d_id.reset(id);
-    sockaddr_in sin{};
-    sin.sin_family = AF_INET;
-    sin.sin_addr.s_addr = htonl(interface_address.to_uint());
-    errno = 0;
-    if (rdma_bind_addr(id, reinterpret_cast<sockaddr*>(&sin)) != 0)
-        throw_error("rdma_bind_addr(" + d_address.to_string() + ")",
-                    errno ? errno : ENODEV,
-                    no_device_message(d_address, d_interface_name));
-    if (!id->verbs)
-        throw_error("rdma_bind_addr(" + d_address.to_string() + ")",
-                    ENODEV,
-                    no_device_message(d_address, d_interface_name));
-}
-
-ibv_device_attr device_binding::query_device() const
-{
-    ibv_device_attr attr{};
-    const int status = ibv_query_device(context(), &attr);
-    if (status != 0)
-        throw_error("ibv_query_device", status);
-    return attr;
-}
-
-ibv_device_attr_ex device_binding::query_device_ex() const
-{
-    ibv_device_attr_ex attr{};
-    const int status = ibv_query_device_ex(context(), nullptr, &attr);
-    if (status != 0)
-        throw_error("ibv_query_device_ex", status);
-    return attr;
-}
-
-ibv_port_attr device_binding::query_port() const
-{
-    ibv_port_attr attr{};
-    const int status = ibv_query_port(context(), port_num(), &attr);
-    if (status != 0)
-        throw_error("ibv_query_port", status);
-    return attr;
-}
-
-bool device_binding::has_flow_steering() const
-{
-    return query_device().device_cap_flags & IBV_DEVICE_MANAGED_FLOW_STEERING;
-}
-
-bool device_binding::has_ip_checksum_offload() const
-{
-    try {
-        return query_device_ex().raw_packet_caps & IBV_RAW_PACKET_CAP_IP_CSUM;
-    } catch (const std::system_error&) {
-        return false; // old providers without the extended query: checksum in software
-    }
-}
-
-int device_binding::num_comp_vectors() const
-{
-    return context()->num_comp_vectors > 0 ? context()->num_comp_vectors : 1;
-}
-
-std::string device_binding::device_name() const
-{
-    const char* name = ibv_get_device_name(context()->device);
-    return name ? name : "?";
-}
-
-std::string device_binding::port_counter_path(const std::string& counter) const
-{
-    return std::string(context()->device->ibdev_path) + "/ports/" +
-           std::to_string(port_num()) + "/hw_counters/" + counter;
-}
 
 comp_channel_ptr create_comp_channel(ibv_context* context)
 {
     errno = 0;
-    ibv_comp_channel* channel = ibv_create_comp_channel(context);
-    if (!channel)
-        throw_error("ibv_create_comp_channel", errno ? errno : ENOMEM);
-    return comp_channel_ptr(channel);
+    return owned<comp_channel_ptr>(ibv_create_comp_channel(context),
+                                   "ibv_create_comp_channel");
 }
 
 cq_ptr
 create_cq(ibv_context* context, int entries, ibv_comp_channel* channel, int comp_vector)
 {
+    const std::string what = "ibv_create_cq(" + std::to_string(entries) + " entries)";
     errno = 0;
-    ibv_cq* cq = ibv_create_cq(context, entries, nullptr, channel, comp_vector);
-    if (!cq)
-        throw_error("ibv_create_cq(" + std::to_string(entries) + " entries)",
-                    errno ? errno : ENOMEM,
-                    "reduce buffer_size or max_size (the device limits completion queue "
-                    "entries, see spead_ibv_check)");
-    return cq_ptr(cq);
+    return owned<cq_ptr>(ibv_create_cq(context, entries, nullptr, channel, comp_vector),
+                         what.c_str(),
+                         "reduce buffer_size or max_size (the device limits completion "
+                         "queue entries, see spead_ibv_check)");
 }
 
 pd_ptr alloc_pd(ibv_context* context)
 {
     errno = 0;
-    ibv_pd* pd = ibv_alloc_pd(context);
-    if (!pd)
-        throw_error("ibv_alloc_pd", errno ? errno : ENOMEM);
-    return pd_ptr(pd);
+    return owned<pd_ptr>(ibv_alloc_pd(context), "ibv_alloc_pd");
 }
 
 qp_ptr
@@ -361,107 +240,6 @@ int read_flow_packet_counter(ibv_counters* counters, std::uint64_t& packets)
     if (status == 0)
         packets = value;
     return status;
-}
-
-int read_counter_file(const std::string& path, std::uint64_t& value)
-{
-    errno = 0;
-    std::ifstream file(path);
-    if (!file)
-        return errno ? errno : ENOENT;
-    std::uint64_t parsed = 0;
-    if (!(file >> parsed))
-        return EINVAL;
-    value = parsed;
-    return 0;
-}
-
-bool has_cap_net_raw()
-{
-    __user_cap_header_struct header{};
-    header.version = _LINUX_CAPABILITY_VERSION_3;
-    __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
-    if (syscall(SYS_capget, &header, data) != 0)
-        return false;
-    return data[CAP_NET_RAW / 32].effective & (1u << (CAP_NET_RAW % 32));
-}
-
-std::string cap_net_raw_fix()
-{
-    return "Give the capability to the program that runs, never to Python and never by "
-           "running as root: for the tools, `sudo setcap cap_net_raw+ep "
-           "/usr/local/bin/spead_recv`; for GRC or a Python flowgraph, start it with the "
-           "capability, e.g. `sudo setpriv --reuid=$(id -u) --regid=$(id -g) "
-           "--init-groups "
-           "--inh-caps=+net_raw --ambient-caps=+net_raw -- env HOME=$HOME "
-           "gnuradio-companion` (or a "
-           "systemd "
-           "unit with AmbientCapabilities=CAP_NET_RAW). See docs/ibverbs.md";
-}
-
-std::pair<rlim_t, rlim_t> memlock_limit()
-{
-    rlimit limit{};
-    if (getrlimit(RLIMIT_MEMLOCK, &limit) != 0)
-        return { 0, 0 };
-    return { limit.rlim_cur, limit.rlim_max };
-}
-
-std::string format_limit(rlim_t bytes)
-{
-    if (bytes == RLIM_INFINITY)
-        return "unlimited";
-    if (bytes >= (rlim_t(1) << 20) && bytes % (rlim_t(1) << 20) == 0)
-        return std::to_string(bytes >> 20) + " MiB";
-    if (bytes >= 1024 && bytes % 1024 == 0)
-        return std::to_string(bytes >> 10) + " KiB";
-    return std::to_string(bytes) + " bytes";
-}
-
-std::string memlock_fix(std::size_t needed)
-{
-    const auto [soft, hard] = memlock_limit();
-    return "The NIC must pin " + format_limit(needed) +
-           " of memory but RLIMIT_MEMLOCK is " + format_limit(soft) + " (hard limit " +
-           format_limit(hard) +
-           "). Raise it: `ulimit -l unlimited` in the shell that starts the program, "
-           "`memlock unlimited` for the user in /etc/security/limits.conf, or "
-           "LimitMEMLOCK=infinity in a systemd unit; or reduce buffer_size";
-}
-
-bool lookup_neighbour(const boost::asio::ip::address_v4& host,
-                      const std::string& interface_name,
-                      mac_address& out)
-{
-    // /proc/net/arp: IP address, HW type, Flags, HW address, Mask, Device
-    std::ifstream arp("/proc/net/arp");
-    std::string line;
-    std::getline(arp, line); // header
-    const std::string wanted = host.to_string();
-    while (std::getline(arp, line)) {
-        std::istringstream fields(line);
-        std::string ip, hw_type, flags, mac, mask, device;
-        if (!(fields >> ip >> hw_type >> flags >> mac >> mask >> device))
-            continue;
-        if (ip != wanted || (!interface_name.empty() && device != interface_name))
-            continue;
-        if ((std::stoul(flags, nullptr, 16) & 0x2) == 0) // ATF_COM: resolved
-            continue;
-        unsigned int b[6];
-        if (std::sscanf(mac.c_str(),
-                        "%x:%x:%x:%x:%x:%x",
-                        &b[0],
-                        &b[1],
-                        &b[2],
-                        &b[3],
-                        &b[4],
-                        &b[5]) != 6)
-            continue;
-        for (int i = 0; i < 6; i++)
-            out[i] = std::uint8_t(b[i]);
-        return true;
-    }
-    return false;
 }
 
 } // namespace ibv

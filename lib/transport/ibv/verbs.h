@@ -6,7 +6,9 @@
  */
 
 // RAII ownership of every verbs object the ibverbs transport uses, and the setup calls
-// that turn rdma-core's errno values into errors naming the cause and the fix.
+// that turn rdma-core's errno values into errors naming the cause and the fix (the
+// device an interface belongs to: device_binding.h; what the process needs:
+// privileges.h).
 // Destruction order is encoded by declaring members in creation order (C++ destroys
 // them in reverse): device binding, comp channel, CQs, PD, QP, MRs, flows.
 
@@ -17,8 +19,6 @@
 #include <gnuradio/spead/api.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
-#include <sys/resource.h>
-#include <boost/asio/ip/address_v4.hpp>
 #include <boost/asio/ip/udp.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -91,44 +91,6 @@ struct SPEAD_API mapping_deleter {
 using mapping_ptr = std::unique_ptr<std::uint8_t, mapping_deleter>;
 SPEAD_API mapping_ptr allocate_ring(std::size_t bytes);
 
-/*!
- * \brief The RDMA device and port that own an interface, found the way rdma_cm does
- * it: rdma_create_id + rdma_bind_addr(interface IPv4). The ibv_context belongs to
- * rdma_cm and lives as long as this object.
- */
-class SPEAD_API device_binding
-{
-public:
-    /*! \throws std::system_error naming the interface when no RDMA device owns it */
-    explicit device_binding(const boost::asio::ip::address_v4& interface_address);
-
-    ibv_context* context() const { return d_id->verbs; }
-    std::uint8_t port_num() const { return d_id->port_num; }
-    const boost::asio::ip::address_v4& interface_address() const { return d_address; }
-    /*! netdev name of the interface (for MAC, MTU and messages) */
-    const std::string& interface_name() const { return d_interface_name; }
-    const mac_address& interface_mac() const { return d_interface_mac; }
-
-    ibv_device_attr query_device() const;
-    ibv_device_attr_ex query_device_ex() const;
-    ibv_port_attr query_port() const;
-    bool has_flow_steering() const;
-    bool has_ip_checksum_offload() const;
-    /*! Completion vectors (interrupt queues) of the device, at least 1. */
-    int num_comp_vectors() const;
-    /*! rdma-core's name of the device ("mlx5_0"). */
-    std::string device_name() const;
-    /*! sysfs file of a port counter of this port:
-     * `<ibdev_path>/ports/<port>/hw_counters/<counter>`, e.g. out_of_buffer. */
-    std::string port_counter_path(const std::string& counter) const;
-
-private:
-    boost::asio::ip::address_v4 d_address;
-    std::string d_interface_name;
-    mac_address d_interface_mac{};
-    cm_id_ptr d_id;
-};
-
 SPEAD_API comp_channel_ptr create_comp_channel(ibv_context* context);
 SPEAD_API cq_ptr create_cq(ibv_context* context,
                            int entries,
@@ -175,27 +137,6 @@ SPEAD_API counters_ptr create_flow_packet_counter(ibv_context* context, int& err
 /*! Reads a counter from create_flow_packet_counter (from the device, not a cache).
  * \return 0, or an errno value */
 SPEAD_API int read_flow_packet_counter(ibv_counters* counters, std::uint64_t& packets);
-/*! Reads a decimal counter file (sysfs hw_counters). \return 0, or an errno value */
-SPEAD_API int read_counter_file(const std::string& path, std::uint64_t& value);
-
-// ---- diagnostics shared by the readers, streams, blocks and spead_ibv_check ----
-
-/*! True when this process has CAP_NET_RAW in its effective set. */
-SPEAD_API bool has_cap_net_raw();
-/*! The fix for a missing CAP_NET_RAW: commands for apps, GRC and Python flowgraphs. */
-SPEAD_API std::string cap_net_raw_fix();
-/*! RLIMIT_MEMLOCK (soft, hard) in bytes; RLIM_INFINITY when unlimited. */
-SPEAD_API std::pair<rlim_t, rlim_t> memlock_limit();
-/*! "8 MiB" / "unlimited" */
-SPEAD_API std::string format_limit(rlim_t bytes);
-/*! The fix for registering \p needed bytes under the current memlock limit. */
-SPEAD_API std::string memlock_fix(std::size_t needed);
-/*! Kernel neighbour-table lookup of an IPv4 host's MAC on \p interface_name.
- * \return false when the neighbour is unknown or unresolved */
-SPEAD_API bool lookup_neighbour(const boost::asio::ip::address_v4& host,
-                                const std::string& interface_name,
-                                mac_address& out);
-
 } // namespace ibv
 } // namespace spead
 } // namespace gr

@@ -10,7 +10,7 @@
 // with tcp are checked by tcp_config's setters: one rule, one message.
 
 #include "rdma_uri.h"
-#include "transport/endpoint.h"
+#include "transport/network_interface.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_rdma.h>
 #include <gnuradio/spead/recv_tcp.h>

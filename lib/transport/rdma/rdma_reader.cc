@@ -11,7 +11,7 @@
 #include "rdma_link.h"
 #include "rdma_uri.h"
 #include "streams/connected_reader.h"
-#include "transport/endpoint.h"
+#include "transport/network_interface.h"
 #include <gnuradio/spead/recv_rdma.h>
 
 namespace gr {

@@ -11,7 +11,7 @@
 #include "rdma_link.h"
 #include "rdma_uri.h"
 #include "streams/connected_writer.h"
-#include "transport/endpoint.h"
+#include "transport/network_interface.h"
 #include <gnuradio/spead/send_rdma.h>
 #include <stdexcept>
 

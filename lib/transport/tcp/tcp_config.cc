@@ -11,6 +11,7 @@
 
 #include "streams/peer_filter.h"
 #include "transport/endpoint.h"
+#include "transport/network_interface.h"
 #include <gnuradio/spead/recv_tcp.h>
 #include <gnuradio/spead/send_tcp.h>
 #include <stdexcept>

@@ -6,7 +6,7 @@
  */
 
 #include "tcp_socket.h"
-#include "transport/endpoint.h"
+#include "transport/network_interface.h"
 #include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>

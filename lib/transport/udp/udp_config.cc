@@ -6,6 +6,7 @@
  */
 
 #include "transport/config_checks.h"
+#include "transport/network_interface.h"
 #include <gnuradio/spead/recv_udp.h>
 #include <gnuradio/spead/send_udp.h>
 #include <stdexcept>

@@ -9,13 +9,14 @@
 #include "transport/endpoint.h"
 #include "transport/file_descriptor.h"
 #include "transport/mapped_buffer.h"
+#include "transport/network_interface.h"
+#include "transport/wake_event.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <system_error>
 #include <algorithm>
@@ -159,7 +160,7 @@ struct udp_reader::impl {
     const udp_config config;
     gr::logger logger;
     std::vector<socket_state> sockets;
-    file_descriptor wake; //!< eventfd: stop() writes to it to end poll() at once
+    transport::wake_event wake; //!< stop() ends a wait at once
     std::size_t granted_buffer = 0;
 
     // receive batch, allocated once
@@ -175,8 +176,6 @@ struct udp_reader::impl {
     mutable std::uint64_t runs_dropped = 0;    //!< by coalescing sockets
     bool drops_final = false; //!< the thread has ended: counters no longer move
     std::atomic<std::uint64_t> datagrams_oversize{ 0 };
-
-    std::atomic<bool> stopping{ false }; //!< set by wake()
 };
 
 udp_reader::impl::impl(udp_reader& self, const udp_config& config)
@@ -185,9 +184,6 @@ udp_reader::impl::impl(udp_reader& self, const udp_config& config)
     if (config.get_endpoints().empty())
         throw std::invalid_argument(
             "endpoints: none given; set at least one, e.g. 239.1.2.3:7148 or :7148");
-    wake = file_descriptor(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-    if (!wake)
-        throw_errno("eventfd");
     open_sockets();
     allocate_batch();
 }
@@ -507,9 +503,9 @@ void udp_reader::impl::receive_loop()
     std::vector<pollfd> fds(sockets.size() + 1);
     for (std::size_t i = 0; i < sockets.size(); i++)
         fds[i] = { sockets[i].fd.get(), POLLIN, 0 };
-    fds.back() = { wake.get(), POLLIN, 0 };
+    fds.back() = { wake.fd(), POLLIN, 0 };
 
-    while (!stopping.load(std::memory_order_relaxed)) {
+    while (!wake.woken()) {
         const int ready = poll(fds.data(), fds.size(), poll_timeout_ms);
         if (ready < 0) {
             if (errno == EINTR)
@@ -536,13 +532,7 @@ udp_reader::~udp_reader() = default;
 
 void udp_reader::run() { d_impl->run(); }
 
-void udp_reader::wake()
-{
-    d_impl->stopping.store(true);
-    const std::uint64_t one = 1;
-    // An eventfd write of 1 cannot fail short of overflow; poll() sees it either way.
-    [[maybe_unused]] auto written = ::write(d_impl->wake.get(), &one, sizeof(one));
-}
+void udp_reader::wake() { d_impl->wake.wake(); }
 
 recv_stats udp_reader::transport_stats() const
 {

@@ -10,6 +10,7 @@
 #include "streams/packet_writer.h"
 #include "transport/endpoint.h"
 #include "transport/file_descriptor.h"
+#include "transport/network_interface.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/send_udp.h>
 #include <netinet/in.h>

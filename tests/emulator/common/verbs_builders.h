@@ -28,6 +28,16 @@ inline ibv_qp_init_attr qp_init_attr(ibv_cq* send_cq,
     return attr;
 }
 
+// As above, with the queues' capabilities (ibv_qp_cap: send WRs, receive WRs, send SGEs,
+// receive SGEs, inline bytes).
+inline ibv_qp_init_attr
+qp_init_attr(ibv_cq* send_cq, ibv_cq* receive_cq, ibv_qp_type type, const ibv_qp_cap& cap)
+{
+    ibv_qp_init_attr attr = qp_init_attr(send_cq, receive_cq, type);
+    attr.cap = cap;
+    return attr;
+}
+
 // The attribute that heads a normal flow rule on port 1, followed by \p num_of_specs
 // specs in \p size bytes in all.
 inline ibv_flow_attr flow_attr(uint16_t size, uint8_t num_of_specs)

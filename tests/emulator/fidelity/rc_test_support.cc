@@ -14,24 +14,16 @@ namespace verbs_test {
 rc_endpoint make_rc_endpoint(const rc_options& options)
 {
     rc_endpoint made;
-    made.context = open_loopback_device();
-    if (!made.context)
-        return made;
-    made.pd.reset(ibv_alloc_pd(made.context.get()));
-    made.send_cq.reset(ibv_create_cq(made.context.get(), 256, nullptr, nullptr, 0));
-    made.receive_cq.reset(ibv_create_cq(made.context.get(), 256, nullptr, nullptr, 0));
-    ibv_qp_init_attr attr{};
-    attr.send_cq = made.send_cq.get();
-    attr.recv_cq = made.receive_cq.get();
-    attr.qp_type = IBV_QPT_RC;
-    attr.sq_sig_all = options.signal_all ? 1 : 0;
-    attr.cap.max_send_wr = options.send_wr;
-    attr.cap.max_recv_wr = options.receive_wr;
-    attr.cap.max_send_sge = options.sge;
-    attr.cap.max_recv_sge = options.sge;
-    attr.cap.max_inline_data = options.inline_data;
-    made.qp.reset(ibv_create_qp(made.pd.get(), &attr));
-    EXPECT_NE(made.qp, nullptr) << "ibv_create_qp(RC): " << strerror(errno);
+    make_queue_pair_parts(made,
+                          256,
+                          false,
+                          IBV_QPT_RC,
+                          { options.send_wr,
+                            options.receive_wr,
+                            options.sge,
+                            options.sge,
+                            options.inline_data },
+                          options.signal_all);
     return made;
 }
 

@@ -15,13 +15,8 @@
 
 namespace verbs_test {
 
-struct rc_endpoint {
-    context_ptr context;
-    pd_ptr pd;
-    cq_ptr send_cq;
-    cq_ptr receive_cq;
-    qp_ptr qp;
-};
+// An RC QP and what it is made of (no completion channel).
+using rc_endpoint = queue_pair_parts;
 
 struct rc_options {
     uint32_t send_wr = 32;

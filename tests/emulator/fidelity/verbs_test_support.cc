@@ -127,27 +127,44 @@ ibv_device_attr_ex query_device_ex(ibv_context* context)
     return attr;
 }
 
+void make_queue_pair_parts(queue_pair_parts& made,
+                           int cq_entries,
+                           bool with_channel,
+                           ibv_qp_type type,
+                           const ibv_qp_cap& cap,
+                           bool signal_all)
+{
+    made.context = open_loopback_device();
+    if (!made.context)
+        return;
+    made.pd.reset(ibv_alloc_pd(made.context.get()));
+    if (with_channel)
+        made.channel.reset(ibv_create_comp_channel(made.context.get()));
+    made.send_cq.reset(
+        ibv_create_cq(made.context.get(), cq_entries, nullptr, nullptr, 0));
+    made.receive_cq.reset(
+        ibv_create_cq(made.context.get(), cq_entries, nullptr, made.channel.get(), 0));
+    ibv_qp_init_attr attr =
+        qp_init_attr(made.send_cq.get(), made.receive_cq.get(), type, cap);
+    attr.sq_sig_all = signal_all ? 1 : 0;
+    made.qp.reset(ibv_create_qp(made.pd.get(), &attr));
+    EXPECT_NE(made.qp, nullptr)
+        << "ibv_create_qp(" << (type == IBV_QPT_RC ? "RC" : "RAW_PACKET")
+        << "): " << strerror(errno);
+}
+
 raw_queue_pair make_raw_queue_pair(const queue_pair_options& options)
 {
     raw_queue_pair made;
-    made.context = open_loopback_device();
-    if (!made.context)
-        return made;
-    made.pd.reset(ibv_alloc_pd(made.context.get()));
-    if (options.with_channel)
-        made.channel.reset(ibv_create_comp_channel(made.context.get()));
-    made.send_cq.reset(
-        ibv_create_cq(made.context.get(), options.cq_entries, nullptr, nullptr, 0));
-    made.receive_cq.reset(ibv_create_cq(
-        made.context.get(), options.cq_entries, nullptr, made.channel.get(), 0));
-    ibv_qp_init_attr attr = qp_init_attr(made.send_cq.get(), made.receive_cq.get());
-    attr.cap.max_send_wr = options.send_wr;
-    attr.cap.max_recv_wr = options.receive_wr;
-    attr.cap.max_send_sge = options.send_sge;
-    attr.cap.max_recv_sge = options.receive_sge;
-    attr.cap.max_inline_data = options.inline_data;
-    made.qp.reset(ibv_create_qp(made.pd.get(), &attr));
-    EXPECT_NE(made.qp, nullptr) << "ibv_create_qp: " << strerror(errno);
+    make_queue_pair_parts(made,
+                          options.cq_entries,
+                          options.with_channel,
+                          IBV_QPT_RAW_PACKET,
+                          { options.send_wr,
+                            options.receive_wr,
+                            options.send_sge,
+                            options.receive_sge,
+                            options.inline_data });
     return made;
 }
 

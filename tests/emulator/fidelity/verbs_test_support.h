@@ -47,14 +47,28 @@ context_ptr open_loopback_device();
 // ibv_query_device_ex's answer (a failure fails the test).
 ibv_device_attr_ex query_device_ex(ibv_context* context);
 
-// A receive or send QP on the loopback device, with everything it needs.
-struct raw_queue_pair {
+// What a test's QP on the loopback device is made of.
+struct queue_pair_parts {
     context_ptr context;
     pd_ptr pd;
     channel_ptr channel; // only when asked for
     cq_ptr send_cq;
     cq_ptr receive_cq;
     qp_ptr qp;
+};
+// Opens the loopback device into \p made and makes its PD, two CQs of \p cq_entries
+// (the receive CQ on a completion channel when \p with_channel) and a QP of \p type
+// with \p cap. A QP the emulator refuses fails the test (the other parts are checked
+// by their users).
+void make_queue_pair_parts(queue_pair_parts& made,
+                           int cq_entries,
+                           bool with_channel,
+                           ibv_qp_type type,
+                           const ibv_qp_cap& cap,
+                           bool signal_all = false);
+
+// A receive or send QP on the loopback device, with everything it needs.
+struct raw_queue_pair : queue_pair_parts {
     flow_ptr flow; // when the test steers traffic here; destroyed before the QP
 };
 struct queue_pair_options {

@@ -5,6 +5,8 @@
 #ifndef SPEAD_EMU_ENUM_NAMES_H
 #define SPEAD_EMU_ENUM_NAMES_H
 
+#include <infiniband/verbs.h>
+
 #include <cstddef>
 
 namespace spead_emu {
@@ -16,6 +18,14 @@ enum_name(const char* const (&names)[N], long value, const char* unknown, long f
 {
     const long index = value - first;
     return index >= 0 && static_cast<size_t>(index) < N ? names[index] : unknown;
+}
+
+// "RESET", "INIT", "RTR", ...
+inline const char* qp_state_name(ibv_qp_state state)
+{
+    static const char* const names[] = { "RESET", "INIT", "RTR", "RTS",
+                                         "SQD",   "SQE",  "ERR" };
+    return enum_name(names, state, "UNKNOWN");
 }
 
 } // namespace spead_emu

@@ -29,13 +29,6 @@
 namespace spead_emu {
 namespace {
 
-const char* state_name(ibv_qp_state state)
-{
-    static const char* const names[] = { "RESET", "INIT", "RTR", "RTS",
-                                         "SQD",   "SQE",  "ERR" };
-    return enum_name(names, state, "UNKNOWN");
-}
-
 // The transitions a RAW_PACKET QP takes (IB spec QP state table, as the kernel checks).
 bool transition_allowed(ibv_qp_state from, ibv_qp_state to)
 {
@@ -54,13 +47,6 @@ bool transition_allowed(ibv_qp_state from, ibv_qp_state to)
     }
 }
 
-void advance_to(std::atomic<uint64_t>& released, uint64_t next)
-{
-    uint64_t current = released.load();
-    while (next > current && !released.compare_exchange_weak(current, next)) {
-    }
-}
-
 } // namespace
 
 queue_pair::queue_pair(protection_domain& pd,
@@ -68,31 +54,11 @@ queue_pair::queue_pair(protection_domain& pd,
                        completion_queue& receive_cq,
                        const ibv_qp_init_attr& attr,
                        std::unique_ptr<nic_thread> nic)
-    : m_pd(pd),
-      m_send_cq(send_cq),
-      m_receive_cq(receive_cq),
-      m_cap(attr.cap),
-      m_signal_all(attr.sq_sig_all != 0),
-      m_send(attr.cap.max_send_wr),
-      m_receive(attr.cap.max_recv_wr),
+    : queue_pair_core(
+          pd, send_cq, receive_cq, attr, pd.context().device().allocate_qp_number()),
       m_nic(std::move(nic))
 {
-    ibv_qp& qp = m_shell.verbs;
-    pd.adopt(qp.context, qp.pd, qp.handle);
-    qp.qp_context = attr.qp_context;
-    qp.send_cq = send_cq.verbs();
-    qp.recv_cq = receive_cq.verbs();
-    qp.qp_num = pd.context().device().allocate_qp_number();
-    qp.state = IBV_QPS_RESET;
-    qp.qp_type = IBV_QPT_RAW_PACKET;
-    // Reserve now so posting never allocates.
-    for (auto& slot : m_send.slots) {
-        slot.sges.reserve(m_cap.max_send_sge);
-        slot.inline_data.reserve(m_cap.max_inline_data);
-    }
-    for (auto& slot : m_receive.slots)
-        slot.sges.reserve(m_cap.max_recv_sge);
-    m_fault_random = 0x9e3779b97f4a7c15ull ^ qp.qp_num;
+    m_fault_random = 0x9e3779b97f4a7c15ull ^ m_shell.verbs.qp_num;
     m_held.bytes.resize(m_nic->max_frame_size());
 }
 
@@ -107,52 +73,30 @@ queue_pair* queue_pair::from(ibv_qp* qp)
     return object_shell<ibv_qp, queue_pair>::owner_of(qp);
 }
 
-device_context& queue_pair::context() { return m_pd.context(); }
-
 ibv_qp* queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
 {
     if (attr.qp_type != IBV_QPT_RAW_PACKET)
         fail_unemulated("ibv_create_qp with qp_type %d (only IBV_QPT_RAW_PACKET and "
                         "IBV_QPT_RC QPs are emulated)",
                         attr.qp_type);
-    if (attr.srq != nullptr)
-        fail_unemulated("shared receive queues (ibv_qp_init_attr.srq)");
+    const queues cqs = queues_for(pd, attr, 0);
+    if (!cqs)
+        return nullptr;
     device_context& context = pd.context();
-    if (context.device().faults().fatal()) {
-        errno = EIO; // a device after a fatal error refuses every command
-        return nullptr;
-    }
-    completion_queue* send_cq = completion_queue::from(attr.send_cq);
-    completion_queue* receive_cq = completion_queue::from(attr.recv_cq);
-    const ibv_qp_cap& cap = attr.cap;
-    if (send_cq == nullptr || receive_cq == nullptr || &send_cq->context() != &context ||
-        &receive_cq->context() != &context ||
-        cap.max_send_wr > device_limits::max_qp_wr ||
-        cap.max_recv_wr > device_limits::max_qp_wr ||
-        cap.max_send_sge > device_limits::max_sge ||
-        cap.max_recv_sge > device_limits::max_sge ||
-        cap.max_inline_data > device_limits::max_inline_data) {
-        errno = EINVAL;
-        return nullptr;
-    }
     std::unique_ptr<nic_thread> nic = open_nic(context);
     if (nic == nullptr)
         return nullptr;
     std::lock_guard<std::mutex> lock(context.control_mutex());
-    auto* qp = new queue_pair(pd, *send_cq, *receive_cq, attr, std::move(nic));
-    pd.live_queue_pairs++;
-    context.live_queue_pairs++;
+    auto* qp = new queue_pair(pd, *cqs.send, *cqs.receive, attr, std::move(nic));
     context.queue_pairs.push_back(qp);
-    send_cq->attached_queue_pairs++;
-    receive_cq->attached_queue_pairs++;
     qp->m_nic->start(*qp);
     trace("QP 0x%x on %s: send %u x %u SGE, receive %u x %u SGE",
           qp->verbs()->qp_num,
           context.device().netdev().c_str(),
-          cap.max_send_wr,
-          cap.max_send_sge,
-          cap.max_recv_wr,
-          cap.max_recv_sge);
+          attr.cap.max_send_wr,
+          attr.cap.max_send_sge,
+          attr.cap.max_recv_wr,
+          attr.cap.max_recv_sge);
     // attr.cap already holds what was granted: exactly what was asked for.
     return qp->verbs();
 }
@@ -214,10 +158,7 @@ ibv_qp* queue_pair::create_with_rx_hash(device_context& context,
     auto* qp = new queue_pair(*pd, cq, cq, plain, std::move(nic));
     qp->m_rx_hash_table = table;
     table->attached_queue_pairs++;
-    pd->live_queue_pairs++;
-    context.live_queue_pairs++;
     context.queue_pairs.push_back(qp);
-    cq.attached_queue_pairs += 2;
     qp->m_nic->start(*qp);
     trace("QP 0x%x on %s: RX hash over WQ 0x%x",
           qp->verbs()->qp_num,
@@ -249,17 +190,7 @@ int queue_pair::modify(const ibv_qp_attr& attr, int mask)
             return EINVAL;
         if (m_state == IBV_QPS_RESET && target == IBV_QPS_INIT && !(mask & IBV_QP_PORT))
             return EINVAL; // RESET->INIT of a raw packet QP needs the port
-        trace("QP 0x%x: %s -> %s",
-              m_shell.verbs.qp_num,
-              state_name(m_state),
-              state_name(target));
-        if (target == IBV_QPS_RESET)
-            reset_locked();
-        else if (target == IBV_QPS_ERR)
-            enter_error_state_locked("ibv_modify_qp to IBV_QPS_ERR");
-        else
-            m_state = target;
-        m_shell.verbs.state = target; // rdma-core mirrors the state it set
+        move_to_locked(target, "QP");
     }
     m_nic->ring_doorbell();
     return 0;
@@ -267,20 +198,10 @@ int queue_pair::modify(const ibv_qp_attr& attr, int mask)
 
 int queue_pair::query(ibv_qp_attr& attr, ibv_qp_init_attr& init_attr)
 {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    attr = ibv_qp_attr{};
-    attr.qp_state = m_state;
-    attr.cur_qp_state = m_state;
-    attr.port_num = 1;
-    attr.cap = m_cap;
-    init_attr = ibv_qp_init_attr{};
-    init_attr.qp_context = m_shell.verbs.qp_context;
-    init_attr.send_cq = m_send_cq.verbs();
-    init_attr.recv_cq = m_receive_cq.verbs();
-    init_attr.cap = m_cap;
-    init_attr.qp_type = IBV_QPT_RAW_PACKET;
-    init_attr.sq_sig_all = m_signal_all ? 1 : 0;
-    return 0;
+    return answer_query(attr, init_attr, IBV_QPT_RAW_PACKET, [](ibv_qp_attr& own) {
+        own = ibv_qp_attr{};
+        own.port_num = 1;
+    });
 }
 
 int queue_pair::destroy()
@@ -299,16 +220,9 @@ int queue_pair::destroy()
     m_nic->stop();
     if (m_rx_hash_table != nullptr)
         m_rx_hash_table->attached_queue_pairs--;
-    m_send_cq.remove_entries_of(this);
-    m_receive_cq.remove_entries_of(this);
-    m_send_cq.attached_queue_pairs--;
-    m_receive_cq.attached_queue_pairs--;
-    m_pd.live_queue_pairs--;
-    context.live_queue_pairs--;
+    detach_locked();
     context.queue_pairs.erase(
         std::find(context.queue_pairs.begin(), context.queue_pairs.end(), this));
-    // Unread events about it die with it, as in the kernel.
-    context.async_events().discard_events_about(verbs());
     const auto counted = m_counters.snapshot();
     if (counted.rx_frames_dropped_no_receive || counted.rx_frames_dropped_qp_not_ready ||
         counted.rx_frames_dropped_oversize || counted.rx_frames_dropped_socket_overflow ||
@@ -324,55 +238,28 @@ int queue_pair::destroy()
              static_cast<unsigned long long>(counted.rx_frames_dropped_socket_overflow),
              static_cast<unsigned long long>(counted.tx_frames_sent),
              static_cast<unsigned long long>(counted.tx_frames_lost));
-    trace("QP 0x%x destroyed", m_shell.verbs.qp_num);
-    delete this;
-    return 0;
+    return destroyed("QP");
 }
 
 int queue_pair::post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr)
 {
-    auto queue = [this](ibv_send_wr*& wr, bool& wake) {
-        for (; wr != nullptr; wr = wr->next) {
-            // IB spec: posting to the send queue before RTS is an immediate error. (In
-            // the error state WRs are accepted and flushed.)
-            if (m_state == IBV_QPS_RESET || m_state == IBV_QPS_INIT ||
-                m_state == IBV_QPS_RTR) {
-                return EINVAL;
-            }
-            if (wr->opcode == IBV_WR_TSO)
-                fail_unemulated("IBV_WR_TSO (TCP segmentation offload)");
-            if (wr->opcode != IBV_WR_SEND) {
-                return EINVAL;
-            }
-            send_work* claimed = nullptr; // too many SGEs: ENOMEM, as mlx5
-            if (const int error =
-                    m_send.claim(wr->num_sge, m_cap.max_send_sge, ENOMEM, claimed))
-                return error;
-            send_work& slot = *claimed;
-            if (const int error =
-                    fill_send_slot(slot, *wr, m_cap.max_inline_data, m_signal_all))
-                return error;
-            slot.offload_checksums = (wr->send_flags & IBV_SEND_IP_CSUM) != 0;
-            m_send.posted++;
-            wake = true;
-        }
+    const auto accept = [this](const ibv_send_wr& wr) {
+        if (wr.opcode == IBV_WR_TSO)
+            fail_unemulated("IBV_WR_TSO (TCP segmentation offload)");
+        if (wr.opcode != IBV_WR_SEND)
+            return EINVAL;
+        send_work* slot = nullptr; // too many SGEs: ENOMEM, as mlx5
+        if (const int error = claim_send_locked(wr, slot))
+            return error;
+        slot->offload_checksums = (wr.send_flags & IBV_SEND_IP_CSUM) != 0;
         return 0;
     };
-    return post_chain(
-        context().device().faults().fatal(), m_mutex, wr, bad_wr, queue, [this] {
-            m_nic->ring_doorbell();
-        });
+    return post_sends(wr, bad_wr, accept, [this] { m_nic->ring_doorbell(); });
 }
 
 int queue_pair::post_receive(ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
 {
-    auto queue = [this](ibv_recv_wr*& wr, bool& flush) {
-        return post_receive_chain(m_receive, wr, m_cap.max_recv_sge, m_state, flush);
-    };
-    return post_chain(
-        context().device().faults().fatal(), m_mutex, wr, bad_wr, queue, [this] {
-            m_nic->ring_doorbell();
-        });
+    return post_receives(wr, bad_wr, [this] { m_nic->ring_doorbell(); });
 }
 
 void queue_pair::attach(steering_flow& flow)
@@ -389,12 +276,12 @@ void queue_pair::detach(steering_flow& flow)
 
 void queue_pair::release_send_slots_through(uint64_t index)
 {
-    advance_to(m_send.released, index + 1);
+    m_send.release_through(index);
 }
 
 void queue_pair::release_receive_slots_through(uint64_t index)
 {
-    advance_to(m_receive.released, index + 1);
+    m_receive.release_through(index);
 }
 
 bool queue_pair::receives_allowed() const
@@ -504,7 +391,7 @@ void queue_pair::steer_locked(steering_flow& flow,
         count(&frame_counters::rx_frames_dropped_qp_not_ready, m_counters, port);
         trace("QP 0x%x in %s: frame of %zu bytes dropped",
               m_shell.verbs.qp_num,
-              state_name(m_state),
+              qp_state_name(m_state),
               length);
         return;
     }
@@ -521,9 +408,9 @@ void queue_pair::steer_locked(steering_flow& flow,
         m_pd, slot.sges.data(), slot.sges.size(), frame, length);
     if (status != IBV_WC_SUCCESS) {
         complete_receive_locked(slot, status, index);
-        enter_error_state_locked(status == IBV_WC_LOC_LEN_ERR
-                                     ? "a received frame did not fit its receive WR"
-                                     : "a receive WR named memory it may not write");
+        enter_error_locked(status == IBV_WC_LOC_LEN_ERR
+                               ? "a received frame did not fit its receive WR"
+                               : "a receive WR named memory it may not write");
         return;
     }
     count(&frame_counters::rx_frames_delivered, m_counters, port);
@@ -578,10 +465,9 @@ void queue_pair::finish_send(const send_work& work, ibv_wc_status status)
     }
     // Errors complete even unsignalled WRs, and break the QP.
     complete_send_locked(work.wr_id, status, work.index);
-    enter_error_state_locked(
-        status == IBV_WC_LOC_PROT_ERR
-            ? "a send WR named memory that is not registered to its PD"
-            : "a send WR failed");
+    enter_error_locked(status == IBV_WC_LOC_PROT_ERR
+                           ? "a send WR named memory that is not registered to its PD"
+                           : "a send WR failed");
 }
 
 void queue_pair::flush_if_in_error()
@@ -610,28 +496,17 @@ bool queue_pair::break_for_fault(const char* reason)
     std::lock_guard<std::mutex> lock(m_mutex);
     if (m_rx_hash_table != nullptr)
         return false;
-    enter_error_state_locked(reason);
+    enter_error_locked(reason);
     return true;
 }
 
-void queue_pair::enter_error_state_locked(const char* reason)
+void queue_pair::enter_error_locked(const char* reason)
 {
     if (m_state == IBV_QPS_ERR)
         return;
-    trace("QP 0x%x: %s -> ERR: %s", m_shell.verbs.qp_num, state_name(m_state), reason);
+    trace("QP 0x%x: %s -> ERR: %s", m_shell.verbs.qp_num, qp_state_name(m_state), reason);
     m_state = IBV_QPS_ERR;
     m_nic->ring_doorbell(); // the NIC flushes what is outstanding
-}
-
-void queue_pair::reset_locked()
-{
-    m_state = IBV_QPS_RESET;
-    m_generation++;
-    // Everything outstanding is forgotten without completions, as on hardware.
-    m_send.forget_outstanding();
-    m_receive.forget_outstanding();
-    m_send_cq.remove_entries_of(this);
-    m_receive_cq.remove_entries_of(this);
 }
 
 void queue_pair::complete_send_locked(uint64_t wr_id,
@@ -665,20 +540,13 @@ void queue_pair::complete_receive_locked(const receive_slot& slot,
 
 void queue_pair::complete_locked(completion_queue& cq, completion_entry& entry)
 {
-    entry.wc.qp_num = m_shell.verbs.qp_num;
     entry.qp = this;
-    const ibv_wc_status status = entry.wc.status;
-    if (status != IBV_WC_SUCCESS && status != IBV_WC_WR_FLUSH_ERR) {
+    if (entry.wc.status != IBV_WC_SUCCESS && entry.wc.status != IBV_WC_WR_FLUSH_ERR)
         count(&frame_counters::error_completions,
               m_counters,
               context().device().port_counters());
-        trace("QP 0x%x: wr_id %llu completed with %s",
-              m_shell.verbs.qp_num,
-              static_cast<unsigned long long>(entry.wc.wr_id),
-              ibv_wc_status_str(status));
-    }
-    if (!cq.push(entry))
-        enter_error_state_locked("its completion queue overran");
+    if (!push_completion_locked(cq, entry, "QP"))
+        enter_error_locked("its completion queue overran");
 }
 
 namespace operations {

@@ -8,7 +8,7 @@
 
 #include "counters.h"
 #include "flow_rule.h"
-#include "object_shell.h"
+#include "queue_pair_core.h"
 #include "work_ring.h"
 
 #include <infiniband/verbs.h>
@@ -21,12 +21,8 @@
 
 namespace spead_emu {
 
-class completion_queue;
-struct completion_entry;
-class device_context;
 class indirection_table;
 class nic_thread;
-class protection_domain;
 class steering_flow;
 
 // One posted send WR as the NIC takes it off the send queue.
@@ -41,7 +37,7 @@ struct send_work {
     std::vector<uint8_t> inline_data;
 };
 
-class queue_pair
+class queue_pair : public queue_pair_core<queue_pair, send_work>
 {
 public:
     // ibv_create_qp: nullptr with errno set.
@@ -54,8 +50,6 @@ public:
     static queue_pair* from(ibv_qp* qp);
     ~queue_pair();
 
-    ibv_qp* verbs() { return &m_shell.verbs; }
-    device_context& context();
     frame_counters& counters() { return m_counters; }
 
     int modify(const ibv_qp_attr& attr, int mask);
@@ -95,10 +89,7 @@ public:
     }
 
 private:
-    struct receive_slot {
-        uint64_t wr_id = 0;
-        std::vector<ibv_sge> sges;
-    };
+    friend class queue_pair_core<queue_pair, send_work>;
 
     queue_pair(protection_domain& pd,
                completion_queue& send_cq,
@@ -117,7 +108,8 @@ private:
                       bool l4_checksum_left_to_hardware);
     // Delivers the frame held back by an injected reorder, if any.
     void release_held_frame_locked();
-    void enter_error_state_locked(const char* reason);
+    void enter_error_locked(const char* reason);
+    void reset_locked() { reset_queues_locked(); }
     // Completes the work request at \p index of the send or the receive queue.
     void complete_send_locked(uint64_t wr_id, ibv_wc_status status, uint64_t index);
     void complete_receive_locked(const receive_slot& slot,
@@ -129,22 +121,8 @@ private:
     // Completes every work request the NIC has not taken with IBV_WC_WR_FLUSH_ERR.
     template <typename Slot>
     void flush_locked(work_ring<Slot>& ring);
-    void reset_locked();
 
-    synchronised_shell<ibv_qp, queue_pair> m_shell{ this };
-    protection_domain& m_pd;
-    completion_queue& m_send_cq;
-    completion_queue& m_receive_cq;
-    const ibv_qp_cap m_cap;
-    const bool m_signal_all;
-
-    std::mutex m_mutex; // state, queues, flows
-    ibv_qp_state m_state = IBV_QPS_RESET;
-    uint64_t m_generation = 0;
-
-    work_ring<send_work> m_send;
-    work_ring<receive_slot> m_receive;
-
+    // Under the core's m_mutex too:
     std::vector<steering_flow*> m_flows;
     indirection_table* m_rx_hash_table = nullptr; // RX-hash QPs receive through it
     frame_counters m_counters;

@@ -25,20 +25,6 @@
 namespace spead_emu {
 namespace {
 
-const char* state_name(ibv_qp_state state)
-{
-    static const char* const names[] = { "RESET", "INIT", "RTR", "RTS",
-                                         "SQD",   "SQE",  "ERR" };
-    return enum_name(names, state, "UNKNOWN");
-}
-
-void advance_to(std::atomic<uint64_t>& released, uint64_t next)
-{
-    uint64_t current = released.load();
-    while (next > current && !released.compare_exchange_weak(current, next)) {
-    }
-}
-
 ibv_wc_opcode send_completion_opcode(ibv_wr_opcode opcode)
 {
     if (opcode == IBV_WR_RDMA_READ)
@@ -56,29 +42,8 @@ rc_queue_pair::rc_queue_pair(protection_domain& pd,
                              const ibv_qp_init_attr& attr,
                              int listening_fd,
                              uint16_t port)
-    : m_pd(pd),
-      m_send_cq(send_cq),
-      m_receive_cq(receive_cq),
-      m_cap(attr.cap),
-      m_signal_all(attr.sq_sig_all != 0),
-      m_send(attr.cap.max_send_wr),
-      m_receive(attr.cap.max_recv_wr)
+    : queue_pair_core(pd, send_cq, receive_cq, attr, rc_wire::qp_num_of_port(port))
 {
-    ibv_qp& qp = m_shell.verbs;
-    pd.adopt(qp.context, qp.pd, qp.handle);
-    qp.qp_context = attr.qp_context;
-    qp.send_cq = send_cq.verbs();
-    qp.recv_cq = receive_cq.verbs();
-    qp.qp_num = rc_wire::qp_num_of_port(port);
-    qp.state = IBV_QPS_RESET;
-    qp.qp_type = IBV_QPT_RC;
-    // Reserve now so posting never allocates.
-    for (auto& slot : m_send.slots) {
-        slot.sges.reserve(m_cap.max_send_sge);
-        slot.inline_data.reserve(m_cap.max_inline_data);
-    }
-    for (auto& slot : m_receive.slots)
-        slot.sges.reserve(m_cap.max_recv_sge);
     m_attr.cap = m_cap;
     m_requester = std::make_unique<rc_requester>(*this);
     m_responder = std::make_unique<rc_responder>(*this, listening_fd);
@@ -91,30 +56,13 @@ rc_queue_pair* rc_queue_pair::from(ibv_qp* qp)
     return object_shell<ibv_qp, rc_queue_pair>::owner_of(qp);
 }
 
-device_context& rc_queue_pair::context() { return m_pd.context(); }
-
 ibv_qp* rc_queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
 {
-    if (attr.srq != nullptr)
-        fail_unemulated("shared receive queues (ibv_qp_init_attr.srq)");
+    const queues cqs = queues_for(pd, attr, 1);
+    if (!cqs)
+        return nullptr;
     device_context& context = pd.context();
-    if (context.device().faults().fatal()) {
-        errno = EIO;
-        return nullptr;
-    }
-    completion_queue* send_cq = completion_queue::from(attr.send_cq);
-    completion_queue* receive_cq = completion_queue::from(attr.recv_cq);
-    ibv_qp_cap& cap = attr.cap;
-    if (send_cq == nullptr || receive_cq == nullptr || &send_cq->context() != &context ||
-        &receive_cq->context() != &context || cap.max_send_wr == 0 ||
-        cap.max_send_wr > device_limits::max_qp_wr ||
-        cap.max_recv_wr > device_limits::max_qp_wr ||
-        cap.max_send_sge > device_limits::max_sge ||
-        cap.max_recv_sge > device_limits::max_sge ||
-        cap.max_inline_data > device_limits::max_inline_data) {
-        errno = EINVAL;
-        return nullptr;
-    }
+    const ibv_qp_cap& cap = attr.cap;
     uint16_t port = 0;
     const int listening = rc_wire::listen_on_ephemeral_port(port);
     if (listening < 0) {
@@ -123,11 +71,7 @@ ibv_qp* rc_queue_pair::create(protection_domain& pd, ibv_qp_init_attr& attr)
         return nullptr;
     }
     std::lock_guard<std::mutex> lock(context.control_mutex());
-    auto* qp = new rc_queue_pair(pd, *send_cq, *receive_cq, attr, listening, port);
-    pd.live_queue_pairs++;
-    context.live_queue_pairs++;
-    send_cq->attached_queue_pairs++;
-    receive_cq->attached_queue_pairs++;
+    auto* qp = new rc_queue_pair(pd, *cqs.send, *cqs.receive, attr, listening, port);
     qp->m_requester->start();
     qp->m_responder->start();
     trace("RC QP 0x%x on %s (TCP port %u): send %u x %u SGE, receive %u x %u SGE, "
@@ -157,24 +101,14 @@ int rc_queue_pair::modify(const ibv_qp_attr& attr, int mask)
         if (!rc_transition_valid(m_state, target, mask)) {
             trace("RC QP 0x%x: %s -> %s with mask 0x%x refused (EINVAL)",
                   m_shell.verbs.qp_num,
-                  state_name(m_state),
-                  state_name(target),
+                  qp_state_name(m_state),
+                  qp_state_name(target),
                   mask);
             return EINVAL;
         }
         if (const int error = apply_locked(attr, mask, target))
             return error;
-        trace("RC QP 0x%x: %s -> %s",
-              m_shell.verbs.qp_num,
-              state_name(m_state),
-              state_name(target));
-        if (target == IBV_QPS_RESET)
-            reset_locked();
-        else if (target == IBV_QPS_ERR)
-            enter_error_locked("ibv_modify_qp to IBV_QPS_ERR", IBV_EVENT_QP_FATAL, false);
-        else
-            m_state = target;
-        m_shell.verbs.state = target;
+        move_to_locked(target, "RC QP");
     }
     wake_threads();
     return 0;
@@ -241,21 +175,11 @@ int rc_queue_pair::apply_locked(const ibv_qp_attr& attr, int mask, ibv_qp_state 
 
 int rc_queue_pair::query(ibv_qp_attr& attr, ibv_qp_init_attr& init_attr)
 {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    attr = m_attr;
-    attr.qp_state = m_state;
-    attr.cur_qp_state = m_state;
-    attr.cap = m_cap;
-    attr.sq_psn = m_next_send_psn;
-    attr.rq_psn = m_expected_receive_psn;
-    init_attr = ibv_qp_init_attr{};
-    init_attr.qp_context = m_shell.verbs.qp_context;
-    init_attr.send_cq = m_send_cq.verbs();
-    init_attr.recv_cq = m_receive_cq.verbs();
-    init_attr.cap = m_cap;
-    init_attr.qp_type = IBV_QPT_RC;
-    init_attr.sq_sig_all = m_signal_all ? 1 : 0;
-    return 0;
+    return answer_query(attr, init_attr, IBV_QPT_RC, [this](ibv_qp_attr& own) {
+        own = m_attr;
+        own.sq_psn = m_next_send_psn;
+        own.rq_psn = m_expected_receive_psn;
+    });
 }
 
 int rc_queue_pair::destroy()
@@ -264,82 +188,53 @@ int rc_queue_pair::destroy()
     std::lock_guard<std::mutex> control(context.control_mutex());
     m_requester->stop();
     m_responder->stop();
-    m_send_cq.remove_entries_of(this);
-    m_receive_cq.remove_entries_of(this);
-    m_send_cq.attached_queue_pairs--;
-    m_receive_cq.attached_queue_pairs--;
-    m_pd.live_queue_pairs--;
-    context.live_queue_pairs--;
-    context.async_events().discard_events_about(verbs());
-    trace("RC QP 0x%x destroyed", m_shell.verbs.qp_num);
-    delete this;
-    return 0;
+    detach_locked();
+    return destroyed("RC QP");
 }
 
 int rc_queue_pair::post_send(ibv_send_wr* wr, ibv_send_wr** bad_wr)
 {
-    auto queue = [this](ibv_send_wr*& wr, bool& wake) {
-        for (; wr != nullptr; wr = wr->next) {
-            // Posting before RTS fails at once; in ERR WRs are accepted and flushed.
-            if (m_state == IBV_QPS_RESET || m_state == IBV_QPS_INIT ||
-                m_state == IBV_QPS_RTR) {
-                return EINVAL;
-            }
-            switch (wr->opcode) {
-            case IBV_WR_SEND:
-            case IBV_WR_SEND_WITH_IMM:
-            case IBV_WR_RDMA_WRITE:
-            case IBV_WR_RDMA_WRITE_WITH_IMM:
-            case IBV_WR_RDMA_READ:
-                break;
-            default:
-                fail_unemulated("ibv_post_send opcode %d on an RC QP (only SEND, "
-                                "SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM and "
-                                "RDMA_READ are emulated; no atomics or invalidation)",
-                                wr->opcode);
-            }
-            if (wr->opcode == IBV_WR_RDMA_READ && (wr->send_flags & IBV_SEND_INLINE)) {
-                return EINVAL; // a read has nowhere to put inline data
-            }
-            rc_send_slot* claimed = nullptr;
-            if (const int error =
-                    m_send.claim(wr->num_sge, m_cap.max_send_sge, ENOMEM, claimed))
-                return error;
-            rc_send_slot& slot = *claimed;
-            if (const int error =
-                    fill_send_slot(slot, *wr, m_cap.max_inline_data, m_signal_all))
-                return error;
-            slot.opcode = wr->opcode;
-            slot.imm = wr->imm_data;
-            slot.remote_addr = wr->wr.rdma.remote_addr;
-            slot.rkey = wr->wr.rdma.rkey;
-            slot.psn = m_next_send_psn;
-            m_next_send_psn = rc_wire::next_psn(m_next_send_psn);
-            m_send.posted++;
-            wake = true;
+    const auto accept = [this](const ibv_send_wr& wr) {
+        switch (wr.opcode) {
+        case IBV_WR_SEND:
+        case IBV_WR_SEND_WITH_IMM:
+        case IBV_WR_RDMA_WRITE:
+        case IBV_WR_RDMA_WRITE_WITH_IMM:
+        case IBV_WR_RDMA_READ:
+            break;
+        default:
+            fail_unemulated("ibv_post_send opcode %d on an RC QP (only SEND, "
+                            "SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM and "
+                            "RDMA_READ are emulated; no atomics or invalidation)",
+                            wr.opcode);
         }
+        if (wr.opcode == IBV_WR_RDMA_READ && (wr.send_flags & IBV_SEND_INLINE))
+            return EINVAL; // a read has nowhere to put inline data
+        rc_send_slot* slot = nullptr;
+        if (const int error = claim_send_locked(wr, slot))
+            return error;
+        slot->opcode = wr.opcode;
+        slot->imm = wr.imm_data;
+        slot->remote_addr = wr.wr.rdma.remote_addr;
+        slot->rkey = wr.wr.rdma.rkey;
+        slot->psn = m_next_send_psn;
+        m_next_send_psn = rc_wire::next_psn(m_next_send_psn);
         return 0;
     };
-    return post_chain(
-        context().device().faults().fatal(), m_mutex, wr, bad_wr, queue, [this] {
-            m_requester->ring_doorbell();
-        });
+    return post_sends(wr, bad_wr, accept, [this] { m_requester->ring_doorbell(); });
 }
 
 int rc_queue_pair::post_receive(ibv_recv_wr* wr, ibv_recv_wr** bad_wr)
 {
-    auto queue = [this](ibv_recv_wr*& wr, bool& flush) {
-        return post_receive_chain(m_receive, wr, m_cap.max_recv_sge, m_state, flush);
-    };
-    return post_chain(
-        context().device().faults().fatal(), m_mutex, wr, bad_wr, queue, [this] {
-            m_requester->ring_doorbell();
-        });
+    return post_receives(wr, bad_wr, [this] { m_requester->ring_doorbell(); });
 }
 
 void rc_queue_pair::release_slots_through(bool send_queue, uint64_t index)
 {
-    advance_to(send_queue ? m_send.released : m_receive.released, index + 1);
+    if (send_queue)
+        m_send.release_through(index);
+    else
+        m_receive.release_through(index);
 }
 
 void rc_queue_pair::enter_error_locked(const char* reason,
@@ -348,7 +243,10 @@ void rc_queue_pair::enter_error_locked(const char* reason,
 {
     if (m_state == IBV_QPS_ERR)
         return;
-    trace("RC QP 0x%x: %s -> ERR: %s", m_shell.verbs.qp_num, state_name(m_state), reason);
+    trace("RC QP 0x%x: %s -> ERR: %s",
+          m_shell.verbs.qp_num,
+          qp_state_name(m_state),
+          reason);
     m_state = IBV_QPS_ERR;
     if (post_event)
         context().async_events().post(event, verbs());
@@ -358,14 +256,8 @@ void rc_queue_pair::enter_error_locked(const char* reason,
 
 void rc_queue_pair::reset_locked()
 {
-    m_state = IBV_QPS_RESET;
-    m_generation++;
-    // Everything outstanding is forgotten without completions, as on hardware.
-    m_send.forget_outstanding();
+    reset_queues_locked();
     m_send_acknowledged = m_send.posted;
-    m_receive.forget_outstanding();
-    m_send_cq.remove_entries_of(this);
-    m_receive_cq.remove_entries_of(this);
     const ibv_qp_cap cap = m_attr.cap;
     m_attr = ibv_qp_attr{};
     m_attr.cap = cap;
@@ -419,16 +311,9 @@ void rc_queue_pair::complete_receive_locked(uint64_t index,
 
 void rc_queue_pair::complete_locked(completion_queue& cq, completion_entry& entry)
 {
-    entry.wc.qp_num = m_shell.verbs.qp_num;
     entry.rc_qp = this;
-    const ibv_wc_status status = entry.wc.status;
-    if (status != IBV_WC_SUCCESS && status != IBV_WC_WR_FLUSH_ERR)
-        trace("RC QP 0x%x: wr_id %llu completed with %s",
-              m_shell.verbs.qp_num,
-              static_cast<unsigned long long>(entry.wc.wr_id),
-              ibv_wc_status_str(status));
     // A completion that cannot be delivered is reported by an async event.
-    if (!cq.push(entry))
+    if (!push_completion_locked(cq, entry, "RC QP"))
         enter_error_locked("its completion queue overran", IBV_EVENT_QP_FATAL, true);
 }
 

@@ -9,7 +9,7 @@
 #ifndef SPEAD_EMU_RC_QUEUE_PAIR_H
 #define SPEAD_EMU_RC_QUEUE_PAIR_H
 
-#include "object_shell.h"
+#include "queue_pair_core.h"
 #include "work_ring.h"
 
 #include <infiniband/verbs.h>
@@ -22,10 +22,6 @@
 
 namespace spead_emu {
 
-class completion_queue;
-struct completion_entry;
-class device_context;
-class protection_domain;
 class rc_requester;
 class rc_responder;
 
@@ -42,21 +38,13 @@ struct rc_send_slot {
     std::vector<uint8_t> inline_data;
 };
 
-struct rc_receive_slot {
-    uint64_t wr_id = 0;
-    std::vector<ibv_sge> sges;
-};
-
-class rc_queue_pair
+class rc_queue_pair : public queue_pair_core<rc_queue_pair, rc_send_slot>
 {
 public:
     // ibv_create_qp with IBV_QPT_RC: nullptr with errno set.
     static ibv_qp* create(protection_domain& pd, ibv_qp_init_attr& attr);
     static rc_queue_pair* from(ibv_qp* qp);
     ~rc_queue_pair();
-
-    ibv_qp* verbs() { return &m_shell.verbs; }
-    device_context& context();
 
     int modify(const ibv_qp_attr& attr, int mask);
     int query(ibv_qp_attr& attr, ibv_qp_init_attr& init_attr);
@@ -67,6 +55,7 @@ public:
     void release_slots_through(bool send_queue, uint64_t index);
 
 private:
+    friend class queue_pair_core<rc_queue_pair, rc_send_slot>;
     friend class rc_requester;
     friend class rc_responder;
 
@@ -81,6 +70,11 @@ private:
     int apply_locked(const ibv_qp_attr& attr, int mask, ibv_qp_state target);
     // To ERR: a completion error, or (with \p event) one only an async event reports.
     void enter_error_locked(const char* reason, ibv_event_type event, bool post_event);
+    // As ibv_modify_qp to ERR: no async event.
+    void enter_error_locked(const char* reason)
+    {
+        enter_error_locked(reason, IBV_EVENT_QP_FATAL, false);
+    }
     void reset_locked();
     // In ERR, every outstanding WR of both queues completes with IBV_WC_WR_FLUSH_ERR.
     void flush_locked();
@@ -94,23 +88,14 @@ private:
     void complete_locked(completion_queue& cq, completion_entry& entry);
     void wake_threads();
 
-    synchronised_shell<ibv_qp, rc_queue_pair> m_shell{ this };
-    protection_domain& m_pd;
-    completion_queue& m_send_cq;
-    completion_queue& m_receive_cq;
-    const ibv_qp_cap m_cap;
-    const bool m_signal_all;
-
-    std::mutex m_mutex; // everything below, and the threads' view of it
-    ibv_qp_state m_state = IBV_QPS_RESET;
-    uint64_t m_generation = 0; // changes on reset: the wire starts afresh
-    ibv_qp_attr m_attr{};      // the attributes set so far (those query reports)
+    // Under the core's m_mutex too, which is the threads' view of all of it; a reset's
+    // new generation starts the wire afresh.
+    ibv_qp_attr m_attr{}; // the attributes set so far (those query reports)
     in_addr m_peer_address{};
     uint32_t m_next_send_psn = 0;        // given to the next posted send WR
     uint32_t m_expected_receive_psn = 0; // the responder's next PSN
-    work_ring<rc_send_slot> m_send;      // taken: transmitted (requester)
-    uint64_t m_send_acknowledged = 0;    // WRs before it are complete
-    work_ring<rc_receive_slot> m_receive;
+    uint64_t m_send_acknowledged = 0;    // m_send's WRs before it are complete (its
+                                         // taken: transmitted by the requester)
 
     std::unique_ptr<rc_requester> m_requester;
     std::unique_ptr<rc_responder> m_responder;

@@ -235,7 +235,7 @@ bool rc_responder::in_place_allowed_locked(const rc_wire::header& request)
                                          request.remote_addr,
                                          request.length,
                                          [](uint8_t*) {});
-    const rc_receive_slot& slot = qp.m_receive.at(qp.m_receive.taken);
+    const receive_slot& slot = qp.m_receive.at(qp.m_receive.taken);
     size_t room = 0;
     const bool valid = memory.with_ranges(qp.m_pd,
                                           slot.sges.data(),
@@ -382,7 +382,7 @@ rc_wire::kind rc_responder::receive_locked(const rc_wire::header& request, bool 
                                    &request.imm);
         return rc_wire::kind::ack;
     }
-    const rc_receive_slot& slot = qp.m_receive.at(index);
+    const receive_slot& slot = qp.m_receive.at(index);
     const ibv_wc_status status =
         m_payload_in_place ? IBV_WC_SUCCESS
                            : qp.context().memory_regions().scatter(qp.m_pd,

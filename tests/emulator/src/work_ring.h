@@ -6,6 +6,8 @@
 #ifndef SPEAD_EMU_WORK_RING_H
 #define SPEAD_EMU_WORK_RING_H
 
+#include <infiniband/verbs.h>
+
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
@@ -34,6 +36,16 @@ struct work_ring {
         return 0;
     }
 
+    // A completion of the work request at \p index was polled: its slot and those
+    // before it are free (completions may be polled out of order across CQs).
+    void release_through(uint64_t index)
+    {
+        uint64_t current = released.load();
+        while (index + 1 > current &&
+               !released.compare_exchange_weak(current, index + 1)) {
+        }
+    }
+
     // A reset: what is outstanding is forgotten, without completions.
     void forget_outstanding()
     {
@@ -45,6 +57,12 @@ struct work_ring {
     uint64_t posted = 0; // by the application, under the queue pair's mutex
     uint64_t taken = 0;  // by the NIC thread
     std::atomic<uint64_t> released{ 0 };
+};
+
+// One posted receive WR.
+struct receive_slot {
+    uint64_t wr_id = 0;
+    std::vector<ibv_sge> sges;
 };
 
 } // namespace spead_emu

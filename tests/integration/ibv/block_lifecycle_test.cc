@@ -168,10 +168,7 @@ TEST(BlockLifecycle, IbverbsSourceAndSinkStartStopCyclesReleaseEverything)
 
 int main(int argc, char** argv)
 {
-    ::testing::InitGoogleTest(&argc, argv);
     // The blocks open their queue pairs in start(), in the scheduler's threads, which
     // inherit the main thread's namespace: the whole process lives in host 2.
-    if (have_topology(2))
-        enter_host(2);
-    return RUN_ALL_TESTS();
+    return ibv_test::run_all_tests_in_host(argc, argv, 2);
 }

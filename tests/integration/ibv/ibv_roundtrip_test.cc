@@ -21,11 +21,8 @@ namespace {
 using namespace gr::spead;
 using namespace ibv_test;
 using namespace std::chrono_literals;
-using boost::asio::ip::make_address_v4;
-using boost::asio::ip::udp;
 
-constexpr std::uint64_t payload_id = 0x1000;
-constexpr unsigned short port = 7148;
+constexpr unsigned short port = default_port; // sender_config()'s
 
 /*! Heaps arriving in host 2 through recv::udp_ibv_reader. */
 class verbs_receiver
@@ -129,9 +126,8 @@ TEST(IbvRoundTrip, ReceiveRingSmallerThanAHeapReconcilesWithTheSender)
     REQUIRE_TOPOLOGY();
     // 8 receive slots against 16-packet heaps sent back to back: whatever the receiving
     // NIC drops for want of a posted buffer, it counts.
-    verbs_receiver receiver(host(2).ip + ":" + std::to_string(port),
-                            0,
-                            8 * (recv::udp_ibv_config::default_max_size + 42));
+    verbs_receiver receiver(
+        endpoint_in(2, port), 0, 8 * (recv::udp_ibv_config::default_max_size + 42));
     constexpr std::size_t heaps = 40, heap_size = 16 * 8928;
     std::vector<std::uint8_t> region(heap_size);
     fill_pattern(region.data(), region.size(), 1);
@@ -154,10 +150,4 @@ TEST(IbvRoundTrip, ReceiveRingSmallerThanAHeapReconcilesWithTheSender)
 
 } // namespace
 
-int main(int argc, char** argv)
-{
-    ::testing::InitGoogleTest(&argc, argv);
-    if (have_topology(1))
-        enter_host(1);
-    return RUN_ALL_TESTS();
-}
+int main(int argc, char** argv) { return ibv_test::run_all_tests_in_host(argc, argv, 1); }

@@ -87,6 +87,11 @@ in_host::~in_host()
     close(d_previous);
 }
 
+std::string endpoint_in(int i, unsigned short port)
+{
+    return host(i).ip + ":" + std::to_string(port);
+}
+
 void enter_host(int i)
 {
     const int target = open_namespace(i);
@@ -97,6 +102,14 @@ void enter_host(int i)
         wanted.st_ino != current.st_ino || wanted.st_dev != current.st_dev)
         join_namespace(target, host(i).ns);
     close(target);
+}
+
+int run_all_tests_in_host(int argc, char** argv, int i)
+{
+    ::testing::InitGoogleTest(&argc, argv);
+    if (have_topology(i))
+        enter_host(i);
+    return RUN_ALL_TESTS();
 }
 
 bool is_child() { return env("IBV_TEST_CHILD") == "1"; }
@@ -169,6 +182,13 @@ void fill_pattern(std::uint8_t* out, std::size_t size, std::uint64_t cnt)
 {
     for (std::size_t i = 0; i < size; i++)
         out[i] = pattern_byte(cnt, i);
+}
+
+std::vector<std::uint8_t> patterned(std::size_t size, std::uint64_t cnt)
+{
+    std::vector<std::uint8_t> out(size);
+    fill_pattern(out.data(), out.size(), cnt);
+    return out;
 }
 
 std::size_t pattern_mismatches(const gr::spead::recv::heap& h,

@@ -41,6 +41,8 @@ struct topology_host {
 /*! True when the process runs under netns-topology with at least \p hosts hosts. */
 bool have_topology(int hosts);
 topology_host host(int i);
+/*! "<host i's IPv4 address>:<port>", as the endpoint options take it. */
+std::string endpoint_in(int i, unsigned short port);
 
 /*!
  * Moves the calling thread into host \p i's network namespace for its scope. Sockets,
@@ -62,6 +64,10 @@ private:
 /*! Moves the whole (still single-threaded) process into host \p i: main() does this
  * for host 1, the sender. */
 void enter_host(int i);
+
+/*! A test program's main(): GoogleTest's, with the whole process in host \p i (when
+ * the topology is there), where its threads and those it starts are born. */
+int run_all_tests_in_host(int argc, char** argv, int i);
 
 /*! What a child process printed and how it ended. */
 struct child_result {
@@ -104,12 +110,17 @@ gr::spead::send::udp_ibv_config sender_config(const std::string& destination,
                                               int comp_vector,
                                               unsigned short port = default_port);
 
+/*! The item the tests' heaps carry their payload in. */
+constexpr std::uint64_t payload_id = 0x1000;
+
 /*! Payload byte \p i of heap \p cnt: differs per heap and per byte. */
 inline std::uint8_t pattern_byte(std::uint64_t cnt, std::size_t i)
 {
     return std::uint8_t((cnt * 131) ^ (i * 7) ^ (i >> 8));
 }
 void fill_pattern(std::uint8_t* out, std::size_t size, std::uint64_t cnt);
+/*! \p size bytes of heap \p cnt's pattern. */
+std::vector<std::uint8_t> patterned(std::size_t size, std::uint64_t cnt);
 
 /*! Mismatching bytes of item \p id of \p h against fill_pattern(size, cnt), or
  * SIZE_MAX if the item is missing or has another length. */

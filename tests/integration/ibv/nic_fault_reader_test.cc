@@ -85,12 +85,12 @@ public:
     explicit heap_source(unsigned short port)
     {
         in_host there(1);
-        d_stream = std::make_unique<send::udp_stream>(
-            d_io,
-            send::stream_config(),
-            send::udp_config()
-                .set_endpoints(host(2).ip + ":" + std::to_string(port))
-                .set_interface(host(1).netdev));
+        d_stream =
+            std::make_unique<send::udp_stream>(d_io,
+                                               send::stream_config(),
+                                               send::udp_config()
+                                                   .set_endpoints(endpoint_in(2, port))
+                                                   .set_interface(host(1).netdev));
     }
     void send(std::size_t n)
     {
@@ -99,7 +99,7 @@ public:
             const std::uint64_t cnt = ++d_sent;
             fill_pattern(payload.data(), payload.size(), cnt);
             send::heap h;
-            h.add_item(0x1000, payload.data(), payload.size(), false);
+            h.add_item(payload_id, payload.data(), payload.size(), false);
             d_stream->send_heap(h, std::int64_t(cnt));
         }
     }
@@ -118,7 +118,7 @@ pop_cnts(recv::stream& s, std::size_t n, std::chrono::milliseconds limit = 5000m
     std::vector<std::uint64_t> cnts;
     recv::heap h;
     while (cnts.size() < n && s.pop(h, limit) == recv::stream::pop_result::heap) {
-        EXPECT_EQ(pattern_mismatches(h, 0x1000, heap_bytes, h.cnt()), 0u);
+        EXPECT_EQ(pattern_mismatches(h, payload_id, heap_bytes, h.cnt()), 0u);
         cnts.push_back(h.cnt());
     }
     return cnts;
@@ -140,6 +140,34 @@ recv::stream_config small_stream()
 /*! Both ways of waiting: on the completion channel, and busy polling. */
 class NicFaults : public ::testing::TestWithParam<int>
 {
+protected:
+    /*! Host 2's device, a stream with one ibverbs reader on \p port (waiting as the
+     * parameter says) and host 1's source, which has delivered heaps 1 to \p heaps:
+     * the ordinary traffic a fault then interrupts. */
+    void receive_first_heaps(unsigned short port, std::size_t heaps)
+    {
+        nic = std::make_unique<faulty_nic>();
+        rs = std::make_unique<recv::stream>(small_stream());
+        rs->emplace_reader<recv::udp_ibv_reader>(
+            reader_config(endpoint_in(2, port), GetParam()));
+        tx = std::make_unique<heap_source>(port);
+        tx->send(heaps);
+        ASSERT_EQ(pop_cnts(*rs, heaps), range(1, heaps));
+    }
+    /*! After the fault: \p heaps more, cnts \p first on, all arrive; the stream then
+     * stops, not failed. \return its counters. */
+    recv_stats receive_again_and_stop(std::size_t heaps, std::uint64_t first)
+    {
+        tx->send(heaps);
+        EXPECT_EQ(pop_cnts(*rs, heaps), range(first, first + heaps - 1));
+        rs->stop();
+        EXPECT_FALSE(rs->has_failed()) << rs->get_failure();
+        return rs->get_stats();
+    }
+
+    std::unique_ptr<faulty_nic> nic;
+    std::unique_ptr<recv::stream> rs;
+    std::unique_ptr<heap_source> tx;
 };
 
 std::string mode_name(const ::testing::TestParamInfo<int>& info)
@@ -150,60 +178,38 @@ std::string mode_name(const ::testing::TestParamInfo<int>& info)
 TEST_P(NicFaults, PortDownLosesFramesCountsTheEventAndReceivingResumes)
 {
     REQUIRE_TOPOLOGY();
-    faulty_nic nic;
-    recv::stream rs(small_stream());
-    rs.emplace_reader<recv::udp_ibv_reader>(
-        reader_config(host(2).ip + ":7170", GetParam()));
-    heap_source tx(7170);
-    tx.send(10);
-    ASSERT_EQ(pop_cnts(rs, 10), range(1, 10));
+    ASSERT_NO_FATAL_FAILURE(receive_first_heaps(7170, 10));
 
-    nic.inject(SPEAD_EMU_FAULT_PORT_DOWN);
+    nic->inject(SPEAD_EMU_FAULT_PORT_DOWN);
     ASSERT_TRUE(wait_for(
-        [&] { return rs.get_stats()[recv_stat::ibv_port_down_events] == 1; }, 5s))
+        [&] { return rs->get_stats()[recv_stat::ibv_port_down_events] == 1; }, 5s))
         << "the reader did not notice IBV_EVENT_PORT_ERR";
-    tx.send(10); // lost on the way, counted by the emulator
+    tx->send(10); // lost on the way, counted by the emulator
     ASSERT_TRUE(
-        wait_for([&] { return nic.counters().rx_frames_dropped_port_down == 10; }, 5s));
-    nic.inject(SPEAD_EMU_FAULT_PORT_UP);
-    tx.send(10);
-    EXPECT_EQ(pop_cnts(rs, 10), range(21, 30));
-    rs.stop();
-
-    const recv_stats stats = rs.get_stats();
-    EXPECT_FALSE(rs.has_failed()) << rs.get_failure();
+        wait_for([&] { return nic->counters().rx_frames_dropped_port_down == 10; }, 5s));
+    nic->inject(SPEAD_EMU_FAULT_PORT_UP);
+    const recv_stats stats = receive_again_and_stop(10, 21);
     EXPECT_EQ(stats[recv_stat::ibv_port_down_events], 1u);
     EXPECT_EQ(stats[recv_stat::ibv_qp_recoveries], 0u);
     // Sent = received + lost while the port was down.
-    EXPECT_EQ(tx.packets(),
-              stats[recv_stat::packets] + nic.counters().rx_frames_dropped_port_down);
+    EXPECT_EQ(tx->packets(),
+              stats[recv_stat::packets] + nic->counters().rx_frames_dropped_port_down);
     EXPECT_EQ(stats[recv_stat::packets], 20u);
 }
 
 TEST_P(NicFaults, QueuePairInTheErrorStateIsResetCountedAndReceivesAgain)
 {
     REQUIRE_TOPOLOGY();
-    faulty_nic nic;
-    recv::stream rs(small_stream());
-    rs.emplace_reader<recv::udp_ibv_reader>(
-        reader_config(host(2).ip + ":7171", GetParam()));
-    heap_source tx(7171);
-    tx.send(5);
-    ASSERT_EQ(pop_cnts(rs, 5), range(1, 5));
+    ASSERT_NO_FATAL_FAILURE(receive_first_heaps(7171, 5));
 
-    nic.inject(SPEAD_EMU_FAULT_QP_FATAL);
+    nic->inject(SPEAD_EMU_FAULT_QP_FATAL);
     ASSERT_TRUE(
-        wait_for([&] { return rs.get_stats()[recv_stat::ibv_qp_recoveries] >= 1; }, 5s))
+        wait_for([&] { return rs->get_stats()[recv_stat::ibv_qp_recoveries] >= 1; }, 5s))
         << "the reader did not reset its QP after IBV_EVENT_QP_FATAL";
-    tx.send(5);
-    EXPECT_EQ(pop_cnts(rs, 5), range(6, 10));
-    rs.stop();
-
-    const recv_stats stats = rs.get_stats();
-    EXPECT_FALSE(rs.has_failed()) << rs.get_failure();
+    const recv_stats stats = receive_again_and_stop(5, 6);
     EXPECT_EQ(stats[recv_stat::ibv_qp_recoveries], 1u);
-    const spead_emu_counters c = nic.counters();
-    EXPECT_EQ(tx.packets(),
+    const spead_emu_counters c = nic->counters();
+    EXPECT_EQ(tx->packets(),
               stats[recv_stat::packets] + c.rx_frames_dropped_qp_not_ready +
                   c.rx_frames_dropped_no_receive);
 }
@@ -229,46 +235,28 @@ void expect_ended_by(recv::stream& rs, const std::string& cause, std::uint64_t h
 TEST_P(NicFaults, CompletionQueueOverrunEndsTheStreamWithTheCause)
 {
     REQUIRE_TOPOLOGY();
-    faulty_nic nic;
-    recv::stream rs(small_stream());
-    rs.emplace_reader<recv::udp_ibv_reader>(
-        reader_config(host(2).ip + ":7172", GetParam()));
-    heap_source tx(7172);
-    tx.send(3);
-    ASSERT_EQ(pop_cnts(rs, 3), range(1, 3));
-    nic.inject(SPEAD_EMU_FAULT_CQ_OVERRUN);
-    expect_ended_by(rs, "overran (IBV_EVENT_CQ_ERR)", 3);
+    ASSERT_NO_FATAL_FAILURE(receive_first_heaps(7172, 3));
+    nic->inject(SPEAD_EMU_FAULT_CQ_OVERRUN);
+    expect_ended_by(*rs, "overran (IBV_EVENT_CQ_ERR)", 3);
 }
 
 TEST_P(NicFaults, DeviceFatalEndsTheStreamWithTheCauseAndTheFix)
 {
     REQUIRE_TOPOLOGY();
-    faulty_nic nic;
-    recv::stream rs(small_stream());
-    rs.emplace_reader<recv::udp_ibv_reader>(
-        reader_config(host(2).ip + ":7173", GetParam()));
-    heap_source tx(7173);
-    tx.send(3);
-    ASSERT_EQ(pop_cnts(rs, 3), range(1, 3));
-    nic.inject(SPEAD_EMU_FAULT_DEVICE_FATAL);
-    expect_ended_by(rs, "fatal error (IBV_EVENT_DEVICE_FATAL)", 3);
-    EXPECT_TRUE(contains(rs.get_failure(), "dmesg")) << rs.get_failure();
+    ASSERT_NO_FATAL_FAILURE(receive_first_heaps(7173, 3));
+    nic->inject(SPEAD_EMU_FAULT_DEVICE_FATAL);
+    expect_ended_by(*rs, "fatal error (IBV_EVENT_DEVICE_FATAL)", 3);
+    EXPECT_TRUE(contains(rs->get_failure(), "dmesg")) << rs->get_failure();
 }
 
 TEST_P(NicFaults, DeviceRemovedWhileReceivingEndsTheStreamAndSaysSo)
 {
     REQUIRE_TOPOLOGY();
-    faulty_nic nic;
-    recv::stream rs(small_stream());
-    rs.emplace_reader<recv::udp_ibv_reader>(
-        reader_config(host(2).ip + ":7174", GetParam()));
-    heap_source tx(7174);
-    tx.send(3);
-    ASSERT_EQ(pop_cnts(rs, 3), range(1, 3));
-    ASSERT_TRUE(nic.listed());
-    nic.inject(SPEAD_EMU_FAULT_DEVICE_REMOVED);
-    EXPECT_FALSE(nic.listed());
-    expect_ended_by(rs, "was removed", 3);
+    ASSERT_NO_FATAL_FAILURE(receive_first_heaps(7174, 3));
+    ASSERT_TRUE(nic->listed());
+    nic->inject(SPEAD_EMU_FAULT_DEVICE_REMOVED);
+    EXPECT_FALSE(nic->listed());
+    expect_ended_by(*rs, "was removed", 3);
     // A new reader on it is refused at construction, naming the interface.
     EXPECT_THROW(recv::stream(small_stream())
                      .emplace_reader<recv::udp_ibv_reader>(
@@ -325,9 +313,6 @@ INSTANTIATE_TEST_SUITE_P(Modes, NicFaults, ::testing::Values(0, -1), mode_name);
 
 int main(int argc, char** argv)
 {
-    ::testing::InitGoogleTest(&argc, argv);
     // Host 2 receives through its emulated device; the sender moves a thread to host 1.
-    if (ibv_test::have_topology(2))
-        ibv_test::enter_host(2);
-    return RUN_ALL_TESTS();
+    return ibv_test::run_all_tests_in_host(argc, argv, 2);
 }

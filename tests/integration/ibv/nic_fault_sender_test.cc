@@ -70,7 +70,7 @@ public:
             recv::stream_config().set_max_heaps(4).set_queue_heaps(1024));
         d_stream->emplace_reader<recv::udp_reader>(
             recv::udp_config()
-                .set_endpoints(host(2).ip + ":" + std::to_string(fault_port))
+                .set_endpoints(endpoint_in(2, fault_port))
                 .set_interface(host(2).netdev));
     }
     ~cnt_receiver() { d_stream->stop(); }
@@ -103,7 +103,7 @@ public:
     {
         fill_pattern(d_payload.data(), d_payload.size(), cnt);
         send::heap h;
-        h.add_item(0x1000, d_payload.data(), d_payload.size(), false);
+        h.add_item(payload_id, d_payload.data(), d_payload.size(), false);
         try {
             d_stream.send_heap(h, std::int64_t(cnt));
         } catch (const boost::system::system_error& e) {
@@ -125,14 +125,26 @@ std::vector<std::uint64_t> cnts(std::initializer_list<std::uint64_t> list)
     return list;
 }
 
-TEST(SendFaults, PortDownWaitsForTheLinkAndSendingResumesWhenItIsUp)
-{
-    REQUIRE_TOPOLOGY();
+/*! Host 1's faulty NIC, a sender through it and a receiver in host 2. */
+struct send_path {
     sender_nic nic;
     cnt_receiver receiver;
     fault_sender sender;
-    EXPECT_FALSE(sender.send(1));
-    ASSERT_EQ(receiver.take(1), cnts({ 1 }));
+
+    /*! Heap 1 goes through, before any fault. */
+    void first_heap_arrives()
+    {
+        EXPECT_FALSE(sender.send(1));
+        ASSERT_EQ(receiver.take(1), cnts({ 1 }));
+    }
+};
+
+TEST(SendFaults, PortDownWaitsForTheLinkAndSendingResumesWhenItIsUp)
+{
+    REQUIRE_TOPOLOGY();
+    send_path path;
+    auto& [nic, receiver, sender] = path;
+    ASSERT_NO_FATAL_FAILURE(path.first_heap_arrives());
 
     nic.inject(SPEAD_EMU_FAULT_PORT_DOWN);
     boost::system::error_code second;
@@ -153,9 +165,8 @@ TEST(SendFaults, PortDownWaitsForTheLinkAndSendingResumesWhenItIsUp)
 TEST(SendFaults, PortDownBeyondTheLimitFailsHeapsUntilItIsUp)
 {
     REQUIRE_TOPOLOGY();
-    sender_nic nic;
-    cnt_receiver receiver;
-    fault_sender sender;
+    send_path path;
+    auto& [nic, receiver, sender] = path;
     nic.inject(SPEAD_EMU_FAULT_PORT_DOWN);
     const auto start = steady::now();
     EXPECT_EQ(sender.send(1), boost::system::errc::network_down);
@@ -180,11 +191,9 @@ TEST(SendFaults, DeviceFatalFailsEveryHeapAndTheLogSaysWhy)
 {
     REQUIRE_TOPOLOGY();
     auto log = spead_test::capture_sink::instance();
-    sender_nic nic;
-    cnt_receiver receiver;
-    fault_sender sender;
-    EXPECT_FALSE(sender.send(1));
-    ASSERT_EQ(receiver.take(1), cnts({ 1 }));
+    send_path path;
+    auto& [nic, receiver, sender] = path;
+    ASSERT_NO_FATAL_FAILURE(path.first_heap_arrives());
     nic.inject(SPEAD_EMU_FAULT_DEVICE_FATAL);
     const auto start = steady::now();
     EXPECT_EQ(sender.send(2), boost::system::errc::io_error);
@@ -204,9 +213,6 @@ TEST(SendFaults, DeviceFatalFailsEveryHeapAndTheLogSaysWhy)
 
 int main(int argc, char** argv)
 {
-    ::testing::InitGoogleTest(&argc, argv);
     // The sender is host 1; the receiver moves a thread into host 2.
-    if (have_topology(1))
-        enter_host(1);
-    return RUN_ALL_TESTS();
+    return ibv_test::run_all_tests_in_host(argc, argv, 1);
 }

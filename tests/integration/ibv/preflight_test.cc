@@ -401,10 +401,4 @@ TEST(Diagnose, AMemlockLimitAtTheBufferSizeIsEnough)
 
 } // namespace
 
-int main(int argc, char** argv)
-{
-    ::testing::InitGoogleTest(&argc, argv);
-    if (have_topology(2))
-        enter_host(2);
-    return RUN_ALL_TESTS();
-}
+int main(int argc, char** argv) { return ibv_test::run_all_tests_in_host(argc, argv, 2); }

@@ -52,25 +52,20 @@ spead_add_ibv_gtest(spead_ibv_reader_tests
 
 # Start/stop cycles under valgrind: no definite leak, no invalid access, in the
 # reader, the stream or the emulator.
-find_program(VALGRIND_EXECUTABLE valgrind)
 if(VALGRIND_EXECUTABLE)
     spead_add_ibv_gtest(spead_ibv_reader_tests
         ibv.reader.ReaderLifecycle.StartStopCyclesUnderValgrind
         ReaderLifecycle.StartStopCyclesLeakNoFdsThreadsOrVerbsObjects
         TIMEOUT 300
         ENVIRONMENT IBV_READER_CYCLES=20
-        LAUNCHER ${VALGRIND_EXECUTABLE} --error-exitcode=99 --leak-check=full
-            --errors-for-leak-kinds=definite --show-leak-kinds=definite
-            --num-callers=30)
+        LAUNCHER ${ibv_valgrind_launcher})
     # The same with a multi-packet receive queue (striding RQ, extended CQ, WQ, table).
     spead_add_ibv_gtest(spead_ibv_reader_tests
         ibv.reader.cx5.ReaderLifecycle.StartStopCyclesUnderValgrind
         ReaderLifecycle.StartStopCyclesLeakNoFdsThreadsOrVerbsObjects
         TIMEOUT 300
         ENVIRONMENT IBV_READER_CYCLES=20 SPEAD_EMU_MODEL=cx5
-        LAUNCHER ${VALGRIND_EXECUTABLE} --error-exitcode=99 --leak-check=full
-            --errors-for-leak-kinds=definite --show-leak-kinds=definite
-            --num-callers=30)
+        LAUNCHER ${ibv_valgrind_launcher})
 endif()
 
 # Not a test: heaps of jumbo packets for measuring the reader's instructions per packet

@@ -55,7 +55,6 @@ using boost::asio::ip::make_address_v4;
 using boost::asio::ip::udp;
 using steady = std::chrono::steady_clock;
 
-constexpr std::uint64_t payload_id = 0x1000;
 constexpr std::uint64_t immediate_id = 0x1001;
 constexpr std::uint64_t label_id = 0x1002;
 constexpr std::size_t jumbo_packet = 8972; // a 9000-byte MTU's UDP payload
@@ -218,10 +217,7 @@ std::uint64_t frames_rejected(const recv_stats& s)
            s[recv_stat::frames_truncated];
 }
 
-std::string endpoint_of_host2(unsigned short port)
-{
-    return host(2).ip + ":" + std::to_string(port);
-}
+std::string endpoint_of_host2(unsigned short port) { return endpoint_in(2, port); }
 
 // ---- heaps from a kernel sender -------------------------------------------------------
 
@@ -1201,10 +1197,7 @@ TEST(MultiPacketQueue, FramesBeyondTheQueueAreCountedExactly)
 
 int main(int argc, char** argv)
 {
-    ::testing::InitGoogleTest(&argc, argv);
     // The receiver is host 2, whose eth0 has the emulated device; senders move a
     // thread into host 1 as they need.
-    if (have_topology(2))
-        enter_host(2);
-    return RUN_ALL_TESTS();
+    return ibv_test::run_all_tests_in_host(argc, argv, 2);
 }

@@ -48,9 +48,8 @@ using namespace std::chrono_literals;
 using boost::asio::ip::make_address_v4;
 using boost::asio::ip::udp;
 
-constexpr std::uint64_t payload_id = 0x1000;
-constexpr std::size_t jumbo_packet = 8972; // a 9000-byte MTU's UDP payload
-constexpr unsigned short port = 7148;
+constexpr std::size_t jumbo_packet = 8972;    // a 9000-byte MTU's UDP payload
+constexpr unsigned short port = default_port; // sender_config()'s
 constexpr const char* multicast_group = "239.10.0.1";
 
 /*! A heap of one item whose bytes live wherever the caller says. */
@@ -392,10 +391,9 @@ TEST(SendFrames, MulticastHeadersAndChecksumsAreRight)
 TEST(SendFrames, EachSubstreamGoesToItsEndpoint)
 {
     REQUIRE_TOPOLOGY();
-    kernel_receiver unicast(host(2).ip + ":" + std::to_string(port));
+    kernel_receiver unicast(endpoint_in(2, port));
     kernel_receiver group(std::string(multicast_group) + ":" + std::to_string(port + 1));
-    std::vector<std::uint8_t> payload(30000);
-    fill_pattern(payload.data(), payload.size(), 1);
+    std::vector<std::uint8_t> payload = patterned(30000, 1);
     boost::asio::io_context io;
     auto config = sender_config(host(2).ip, 0);
     config.add_endpoint(udp::endpoint(make_address_v4(multicast_group), port + 1));
@@ -427,8 +425,7 @@ TEST(SendFrames, RoutedUnicastUsesTheGatewaysMac)
     ASSERT_EQ(std::system((h1 + "ip route add 10.99.0.0/24 via " + host(2).ip).c_str()),
               0);
     kernel_receiver receiver("10.99.0.5:" + std::to_string(port));
-    std::vector<std::uint8_t> payload(20000);
-    fill_pattern(payload.data(), payload.size(), 3);
+    std::vector<std::uint8_t> payload = patterned(20000, 3);
     boost::asio::io_context io;
     send::udp_ibv_stream sender(io, jumbo_stream(), sender_config("10.99.0.5", 0));
     sender.send_heap(payload_heap(payload.data(), payload.size()), 3);
@@ -442,7 +439,7 @@ TEST(SendFrames, RoutedUnicastUsesTheGatewaysMac)
 TEST(SendZeroCopy, ItemsInARegisteredRegionGoOutZeroCopy)
 {
     REQUIRE_TOPOLOGY();
-    kernel_receiver receiver(host(2).ip + ":" + std::to_string(port));
+    kernel_receiver receiver(endpoint_in(2, port));
     constexpr std::size_t heaps = 16, heap_size = 64 * 1024; // 8 packets each
     std::vector<std::uint8_t> region(heaps * heap_size);
     for (std::size_t i = 0; i < heaps; i++)
@@ -469,7 +466,7 @@ TEST(SendZeroCopy, ItemsInARegisteredRegionGoOutZeroCopy)
 TEST(SendZeroCopy, ItemsOutsideEveryRegionAreCopied)
 {
     REQUIRE_TOPOLOGY();
-    kernel_receiver receiver(host(2).ip + ":" + std::to_string(port));
+    kernel_receiver receiver(endpoint_in(2, port));
     constexpr std::size_t heap_size = 64 * 1024;
     std::vector<std::uint8_t> region(heap_size), elsewhere(heap_size);
     fill_pattern(elsewhere.data(), heap_size, 1);
@@ -520,7 +517,7 @@ void expect_many_items(const recv::heap& h,
  * the sender's counters. */
 send_stats send_items_of_one_region(std::size_t items, std::size_t stride)
 {
-    kernel_receiver receiver(host(2).ip + ":" + std::to_string(port));
+    kernel_receiver receiver(endpoint_in(2, port));
     std::vector<std::uint8_t> region(items * stride);
     fill_pattern(region.data(), region.size(), stride);
     boost::asio::io_context io;
@@ -557,7 +554,7 @@ TEST(SendZeroCopy, PacketsNeedingMoreSgesThanTheQueueTakesAreCopied)
 TEST(SendZeroCopy, ItemsInSeveralRegionsAndOutsideMixInOnePacket)
 {
     REQUIRE_TOPOLOGY();
-    kernel_receiver receiver(host(2).ip + ":" + std::to_string(port));
+    kernel_receiver receiver(endpoint_in(2, port));
     std::vector<std::uint8_t> a(1000), b(1000), outside(1000);
     fill_pattern(a.data(), a.size(), 1);
     fill_pattern(b.data(), b.size(), 2);
@@ -590,7 +587,7 @@ void long_burst(std::size_t slots,
                 std::size_t heap_size,
                 int comp_vector)
 {
-    kernel_receiver receiver(host(2).ip + ":" + std::to_string(port));
+    kernel_receiver receiver(endpoint_in(2, port));
     std::vector<std::uint8_t> region(heaps * heap_size);
     for (std::size_t i = 0; i < heaps; i++)
         fill_pattern(region.data() + i * heap_size, heap_size, i + 1);
@@ -678,9 +675,8 @@ TEST(SendQueue, CompVectorIsTakenModuloTheDevicesVectors)
 {
     REQUIRE_TOPOLOGY();
     // Run with SPEAD_EMU_COMP_VECTORS=4: the device refuses vector 1003 itself.
-    kernel_receiver receiver(host(2).ip + ":" + std::to_string(port));
-    std::vector<std::uint8_t> payload(20000);
-    fill_pattern(payload.data(), payload.size(), 1);
+    kernel_receiver receiver(endpoint_in(2, port));
+    std::vector<std::uint8_t> payload = patterned(20000, 1);
     boost::asio::io_context io;
     send::udp_ibv_stream sender(io, jumbo_stream(), sender_config(host(2).ip, 1003));
     sender.send_heap(payload_heap(payload.data(), payload.size()), 1);
@@ -692,9 +688,8 @@ TEST(SendQueue, CompVectorIsTakenModuloTheDevicesVectors)
 TEST(SendQueue, ErrorCompletionFailsTheHeapAndTheQueueRecovers)
 {
     REQUIRE_TOPOLOGY();
-    kernel_receiver receiver(host(2).ip + ":" + std::to_string(port));
-    std::vector<std::uint8_t> payload(30000);
-    fill_pattern(payload.data(), payload.size(), 1);
+    kernel_receiver receiver(endpoint_in(2, port));
+    std::vector<std::uint8_t> payload = patterned(30000, 1);
     boost::asio::io_context io;
     send::udp_ibv_stream sender(io, jumbo_stream(), sender_config(host(2).ip, 0));
     const std::string h1 = "ip netns exec " + host(1).ns + " ip link set eth0 mtu ";
@@ -738,7 +733,7 @@ int cycles_wanted(int fallback)
 TEST(SendLifecycle, StartStopCyclesLeakNoFdsThreadsOrVerbsObjects)
 {
     REQUIRE_TOPOLOGY();
-    kernel_receiver receiver(host(2).ip + ":" + std::to_string(port));
+    kernel_receiver receiver(endpoint_in(2, port));
     std::vector<std::uint8_t> region(20000);
     auto cycle = [&](int i) {
         boost::asio::io_context io;
@@ -773,7 +768,7 @@ TEST(SendLifecycle, StartStopCyclesLeakNoFdsThreadsOrVerbsObjects)
 TEST(SendLifecycle, DestroyingWithHeapsQueuedSendsThemFirst)
 {
     REQUIRE_TOPOLOGY();
-    kernel_receiver receiver(host(2).ip + ":" + std::to_string(port));
+    kernel_receiver receiver(endpoint_in(2, port));
     // 8 heaps of 2 packets, all queued at once: what Debian's default
     // net.core.rmem_max (212992) lets the kernel receiver hold without loss.
     constexpr std::size_t heaps = 8, heap_size = 16 * 1024;
@@ -1099,9 +1094,6 @@ TEST(SendConfig, MemoryRegionsNeedAPointerAndASize)
 
 int main(int argc, char** argv)
 {
-    ::testing::InitGoogleTest(&argc, argv);
     // The sender is host 1; receivers move threads into host 2 as they need.
-    if (have_topology(1))
-        enter_host(1);
-    return RUN_ALL_TESTS();
+    return ibv_test::run_all_tests_in_host(argc, argv, 1);
 }
