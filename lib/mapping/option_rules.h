@@ -198,6 +198,45 @@ void set_transport_part(typename member_of<decltype(Part)>::owner& config,
         config, Transport, name.c_str(), [&] { ((config.*Part).*Set)(v); });
 }
 
+/*! Calls \p f on a link's config, or on each of a list of them (a sink's
+ * connections, one per endpoint). */
+template <typename Link, typename F>
+void each_link(Link& link, F&& f)
+{
+    f(link);
+}
+template <typename Link, typename F>
+void each_link(std::vector<Link>& links, F&& f)
+{
+    for (auto& link : links)
+        f(link);
+}
+
+/*! Applies \p set to tcp's and rdma's configs of \p c alike (see apply_to_transport). */
+template <typename Config, typename Set>
+void set_on_links(Config& c, const std::string& name, Set&& set)
+{
+    using routes = option_routes<Config>;
+    routes::to(c, "tcp", name.c_str(), [&] { each_link(c.tcp, set); });
+    routes::to(c, "rdma", name.c_str(), [&] { each_link(c.rdma, set); });
+}
+
+/*! An option rule's apply: a link option, through tcp's setter \p TcpSet and rdma's
+ * \p RdmaSet (Config is deduced from the rule's function pointer). */
+template <auto TcpSet, auto RdmaSet, typename Config>
+void set_links(Config& c, const std::string& name, const option_value& v)
+{
+    set_on_links(c, name, [&](auto& link) {
+        using tcp_type = typename member_of<decltype(TcpSet)>::owner;
+        if constexpr (std::is_base_of_v<tcp_type, std::decay_t<decltype(link)>>)
+            (link.*
+             TcpSet)(option_as<typename member_of<decltype(TcpSet)>::value>(v, name));
+        else
+            (link.*
+             RdmaSet)(option_as<typename member_of<decltype(RdmaSet)>::value>(v, name));
+    });
+}
+
 /*! The first refusal kept for \p transport, or empty. */
 inline std::string first_refusal(const transport_refusals& refusals,
                                  const std::string& transport)

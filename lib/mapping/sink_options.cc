@@ -39,20 +39,6 @@ void connect_to(std::vector<Link>& links, const std::string& endpoints)
     links = std::move(made);
 }
 
-/*! Applies \p set to every connection of tcp and rdma. */
-template <typename Set>
-void links(sink_config& c, const char* option, Set&& set)
-{
-    routes::to(c, "tcp", option, [&] {
-        for (auto& link : c.tcp)
-            set(link);
-    });
-    routes::to(c, "rdma", option, [&] {
-        for (auto& link : c.rdma)
-            set(link);
-    });
-}
-
 void endpoints(sink_config& c, const std::string&, const option_value& v)
 {
     const std::string text = v.as_text("endpoints");
@@ -95,7 +81,7 @@ void interface(sink_config& c, const std::string&, const option_value& v)
         if (!name.empty()) // settled at make() (see block_transport)
             c.ibverbs.set_interface(name);
     });
-    links(c, "interface", [&](auto& link) {
+    set_on_links(c, "interface", [&](auto& link) {
         if (!name.empty())
             link.set_interface(name);
     });
@@ -360,10 +346,8 @@ const std::vector<rule>& rules()
                    "tcp, rdma: when the connection is lost, connect again with a bounded "
                    "back-off (True) or end the flowgraph (False). Heaps queued when it "
                    "was lost are counted (heaps_lost_in_flight)."),
-          [](sink_config& c, const std::string&, const option_value& v) {
-              const bool again = v.as_flag("reconnect");
-              links(c, "reconnect", [&](auto& link) { link.set_reconnect(again); });
-          } },
+          set_links<&send::tcp_config::set_reconnect,
+                    &send::rdma_config::set_reconnect> },
         { describe("connect_timeout",
                    "Connections",
                    k::number,
@@ -379,7 +363,7 @@ const std::vector<rule>& rules()
                       "take, > 0 (default 5)");
               const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
                   std::chrono::duration<double>(seconds));
-              links(c, "connect_timeout", [&](auto& link) {
+              set_on_links(c, "connect_timeout", [&](auto& link) {
                   link.set_connect_timeout(timeout);
               });
           } },

@@ -119,14 +119,6 @@ void max_packet_size(source_config& c, const std::string&, const option_value& v
     });
 }
 
-/*! Every link's option: tcp's and rdma's configs take it alike. */
-template <typename Set>
-void links(source_config& c, const char* option, Set&& set)
-{
-    routes::to(c, "tcp", option, [&] { set(c.tcp); });
-    routes::to(c, "rdma", option, [&] { set(c.rdma); });
-}
-
 const std::vector<rule>& rules()
 {
     static const std::vector<rule> table = {
@@ -405,11 +397,8 @@ const std::vector<rule>& rules()
                    "tcp, rdma: senders connected at once, 1 to 1024 (1, as spead2); one "
                    "more is refused and counted (connections_refused). Each sender "
                    "should use its own heap cnts (a sink's heap_cnt_start/step)."),
-          [](source_config& c, const std::string&, const option_value& v) {
-              const std::size_t n = v.as_count("max_connections");
-              links(
-                  c, "max_connections", [&](auto& link) { link.set_max_connections(n); });
-          } },
+          set_links<&recv::tcp_config::set_max_connections,
+                    &recv::rdma_config::set_max_connections> },
         { describe("allowed_peers",
                    "Connections",
                    k::text,
@@ -417,11 +406,8 @@ const std::vector<rule>& rules()
                    "tcp, rdma: addresses or networks allowed to connect, "
                    "10.0.0.0/24,192.168.1.7; empty = anyone. Others are refused, counted "
                    "(connections_refused) and logged once per peer."),
-          [](source_config& c, const std::string&, const option_value& v) {
-              const std::string peers = v.as_text("allowed_peers");
-              links(
-                  c, "allowed_peers", [&](auto& link) { link.set_allowed_peers(peers); });
-          } },
+          set_links<&recv::tcp_config::set_allowed_peers,
+                    &recv::rdma_config::set_allowed_peers> },
         { describe("keep_listening",
                    "Connections",
                    k::flag,
@@ -429,12 +415,8 @@ const std::vector<rule>& rules()
                    "tcp, rdma: when a sender's connection ends, keep listening for new "
                    "senders (True) or end the stream once no sender is connected (False, "
                    "as spead2)."),
-          [](source_config& c, const std::string&, const option_value& v) {
-              const bool keep = v.as_flag("keep_listening");
-              links(c, "keep_listening", [&](auto& link) {
-                  link.set_keep_listening(keep);
-              });
-          } },
+          set_links<&recv::tcp_config::set_keep_listening,
+                    &recv::rdma_config::set_keep_listening> },
         { describe("substream_ids",
                    "Continuous",
                    k::id_list,
