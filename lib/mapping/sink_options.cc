@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "mapping/shared_options.h"
 #include "mapping/sink_options.h"
 #include <chrono>
 #include <cmath>
@@ -102,19 +103,7 @@ void buffer_size(sink_config& c, const std::string&, const option_value& v)
 const std::vector<rule>& rules()
 {
     static const std::vector<rule> table = {
-        { describe(
-              "transport",
-              "General",
-              k::text,
-              "udp",
-              "udp (kernel sockets), ibverbs (raw-packet verbs on the NIC that owns "
-              "interface: Mellanox/NVIDIA ConnectX; needs CAP_NET_RAW), auto (ibverbs "
-              "when a preflight check finds it usable on interface, otherwise udp with a "
-              "warning saying why), pcap (record into capture_file), tcp (connect to a "
-              "listening spead.source or spead2_recv --tcp: lossless, work() waits while "
-              "the receiver is slow) or rdma (the same over RDMA RC queue pairs, "
-              "verbs://HOST:PORT); docs/links.md."),
-          set_config<&sink_config::set_transport> },
+        transport_rule<sink_config>(),
         { describe("endpoints",
                    "General",
                    k::text,
@@ -153,16 +142,8 @@ const std::vector<rule>& rules()
                    "to 1 GiB; 1 MiB + 4 KiB when left at 1472."),
           // Up to rdma's 1 GiB here; the UDP payload's limit at make(), for datagrams.
           set_part<&sink_config::stream, &send::stream_config::set_max_message_size> },
-        { describe("item_type",
-                   "General",
-                   k::text,
-                   "complex_float",
-                   "As spead.source: complex_float, complex_int16, complex_int8, float, "
-                   "int32, int16, int8 (or fc32, sc16, sc8, f32, s32, s16, s8, byte).",
-                   "type"),
-          set_part<&sink_config::items, &sink_items::set_item_type> },
-        { describe("vlen", "General", k::count, 1, "Items per input vector, 1 to 2^24."),
-          set_part<&sink_config::items, &sink_items::set_vlen> },
+        item_type_rule<sink_config>(),
+        vlen_rule<sink_config>(),
         { describe("payload_item",
                    "Items",
                    k::count,
@@ -263,25 +244,9 @@ const std::vector<rule>& rules()
                    "",
                    "pcap: the capture file written (replaced)."),
           set_config<&sink_config::set_capture_file> },
-        { describe("stats_interval",
-                   "Advanced",
-                   k::number,
-                   0.0,
-                   "Seconds between stats messages; 0 = none."),
-          set_config<&sink_config::set_stats_interval> },
-        { describe("comp_vector",
-                   "Advanced",
-                   k::integer,
-                   0,
-                   "ibverbs: completion vector for send completions, taken modulo the "
-                   "device's vectors; negative = busy polling."),
-          set_part<&sink_config::ibverbs, &send::udp_ibv_config::set_comp_vector> },
-        { describe("max_poll",
-                   "Advanced",
-                   k::integer,
-                   10,
-                   "ibverbs: completion-queue polls before waiting, >= 1."),
-          set_part<&sink_config::ibverbs, &send::udp_ibv_config::set_max_poll> },
+        stats_interval_rule<sink_config>(),
+        comp_vector_rule<sink_config>(),
+        max_poll_rule<sink_config>(),
         { describe(
               "input_mode",
               "General",

@@ -6,6 +6,7 @@
  */
 
 #include "mapping/item_id_checks.h"
+#include "mapping/shared_options.h"
 #include "mapping/source_options.h"
 #include <chrono>
 #include <stdexcept>
@@ -122,21 +123,7 @@ void max_packet_size(source_config& c, const std::string&, const option_value& v
 const std::vector<rule>& rules()
 {
     static const std::vector<rule> table = {
-        { describe(
-              "transport",
-              "General",
-              k::text,
-              "udp",
-              "udp (kernel sockets), ibverbs (raw-packet verbs on the NIC that owns "
-              "interface: Mellanox/NVIDIA ConnectX; needs CAP_NET_RAW), auto (ibverbs "
-              "when a preflight check finds it usable on interface, otherwise udp with a "
-              "warning saying why), pcap (replay capture_file), tcp (listen for SPEAD "
-              "over TCP, as spead2_recv --tcp: lossless, senders pushed back) or rdma "
-              "(the same over RDMA RC queue pairs, verbs://ADDR:PORT); docs/links.md. "
-              "GR_SPEAD_IBV_INTERFACE turns every udp source into an ibverbs one on that "
-              "interface (an interface given here wins), and GR_SPEAD_IBV_COMP_VECTOR "
-              "then sets comp_vector."),
-          set_config<&source_config::set_transport> },
+        transport_rule<source_config>(),
         { describe(
               "endpoints",
               "General",
@@ -178,17 +165,8 @@ const std::vector<rule>& rules()
                    "counted in datagrams_oversize. tcp: the largest packet on a "
                    "connection (up to 64 MiB); rdma: 1 MiB + 4 KiB when left at 9200."),
           max_packet_size },
-        { describe("item_type",
-                   "General",
-                   k::text,
-                   "complex_float",
-                   "Stream item type: complex_float (fc32, 8 bytes), complex_int16 "
-                   "(sc16, 4), complex_int8 (sc8, 2), float (f32, 4), int32 (s32, 4), "
-                   "int16 (s16, 2), int8 (s8, byte, 1).",
-                   "type"),
-          set_part<&source_config::items, &source_items::set_item_type> },
-        { describe("vlen", "General", k::count, 1, "Items per output vector, 1 to 2^24."),
-          set_part<&source_config::items, &source_items::set_vlen> },
+        item_type_rule<source_config>(),
+        vlen_rule<source_config>(),
         { describe("payload_item",
                    "Items",
                    k::count,
@@ -290,27 +268,9 @@ const std::vector<rule>& rules()
                    "to 65536) for pcap, whose replay runs ahead of the flowgraph. Memory "
                    "is taken only as heaps queue up."),
           set_config<&source_config::set_queue_heaps> },
-        { describe("stats_interval",
-                   "Advanced",
-                   k::number,
-                   0.0,
-                   "Seconds between stats messages; 0 = none."),
-          set_config<&source_config::set_stats_interval> },
-        { describe("comp_vector",
-                   "Advanced",
-                   k::integer,
-                   0,
-                   "ibverbs: completion vector whose interrupt wakes the receiver, taken "
-                   "modulo the device's vectors; negative = busy polling (one core "
-                   "spins, lowest latency)."),
-          set_part<&source_config::ibverbs, &recv::udp_ibv_config::set_comp_vector> },
-        { describe("max_poll",
-                   "Advanced",
-                   k::integer,
-                   10,
-                   "ibverbs: completion-queue polls per wake-up, or before yielding when "
-                   "busy polling, >= 1."),
-          set_part<&source_config::ibverbs, &recv::udp_ibv_config::set_max_poll> },
+        stats_interval_rule<source_config>(),
+        comp_vector_rule<source_config>(),
+        max_poll_rule<source_config>(),
         { describe(
               "output_mode",
               "General",
