@@ -11,7 +11,7 @@
 #ifndef INCLUDED_SPEAD_TESTS_TCP_HELPERS_H
 #define INCLUDED_SPEAD_TESTS_TCP_HELPERS_H
 
-#include "transport/file_descriptor.h"
+#include "common/file_descriptor.h"
 #include <gnuradio/spead/recv_tcp.h>
 #include <gnuradio/spead/send_heap.h>
 #include <gnuradio/spead/send_tcp.h>
@@ -82,10 +82,9 @@ struct tcp_receiver {
 };
 
 /*! A plain TCP client (blocking) connected to 127.0.0.1:port. */
-inline gr::spead::transport::file_descriptor raw_connect(unsigned short port)
+inline gr::spead::file_descriptor raw_connect(unsigned short port)
 {
-    gr::spead::transport::file_descriptor fd(
-        socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    gr::spead::file_descriptor fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);

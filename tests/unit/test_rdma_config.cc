@@ -104,7 +104,7 @@ TEST(RdmaConfig, SendEndpointMustResolve)
 TEST(RdmaConfig, SettersNameParameterValueAndFix)
 {
     EXPECT_THAT(message_of([] { recv::rdma_config().set_max_packet_size(10); }),
-                HasSubstr("max_packet_size: 10 is out of range"));
+                HasSubstr("max_packet_size: 10 bytes is out of range"));
     EXPECT_THAT(message_of([] { recv::rdma_config().set_rdma_depth(5000); }),
                 HasSubstr("rdma_depth: 5000"));
     EXPECT_THAT(message_of([] { recv::rdma_config().set_max_connections(0); }),

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "framed_incoming.h"
 #include "tcp_socket.h"
 #include "transport/endpoint.h"
 #include <linux/sockios.h>
@@ -16,7 +17,9 @@
 #include <system_error>
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
+#include <vector>
 
 namespace gr {
 namespace spead {
@@ -42,12 +45,18 @@ void set_buffer(int fd, int option, std::size_t bytes, const char* what)
         set_int(fd, SOL_SOCKET, option, int(bytes), what);
 }
 
-class tcp_incoming : public link::incoming
+/*! An accepted socket: its bytes framed into packets (spead2's framing). */
+class tcp_incoming : public framed_incoming
 {
 public:
-    explicit tcp_incoming(file_descriptor fd) : d_fd(std::move(fd)) {}
+    tcp_incoming(file_descriptor fd, std::size_t max_packet_size)
+        : framed_incoming(max_packet_size), d_fd(std::move(fd))
+    {
+    }
     int fd() const override { return d_fd.get(); }
-    std::ptrdiff_t read(std::uint8_t* buffer, std::size_t size) override
+
+protected:
+    std::ptrdiff_t read_bytes(std::uint8_t* buffer, std::size_t size) override
     {
         const ssize_t r = ::recv(d_fd.get(), buffer, size, MSG_DONTWAIT);
         if (r >= 0)
@@ -59,6 +68,7 @@ private:
     file_descriptor d_fd;
 };
 
+/*! A connected socket: packets written back to back, many in one sendmsg(). */
 class tcp_outgoing : public link::outgoing
 {
 public:
@@ -67,25 +77,47 @@ public:
     {
     }
     int fd() const override { return d_fd.get(); }
-    std::ptrdiff_t write(const iovec* iov, int n) override
+    std::ptrdiff_t send(const send::packet* packets, std::size_t n) override
     {
+        // Every piece of the batch in one call, less what an earlier call wrote of the
+        // first packet.
+        d_iov.clear();
+        std::size_t skip = d_sent_of_first;
+        for (std::size_t i = 0; i < n && d_iov.size() < IOV_MAX; i++)
+            for (std::size_t j = 0; j < packets[i].n_pieces && d_iov.size() < IOV_MAX;
+                 j++) {
+                const send::packet_piece& piece = packets[i].pieces[j];
+                if (skip >= piece.length) {
+                    skip -= piece.length;
+                    continue;
+                }
+                d_iov.push_back({ const_cast<std::uint8_t*>(piece.data) + skip,
+                                  piece.length - skip });
+                skip = 0;
+            }
         msghdr msg{};
-        msg.msg_iov = const_cast<iovec*>(iov);
-        msg.msg_iovlen = std::size_t(n);
+        msg.msg_iov = d_iov.data();
+        msg.msg_iovlen = d_iov.size();
         const ssize_t r = ::sendmsg(d_fd.get(), &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-        if (r >= 0)
-            return r;
-        return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+        if (r < 0)
+            return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+        std::size_t written = d_sent_of_first + std::size_t(r);
+        std::size_t taken = 0;
+        while (taken < n && written >= packets[taken].size)
+            written -= packets[taken++].size;
+        d_sent_of_first = written;
+        return std::ptrdiff_t(taken);
     }
     std::size_t granted_buffer() const override { return d_granted; }
     std::ptrdiff_t unacknowledged() const override
     {
         // write_seq - snd_una: unsent plus unacknowledged bytes; still valid once the
         // connection has failed (the kernel purges the queue, not the sequence numbers).
+        // Less the start of a packet not yet taken: it is not the writer's yet.
         int bytes = 0;
         if (::ioctl(d_fd.get(), SIOCOUTQ, &bytes) != 0)
             return -errno;
-        return bytes;
+        return std::max<std::ptrdiff_t>(0, bytes - std::ptrdiff_t(d_sent_of_first));
     }
     int pending_error() const override
     {
@@ -101,6 +133,8 @@ public:
 private:
     file_descriptor d_fd;
     std::size_t d_granted;
+    std::size_t d_sent_of_first = 0; //!< bytes written of a packet not yet taken
+    std::vector<iovec> d_iov;
 };
 } // namespace
 
@@ -128,8 +162,9 @@ void set_peer_timeout(int fd, std::chrono::milliseconds timeout)
 
 tcp_listener::tcp_listener(const tcp::endpoint& endpoint,
                            std::size_t buffer_size,
-                           std::chrono::milliseconds peer_timeout)
-    : d_peer_timeout(peer_timeout)
+                           std::chrono::milliseconds peer_timeout,
+                           std::size_t max_packet_size)
+    : d_peer_timeout(peer_timeout), d_max_packet_size(max_packet_size)
 {
     const int family = endpoint.address().is_v6() ? AF_INET6 : AF_INET;
     d_fd = file_descriptor(
@@ -173,7 +208,7 @@ std::unique_ptr<link::incoming> tcp_listener::accept(boost::asio::ip::address& p
     from.resize(len);
     peer = from.address();
     set_peer_timeout(fd, d_peer_timeout);
-    return std::make_unique<tcp_incoming>(std::move(owned));
+    return std::make_unique<tcp_incoming>(std::move(owned), d_max_packet_size);
 }
 
 std::string tcp_listener::describe() const { return transport::describe(d_bound); }

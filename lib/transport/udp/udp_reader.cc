@@ -5,9 +5,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "common/file_descriptor.h"
 #include "socket_buffer.h"
 #include "transport/endpoint.h"
-#include "transport/file_descriptor.h"
 #include "transport/mapped_buffer.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_udp.h>
@@ -41,7 +41,7 @@ namespace recv {
 namespace {
 
 using boost::asio::ip::udp;
-using transport::file_descriptor;
+using gr::spead::file_descriptor;
 using transport::mapped_buffer;
 
 /*! Datagrams taken per recvmmsg(). */
@@ -118,7 +118,7 @@ std::string igmp_limit_hint(std::size_t joined)
 
 } // namespace
 
-struct udp_reader::impl {
+struct udp_reader::impl : loop {
     /*! One bound socket and what it has told us about kernel drops. */
     struct socket_state {
         file_descriptor fd;
@@ -135,7 +135,9 @@ struct udp_reader::impl {
      * takes the kernel's drop count if the message carries it. */
     void take_message(unsigned int i, std::optional<std::uint32_t>& drops);
     /*! The reader's loop: receive_loop(), then drain_on_exit(). */
-    void run();
+    void run() override;
+    void wake() override;
+    recv_stats stats() const override;
     /*! Waits for datagrams until stop() or the end of the stream. */
     void receive_loop();
     /*! One recvmmsg() on \p s, handed to the stream.
@@ -151,15 +153,15 @@ struct udp_reader::impl {
     void drain_on_exit();
     void note_drops(socket_state& s, std::uint32_t cumulative);
     /*! Adds drops the kernel counted since the last report (drops_mutex held). */
-    void refresh_drops_locked(socket_state& s) const;
+    void refresh_drops_locked(const socket_state& s) const;
     /*! Moves the socket's drop count to \p cumulative if that is newer. */
-    void advance_drops_locked(socket_state& s, std::uint32_t cumulative) const;
+    void advance_drops_locked(const socket_state& s, std::uint32_t cumulative) const;
 
     udp_reader& self; //!< hands packets to the stream
     const udp_config config;
     gr::logger logger;
     std::vector<socket_state> sockets;
-    file_descriptor wake; //!< eventfd: stop() writes to it to end poll() at once
+    file_descriptor wake_fd; //!< eventfd: stop() writes to it to end poll() at once
     std::size_t granted_buffer = 0;
 
     // receive batch, allocated once
@@ -185,8 +187,8 @@ udp_reader::impl::impl(udp_reader& self, const udp_config& config)
     if (config.get_endpoints().empty())
         throw std::invalid_argument(
             "endpoints: none given; set at least one, e.g. 239.1.2.3:7148 or :7148");
-    wake = file_descriptor(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-    if (!wake)
+    wake_fd = file_descriptor(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    if (!wake_fd)
         throw_errno("eventfd");
     open_sockets();
     allocate_batch();
@@ -343,7 +345,7 @@ void udp_reader::impl::note_drops(socket_state& s, std::uint32_t cumulative)
     advance_drops_locked(s, cumulative);
 }
 
-void udp_reader::impl::advance_drops_locked(socket_state& s,
+void udp_reader::impl::advance_drops_locked(const socket_state& s,
                                             std::uint32_t cumulative) const
 {
     // The kernel's counter is 32 bits: the difference is right across a wrap. It may
@@ -475,7 +477,7 @@ void udp_reader::impl::drain_on_exit()
     drops_final = true;
 }
 
-void udp_reader::impl::refresh_drops_locked(socket_state& s) const
+void udp_reader::impl::refresh_drops_locked(const socket_state& s) const
 {
     // Drops after the last datagram that arrived were not reported with one: ask the
     // kernel for its counter (the same one SO_RXQ_OVFL reports).
@@ -507,7 +509,7 @@ void udp_reader::impl::receive_loop()
     std::vector<pollfd> fds(sockets.size() + 1);
     for (std::size_t i = 0; i < sockets.size(); i++)
         fds[i] = { sockets[i].fd.get(), POLLIN, 0 };
-    fds.back() = { wake.get(), POLLIN, 0 };
+    fds.back() = { wake_fd.get(), POLLIN, 0 };
 
     while (!stopping.load(std::memory_order_relaxed)) {
         const int ready = poll(fds.data(), fds.size(), poll_timeout_ms);
@@ -527,45 +529,44 @@ void udp_reader::impl::receive_loop()
     }
 }
 
-udp_reader::udp_reader(stream& owner, const udp_config& config)
-    : reader(owner), d_impl(std::make_unique<impl>(*this, config))
+void udp_reader::impl::wake()
 {
-}
-
-udp_reader::~udp_reader() = default;
-
-void udp_reader::run() { d_impl->run(); }
-
-void udp_reader::wake()
-{
-    d_impl->stopping.store(true);
+    stopping.store(true);
     const std::uint64_t one = 1;
     // An eventfd write of 1 cannot fail short of overflow; poll() sees it either way.
-    [[maybe_unused]] auto written = ::write(d_impl->wake.get(), &one, sizeof(one));
+    [[maybe_unused]] auto written = ::write(wake_fd.get(), &one, sizeof(one));
 }
 
-recv_stats udp_reader::transport_stats() const
+recv_stats udp_reader::impl::stats() const
 {
     recv_stats out;
-    out[recv_stat::datagrams_oversize] = d_impl->datagrams_oversize.load();
-    std::lock_guard<std::mutex> lock(d_impl->drops_mutex);
-    if (!d_impl->drops_final)
-        for (auto& s : d_impl->sockets)
-            d_impl->refresh_drops_locked(s);
-    out[recv_stat::packets_dropped_socket_overflow] = d_impl->packets_dropped;
-    out[recv_stat::runs_dropped_socket_overflow] = d_impl->runs_dropped;
+    out[recv_stat::datagrams_oversize] = datagrams_oversize.load();
+    std::lock_guard<std::mutex> lock(drops_mutex);
+    if (!drops_final)
+        for (auto& s : sockets)
+            refresh_drops_locked(s);
+    out[recv_stat::packets_dropped_socket_overflow] = packets_dropped;
+    out[recv_stat::runs_dropped_socket_overflow] = runs_dropped;
     return out;
+}
+
+udp_reader::udp_reader(stream& owner, const udp_config& config) : transport_reader(owner)
+{
+    set_loop(std::make_unique<impl>(*this, config));
 }
 
 std::vector<udp::endpoint> udp_reader::get_bound_endpoints() const
 {
     std::vector<udp::endpoint> out;
-    for (const auto& s : d_impl->sockets)
+    for (const auto& s : loop_as<impl>().sockets)
         out.push_back(s.bound);
     return out;
 }
 
-std::size_t udp_reader::get_granted_buffer_size() const { return d_impl->granted_buffer; }
+std::size_t udp_reader::get_granted_buffer_size() const
+{
+    return loop_as<impl>().granted_buffer;
+}
 
 } // namespace recv
 } // namespace spead

@@ -5,11 +5,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "common/file_descriptor.h"
 #include "protocol/packetiser.h"
 #include "socket_buffer.h"
-#include "streams/packet_writer.h"
 #include "transport/endpoint.h"
-#include "transport/file_descriptor.h"
+#include "transport/packet_writer.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/send_udp.h>
 #include <netinet/in.h>
@@ -35,7 +35,7 @@ namespace send {
 namespace {
 
 using boost::asio::ip::udp;
-using transport::file_descriptor;
+using gr::spead::file_descriptor;
 using steady = std::chrono::steady_clock;
 
 /*! Bytes of IPv4 and UDP header in front of each SPEAD packet. */

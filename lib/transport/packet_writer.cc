@@ -8,7 +8,7 @@
 // What every transport's writer inherits: the synchronous default for completions,
 // and the reports (counters, a failure for good) that go to its send::stream.
 
-#include "streams/packet_writer.h"
+#include "transport/packet_writer.h"
 
 namespace gr {
 namespace spead {

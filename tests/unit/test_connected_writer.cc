@@ -5,18 +5,16 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The connected-link layer's message form (what the rdma transport speaks), with
-// fake connections: packets reach the stream where the transport received them (no
-// copy) and are released only after; endings are counted by cause; the writer sends
-// one message per packet, in order, waiting while the receiver grants no room.
+// The connected-link layer's send half, with fake connections: every packet goes, in
+// order, waiting while the connection has no room; a byte stream that took part of a
+// packet gets it again; a failed connection fails the batch from the packet it cut;
+// the peer's end is seen while idle.
 
-#include "streams/connected_reader.h"
-#include "streams/connected_writer.h"
-#include "transport/file_descriptor.h"
+#include "common/file_descriptor.h"
+#include "transport/link/connected_writer.h"
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>
 #include <cerrno>
-#include <cstring>
 #include <functional>
 #include <thread>
 #include <vector>
@@ -24,132 +22,16 @@
 namespace {
 
 using namespace gr::spead;
-using gr::spead::transport::file_descriptor;
+using gr::spead::file_descriptor;
 
-/*! An fd that is always readable. */
+/*! An fd that is always readable (and writable). */
 file_descriptor ready_fd()
 {
     file_descriptor fd(eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK));
     return fd;
 }
 
-struct fake_messages : link::incoming, link::message_incoming {
-    std::vector<std::vector<std::uint8_t>> messages; //!< stay put: "registered"
-    std::size_t next = 0;
-    std::size_t per_receive = 3;
-    std::ptrdiff_t at_end = 0; //!< 0: closed cleanly; else -errno
-    std::size_t given_unreleased = 0;
-    std::size_t* released_total = nullptr;
-    file_descriptor fd_ = ready_fd();
-
-    int fd() const override { return fd_.get(); }
-    std::ptrdiff_t read(std::uint8_t*, std::size_t) override { return -ENOTSUP; }
-    link::message_incoming* message_form() override { return this; }
-    std::ptrdiff_t receive(recv::packet_view* packets, std::size_t n) override
-    {
-        EXPECT_EQ(given_unreleased, 0u) << "receive() before release()";
-        if (next == messages.size())
-            return at_end;
-        std::size_t got = 0;
-        while (got < std::min(n, per_receive) && next < messages.size()) {
-            packets[got++] = { messages[next].data(), messages[next].size() };
-            next++;
-        }
-        given_unreleased = got;
-        return std::ptrdiff_t(got);
-    }
-    void release() override
-    {
-        *released_total += given_unreleased;
-        given_unreleased = 0;
-    }
-};
-
-struct fake_listener : link::listener {
-    std::unique_ptr<link::incoming> pending;
-    file_descriptor fd_ = ready_fd();
-    int fd() const override { return fd_.get(); }
-    std::unique_ptr<link::incoming> accept(boost::asio::ip::address& peer) override
-    {
-        peer = boost::asio::ip::make_address("10.0.0.9");
-        return std::move(pending);
-    }
-    std::string describe() const override { return "verbs://fake:1"; }
-};
-
-struct recording_sink : link::packet_sink {
-    std::vector<recv::packet_view> seen;
-    bool add_packets(const recv::packet_view* packets, std::size_t n) override
-    {
-        for (std::size_t i = 0; i < n; i++)
-            seen.push_back(packets[i]);
-        return true;
-    }
-    std::size_t wait_for_queue_space(std::chrono::microseconds) override { return 64; }
-    bool stopping() const override { return false; }
-};
-
-std::vector<std::uint8_t> message(std::uint8_t heap, std::size_t size)
-{
-    std::vector<std::uint8_t> m(size, heap);
-    return m;
-}
-
-recv_stats run_reader(std::ptrdiff_t at_end,
-                      recording_sink& sink,
-                      std::vector<const std::uint8_t*>& where,
-                      std::size_t& released)
-{
-    auto in = std::make_unique<fake_messages>();
-    for (int i = 0; i < 7; i++)
-        in->messages.push_back(message(std::uint8_t(i / 2), 100 + i));
-    for (const auto& m : in->messages)
-        where.push_back(m.data());
-    in->at_end = at_end;
-    in->released_total = &released;
-    auto l = std::make_unique<fake_listener>();
-    l->pending = std::move(in);
-    link::connected_reader reader(std::move(l), link::reader_limits{});
-    reader.run(sink); // returns once its only connection has ended
-    return reader.stats();
-}
-
-TEST(RdmaMessageForm, ReaderDeliversInPlaceInOrderThenReleases)
-{
-    recording_sink sink;
-    std::vector<const std::uint8_t*> where;
-    std::size_t released = 0;
-    const recv_stats stats = run_reader(0, sink, where, released);
-    ASSERT_EQ(sink.seen.size(), 7u);
-    for (std::size_t i = 0; i < 7; i++) {
-        EXPECT_EQ(sink.seen[i].data, where[i]) << "packet " << i << " was copied";
-        EXPECT_EQ(sink.seen[i].size, 100 + i);
-    }
-    EXPECT_EQ(released, 7u);
-    EXPECT_EQ(stats[recv_stat::connections_accepted], 1u);
-    EXPECT_EQ(stats[recv_stat::connections_closed], 1u);
-}
-
-TEST(RdmaMessageForm, ReaderCountsEachEndingByCause)
-{
-    const std::pair<std::ptrdiff_t, recv_stat> cases[] = {
-        { -ETIMEDOUT, recv_stat::connections_lost },
-        { -EPROTO, recv_stat::connections_framing_errors },
-        { -EMSGSIZE, recv_stat::connections_frame_too_large },
-        { -EBADMSG, recv_stat::connections_framing_errors }, // not a SPEAD packet
-    };
-    for (const auto& [err, counter] : cases) {
-        recording_sink sink;
-        std::vector<const std::uint8_t*> where;
-        std::size_t released = 0;
-        const recv_stats stats = run_reader(err, sink, where, released);
-        EXPECT_EQ(sink.seen.size(), 7u); // what came before the failure is kept
-        EXPECT_EQ(stats[counter], 1u) << "errno " << -err;
-        EXPECT_EQ(stats[recv_stat::connections_closed], 0u);
-    }
-}
-
-struct fake_outgoing : link::outgoing, link::message_outgoing {
+struct fake_outgoing : link::outgoing {
     std::vector<std::vector<std::uint8_t>>* sent = nullptr;
     int refusals_left = 0; //!< -EAGAIN this many times first (no credit)
     int fail_after = -1;   //!< then -ECONNRESET once this many are sent
@@ -172,10 +54,10 @@ struct fake_outgoing : link::outgoing, link::message_outgoing {
     }
 
     int fd() const override { return fd_.get(); }
-    std::ptrdiff_t write(const iovec*, int) override { return -ENOTSUP; }
-    link::message_outgoing* message_form() override { return this; }
-    std::ptrdiff_t send(const iovec* pieces, int n, std::size_t size) override
+    /*! One packet a call, as a transport short of credit would take them. */
+    std::ptrdiff_t send(const send::packet* packets, std::size_t n) override
     {
+        EXPECT_GT(n, 0u);
         if (refusals_left > 0) {
             refusals_left--;
             return -EAGAIN;
@@ -183,14 +65,15 @@ struct fake_outgoing : link::outgoing, link::message_outgoing {
         if (fail_after >= 0 && int(sent->size()) == fail_after)
             return -ECONNRESET;
         std::vector<std::uint8_t> m;
-        for (int i = 0; i < n; i++) {
-            const auto* p = static_cast<const std::uint8_t*>(pieces[i].iov_base);
-            m.insert(m.end(), p, p + pieces[i].iov_len);
+        for (std::size_t i = 0; i < packets[0].n_pieces; i++) {
+            const auto& piece = packets[0].pieces[i];
+            m.insert(m.end(), piece.data, piece.data + piece.length);
         }
-        EXPECT_EQ(m.size(), size);
+        EXPECT_EQ(m.size(), packets[0].size);
         sent->push_back(std::move(m));
         return 1;
     }
+    std::ptrdiff_t unacknowledged() const override { return 0; }
 };
 
 struct fake_dialer : link::dialer {
@@ -199,10 +82,10 @@ struct fake_dialer : link::dialer {
     {
         return std::move(next);
     }
-    std::string describe() const override { return "verbs://fake:1"; }
+    std::string describe() const override { return "fake:1"; }
 };
 
-TEST(RdmaMessageForm, WriterSendsOneMessagePerPacketWaitingForCredit)
+TEST(ConnectedWriter, SendsEveryPacketInOrderWaitingForRoom)
 {
     std::vector<std::vector<std::uint8_t>> sent;
     auto d = std::make_unique<fake_dialer>();
@@ -222,7 +105,7 @@ TEST(RdmaMessageForm, WriterSendsOneMessagePerPacketWaitingForCredit)
     EXPECT_EQ(sent[1], (std::vector<std::uint8_t>{ 3, 4, 5 }));
 }
 
-TEST(RdmaMessageForm, WriterFailsTheBatchFromThePacketCut)
+TEST(ConnectedWriter, FailsTheBatchFromThePacketCut)
 {
     std::vector<std::vector<std::uint8_t>> sent;
     auto d = std::make_unique<fake_dialer>();
@@ -260,7 +143,7 @@ watched_writer(std::vector<std::vector<std::uint8_t>>& sent,
 // The transport sees its peer go while the writer idles (rdma: the CM's DISCONNECTED,
 // on a thread of its own): the writer is not connected from then on, and its next
 // batch fails at once without sending, reconnect being off.
-TEST(RdmaMessageForm, WriterSeesThePeerGoWhileIdle)
+TEST(ConnectedWriter, SeesThePeerGoWhileIdle)
 {
     std::vector<std::vector<std::uint8_t>> sent;
     std::function<void(int)> gone;
@@ -281,7 +164,7 @@ TEST(RdmaMessageForm, WriterSeesThePeerGoWhileIdle)
 // While the stream idles it calls the writer's idle() about once a second, which asks
 // the connection whether its peer still answers (rdma: a zero-length write; tcp: the
 // keepalive's error): an answer is nothing, a dead peer a loss counted while idle.
-TEST(RdmaMessageForm, WriterIdleCheckAsksTheConnectionAndCountsADeadPeer)
+TEST(ConnectedWriter, IdleCheckAsksTheConnectionAndCountsADeadPeer)
 {
     std::vector<std::vector<std::uint8_t>> sent;
     int calls = 0;
@@ -314,7 +197,7 @@ TEST(RdmaMessageForm, WriterIdleCheckAsksTheConnectionAndCountsADeadPeer)
 }
 
 // Once the stream is going (abort()), a watcher's report changes nothing.
-TEST(RdmaMessageForm, WriterIgnoresAPeerGoneAfterAbort)
+TEST(ConnectedWriter, IgnoresAPeerGoneAfterAbort)
 {
     std::vector<std::vector<std::uint8_t>> sent;
     std::function<void(int)> gone;
@@ -323,6 +206,69 @@ TEST(RdmaMessageForm, WriterIgnoresAPeerGoneAfterAbort)
     w->abort();
     gone(ECONNRESET);
     EXPECT_TRUE(w->is_connected());
+}
+
+/*! A byte stream taking \p per_call bytes a call: packets are taken once whole. */
+struct fake_byte_stream : link::outgoing {
+    std::vector<std::uint8_t>* bytes = nullptr;
+    std::size_t per_call = 4;
+    std::size_t of_first = 0; //!< bytes written of a packet not taken yet
+    file_descriptor fd_ = ready_fd();
+
+    int fd() const override { return fd_.get(); }
+    std::ptrdiff_t send(const send::packet* packets, std::size_t n) override
+    {
+        std::size_t budget = per_call, taken = 0;
+        while (taken < n && budget > 0) {
+            const send::packet& p = packets[taken];
+            std::size_t at = 0;
+            for (std::size_t i = 0; i < p.n_pieces && budget > 0; i++)
+                for (std::size_t j = 0; j < p.pieces[i].length && budget > 0; j++, at++)
+                    if (at >= of_first) {
+                        bytes->push_back(p.pieces[i].data[j]);
+                        budget--;
+                        of_first++;
+                    }
+            if (of_first < p.size)
+                break;
+            of_first = 0;
+            taken++;
+        }
+        return std::ptrdiff_t(taken);
+    }
+    std::ptrdiff_t unacknowledged() const override { return 0; }
+};
+
+struct byte_stream_dialer : link::dialer {
+    std::unique_ptr<fake_byte_stream> next;
+    std::unique_ptr<link::outgoing> connect(std::chrono::milliseconds, int) override
+    {
+        return std::move(next);
+    }
+    std::string describe() const override { return "fake:2"; }
+};
+
+// A byte stream (tcp) may take a packet in parts: the writer offers it again until it
+// is whole, and every byte goes once, in order.
+TEST(ConnectedWriter, OffersAPacketTakenInPartsAgainUntilWhole)
+{
+    std::vector<std::uint8_t> bytes;
+    auto d = std::make_unique<byte_stream_dialer>();
+    d->next = std::make_unique<fake_byte_stream>();
+    d->next->bytes = &bytes;
+    d->next->per_call = 3;
+    link::connected_writer w(std::move(d), link::writer_settings{});
+    w.connect_first();
+    const std::uint8_t head[2] = { 1, 2 }, body[5] = { 3, 4, 5, 6, 7 };
+    const send::packet_piece pieces[2] = { { head, 2 }, { body, 5 } };
+    const send::packet packets[2] = { { pieces, 2, 7, 0 }, { pieces + 1, 1, 5, 0 } };
+    boost::system::error_code ec;
+    EXPECT_EQ(w.write_packets(packets, 2, ec), 2u);
+    EXPECT_FALSE(ec);
+    EXPECT_EQ(bytes, (std::vector<std::uint8_t>{ 1, 2, 3, 4, 5, 6, 7, 3, 4, 5, 6, 7 }));
+    // Acknowledged at once (unacknowledged() 0): both are done.
+    EXPECT_EQ(w.reap_completions(false, ec, 2), 2u);
+    EXPECT_FALSE(ec);
 }
 
 } // namespace

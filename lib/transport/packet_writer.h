@@ -5,8 +5,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#ifndef INCLUDED_SPEAD_STREAMS_PACKET_WRITER_H
-#define INCLUDED_SPEAD_STREAMS_PACKET_WRITER_H
+#ifndef INCLUDED_SPEAD_TRANSPORT_PACKET_WRITER_H
+#define INCLUDED_SPEAD_TRANSPORT_PACKET_WRITER_H
 
 #include "protocol/packetiser.h"
 #include <gnuradio/spead/api.h>
@@ -99,4 +99,4 @@ private:
 } // namespace spead
 } // namespace gr
 
-#endif /* INCLUDED_SPEAD_STREAMS_PACKET_WRITER_H */
+#endif /* INCLUDED_SPEAD_TRANSPORT_PACKET_WRITER_H */
