@@ -7,7 +7,7 @@
 
 #include "protocol/packetiser.h"
 #include "rate_limiter.h"
-#include "transport/packet_writer.h"
+#include "protocol/packet_writer.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/send_stream.h>
 #include <condition_variable>

@@ -9,7 +9,7 @@
 // stream where the transport holds them (no copy) and are released only after;
 // endings are counted by cause, a failure found after the packets it follows too.
 
-#include "common/file_descriptor.h"
+#include "link_fakes.h"
 #include "transport/link/connected_reader.h"
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>
@@ -21,13 +21,7 @@ namespace {
 
 using namespace gr::spead;
 using gr::spead::file_descriptor;
-
-/*! An fd that is always readable. */
-file_descriptor ready_fd()
-{
-    file_descriptor fd(eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK));
-    return fd;
-}
+using spead_test::ready_fd;
 
 struct fake_messages : link::incoming {
     std::vector<std::vector<std::uint8_t>> messages; //!< stay put: "registered"
@@ -92,49 +86,51 @@ struct recording_sink : link::packet_sink {
     bool stopping() const override { return false; }
 };
 
+/*! What a reader over one connection of 7 messages did. */
+struct reader_run {
+    recording_sink sink;
+    std::vector<const std::uint8_t*> where; //!< each message's memory
+    std::size_t released = 0;
+    recv_stats stats;
+};
+
 /*! Runs a reader over one connection of 7 messages that ends as \p in says. */
-recv_stats run_reader(std::unique_ptr<fake_messages> in,
-                      recording_sink& sink,
-                      std::vector<const std::uint8_t*>& where,
-                      std::size_t& released,
-                      const link::reader_limits& limits = {})
+void run_reader(reader_run& run,
+                std::unique_ptr<fake_messages> in,
+                const link::reader_limits& limits = {})
 {
     for (int i = 0; i < 7; i++)
         in->messages.push_back(std::vector<std::uint8_t>(100 + i, std::uint8_t(i / 2)));
     for (const auto& m : in->messages)
-        where.push_back(m.data());
-    in->released_total = &released;
+        run.where.push_back(m.data());
+    in->released_total = &run.released;
     auto l = std::make_unique<fake_listener>();
     l->pending = std::move(in);
     link::connected_reader reader(std::move(l), limits);
-    reader.run(sink); // returns once its only connection has ended
-    return reader.stats();
+    reader.run(run.sink); // returns once its only connection has ended
+    run.stats = reader.stats();
 }
 
-recv_stats run_reader(std::ptrdiff_t at_end,
-                      recording_sink& sink,
-                      std::vector<const std::uint8_t*>& where,
-                      std::size_t& released)
+/*! A connection of 7 messages, then \p at_end from receive(). */
+std::unique_ptr<fake_messages> ending_with(std::ptrdiff_t at_end)
 {
     auto in = std::make_unique<fake_messages>();
     in->at_end = at_end;
-    return run_reader(std::move(in), sink, where, released);
+    return in;
 }
 
 TEST(ConnectedReader, DeliversInPlaceInOrderThenReleases)
 {
-    recording_sink sink;
-    std::vector<const std::uint8_t*> where;
-    std::size_t released = 0;
-    const recv_stats stats = run_reader(0, sink, where, released);
-    ASSERT_EQ(sink.seen.size(), 7u);
+    reader_run run;
+    run_reader(run, ending_with(0));
+    ASSERT_EQ(run.sink.seen.size(), 7u);
     for (std::size_t i = 0; i < 7; i++) {
-        EXPECT_EQ(sink.seen[i].data, where[i]) << "packet " << i << " was copied";
-        EXPECT_EQ(sink.seen[i].size, 100 + i);
+        EXPECT_EQ(run.sink.seen[i].data, run.where[i]) << "packet " << i << " was copied";
+        EXPECT_EQ(run.sink.seen[i].size, 100 + i);
     }
-    EXPECT_EQ(released, 7u);
-    EXPECT_EQ(stats[recv_stat::connections_accepted], 1u);
-    EXPECT_EQ(stats[recv_stat::connections_closed], 1u);
+    EXPECT_EQ(run.released, 7u);
+    EXPECT_EQ(run.stats[recv_stat::connections_accepted], 1u);
+    EXPECT_EQ(run.stats[recv_stat::connections_closed], 1u);
 }
 
 TEST(ConnectedReader, CountsEachEndingByCause)
@@ -146,13 +142,11 @@ TEST(ConnectedReader, CountsEachEndingByCause)
         { -EBADMSG, recv_stat::connections_framing_errors }, // not a SPEAD packet
     };
     for (const auto& [err, counter] : cases) {
-        recording_sink sink;
-        std::vector<const std::uint8_t*> where;
-        std::size_t released = 0;
-        const recv_stats stats = run_reader(err, sink, where, released);
-        EXPECT_EQ(sink.seen.size(), 7u); // what came before the failure is kept
-        EXPECT_EQ(stats[counter], 1u) << "errno " << -err;
-        EXPECT_EQ(stats[recv_stat::connections_closed], 0u);
+        reader_run run;
+        run_reader(run, ending_with(err));
+        EXPECT_EQ(run.sink.seen.size(), 7u); // what came before the failure is kept
+        EXPECT_EQ(run.stats[counter], 1u) << "errno " << -err;
+        EXPECT_EQ(run.stats[recv_stat::connections_closed], 0u);
     }
 }
 
@@ -160,15 +154,13 @@ TEST(ConnectedReader, CountsEachEndingByCause)
 // not closed, and the whole packets before it are delivered.
 TEST(ConnectedReader, ACloseWithinAPacketCountsAsPartial)
 {
-    recording_sink sink;
-    std::vector<const std::uint8_t*> where;
-    std::size_t released = 0;
-    auto in = std::make_unique<fake_messages>();
+    auto in = ending_with(0);
     in->unfinished = 5;
-    const recv_stats stats = run_reader(std::move(in), sink, where, released);
-    EXPECT_EQ(sink.seen.size(), 7u);
-    EXPECT_EQ(stats[recv_stat::connections_partial_frame], 1u);
-    EXPECT_EQ(stats[recv_stat::connections_closed], 0u);
+    reader_run run;
+    run_reader(run, std::move(in));
+    EXPECT_EQ(run.sink.seen.size(), 7u);
+    EXPECT_EQ(run.stats[recv_stat::connections_partial_frame], 1u);
+    EXPECT_EQ(run.stats[recv_stat::connections_closed], 0u);
 }
 
 // A failure the transport finds with the last packets (its fd says nothing more):
@@ -176,20 +168,17 @@ TEST(ConnectedReader, ACloseWithinAPacketCountsAsPartial)
 // event, which may never come.
 TEST(ConnectedReader, AFailureFoundWithTheLastPacketsEndsTheConnectionAtOnce)
 {
-    recording_sink sink;
-    std::vector<const std::uint8_t*> where;
-    std::size_t released = 0;
-    auto in = std::make_unique<fake_messages>();
-    in->at_end = -EBADMSG;
+    auto in = ending_with(-EBADMSG);
     in->end_with_last = true;
     in->fd_once = true; // after the packets, nothing wakes the reader but ready()
     in->per_receive = 7;
     link::reader_limits limits;
     limits.idle_timeout = std::chrono::seconds(3); // ends it otherwise, as idle
-    const recv_stats stats = run_reader(std::move(in), sink, where, released, limits);
-    EXPECT_EQ(sink.seen.size(), 7u);
-    EXPECT_EQ(stats[recv_stat::connections_framing_errors], 1u);
-    EXPECT_EQ(stats[recv_stat::connections_idle_timeout], 0u);
+    reader_run run;
+    run_reader(run, std::move(in), limits);
+    EXPECT_EQ(run.sink.seen.size(), 7u);
+    EXPECT_EQ(run.stats[recv_stat::connections_framing_errors], 1u);
+    EXPECT_EQ(run.stats[recv_stat::connections_idle_timeout], 0u);
 }
 
 } // namespace

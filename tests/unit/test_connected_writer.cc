@@ -10,7 +10,7 @@
 // packet gets it again; a failed connection fails the batch from the packet it cut;
 // the peer's end is seen while idle.
 
-#include "common/file_descriptor.h"
+#include "link_fakes.h"
 #include "transport/link/connected_writer.h"
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>
@@ -23,13 +23,7 @@ namespace {
 
 using namespace gr::spead;
 using gr::spead::file_descriptor;
-
-/*! An fd that is always readable (and writable). */
-file_descriptor ready_fd()
-{
-    file_descriptor fd(eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK));
-    return fd;
-}
+using spead_test::ready_fd;
 
 struct fake_outgoing : link::outgoing {
     std::vector<std::vector<std::uint8_t>>* sent = nullptr;
@@ -76,29 +70,32 @@ struct fake_outgoing : link::outgoing {
     std::ptrdiff_t unacknowledged() const override { return 0; }
 };
 
-struct fake_dialer : link::dialer {
-    std::unique_ptr<fake_outgoing> next;
-    std::unique_ptr<link::outgoing> connect(std::chrono::milliseconds, int) override
-    {
-        return std::move(next);
-    }
-    std::string describe() const override { return "fake:1"; }
-};
+using dialer_of_messages = spead_test::fake_dialer<fake_outgoing>;
+
+/*! A connected writer, connected, over a fake connection that records what it sends
+ * in \p sent, as \p setup prepares it. */
+template <typename Setup>
+std::unique_ptr<link::connected_writer>
+writer_over(std::vector<std::vector<std::uint8_t>>& sent, Setup&& setup)
+{
+    auto d = std::make_unique<dialer_of_messages>();
+    d->next->sent = &sent;
+    setup(*d->next);
+    auto w =
+        std::make_unique<link::connected_writer>(std::move(d), link::writer_settings{});
+    w->connect_first();
+    return w;
+}
 
 TEST(ConnectedWriter, SendsEveryPacketInOrderWaitingForRoom)
 {
     std::vector<std::vector<std::uint8_t>> sent;
-    auto d = std::make_unique<fake_dialer>();
-    d->next = std::make_unique<fake_outgoing>();
-    d->next->sent = &sent;
-    d->next->refusals_left = 3;
-    link::connected_writer w(std::move(d), link::writer_settings{});
-    w.connect_first();
+    auto w = writer_over(sent, [](fake_outgoing& c) { c.refusals_left = 3; });
     const std::uint8_t head[2] = { 1, 2 }, body[3] = { 3, 4, 5 };
     const send::packet_piece pieces[2] = { { head, 2 }, { body, 3 } };
     const send::packet packets[2] = { { pieces, 2, 5, 0 }, { pieces + 1, 1, 3, 0 } };
     boost::system::error_code ec;
-    EXPECT_EQ(w.write_packets(packets, 2, ec), 2u);
+    EXPECT_EQ(w->write_packets(packets, 2, ec), 2u);
     EXPECT_FALSE(ec);
     ASSERT_EQ(sent.size(), 2u);
     EXPECT_EQ(sent[0], (std::vector<std::uint8_t>{ 1, 2, 3, 4, 5 }));
@@ -108,21 +105,16 @@ TEST(ConnectedWriter, SendsEveryPacketInOrderWaitingForRoom)
 TEST(ConnectedWriter, FailsTheBatchFromThePacketCut)
 {
     std::vector<std::vector<std::uint8_t>> sent;
-    auto d = std::make_unique<fake_dialer>();
-    d->next = std::make_unique<fake_outgoing>();
-    d->next->sent = &sent;
-    d->next->fail_after = 1;
-    link::connected_writer w(std::move(d), link::writer_settings{});
-    w.connect_first();
+    auto w = writer_over(sent, [](fake_outgoing& c) { c.fail_after = 1; });
     const std::uint8_t body[3] = { 3, 4, 5 };
     const send::packet_piece piece{ body, 3 };
     const send::packet packets[3] = { { &piece, 1, 3, 0 },
                                       { &piece, 1, 3, 0 },
                                       { &piece, 1, 3, 0 } };
     boost::system::error_code ec;
-    EXPECT_EQ(w.write_packets(packets, 3, ec), 1u);
+    EXPECT_EQ(w->write_packets(packets, 3, ec), 1u);
     EXPECT_EQ(ec.value(), ECONNRESET);
-    EXPECT_FALSE(w.is_connected());
+    EXPECT_FALSE(w->is_connected());
 }
 
 /*! A connected writer over a fake connection whose watch() callback lands in \p gone. */
@@ -130,14 +122,7 @@ std::unique_ptr<link::connected_writer>
 watched_writer(std::vector<std::vector<std::uint8_t>>& sent,
                std::function<void(int)>& gone)
 {
-    auto d = std::make_unique<fake_dialer>();
-    d->next = std::make_unique<fake_outgoing>();
-    d->next->sent = &sent;
-    d->next->watcher = &gone;
-    auto w =
-        std::make_unique<link::connected_writer>(std::move(d), link::writer_settings{});
-    w->connect_first();
-    return w;
+    return writer_over(sent, [&gone](fake_outgoing& c) { c.watcher = &gone; });
 }
 
 // The transport sees its peer go while the writer idles (rdma: the CM's DISCONNECTED,
@@ -168,8 +153,7 @@ TEST(ConnectedWriter, IdleCheckAsksTheConnectionAndCountsADeadPeer)
 {
     std::vector<std::vector<std::uint8_t>> sent;
     int calls = 0;
-    auto d = std::make_unique<fake_dialer>();
-    d->next = std::make_unique<fake_outgoing>();
+    auto d = std::make_unique<dialer_of_messages>();
     d->next->sent = &sent;
     d->next->keep_alive_calls = &calls;
     fake_outgoing& conn = *d->next;
@@ -239,22 +223,12 @@ struct fake_byte_stream : link::outgoing {
     std::ptrdiff_t unacknowledged() const override { return 0; }
 };
 
-struct byte_stream_dialer : link::dialer {
-    std::unique_ptr<fake_byte_stream> next;
-    std::unique_ptr<link::outgoing> connect(std::chrono::milliseconds, int) override
-    {
-        return std::move(next);
-    }
-    std::string describe() const override { return "fake:2"; }
-};
-
 // A byte stream (tcp) may take a packet in parts: the writer offers it again until it
 // is whole, and every byte goes once, in order.
 TEST(ConnectedWriter, OffersAPacketTakenInPartsAgainUntilWhole)
 {
     std::vector<std::uint8_t> bytes;
-    auto d = std::make_unique<byte_stream_dialer>();
-    d->next = std::make_unique<fake_byte_stream>();
+    auto d = std::make_unique<spead_test::fake_dialer<fake_byte_stream>>();
     d->next->bytes = &bytes;
     d->next->per_call = 3;
     link::connected_writer w(std::move(d), link::writer_settings{});

@@ -18,68 +18,68 @@ namespace {
 
 using namespace gr::spead;
 
-/*! \p n packets of \p size bytes (no pieces: the ledger reads sizes only). */
-std::vector<send::packet> packets_of(std::size_t n, std::size_t size)
+class DeliveryLedger : public ::testing::Test
 {
-    return std::vector<send::packet>(n, send::packet{ nullptr, 0, size, 0 });
-}
+protected:
+    /*! Writes \p n packets of \p size bytes (the ledger reads sizes only). */
+    void write(std::size_t n, std::size_t size)
+    {
+        const std::vector<send::packet> p(n, send::packet{ nullptr, 0, size, 0 });
+        ledger.written(p.data(), n);
+        written += n;
+    }
+    /*! What report() says now: packets done, and the error they carry. */
+    std::pair<std::uint64_t, boost::system::error_code> report()
+    {
+        boost::system::error_code ec;
+        const std::uint64_t done = ledger.report(ec, written);
+        return { done, ec };
+    }
 
-TEST(DeliveryLedger, APacketIsSentOnceAllItsBytesAreAcknowledged)
-{
     link::delivery_ledger ledger;
-    const auto p = packets_of(3, 100);
-    ledger.written(p.data(), 3);
+    std::uint64_t written = 0;
+    const boost::system::error_code ok;
+    const boost::system::error_code reset = boost::asio::error::connection_reset;
+};
+
+TEST_F(DeliveryLedger, APacketIsSentOnceAllItsBytesAreAcknowledged)
+{
+    write(3, 100);
     EXPECT_EQ(ledger.unsettled(), 3u);
     EXPECT_FALSE(ledger.acknowledged(300)); // nothing acknowledged
     EXPECT_TRUE(ledger.acknowledged(150));  // 150 of 300: the first packet only
     EXPECT_EQ(ledger.unsettled(), 2u);
-    boost::system::error_code ec;
-    EXPECT_EQ(ledger.report(ec, 3), 1u);
-    EXPECT_FALSE(ec);
+    EXPECT_EQ(report(), std::make_pair(std::uint64_t(1), ok));
     EXPECT_TRUE(ledger.acknowledged(0));
-    EXPECT_EQ(ledger.report(ec, 3), 3u);
-    EXPECT_FALSE(ec);
+    EXPECT_EQ(report(), std::make_pair(std::uint64_t(3), ok));
 }
 
-TEST(DeliveryLedger, ALossReportsTheAcknowledgedFirstThenTheRestWithItsError)
+TEST_F(DeliveryLedger, ALossReportsTheAcknowledgedFirstThenTheRestWithItsError)
 {
-    link::delivery_ledger ledger;
-    const auto p = packets_of(4, 10);
-    ledger.written(p.data(), 4);
+    write(4, 10);
     ledger.acknowledged(20); // two of four
-    ledger.connection_lost(boost::asio::error::connection_reset);
+    ledger.connection_lost(reset);
     EXPECT_EQ(ledger.unsettled(), 0u);
-    boost::system::error_code ec;
-    EXPECT_EQ(ledger.report(ec, 4), 2u);
-    EXPECT_FALSE(ec) << "the acknowledged ones are sent";
-    EXPECT_EQ(ledger.report(ec, 4), 4u);
-    EXPECT_EQ(ec, boost::asio::error::connection_reset);
+    EXPECT_EQ(report(), std::make_pair(std::uint64_t(2), ok)) << "acknowledged: sent";
+    EXPECT_EQ(report(), std::make_pair(std::uint64_t(4), reset));
 }
 
-TEST(DeliveryLedger, TheNextConnectionCountsItsBytesFromZero)
+TEST_F(DeliveryLedger, TheNextConnectionCountsItsBytesFromZero)
 {
-    link::delivery_ledger ledger;
-    const auto p = packets_of(2, 1000);
-    ledger.written(p.data(), 2);
-    ledger.connection_lost(boost::asio::error::connection_reset);
-    boost::system::error_code ec;
-    EXPECT_EQ(ledger.report(ec, 2), 2u);
-    ec.clear();
-    ledger.written(p.data(), 1); // on the new connection: bytes 0 to 1000
+    write(2, 1000);
+    ledger.connection_lost(reset);
+    EXPECT_EQ(report(), std::make_pair(std::uint64_t(2), reset));
+    write(1, 1000); // on the new connection: bytes 0 to 1000
     EXPECT_TRUE(ledger.acknowledged(0));
-    EXPECT_EQ(ledger.report(ec, 3), 3u);
-    EXPECT_FALSE(ec);
+    EXPECT_EQ(report(), std::make_pair(std::uint64_t(3), ok));
 }
 
-TEST(DeliveryLedger, ManyPacketsInFlightGrowTheRing)
+TEST_F(DeliveryLedger, ManyPacketsInFlightGrowTheRing)
 {
-    link::delivery_ledger ledger;
-    const auto p = packets_of(5000, 1);
-    ledger.written(p.data(), 5000);
+    write(5000, 1);
     EXPECT_TRUE(ledger.acknowledged(1000));
     EXPECT_EQ(ledger.unsettled(), 1000u);
-    boost::system::error_code ec;
-    EXPECT_EQ(ledger.report(ec, 5000), 4000u);
+    EXPECT_EQ(report(), std::make_pair(std::uint64_t(4000), ok));
 }
 
 } // namespace

@@ -24,12 +24,19 @@ using namespace std::chrono_literals;
 using spead_test::error_message;
 using spead_test::expect_invalid;
 
+// One suite for each base, over every config that derives from it.
 template <typename Config>
 class ListenConfig : public ::testing::Test
 {
 };
+template <typename Config>
+class DialConfig : public ::testing::Test
+{
+};
 using listen_configs = ::testing::Types<recv::tcp_config, recv::rdma_config>;
+using dial_configs = ::testing::Types<send::tcp_config, send::rdma_config>;
 TYPED_TEST_SUITE(ListenConfig, listen_configs);
+TYPED_TEST_SUITE(DialConfig, dial_configs);
 
 TYPED_TEST(ListenConfig, MaxConnectionsIsOneTo1024)
 {
@@ -99,13 +106,6 @@ TEST(ListenConfig, EachTransportGivesItsOwnPacketSizes)
     EXPECT_EQ(recv::rdma_config().get_max_packet_size(), (std::size_t(1) << 20) + 4096);
     EXPECT_EQ(recv::rdma_config::max_max_packet_size, std::size_t(1) << 30);
 }
-
-template <typename Config>
-class DialConfig : public ::testing::Test
-{
-};
-using dial_configs = ::testing::Types<send::tcp_config, send::rdma_config>;
-TYPED_TEST_SUITE(DialConfig, dial_configs);
 
 TYPED_TEST(DialConfig, ConnectTimeoutIsOneMillisecondToTenMinutes)
 {

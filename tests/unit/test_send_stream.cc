@@ -11,7 +11,7 @@
 
 #include "error_message.h"
 #include "protocol/packetiser.h"
-#include "transport/packet_writer.h"
+#include "protocol/packet_writer.h"
 #include <gnuradio/spead/send_stream.h>
 #include <condition_variable>
 #include <gtest/gtest.h>

@@ -17,7 +17,7 @@
 #include "common/file_descriptor.h"
 #include "send_regions.h"
 #include "transport/endpoint.h"
-#include "transport/packet_writer.h"
+#include "protocol/packet_writer.h"
 #include "transport/raw_packet.h"
 #include "verbs.h"
 #include <gnuradio/logger.h>

@@ -40,15 +40,13 @@ struct reader_limits {
 
 /*! The limits of a listening config (recv::tcp_config, recv::rdma_config). */
 template <typename Derived>
-reader_limits limits_of(const listen_config_base<Derived>& config)
+reader_limits limits_of(const listen_config_base<Derived>& c)
 {
-    reader_limits l;
-    l.max_connections = config.get_max_connections();
-    l.max_packet_size = config.get_max_packet_size();
-    l.keep_listening = config.get_keep_listening();
-    l.idle_timeout = config.get_idle_timeout();
-    l.allowed_peers = config.get_allowed_peers();
-    return l;
+    return { c.get_max_connections(),
+             c.get_max_packet_size(),
+             c.get_keep_listening(),
+             c.get_idle_timeout(),
+             c.get_allowed_peers() };
 }
 
 /*! Where a connected_reader's packets go: the reader's protected calls. */

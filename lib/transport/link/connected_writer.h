@@ -11,7 +11,7 @@
 #include "common/file_descriptor.h"
 #include "connection.h"
 #include "delivery_ledger.h"
-#include "transport/packet_writer.h"
+#include "protocol/packet_writer.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/dial_config_base.h>
 #include <condition_variable>
@@ -37,14 +37,12 @@ struct writer_settings {
 
 /*! The settings of a connecting config (send::tcp_config, send::rdma_config). */
 template <typename Derived>
-writer_settings settings_of(const dial_config_base<Derived>& config)
+writer_settings settings_of(const dial_config_base<Derived>& c)
 {
-    writer_settings s;
-    s.connect_timeout = config.get_connect_timeout();
-    s.reconnect = config.get_reconnect();
-    s.reconnect_min = config.get_reconnect_min();
-    s.reconnect_max = config.get_reconnect_max();
-    return s;
+    return { c.get_connect_timeout(),
+             c.get_reconnect(),
+             c.get_reconnect_min(),
+             c.get_reconnect_max() };
 }
 
 /*!

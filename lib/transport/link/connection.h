@@ -8,7 +8,7 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_LINK_CONNECTION_H
 #define INCLUDED_SPEAD_TRANSPORT_LINK_CONNECTION_H
 
-#include "transport/packet_writer.h"
+#include "protocol/packet_writer.h"
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/recv_reader.h>
 #include <poll.h>

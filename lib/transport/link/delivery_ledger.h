@@ -8,7 +8,7 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_LINK_DELIVERY_LEDGER_H
 #define INCLUDED_SPEAD_TRANSPORT_LINK_DELIVERY_LEDGER_H
 
-#include "transport/packet_writer.h"
+#include "protocol/packet_writer.h"
 #include <gnuradio/spead/api.h>
 #include <boost/system/error_code.hpp>
 #include <chrono>

@@ -29,31 +29,33 @@ framed_incoming::framed_incoming(std::size_t max_packet_size)
 
 std::size_t framed_incoming::frame_packets(recv::packet_view* packets, std::size_t n)
 {
+    // Locals: the views written could alias the members as far as the compiler knows.
+    const std::uint8_t* const buffer = d_buffer.get();
+    const std::size_t tail = d_tail;
+    std::size_t head = d_head;
     std::size_t got = 0;
-    while (got < n && d_error == 0) {
-        const std::uint8_t* p = d_buffer.get() + d_head;
-        const frame f = next_frame(p, d_tail - d_head, d_max_packet_size);
-        switch (f.status) {
-        case frame_status::packet:
-            packets[got++] = { p, f.size };
-            d_head += f.size;
-            break;
-        case frame_status::need_more:
-            return got;
-        case frame_status::garbage:
-            d_error = -EBADMSG;
-            break;
-        case frame_status::too_large:
-            d_refused_size = f.size;
-            d_error = -EMSGSIZE;
+    while (got < n) {
+        const frame f = next_frame(buffer + head, tail - head, d_max_packet_size);
+        if (f.status != frame_status::packet) {
+            if (f.status == frame_status::garbage) {
+                d_error = -EBADMSG;
+            } else if (f.status == frame_status::too_large) {
+                d_refused_size = f.size;
+                d_error = -EMSGSIZE;
+            }
             break;
         }
+        packets[got++] = { buffer + head, f.size };
+        head += f.size;
     }
+    d_head = head;
     return got;
 }
 
 std::ptrdiff_t framed_incoming::receive(recv::packet_view* packets, std::size_t n)
 {
+    if (d_error != 0)
+        return d_error;
     if (std::size_t got = frame_packets(packets, n))
         return std::ptrdiff_t(got);
     if (d_error != 0)

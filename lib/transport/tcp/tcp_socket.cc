@@ -79,22 +79,27 @@ public:
     int fd() const override { return d_fd.get(); }
     std::ptrdiff_t send(const send::packet* packets, std::size_t n) override
     {
-        // Every piece of the batch in one call, less what an earlier call wrote of the
-        // first packet.
+        // Every piece of the batch in one call (up to IOV_MAX), less what an earlier
+        // call wrote of the first packet.
         d_iov.clear();
-        std::size_t skip = d_sent_of_first;
-        for (std::size_t i = 0; i < n && d_iov.size() < IOV_MAX; i++)
-            for (std::size_t j = 0; j < packets[i].n_pieces && d_iov.size() < IOV_MAX;
-                 j++) {
-                const send::packet_piece& piece = packets[i].pieces[j];
-                if (skip >= piece.length) {
-                    skip -= piece.length;
-                    continue;
-                }
-                d_iov.push_back({ const_cast<std::uint8_t*>(piece.data) + skip,
-                                  piece.length - skip });
-                skip = 0;
-            }
+        std::size_t whole = 0;       // packets all of whose pieces are in d_iov
+        std::size_t whole_bytes = 0; // their bytes
+        bool more = true;
+        if (d_sent_of_first > 0 && (more = append(packets[0], d_sent_of_first))) {
+            whole = 1;
+            whole_bytes = packets[0].size;
+        }
+        for (; more && whole < n; whole++) {
+            const send::packet& p = packets[whole];
+            if (d_iov.size() + p.n_pieces > IOV_MAX)
+                break;
+            for (std::size_t j = 0; j < p.n_pieces; j++)
+                d_iov.push_back(
+                    { const_cast<std::uint8_t*>(p.pieces[j].data), p.pieces[j].length });
+            whole_bytes += p.size;
+        }
+        if (d_iov.empty()) // a packet of more pieces than one call takes: its first ones
+            append(packets[0], 0);
         msghdr msg{};
         msg.msg_iov = d_iov.data();
         msg.msg_iovlen = d_iov.size();
@@ -102,6 +107,10 @@ public:
         if (r < 0)
             return errno == EWOULDBLOCK ? -EAGAIN : -errno;
         std::size_t written = d_sent_of_first + std::size_t(r);
+        if (whole > 0 && written == whole_bytes) { // the usual case: all of it
+            d_sent_of_first = 0;
+            return std::ptrdiff_t(whole);
+        }
         std::size_t taken = 0;
         while (taken < n && written >= packets[taken].size)
             written -= packets[taken++].size;
@@ -131,6 +140,19 @@ public:
     int keep_alive() override { return pending_error(); }
 
 private:
+    /*! Appends \p p's pieces from byte \p offset, up to IOV_MAX in all: true when
+     * every one went in. */
+    bool append(const send::packet& p, std::size_t offset)
+    {
+        std::size_t j = 0;
+        for (; offset >= p.pieces[j].length; j++)
+            offset -= p.pieces[j].length;
+        for (; j < p.n_pieces && d_iov.size() < IOV_MAX; j++, offset = 0)
+            d_iov.push_back({ const_cast<std::uint8_t*>(p.pieces[j].data) + offset,
+                              p.pieces[j].length - offset });
+        return j == p.n_pieces;
+    }
+
     file_descriptor d_fd;
     std::size_t d_granted;
     std::size_t d_sent_of_first = 0; //!< bytes written of a packet not yet taken

@@ -41,7 +41,6 @@ namespace recv {
 namespace {
 
 using boost::asio::ip::udp;
-using gr::spead::file_descriptor;
 using transport::mapped_buffer;
 
 /*! Datagrams taken per recvmmsg(). */

@@ -9,7 +9,7 @@
 #include "protocol/packetiser.h"
 #include "socket_buffer.h"
 #include "transport/endpoint.h"
-#include "transport/packet_writer.h"
+#include "protocol/packet_writer.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/send_udp.h>
 #include <netinet/in.h>
@@ -35,7 +35,6 @@ namespace send {
 namespace {
 
 using boost::asio::ip::udp;
-using gr::spead::file_descriptor;
 using steady = std::chrono::steady_clock;
 
 /*! Bytes of IPv4 and UDP header in front of each SPEAD packet. */
