@@ -22,8 +22,7 @@ constexpr std::size_t min_buffer = 256 * 1024;
 
 framed_incoming::framed_incoming(std::size_t max_packet_size)
     : d_max_packet_size(max_packet_size),
-      d_size(std::max(2 * max_packet_size, min_buffer)),
-      d_buffer(new std::uint8_t[d_size])
+      d_size(std::max(2 * max_packet_size, min_buffer))
 {
 }
 
@@ -56,12 +55,17 @@ std::ptrdiff_t framed_incoming::receive(recv::packet_view* packets, std::size_t 
 {
     if (d_error != 0)
         return d_error;
-    if (std::size_t got = frame_packets(packets, n))
-        return std::ptrdiff_t(got);
-    if (d_error != 0)
-        return d_error;
+    if (d_tail > d_head) {
+        if (std::size_t got = frame_packets(packets, n))
+            return std::ptrdiff_t(got);
+        if (d_error != 0)
+            return d_error;
+    }
     // No whole packet left: keep the start of the next one at the front (the views
-    // given before were released), and read.
+    // given before were released), and read. The buffer is made at the first read, not
+    // at accept: a connection the reader refuses never gets it.
+    if (!d_buffer)
+        d_buffer.reset(new std::uint8_t[d_size]);
     if (d_head > 0) {
         std::memmove(d_buffer.get(), d_buffer.get() + d_head, d_tail - d_head);
         d_tail -= d_head;

@@ -24,10 +24,10 @@ namespace transport {
  * adapter from bytes to messages. Packets come back to back, each one's length found
  * from its header (next_frame()).
  *
- * Reads into one buffer of max(2 × max_packet_size, 256 KiB) and gives views of the
- * whole packets in it, so nothing is copied per packet; the start of a packet not yet
- * whole moves to the front before the next read. A derived class gives the bytes
- * (read_bytes(): tcp's socket, a test's script).
+ * Reads into one buffer of max(2 × max_packet_size, 256 KiB), made at the first read,
+ * and gives views of the whole packets in it, so nothing is copied per packet; the
+ * start of a packet not yet whole moves to the front before the next read. A derived
+ * class gives the bytes (read_bytes(): tcp's socket, a test's script).
  */
 class SPEAD_API framed_incoming : public link::incoming
 {
