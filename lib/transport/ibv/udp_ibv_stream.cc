@@ -328,7 +328,6 @@ udp_ibv_stream::udp_ibv_stream(boost::asio::io_context& io,
 {
 }
 
-udp_ibv_stream::~udp_ibv_stream() = default;
 
 std::size_t udp_ibv_stream::impl::write_packets(const packet* packets,
                                                 std::size_t n,

@@ -118,7 +118,6 @@ pcap_stream::pcap_stream(boost::asio::io_context& io,
 {
 }
 
-pcap_stream::~pcap_stream() = default;
 
 } // namespace send
 } // namespace spead

@@ -299,7 +299,6 @@ udp_stream::udp_stream(boost::asio::io_context& io,
 {
 }
 
-udp_stream::~udp_stream() = default;
 
 std::size_t udp_stream::get_granted_buffer_size() const
 {
