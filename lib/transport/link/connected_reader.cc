@@ -132,9 +132,14 @@ std::size_t connected_reader::free_slot() const
 
 void connected_reader::end(std::size_t index, ending why, const std::string& detail)
 {
-    conn& c = *d_conns[index];
+    const std::unique_ptr<conn> c = std::move(d_conns[index]);
     if (d_sink && why != ending::stopped)
-        d_sink->connection_ended(c.slot);
+        d_sink->connection_ended(c->slot);
+    // Gone from num_connections() before it is counted: whoever sees the count sees
+    // the connection gone.
+    d_conns.erase(d_conns.begin() + std::ptrdiff_t(index));
+    d_conns_changed = true;
+    d_open.store(d_conns.size());
     static constexpr recv_stat counters[] = {
         recv_stat::connections_closed,         recv_stat::connections_lost,
         recv_stat::connections_framing_errors, recv_stat::connections_frame_too_large,
@@ -143,12 +148,9 @@ void connected_reader::end(std::size_t index, ending why, const std::string& det
     };
     count(counters[static_cast<int>(why)]);
     if (why == ending::closed || why == ending::stopped)
-        d_logger.info("connection from {} ended ({})", c.peer, detail);
+        d_logger.info("connection from {} ended ({})", c->peer, detail);
     else
-        d_logger.warn("connection from {} ended: {}", c.peer, detail);
-    d_conns.erase(d_conns.begin() + std::ptrdiff_t(index));
-    d_conns_changed = true;
-    d_open.store(d_conns.size());
+        d_logger.warn("connection from {} ended: {}", c->peer, detail);
 }
 
 bool connected_reader::deliver(conn& c,
