@@ -5,9 +5,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "protocol/packet_writer.h"
 #include "protocol/packetiser.h"
 #include "rate_limiter.h"
-#include "protocol/packet_writer.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/send_stream.h>
 #include <condition_variable>

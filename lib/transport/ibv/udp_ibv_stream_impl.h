@@ -15,9 +15,9 @@
 
 #include "async_events.h"
 #include "common/file_descriptor.h"
+#include "protocol/packet_writer.h"
 #include "send_regions.h"
 #include "transport/endpoint.h"
-#include "protocol/packet_writer.h"
 #include "transport/raw_packet.h"
 #include "verbs.h"
 #include <gnuradio/logger.h>

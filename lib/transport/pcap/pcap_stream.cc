@@ -6,9 +6,9 @@
  */
 
 #include "pcap_file.h"
+#include "protocol/packet_writer.h"
 #include "protocol/packetiser.h"
 #include "transport/endpoint.h"
-#include "protocol/packet_writer.h"
 #include "transport/raw_packet.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/send_pcap.h>

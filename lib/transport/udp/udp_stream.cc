@@ -6,10 +6,10 @@
  */
 
 #include "common/file_descriptor.h"
+#include "protocol/packet_writer.h"
 #include "protocol/packetiser.h"
 #include "socket_buffer.h"
 #include "transport/endpoint.h"
-#include "protocol/packet_writer.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/send_udp.h>
 #include <netinet/in.h>
