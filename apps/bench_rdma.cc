@@ -40,8 +40,6 @@ namespace bench {
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
 /*! The target: the link carries at least this share of the raw wire. */
 constexpr double target_ratio = 0.8;
 
@@ -97,10 +95,10 @@ link_result link_trial(const bench_options& options,
 
     // The consumer: takes complete heaps as a block's work() would, timing them.
     std::atomic<std::uint64_t> received{ 0 };
-    clock_type::time_point first{};
-    clock_type::time_point last{};
+    std::chrono::steady_clock::time_point first{};
+    std::chrono::steady_clock::time_point last{};
     heap_consumer consumer(stream, [&] {
-        last = clock_type::now();
+        last = std::chrono::steady_clock::now();
         if (received++ == 0)
             first = last;
     });

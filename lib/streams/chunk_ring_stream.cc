@@ -7,7 +7,7 @@
 
 // spead2's chunk stream API: its config, its ringbuffer and chunk_ring_stream.
 
-#include "transport/file_descriptor.h"
+#include "common/file_descriptor.h"
 #include <gnuradio/spead/recv_chunk_stream.h>
 #include <sys/eventfd.h>
 #include <system_error>
@@ -83,17 +83,17 @@ chunk_ringbuffer::chunk_ringbuffer(std::size_t capacity) : d_capacity(capacity)
 
 /*! Level-triggered eventfds: a counter of 1 while ready, 0 while not. */
 struct chunk_ringbuffer::readiness_fds {
-    transport::file_descriptor data, space;
+    file_descriptor data, space;
     bool data_ready = false, space_ready = false;
 
-    static transport::file_descriptor make()
+    static file_descriptor make()
     {
-        transport::file_descriptor fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+        file_descriptor fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
         if (!fd)
             throw std::system_error(errno, std::generic_category(), "eventfd");
         return fd;
     }
-    static void set(const transport::file_descriptor& fd, bool& state, bool ready)
+    static void set(const file_descriptor& fd, bool& state, bool ready)
     {
         if (state == ready)
             return;

@@ -10,7 +10,7 @@
 
 #include "protocol/packetiser.h"
 #include "rate_limiter.h"
-#include "streams/packet_writer.h"
+#include "protocol/packet_writer.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/send_stream.h>
 #include <boost/system/error_code.hpp>

@@ -62,6 +62,25 @@ std::size_t reader::wait_for_queue_space(std::chrono::microseconds timeout)
     return d_stream.wait_for_queue_space(timeout);
 }
 
+transport_reader::~transport_reader() = default;
+
+transport_reader::loop::~loop() = default;
+
+recv_stats transport_reader::transport_stats() const
+{
+    return d_loop ? d_loop->stats() : recv_stats();
+}
+
+void transport_reader::set_loop(std::unique_ptr<loop> l) { d_loop = std::move(l); }
+
+void transport_reader::run() { d_loop->run(); }
+
+void transport_reader::wake()
+{
+    if (d_loop) // a reader whose constructor failed is joined without a loop
+        d_loop->wake();
+}
+
 } // namespace recv
 } // namespace spead
 } // namespace gr

@@ -6,7 +6,7 @@
  */
 
 #include "packet_batch.h"
-#include "streams/packet_writer.h"
+#include "protocol/packet_writer.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/send_stream.h>
 #include <condition_variable>

@@ -55,6 +55,25 @@ int checked_max_poll(int max_poll, int default_max_poll)
     return max_poll;
 }
 
+std::chrono::milliseconds
+checked_duration(const char* parameter, std::chrono::milliseconds t, bool zero_ok)
+{
+    const std::chrono::milliseconds max(10 * 60 * 1000);
+    if (t.count() < (zero_ok ? 0 : 1) || t > max)
+        throw std::invalid_argument(std::string(parameter) + ": " +
+                                    std::to_string(t.count()) +
+                                    " ms is out of range; use " + (zero_ok ? "0" : "1") +
+                                    " to 600000 ms (10 min)");
+    return t;
+}
+
+std::string checked_interface(const std::string& address_or_name)
+{
+    if (!address_or_name.empty())
+        resolve_interface(address_or_name, "interface"); // throws if unknown
+    return address_or_name;
+}
+
 } // namespace transport
 } // namespace spead
 } // namespace gr

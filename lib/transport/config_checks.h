@@ -5,10 +5,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The checks that the transports' config setters share (kernel UDP and ibverbs, receive
-// and send), written once so that a parameter is refused in the same words whichever
-// transport it is given to. Each throws std::invalid_argument naming the parameter,
-// the value and the fix.
+// The checks that the transports' config setters share (kernel UDP and ibverbs, tcp
+// and rdma, receive and send), written once so that a parameter is refused in the same
+// words whichever transport it is given to. Each throws std::invalid_argument naming the
+// parameter, the value and the fix.
 
 #ifndef INCLUDED_SPEAD_TRANSPORT_CONFIG_CHECKS_H
 #define INCLUDED_SPEAD_TRANSPORT_CONFIG_CHECKS_H
@@ -16,6 +16,7 @@
 #include "transport/endpoint.h"
 #include <gnuradio/spead/api.h>
 #include <boost/asio/ip/udp.hpp>
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -39,6 +40,15 @@ SPEAD_API int checked_ttl(int ttl);
 
 /*! Completion-queue polls per wake-up or before waiting (max_poll): at least 1. */
 SPEAD_API int checked_max_poll(int max_poll, int default_max_poll);
+
+/*! A time limit of a connected link (connect_timeout, idle_timeout, the reconnect
+ * back-off): 1 ms (0 when \p zero_ok: off) to 10 min. */
+SPEAD_API std::chrono::milliseconds
+checked_duration(const char* parameter, std::chrono::milliseconds t, bool zero_ok);
+
+/*! A local interface (interface): empty, or an IP address or netdev name this host
+ * has. */
+SPEAD_API std::string checked_interface(const std::string& address_or_name);
 
 } // namespace transport
 } // namespace spead

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "common/file_descriptor.h"
 #include "endpoint.h"
 #include <arpa/inet.h>
 #include <netdb.h>

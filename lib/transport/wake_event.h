@@ -8,7 +8,7 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_WAKE_EVENT_H
 #define INCLUDED_SPEAD_TRANSPORT_WAKE_EVENT_H
 
-#include "transport/file_descriptor.h"
+#include "common/file_descriptor.h"
 #include <sys/eventfd.h>
 #include <system_error>
 #include <unistd.h>

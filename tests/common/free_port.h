@@ -8,7 +8,7 @@
 #ifndef INCLUDED_SPEAD_TESTS_FREE_PORT_H
 #define INCLUDED_SPEAD_TESTS_FREE_PORT_H
 
-#include "transport/file_descriptor.h"
+#include "common/file_descriptor.h"
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -20,8 +20,7 @@ namespace spead_test {
  * throwaway socket). */
 inline unsigned short free_udp_port()
 {
-    gr::spead::transport::file_descriptor fd(
-        socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    gr::spead::file_descriptor fd(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);

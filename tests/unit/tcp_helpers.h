@@ -11,7 +11,7 @@
 #ifndef INCLUDED_SPEAD_TESTS_TCP_HELPERS_H
 #define INCLUDED_SPEAD_TESTS_TCP_HELPERS_H
 
-#include "transport/file_descriptor.h"
+#include "common/file_descriptor.h"
 #include <gnuradio/spead/recv_tcp.h>
 #include <gnuradio/spead/send_heap.h>
 #include <gnuradio/spead/send_tcp.h>
@@ -81,11 +81,27 @@ struct tcp_receiver {
     gr::spead::recv::tcp_reader& reader;
 };
 
-/*! A plain TCP client (blocking) connected to 127.0.0.1:port. */
-inline gr::spead::transport::file_descriptor raw_connect(unsigned short port)
+/*! Pops heaps until none comes for 5 s (the stream ended, or the sender stopped):
+ * how many carried \p payload bytes of addressed items with ids from 0x1000. */
+inline std::size_t count_data_heaps(gr::spead::recv::stream& stream, std::size_t payload)
 {
-    gr::spead::transport::file_descriptor fd(
-        socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    std::size_t n = 0;
+    gr::spead::recv::heap h;
+    while (stream.pop(h, std::chrono::seconds(5)) ==
+           gr::spead::recv::stream::pop_result::heap) {
+        std::size_t bytes = 0;
+        for (const auto& it : h.items())
+            if (!it.is_immediate && it.id >= 0x1000)
+                bytes += it.length;
+        n += bytes == payload;
+    }
+    return n;
+}
+
+/*! A plain TCP client (blocking) connected to 127.0.0.1:port. */
+inline gr::spead::file_descriptor raw_connect(unsigned short port)
+{
+    gr::spead::file_descriptor fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);

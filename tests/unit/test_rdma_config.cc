@@ -103,20 +103,18 @@ TEST(RdmaConfig, SendEndpointMustResolve)
 
 TEST(RdmaConfig, SettersNameParameterValueAndFix)
 {
-    EXPECT_THAT(message_of([] { recv::rdma_config().set_max_packet_size(10); }),
-                HasSubstr("max_packet_size: 10 is out of range"));
-    EXPECT_THAT(message_of([] { recv::rdma_config().set_rdma_depth(5000); }),
-                HasSubstr("rdma_depth: 5000"));
-    EXPECT_THAT(message_of([] { recv::rdma_config().set_max_connections(0); }),
-                HasSubstr("max_connections: 0"));
-    EXPECT_THAT(message_of([] { recv::rdma_config().set_allowed_peers("10.0.0.0/99"); }),
-                HasSubstr("allowed_peers"));
-    EXPECT_THAT(message_of([] { send::rdma_config().set_inline_bytes(5000); }),
-                HasSubstr("inline_bytes: 5000"));
-    EXPECT_THAT(message_of([] { send::rdma_config().set_send_depth(0); }),
-                HasSubstr("send_depth: 0"));
-    EXPECT_THAT(message_of([] { recv::rdma_config().set_interface("nosuchif0"); }),
-                HasSubstr("interface"));
+    const std::pair<void (*)(), const char*> cases[] = {
+        { [] { recv::rdma_config().set_max_packet_size(10); },
+          "max_packet_size: 10 bytes is out of range" },
+        { [] { recv::rdma_config().set_rdma_depth(5000); }, "rdma_depth: 5000" },
+        { [] { recv::rdma_config().set_max_connections(0); }, "max_connections: 0" },
+        { [] { recv::rdma_config().set_allowed_peers("10.0.0.0/99"); }, "allowed_peers" },
+        { [] { send::rdma_config().set_inline_bytes(5000); }, "inline_bytes: 5000" },
+        { [] { send::rdma_config().set_send_depth(0); }, "send_depth: 0" },
+        { [] { recv::rdma_config().set_interface("nosuchif0"); }, "interface" },
+    };
+    for (const auto& [set, message] : cases)
+        EXPECT_THAT(message_of(set), HasSubstr(message));
 }
 
 TEST(RdmaConfig, ValidateChecksSettingsTogether)

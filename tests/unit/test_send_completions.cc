@@ -9,7 +9,7 @@
 // and once flush() returns every handler is there; or inline on the writer thread
 // (stream_config::set_inline_completions), where a handler may queue the next heap.
 
-#include "streams/packet_writer.h"
+#include "protocol/packet_writer.h"
 #include <gnuradio/spead/send_stream.h>
 #include <condition_variable>
 #include <gtest/gtest.h>

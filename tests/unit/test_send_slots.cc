@@ -9,7 +9,7 @@
 // work() learns that it must end its flowgraph.
 
 #include "mapping/send_slots.h"
-#include "streams/packet_writer.h"
+#include "protocol/packet_writer.h"
 #include <gtest/gtest.h>
 #include <boost/system/error_code.hpp>
 #include <chrono>

@@ -10,8 +10,8 @@
 // sends, errors and the rate limiter.
 
 #include "error_message.h"
+#include "protocol/packet_writer.h"
 #include "protocol/packetiser.h"
-#include "streams/packet_writer.h"
 #include <gnuradio/spead/send_stream.h>
 #include <condition_variable>
 #include <gtest/gtest.h>

@@ -12,7 +12,7 @@
 #include "mapping/stream_to_chunk.h"
 #include "mapping/stream_to_heap.h"
 #include "protocol/packet_decoder.h"
-#include "streams/packet_writer.h"
+#include "protocol/packet_writer.h"
 #include <gtest/gtest.h>
 #include <cstdint>
 #include <map>

@@ -29,7 +29,7 @@ namespace {
 using namespace gr::spead;
 using namespace std::chrono_literals;
 using namespace spead_test;
-using gr::spead::transport::file_descriptor;
+using gr::spead::file_descriptor;
 using steady = std::chrono::steady_clock;
 
 send::tcp_config to(unsigned short port)

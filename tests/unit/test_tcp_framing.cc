@@ -6,19 +6,23 @@
  */
 
 // The pieces of SPEAD over TCP that need no socket: the framing decoder (spead2's
-// framing: packets back to back, lengths from their headers), the allowed_peers filter,
-// and tcp_config validation (each bad value refused naming its parameter).
+// framing: packets back to back, lengths from their headers), the adapter that makes
+// a byte stream packets with it (framed_incoming), and tcp_config validation (each bad
+// value refused naming its parameter).
 
 #include "byte_helpers.h"
 #include "error_message.h"
 #include "protocol/frame_decoder.h"
-#include "streams/peer_filter.h"
+#include "transport/tcp/framed_incoming.h"
 #include <gnuradio/spead/recv_tcp.h>
 #include <gnuradio/spead/send_heap.h>
 #include <gnuradio/spead/send_tcp.h>
 #include <gtest/gtest.h>
 #include <boost/asio/ip/address.hpp>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <deque>
 
 namespace {
 
@@ -86,32 +90,142 @@ TEST(FrameDecoder, TooLargeIsKnownBeforeThePayloadArrives)
               frame_status::too_large);
 }
 
-TEST(PeerFilter, MatchesAddressesAndNetworks)
+/*! framed_incoming over a script of reads: each entry is what one read returns. */
+struct scripted_bytes : transport::framed_incoming {
+    explicit scripted_bytes(std::size_t max_packet_size)
+        : framed_incoming(max_packet_size)
+    {
+    }
+    int fd() const override { return -1; }
+    std::ptrdiff_t read_bytes(std::uint8_t* buffer, std::size_t size) override
+    {
+        if (reads.empty())
+            return closed ? 0 : -EAGAIN;
+        std::vector<std::uint8_t>& next = reads.front();
+        const std::size_t n = std::min(size, next.size());
+        std::memcpy(buffer, next.data(), n);
+        next.erase(next.begin(), next.begin() + std::ptrdiff_t(n));
+        if (next.empty())
+            reads.pop_front();
+        return std::ptrdiff_t(n);
+    }
+    std::deque<std::vector<std::uint8_t>> reads;
+    bool closed = false; //!< once the script is read: a clean close, else -EAGAIN
+};
+
+/*! Everything \p in gives until it ends or its script is read: packets (copied),
+ * and the ending (-EAGAIN: none yet). */
+std::ptrdiff_t receive_all(scripted_bytes& in,
+                           std::vector<std::vector<std::uint8_t>>& packets)
 {
-    using boost::asio::ip::make_address;
-    const peer_filter f("10.0.0.0/8, 192.168.1.5,::1,fd00::/16");
-    EXPECT_TRUE(f.allows(make_address("10.20.30.40")));
-    EXPECT_TRUE(f.allows(make_address("192.168.1.5")));
-    EXPECT_FALSE(f.allows(make_address("192.168.1.6")));
-    EXPECT_FALSE(f.allows(make_address("11.0.0.1")));
-    EXPECT_TRUE(f.allows(make_address("::1")));
-    EXPECT_TRUE(f.allows(make_address("fd00:1::2")));
-    EXPECT_FALSE(f.allows(make_address("fd01::2")));
-    EXPECT_TRUE(f.allows(make_address("::ffff:10.1.2.3"))); // IPv4 on an IPv6 socket
-    EXPECT_TRUE(peer_filter("").allows(make_address("1.2.3.4")));
-    EXPECT_FALSE(peer_filter("127.0.0.1").allows(make_address("127.0.0.2")));
+    for (int calls = 0; calls < 1000; calls++) {
+        recv::packet_view views[4];
+        const std::ptrdiff_t r = in.receive(views, 4);
+        if (r == -EAGAIN && in.reads.empty() && !in.closed)
+            return r;
+        if (r == -EAGAIN)
+            continue;
+        if (r <= 0)
+            return r;
+        for (std::ptrdiff_t i = 0; i < r; i++)
+            packets.emplace_back(views[i].data, views[i].data + views[i].size);
+        in.release();
+    }
+    ADD_FAILURE() << "never ended";
+    return 1;
 }
 
-TEST(PeerFilter, MalformedListsAreRefused)
+std::vector<std::uint8_t> cat(const std::vector<std::vector<std::uint8_t>>& parts)
 {
-    for (const char* bad : { "10.0.0.0/33",
-                             "host.example",
-                             "10.0.0.1/8",
-                             "1.2.3.4,,",
-                             "::1/129",
-                             "10.0.0.0/",
-                             "10.0.0.0/x" })
-        expect_invalid([bad] { peer_filter f(bad); }, "allowed_peers");
+    std::vector<std::uint8_t> out;
+    for (const auto& p : parts)
+        out.insert(out.end(), p.begin(), p.end());
+    return out;
+}
+
+TEST(FramedIncoming, PacketsSplitAcrossReadsComeWholeAndInPlace)
+{
+    const auto a = packet_of(300), b = packet_of(1000), c = packet_of(20);
+    const auto all = cat({ a, b, c });
+    scripted_bytes in(65536);
+    // Cut at arbitrary points: inside a's payload, inside b's header, and c whole.
+    in.reads = { { all.begin(), all.begin() + 100 },
+                 { all.begin() + 100, all.begin() + std::ptrdiff_t(a.size()) + 5 },
+                 { all.begin() + std::ptrdiff_t(a.size()) + 5, all.end() } };
+    recv::packet_view views[4];
+    EXPECT_EQ(in.receive(views, 4), -EAGAIN); // 100 bytes: no whole packet yet
+    ASSERT_EQ(in.receive(views, 4), 1);
+    EXPECT_EQ(std::vector<std::uint8_t>(views[0].data, views[0].data + views[0].size), a);
+    in.release();
+    in.closed = true;
+    std::vector<std::vector<std::uint8_t>> rest;
+    EXPECT_EQ(receive_all(in, rest), 0);
+    ASSERT_EQ(rest.size(), 2u);
+    EXPECT_EQ(rest[0], b);
+    EXPECT_EQ(rest[1], c);
+    EXPECT_EQ(in.unfinished_bytes(), 0u);
+}
+
+TEST(FramedIncoming, GivesViewsOfItsBufferWithoutCopying)
+{
+    const auto a = packet_of(50), b = packet_of(60);
+    scripted_bytes in(65536);
+    in.reads = { cat({ a, b }) };
+    recv::packet_view views[4];
+    ASSERT_EQ(in.receive(views, 4), 2);
+    EXPECT_EQ(views[1].data, views[0].data + a.size()) << "back to back in one buffer";
+}
+
+TEST(FramedIncoming, AHeaderSplitAcrossReadsIsFramedOnceWhole)
+{
+    const auto a = packet_of(64);
+    scripted_bytes in(65536);
+    for (std::size_t i = 0; i < a.size(); i += 3) // 3 bytes a read: 8-byte header cut
+        in.reads.emplace_back(a.begin() + std::ptrdiff_t(i),
+                              a.begin() + std::ptrdiff_t(std::min(i + 3, a.size())));
+    in.closed = true;
+    std::vector<std::vector<std::uint8_t>> got;
+    EXPECT_EQ(receive_all(in, got), 0);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0], a);
+}
+
+TEST(FramedIncoming, ATooLargePacketEndsTheConnectionAfterThoseBeforeIt)
+{
+    const auto small = packet_of(100), large = packet_of(5000);
+    scripted_bytes in(1024);
+    in.reads = { cat({ small, large }) };
+    std::vector<std::vector<std::uint8_t>> got;
+    EXPECT_EQ(receive_all(in, got), -EMSGSIZE);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0], small);
+    EXPECT_NE(in.describe_ending(-EMSGSIZE).find("above max_packet_size (1024)"),
+              std::string::npos)
+        << in.describe_ending(-EMSGSIZE);
+}
+
+TEST(FramedIncoming, GarbageEndsTheConnection)
+{
+    scripted_bytes in(65536);
+    in.reads = { std::vector<std::uint8_t>(64, 0x42) };
+    std::vector<std::vector<std::uint8_t>> got;
+    EXPECT_EQ(receive_all(in, got), -EBADMSG);
+    EXPECT_TRUE(got.empty());
+}
+
+TEST(FramedIncoming, ACleanCloseWithinAPacketLeavesItsBytesUnfinished)
+{
+    const auto a = packet_of(100), b = packet_of(100);
+    scripted_bytes in(65536);
+    const auto both = cat({ a, b });
+    in.reads = { { both.begin(), both.begin() + std::ptrdiff_t(a.size() + 30) } };
+    in.closed = true;
+    std::vector<std::vector<std::uint8_t>> got;
+    EXPECT_EQ(receive_all(in, got), 0);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(in.unfinished_bytes(), 30u); // the connected reader counts it partial
+    EXPECT_NE(in.describe_ending(0).find("(30 bytes of it discarded)"),
+              std::string::npos);
 }
 
 TEST(TcpConfig, BadValuesAreRefusedNamingTheParameter)

@@ -97,17 +97,7 @@ TEST(TcpSpead2Interop, Spead2SendIntoTcpReader)
                             rx.endpoint() + " > /dev/null 2>&1";
     int status = -1;
     std::thread sender([&] { status = std::system(cmd.c_str()); }); // we pop meanwhile
-    std::size_t data_heaps = 0;
-    for (;;) {
-        recv::heap h;
-        if (rx.stream.pop(h, 5s) != recv::stream::pop_result::heap)
-            break;
-        std::size_t bytes = 0;
-        for (const auto& it : h.items())
-            if (!it.is_immediate && it.id >= 0x1000)
-                bytes += it.length;
-        data_heaps += bytes == 100000;
-    }
+    const std::size_t data_heaps = spead_test::count_data_heaps(rx.stream, 100000);
     sender.join();
     EXPECT_EQ(status, 0);
     EXPECT_EQ(data_heaps, 20u);

@@ -39,18 +39,7 @@ TEST(TcpVectors, Spead2SendTcpStreamIsFramedAndDecoded)
             pos += n;
         }
     }
-    std::size_t data_heaps = 0;
-    for (;;) {
-        recv::heap h;
-        if (rx.stream.pop(h, 5s) != recv::stream::pop_result::heap)
-            break;
-        std::size_t item_bytes = 0;
-        for (const auto& it : h.items())
-            if (!it.is_immediate && it.id >= 0x1000)
-                item_bytes += it.length;
-        if (item_bytes == 10000)
-            data_heaps++;
-    }
+    const std::size_t data_heaps = spead_test::count_data_heaps(rx.stream, 10000);
     EXPECT_EQ(data_heaps, 4u);
     const recv_stats st = rx.stream.get_stats();
     EXPECT_EQ(st[recv_stat::packets_bad_header] + st[recv_stat::packets_truncated] +

@@ -11,13 +11,13 @@
 // packets decoded + packets the kernel reported dropped.
 
 #include "byte_helpers.h"
+#include "common/file_descriptor.h"
 #include "error_message.h"
 #include "free_port.h"
 #include "log_capture.h"
 #include "protocol/packetiser.h"
 #include "reconcile.h"
 #include "transport/endpoint.h"
-#include "transport/file_descriptor.h"
 #include "transport/network_interface.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_udp.h>
@@ -53,7 +53,7 @@ namespace {
 
 using namespace gr::spead;
 using namespace std::chrono_literals;
-using gr::spead::transport::file_descriptor;
+using gr::spead::file_descriptor;
 using steady = std::chrono::steady_clock;
 
 constexpr std::uint64_t payload_id = 0x1000;

@@ -33,7 +33,7 @@ namespace recv {
  * Replay does not wait for the consumer: like a live source, a full heap queue drops
  * heaps (heaps_dropped_queue_full). Give the stream enough queue_heaps for bursts.
  */
-class SPEAD_API pcap_reader : public reader
+class SPEAD_API pcap_reader : public transport_reader
 {
 public:
     /*!
@@ -45,19 +45,12 @@ public:
      *         type is not supported
      */
     pcap_reader(stream& owner, const std::string& path, std::uint16_t dst_port = 0);
-    ~pcap_reader() override;
-
-    recv_stats transport_stats() const override;
 
     /*! Datagrams handed to the stream so far. */
     std::uint64_t get_datagrams_replayed() const;
 
-protected:
-    void run() override;
-
 private:
-    struct impl;
-    std::unique_ptr<impl> d_impl;
+    struct impl; //!< the capture and the replay loop (pcap_reader.cc)
 };
 
 } // namespace recv

@@ -9,13 +9,11 @@
 #define INCLUDED_SPEAD_RECV_RDMA_H
 
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/listen_config_base.h>
 #include <gnuradio/spead/rdma_config_base.h>
+#include <gnuradio/spead/recv_link.h>
 #include <gnuradio/spead/recv_stream.h>
-#include <chrono>
 #include <cstddef>
-#include <cstdint>
-#include <memory>
-#include <string>
 
 namespace gr {
 namespace spead {
@@ -29,17 +27,18 @@ namespace recv {
  * and on several settings together (rdma_depth with rdma_connections) is checked when
  * the reader is made.
  */
-class SPEAD_API rdma_config : public rdma_config_base<rdma_config>
+class SPEAD_API rdma_config : public rdma_config_base<rdma_config>,
+                              public listen_config_base<rdma_config>
 {
 public:
     /*! Largest message (one SPEAD packet) per connection, bytes: 1 MiB + 4 KiB, so
      * that a 1 MiB heap and its header go as one message (half the per-message work of
-     * two). RC needs no MTU-sized packets; the device's max message size is the limit. */
+     * two). RC needs no MTU-sized packets; the device's max message size is the limit,
+     * checked when the reader is made. Each connection registers recv_depth receives
+     * of this size, and an RDMA-write ring of rdma_depth of them. */
     static constexpr std::size_t default_max_packet_size = (std::size_t(1) << 20) + 4096;
-    static constexpr std::size_t min_max_packet_size = 64;
+    /*! Largest max_packet_size accepted, bytes (1 GiB). */
     static constexpr std::size_t max_max_packet_size = std::size_t(1) << 30;
-    static constexpr std::size_t default_max_connections = 1;
-    static constexpr std::size_t max_max_connections = 1024;
     /*! Connections that may use the RDMA-write path (the rest use SendRecv). */
     static constexpr std::size_t default_rdma_connections = 4;
     /*! Writes in flight per RDMA-write connection (its ring holds this many
@@ -55,22 +54,6 @@ public:
 
     rdma_config() = default;
 
-    /*! As tcp_config's (part 1 semantics). */
-    rdma_config& set_max_connections(std::size_t n);
-    std::size_t get_max_connections() const { return d_max_connections; }
-    rdma_config& set_allowed_peers(const std::string& peers);
-    const std::string& get_allowed_peers() const { return d_allowed_peers; }
-    rdma_config& set_keep_listening(bool keep_listening);
-    bool get_keep_listening() const { return d_keep_listening; }
-    rdma_config& set_idle_timeout(std::chrono::milliseconds timeout);
-    std::chrono::milliseconds get_idle_timeout() const { return d_idle_timeout; }
-
-    /*! Largest message, 64 B to 1 GiB, default 1 MiB + 4 KiB; at most the device's max
-     * message size (checked when the reader is made). Each connection registers
-     * recv_depth receives of this size, and an RDMA-write ring of rdma_depth of them. */
-    rdma_config& set_max_packet_size(std::size_t bytes);
-    std::size_t get_max_packet_size() const { return d_max_packet_size; }
-
     /*! How many connections may use the RDMA-write path, 0 (SendRecv only) to
      * max_connections; default 4. */
     rdma_config& set_rdma_connections(std::size_t n);
@@ -84,11 +67,6 @@ public:
     std::size_t get_recv_depth() const { return d_recv_depth; }
 
 private:
-    std::size_t d_max_connections = default_max_connections;
-    std::string d_allowed_peers;
-    bool d_keep_listening = false;
-    std::chrono::milliseconds d_idle_timeout{ 0 };
-    std::size_t d_max_packet_size = default_max_packet_size;
     std::size_t d_rdma_connections = default_rdma_connections;
     std::size_t d_rdma_depth = default_rdma_depth;
     std::size_t d_recv_depth = default_recv_depth;
@@ -122,7 +100,7 @@ SPEAD_API rdma_config with_environment(rdma_config config);
  * rdma_cm's events and the RC retries of a keepalive credit write (about every
  * second), counted in connections_lost and logged.
  */
-class SPEAD_API rdma_reader : public reader
+class SPEAD_API rdma_reader : public link_reader
 {
 public:
     /*! Binds and listens (after with_environment() and validate()).
@@ -130,19 +108,6 @@ public:
      *         max_packet_size above the device's max message size
      * \throws std::system_error when rdma_cm fails (e.g. the port is in use) */
     rdma_reader(stream& owner, const rdma_config& config);
-    ~rdma_reader() override;
-
-    recv_stats transport_stats() const override;
-    /*! Connections open now. */
-    std::size_t get_num_connections() const;
-
-protected:
-    void run() override;
-    void wake() override;
-
-private:
-    struct impl;
-    std::unique_ptr<impl> d_impl;
 };
 
 } // namespace recv

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <thread>
 
 namespace gr {
@@ -98,6 +99,52 @@ private:
     stream& d_stream;
     std::atomic<bool> d_stopping{ false };
     std::thread d_thread;
+};
+
+/*!
+ * \brief The shape of a transport's reader (udp, ibverbs, pcap, tcp, rdma): its
+ * sockets, verbs objects or file and its loop live in the library, behind a pointer,
+ * so that the public header names none of their types. run(), wake() and
+ * transport_stats() go to that loop.
+ */
+class SPEAD_API transport_reader : public reader
+{
+public:
+    ~transport_reader() override;
+
+    recv_stats transport_stats() const override;
+
+protected:
+    /*! A transport's state and loop, defined in its .cc (the derived reader's `impl`).
+     */
+    class SPEAD_API loop
+    {
+    public:
+        virtual ~loop();
+        /*! reader::run(): the receive loop, on the reader's thread. */
+        virtual void run() = 0;
+        /*! reader::wake(): ends a wait in run() at once. */
+        virtual void wake() {}
+        /*! reader::transport_stats(). */
+        virtual recv_stats stats() const { return recv_stats(); }
+    };
+
+    explicit transport_reader(stream& owner) : reader(owner) {}
+    /*! The loop: set by the derived constructor, before the stream starts the thread.
+     */
+    void set_loop(std::unique_ptr<loop> l);
+    /*! The loop, as the derived reader's own type. */
+    template <typename Impl>
+    Impl& loop_as() const
+    {
+        return static_cast<Impl&>(*d_loop);
+    }
+
+private:
+    void run() final;
+    void wake() final;
+
+    std::unique_ptr<loop> d_loop;
 };
 
 } // namespace recv

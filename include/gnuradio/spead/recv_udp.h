@@ -66,29 +66,21 @@ private:
  * stream's stop() ends it within a few milliseconds; the sockets close when the reader is
  * destroyed (with its stream).
  */
-class SPEAD_API udp_reader : public reader
+class SPEAD_API udp_reader : public transport_reader
 {
 public:
     /*! Opens, binds and configures the sockets and joins the groups.
      * \throws std::invalid_argument when the config has no endpoints
      * \throws std::system_error when a socket call fails (e.g. the port is in use) */
     udp_reader(stream& owner, const udp_config& config);
-    ~udp_reader() override;
-
-    recv_stats transport_stats() const override;
 
     /*! Address and port each socket is bound to. */
     std::vector<boost::asio::ip::udp::endpoint> get_bound_endpoints() const;
     /*! Smallest receive buffer the kernel granted a socket, bytes. */
     std::size_t get_granted_buffer_size() const;
 
-protected:
-    void run() override;
-    void wake() override;
-
 private:
-    struct impl;
-    std::unique_ptr<impl> d_impl;
+    struct impl; //!< the sockets and the receive loop (udp_reader.cc)
 };
 
 } // namespace recv

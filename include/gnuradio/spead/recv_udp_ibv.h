@@ -57,16 +57,13 @@ private:
  *
  * Needs CAP_NET_RAW (see docs/ibverbs.md); errors name the cause and the fix.
  */
-class SPEAD_API udp_ibv_reader : public reader
+class SPEAD_API udp_ibv_reader : public transport_reader
 {
 public:
     /*! \throws std::invalid_argument without endpoints or interface address
      *  \throws std::system_error (with the cause and fix) when the device cannot be set
      * up */
     udp_ibv_reader(stream& owner, const udp_ibv_config& config);
-    ~udp_ibv_reader() override;
-
-    recv_stats transport_stats() const override;
 
     /*! Receive ring actually used, bytes (whole slots, or whole WQEs of a multi-packet
      * receive queue, within device limits). */
@@ -79,13 +76,8 @@ public:
      * GR_SPEAD_IBV_MPRQ=0 in the environment forces slots. */
     bool uses_multi_packet_receive_queue() const;
 
-protected:
-    void run() override;
-    void wake() override;
-
 private:
-    struct impl;
-    std::unique_ptr<impl> d_impl;
+    struct impl; //!< the verbs objects and the receive loop (udp_ibv_reader.cc)
 };
 
 } // namespace recv

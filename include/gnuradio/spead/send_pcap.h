@@ -51,7 +51,6 @@ public:
                 const stream_config& config,
                 const std::string& path,
                 const std::string& destinations);
-    ~pcap_stream() override;
 
 private:
     struct impl; //!< the writer, owned by the stream

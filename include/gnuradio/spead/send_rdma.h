@@ -9,13 +9,11 @@
 #define INCLUDED_SPEAD_SEND_RDMA_H
 
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/dial_config_base.h>
 #include <gnuradio/spead/rdma_config_base.h>
-#include <gnuradio/spead/send_stream.h>
+#include <gnuradio/spead/send_link.h>
 #include <boost/asio/io_context.hpp>
-#include <chrono>
 #include <cstddef>
-#include <cstdint>
-#include <string>
 
 namespace gr {
 namespace spead {
@@ -27,7 +25,8 @@ namespace send {
  * parameter, the value and the fix; what depends on the device is checked when the
  * stream is made.
  */
-class SPEAD_API rdma_config : public rdma_config_base<rdma_config>
+class SPEAD_API rdma_config : public rdma_config_base<rdma_config>,
+                              public dial_config_base<rdma_config>
 {
 public:
     /*! Inline data requested for small messages; the device's granted value is used. */
@@ -36,9 +35,6 @@ public:
     /*! Messages the sender has in flight (its registered send buffer holds them). */
     static constexpr std::size_t default_send_depth = 8;
     static constexpr std::size_t max_send_depth = 4096;
-    static constexpr std::chrono::milliseconds default_connect_timeout{ 5000 };
-    static constexpr std::chrono::milliseconds default_reconnect_min{ 100 };
-    static constexpr std::chrono::milliseconds default_reconnect_max{ 5000 };
 
     /*! The endpoint is connected to (rdma_config_base). */
     static constexpr bool receives = false;
@@ -53,23 +49,9 @@ public:
     rdma_config& set_send_depth(std::size_t n);
     std::size_t get_send_depth() const { return d_send_depth; }
 
-    /*! As tcp_config's (part 1 semantics). */
-    rdma_config& set_connect_timeout(std::chrono::milliseconds timeout);
-    std::chrono::milliseconds get_connect_timeout() const { return d_connect_timeout; }
-    rdma_config& set_reconnect(bool reconnect);
-    bool get_reconnect() const { return d_reconnect; }
-    rdma_config& set_reconnect_backoff(std::chrono::milliseconds min,
-                                       std::chrono::milliseconds max);
-    std::chrono::milliseconds get_reconnect_min() const { return d_reconnect_min; }
-    std::chrono::milliseconds get_reconnect_max() const { return d_reconnect_max; }
-
 private:
     std::size_t d_inline_bytes = default_inline_bytes;
     std::size_t d_send_depth = default_send_depth;
-    std::chrono::milliseconds d_connect_timeout = default_connect_timeout;
-    bool d_reconnect = false;
-    std::chrono::milliseconds d_reconnect_min = default_reconnect_min;
-    std::chrono::milliseconds d_reconnect_max = default_reconnect_max;
 };
 
 /*! The config after the GR_SPEAD_RDMA_* overrides (logged): GR_SPEAD_RDMA_INTERFACE,
@@ -91,7 +73,7 @@ SPEAD_API rdma_config with_environment(rdma_config config);
  * writes are unreleased, else by SEND into a posted receive; never without a posted
  * receive. Order is kept across the two paths (one queue pair).
  */
-class SPEAD_API rdma_stream : public stream
+class SPEAD_API rdma_stream : public link_stream
 {
 public:
     /*! \throws std::invalid_argument for a config without an endpoint, a non-verbs
@@ -100,9 +82,6 @@ public:
     rdma_stream(boost::asio::io_context& io,
                 const stream_config& config,
                 const rdma_config& rdma_config);
-    ~rdma_stream() override;
-
-    bool is_connected() const;
 };
 
 } // namespace send

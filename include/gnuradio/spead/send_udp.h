@@ -62,7 +62,6 @@ public:
     udp_stream(boost::asio::io_context& io,
                const stream_config& config,
                const udp_config& udp_config);
-    ~udp_stream() override;
 
     /*! Send buffer the kernel granted, bytes. */
     std::size_t get_granted_buffer_size() const;

@@ -79,7 +79,6 @@ public:
     udp_ibv_stream(boost::asio::io_context& io,
                    const stream_config& config,
                    const udp_ibv_config& ibv_config);
-    ~udp_ibv_stream() override;
 
 private:
     struct impl; //!< the writer, owned by the stream

@@ -32,8 +32,7 @@ multicast_memberships::multicast_memberships(
         request.imr_ifindex = int(ifindex);
         for (int attempt = 0;; attempt++) {
             if (d_sockets.empty() || attempt > 0) {
-                transport::file_descriptor fd(
-                    socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+                file_descriptor fd(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
                 if (!fd)
                     throw_error("socket for multicast membership", errno);
                 d_sockets.push_back(std::move(fd));

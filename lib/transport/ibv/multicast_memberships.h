@@ -12,8 +12,8 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_IBV_MULTICAST_MEMBERSHIPS_H
 #define INCLUDED_SPEAD_TRANSPORT_IBV_MULTICAST_MEMBERSHIPS_H
 
+#include "common/file_descriptor.h"
 #include "device_binding.h"
-#include "transport/file_descriptor.h"
 #include <gnuradio/spead/api.h>
 #include <boost/asio/ip/udp.hpp>
 #include <vector>
@@ -32,7 +32,7 @@ public:
                           const std::vector<boost::asio::ip::udp::endpoint>& endpoints);
 
 private:
-    std::vector<transport::file_descriptor> d_sockets;
+    std::vector<file_descriptor> d_sockets;
 };
 
 } // namespace ibv

@@ -18,12 +18,12 @@
 // (async_events.h) are read once per drained batch and while waiting.
 
 #include "async_events.h"
+#include "common/file_descriptor.h"
 #include "device_binding.h"
 #include "multicast_memberships.h"
 #include "nic_drop_counter.h"
 #include "receive_queue.h"
 #include "transport/endpoint.h"
-#include "transport/file_descriptor.h"
 #include "transport/raw_packet.h"
 #include "transport/wake_event.h"
 #include <gnuradio/logger.h>
@@ -76,7 +76,7 @@ std::vector<udp::endpoint> unique_endpoints(const std::vector<udp::endpoint>& en
 
 } // namespace
 
-struct udp_ibv_reader::impl {
+struct udp_ibv_reader::impl : loop {
     impl(udp_ibv_reader& self, const udp_ibv_config& config);
 
     // ---- setup (constructor) --------------------------------------------------------
@@ -98,7 +98,9 @@ struct udp_ibv_reader::impl {
     void log_setup(const std::string& why_slots);
 
     // ---- the thread -----------------------------------------------------------------
-    void run();
+    void run() override;
+    void wake() override;
+    recv_stats stats() const override;
     void busy_poll_loop();
     void interrupt_loop();
     /*! Waits (bounded) for a completion event or stop(); drains and acks the events. */
@@ -151,7 +153,7 @@ struct udp_ibv_reader::impl {
     std::vector<ibv::flow_ptr> flows;
     ibv::multicast_memberships memberships; //!< the groups, joined through the kernel
     std::unique_ptr<ibv::async_event_watch> events; //!< the device's async events
-    transport::wake_event wake;                     //!< stop() ends a wait at once
+    transport::wake_event waker; //!< stop() ends a wait at once
 
     std::array<ibv_wc, poll_batch> completions{};
     std::array<packet_view, poll_batch> views{};
@@ -332,7 +334,7 @@ void udp_ibv_reader::impl::device_events(bool now)
 void udp_ibv_reader::impl::busy_poll_loop()
 {
     int empty_polls = 0;
-    while (!wake.woken()) {
+    while (!waker.woken()) {
         const int n = poll_once();
         if (n < 0)
             return; // the stream ended
@@ -353,7 +355,7 @@ void udp_ibv_reader::impl::busy_poll_loop()
 void udp_ibv_reader::impl::interrupt_loop()
 {
     const int max_poll = config.get_max_poll();
-    while (!wake.woken()) {
+    while (!waker.woken()) {
         int n = 0;
         for (int i = 0; i < max_poll; i++) {
             if (i == max_poll - 1) {
@@ -388,7 +390,7 @@ void udp_ibv_reader::impl::interrupt_loop()
 void udp_ibv_reader::impl::wait_for_completion_event()
 {
     pollfd fds[3] = { { channel->fd, POLLIN, 0 },
-                      { wake.fd(), POLLIN, 0 },
+                      { waker.fd(), POLLIN, 0 },
                       { events->fd(), POLLIN, 0 } };
     const int ready = poll(fds, 3, wait_timeout_ms);
     if (ready < 0 && errno != EINTR)
@@ -549,40 +551,39 @@ void udp_ibv_reader::impl::drain_on_exit()
 
 // ---- the public class ---------------------------------------------------------------
 
-udp_ibv_reader::udp_ibv_reader(stream& owner, const udp_ibv_config& config)
-    : reader(owner), d_impl(std::make_unique<impl>(*this, config))
+void udp_ibv_reader::impl::wake()
 {
+    waker.wake();
 }
 
-udp_ibv_reader::~udp_ibv_reader() = default;
-
-void udp_ibv_reader::run() { d_impl->run(); }
-
-void udp_ibv_reader::wake() { d_impl->wake.wake(); }
-
-recv_stats udp_ibv_reader::transport_stats() const
+recv_stats udp_ibv_reader::impl::stats() const
 {
     recv_stats out;
     for (std::size_t i = 0; i < recv_stats::size; i++)
-        out[static_cast<recv_stat>(i)] =
-            d_impl->counts[i].load(std::memory_order_relaxed);
-    out[recv_stat::frames_dropped_no_buffer] = d_impl->drops->dropped();
+        out[static_cast<recv_stat>(i)] = counts[i].load(std::memory_order_relaxed);
+    out[recv_stat::frames_dropped_no_buffer] = drops->dropped();
     // Which receive queue this reader chose, for anyone reading the stats.
-    out[recv_stat::ibv_multi_packet_queues] = uses_multi_packet_receive_queue() ? 1 : 0;
+    out[recv_stat::ibv_multi_packet_queues] = queue->multi_packet() ? 1 : 0;
     return out;
+}
+
+udp_ibv_reader::udp_ibv_reader(stream& owner, const udp_ibv_config& config)
+    : transport_reader(owner)
+{
+    set_loop(std::make_unique<impl>(*this, config));
 }
 
 std::size_t udp_ibv_reader::get_buffer_size() const
 {
-    return d_impl->queue->buffer_size();
+    return loop_as<impl>().queue->buffer_size();
 }
 
 bool udp_ibv_reader::uses_multi_packet_receive_queue() const
 {
-    return d_impl->queue->multi_packet();
+    return loop_as<impl>().queue->multi_packet();
 }
 
-int udp_ibv_reader::get_comp_vector() const { return d_impl->comp_vector; }
+int udp_ibv_reader::get_comp_vector() const { return loop_as<impl>().comp_vector; }
 
 } // namespace recv
 } // namespace spead

@@ -65,7 +65,7 @@ udp_ibv_stream::impl::impl(const stream_config& config, const udp_ibv_config& ib
 
     // The source port: a kernel socket keeps it ours (as spead2 does), and sends the
     // datagrams that make the kernel resolve unicast neighbours.
-    socket = transport::file_descriptor(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    socket = file_descriptor(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
     if (!socket)
         ibv::throw_error("socket", errno);
     const sockaddr_in source = transport::to_sockaddr(udp::endpoint(iface.address, 0));
@@ -329,7 +329,6 @@ udp_ibv_stream::udp_ibv_stream(boost::asio::io_context& io,
 {
 }
 
-udp_ibv_stream::~udp_ibv_stream() = default;
 
 std::size_t udp_ibv_stream::impl::write_packets(const packet* packets,
                                                 std::size_t n,

@@ -14,10 +14,11 @@
 #define INCLUDED_SPEAD_TRANSPORT_IBV_UDP_IBV_STREAM_IMPL_H
 
 #include "async_events.h"
+#include "common/file_descriptor.h"
 #include "device_binding.h"
+#include "protocol/packet_writer.h"
 #include "send_regions.h"
-#include "streams/packet_writer.h"
-#include "transport/file_descriptor.h"
+#include "transport/endpoint.h"
 #include "transport/network_interface.h"
 #include "transport/raw_packet.h"
 #include <gnuradio/logger.h>
@@ -90,7 +91,7 @@ struct udp_ibv_stream::impl : packet_writer {
 
     // Verbs objects, in creation order: C++ destroys them in reverse.
     std::optional<ibv::device_binding> binding;
-    transport::file_descriptor socket; //!< reserves the source port; primes ARP
+    file_descriptor socket; //!< reserves the source port; primes ARP
     ibv::comp_channel_ptr channel;
     ibv::cq_ptr cq;
     ibv::pd_ptr pd;

@@ -6,8 +6,8 @@
  */
 
 #include "pcap_file.h"
+#include "protocol/packet_writer.h"
 #include "protocol/packetiser.h"
-#include "streams/packet_writer.h"
 #include "transport/endpoint.h"
 #include "transport/raw_packet.h"
 #include <gnuradio/logger.h>
@@ -118,7 +118,6 @@ pcap_stream::pcap_stream(boost::asio::io_context& io,
 {
 }
 
-pcap_stream::~pcap_stream() = default;
 
 } // namespace send
 } // namespace spead

@@ -5,17 +5,17 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The setters of recv::rdma_config and send::rdma_config, the checks across settings,
-// and the GR_SPEAD_RDMA_* environment overrides. Settings the rdma transport shares
-// with tcp are checked by tcp_config's setters: one rule, one message.
+// The setters of rdma_config_base, recv::rdma_config and send::rdma_config, the checks
+// across settings, and the GR_SPEAD_RDMA_* environment overrides. The listening and
+// connecting settings the rdma transport shares with tcp are listen_config_base's and
+// dial_config_base's: one rule, one message.
 
 #include "rdma_uri.h"
+#include "transport/config_checks.h"
 #include "transport/network_interface.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_rdma.h>
-#include <gnuradio/spead/recv_tcp.h>
 #include <gnuradio/spead/send_rdma.h>
-#include <gnuradio/spead/send_tcp.h>
 #include <cerrno>
 #include <cstdlib>
 #include <stdexcept>
@@ -25,7 +25,6 @@ namespace gr {
 namespace spead {
 
 namespace {
-using std::chrono::milliseconds;
 
 std::size_t in_range(const char* parameter,
                      std::size_t value,
@@ -39,13 +38,6 @@ std::size_t in_range(const char* parameter,
                                     std::to_string(min) + " to " + std::to_string(max) +
                                     " (" + meaning + ")");
     return value;
-}
-
-std::string checked_interface(const std::string& address_or_name)
-{
-    if (!address_or_name.empty())
-        transport::resolve_interface(address_or_name, "interface"); // throws if unknown
-    return address_or_name;
 }
 
 std::size_t unsigned_variable(const char* name, const char* text)
@@ -94,7 +86,7 @@ Derived& rdma_config_base<Derived>::set_endpoint(const std::string& text)
 template <typename Derived>
 Derived& rdma_config_base<Derived>::set_interface(const std::string& address_or_name)
 {
-    d_interface = checked_interface(address_or_name);
+    d_interface = transport::checked_interface(address_or_name);
     return self();
 }
 
@@ -102,43 +94,6 @@ template class rdma_config_base<recv::rdma_config>;
 template class rdma_config_base<send::rdma_config>;
 
 namespace recv {
-
-rdma_config& rdma_config::set_max_connections(std::size_t n)
-{
-    tcp_config().set_max_connections(n);
-    d_max_connections = n;
-    return *this;
-}
-
-rdma_config& rdma_config::set_allowed_peers(const std::string& peers)
-{
-    tcp_config().set_allowed_peers(peers);
-    d_allowed_peers = peers;
-    return *this;
-}
-
-rdma_config& rdma_config::set_keep_listening(bool keep_listening)
-{
-    d_keep_listening = keep_listening;
-    return *this;
-}
-
-rdma_config& rdma_config::set_idle_timeout(milliseconds timeout)
-{
-    tcp_config().set_idle_timeout(timeout);
-    d_idle_timeout = timeout;
-    return *this;
-}
-
-rdma_config& rdma_config::set_max_packet_size(std::size_t bytes)
-{
-    d_max_packet_size = in_range("max_packet_size",
-                                 bytes,
-                                 min_max_packet_size,
-                                 max_max_packet_size,
-                                 "bytes; at least the senders' max_packet_size");
-    return *this;
-}
 
 rdma_config& rdma_config::set_rdma_connections(std::size_t n)
 {
@@ -213,27 +168,6 @@ rdma_config& rdma_config::set_inline_bytes(std::size_t bytes)
 rdma_config& rdma_config::set_send_depth(std::size_t n)
 {
     d_send_depth = in_range("send_depth", n, 1, max_send_depth, "messages in flight");
-    return *this;
-}
-
-rdma_config& rdma_config::set_connect_timeout(milliseconds timeout)
-{
-    tcp_config().set_connect_timeout(timeout);
-    d_connect_timeout = timeout;
-    return *this;
-}
-
-rdma_config& rdma_config::set_reconnect(bool reconnect)
-{
-    d_reconnect = reconnect;
-    return *this;
-}
-
-rdma_config& rdma_config::set_reconnect_backoff(milliseconds min, milliseconds max)
-{
-    tcp_config().set_reconnect_backoff(min, max);
-    d_reconnect_min = min;
-    d_reconnect_max = max;
     return *this;
 }
 

@@ -218,6 +218,20 @@ std::ptrdiff_t incoming::receive(recv::packet_view* packets, std::size_t n)
     return -EAGAIN;
 }
 
+std::string incoming::describe_ending(std::ptrdiff_t result) const
+{
+    if (result == -EPROTO)
+        return "it broke the rdma protocol (a write outside the ring it was granted): is "
+               "it a gr-spead rdma sender of this version?";
+    if (result == -EBADMSG)
+        return "it sent a message that is not a SPEAD packet (wrong magic, version or "
+               "widths): is it a SPEAD sender?";
+    if (result == -EMSGSIZE)
+        return "it sent a message above max_packet_size (" + std::to_string(d_slot_size) +
+               "): raise max_packet_size to the sender's packet size";
+    return link::incoming::describe_ending(result);
+}
+
 void incoming::release()
 {
     for (; d_ring_to_release > 0; d_ring_to_release--)

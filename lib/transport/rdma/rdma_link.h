@@ -6,15 +6,15 @@
  */
 
 // The rdma transport's connections: an RC queue pair per connection, set up with
-// rdma_cm, speaking the connected-link layer's message form (streams/connection.h).
+// rdma_cm, carrying the connected-link layer's messages (transport/link/connection.h).
 
 #ifndef INCLUDED_SPEAD_TRANSPORT_RDMA_LINK_H
 #define INCLUDED_SPEAD_TRANSPORT_RDMA_LINK_H
 
+#include "common/file_descriptor.h"
 #include "rdma_credits.h"
-#include "streams/connection.h"
-#include "transport/file_descriptor.h"
 #include "transport/ibv/verbs.h"
+#include "transport/link/connection.h"
 #include <gnuradio/spead/api.h>
 #include <rdma/rdma_cma.h>
 #include <boost/asio/ip/address_v4.hpp>
@@ -107,8 +107,8 @@ private:
     ibv::pd_ptr d_pd;
     bool d_has_qp = false;
     std::uint32_t d_inline = 0;
-    transport::file_descriptor d_timer;
-    transport::file_descriptor d_epoll;
+    file_descriptor d_timer;
+    file_descriptor d_epoll;
     bool d_gone = false;
 };
 
@@ -144,7 +144,7 @@ struct listen_settings {
 };
 
 /*! An accepted connection: posted receives, maybe a ring, and credits back. */
-class SPEAD_API incoming : public link::incoming, public link::message_incoming
+class SPEAD_API incoming : public link::incoming
 {
 public:
     incoming(std::unique_ptr<queue> q,
@@ -158,10 +158,12 @@ public:
     void set_peer(const connect_data& peer);
 
     int fd() const override { return d_queue->fd(); }
-    std::ptrdiff_t read(std::uint8_t*, std::size_t) override { return -ENOTSUP; }
-    link::message_incoming* message_form() override { return this; }
     std::ptrdiff_t receive(recv::packet_view* packets, std::size_t n) override;
     void release() override;
+    /*! A failure, or the peer's goodbye, found after the messages given. */
+    bool ready() const override { return d_error != 0 || d_peer_gone; }
+    /*! In rdma's words: messages, the ring, the protocol. */
+    std::string describe_ending(std::ptrdiff_t result) const override;
 
 private:
     void post_receives(const std::uint32_t* slots, std::size_t n);
@@ -196,7 +198,7 @@ private:
 
 /*! A connection to a receiver: copies each message into a registered send slot and
  * sends it on the path the credits allow. */
-class SPEAD_API outgoing : public link::outgoing, public link::message_outgoing
+class SPEAD_API outgoing : public link::outgoing
 {
 public:
     outgoing(std::unique_ptr<queue> q, std::size_t max_packet_size, std::size_t depth);
@@ -207,9 +209,12 @@ public:
     void set_grant(const accept_data& g, const std::string& describe);
 
     int fd() const override { return d_queue->fd(); }
-    std::ptrdiff_t write(const iovec*, int) override { return -ENOTSUP; }
-    link::message_outgoing* message_form() override { return this; }
-    std::ptrdiff_t send(const iovec* pieces, int n, std::size_t size) override;
+    /*! Posts a message per packet while credits and send slots last. */
+    std::ptrdiff_t send(const send::packet* packets, std::size_t n) override;
+    /*! Credits come back as RDMA writes into the credit block, which raise no event:
+     * completions wake a wait (POLLIN), and a short timeout catches the credits. */
+    short room_events() const override { return POLLIN; }
+    int room_wait_ms() const override { return 1; }
     /*! A thread of its own waits for the CM's DISCONNECTED (the receiver died, or
      * ended the connection) and calls \p gone(ECONNRESET): seen while idle. */
     void watch(std::function<void(int)> gone) override;
@@ -224,6 +229,9 @@ public:
     int keep_alive() override;
 
 private:
+    /*! Posts one packet as one message: 1, -EAGAIN without credit or a free slot,
+     * -errno on failure. */
+    std::ptrdiff_t send_one(const send::packet& p);
     /*! Takes send completions (the keepalive's apart); -errno once one failed (and
      * from then on). */
     int reap() const;
@@ -249,7 +257,7 @@ private:
     mutable bool d_probing = false; //!< a keepalive write is in flight
     // The watcher: the only reader of the CM events once started.
     std::thread d_watcher;
-    transport::file_descriptor d_stop_watching; //!< eventfd: the watcher ends
+    file_descriptor d_stop_watching; //!< eventfd: the watcher ends
     std::atomic<bool> d_gone{ false };
 };
 

@@ -64,7 +64,7 @@ outgoing::~outgoing()
 
 void outgoing::watch(std::function<void(int)> gone)
 {
-    d_stop_watching = transport::file_descriptor(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    d_stop_watching = file_descriptor(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     if (!d_stop_watching)
         return; // no watcher: the loss is seen at the next send, as without one
     d_watcher = std::thread([this, gone = std::move(gone)] {
@@ -171,8 +171,21 @@ int outgoing::keep_alive()
     return 0;
 }
 
-std::ptrdiff_t outgoing::send(const iovec* pieces, int n, std::size_t size)
+std::ptrdiff_t outgoing::send(const send::packet* packets, std::size_t n)
 {
+    std::size_t taken = 0;
+    while (taken < n) {
+        const std::ptrdiff_t r = send_one(packets[taken]);
+        if (r < 0)
+            return taken > 0 ? std::ptrdiff_t(taken) : r; // a failure comes again
+        taken++;
+    }
+    return std::ptrdiff_t(taken);
+}
+
+std::ptrdiff_t outgoing::send_one(const send::packet& p)
+{
+    const std::size_t size = p.size;
     if (const int err = reap())
         return err;
     if (peer_gone())
@@ -196,9 +209,9 @@ std::ptrdiff_t outgoing::send(const iovec* pieces, int n, std::size_t size)
     const bool inline_send = size <= d_queue->granted_inline();
     std::uint8_t* slot = d_slots.get() + (d_posted % d_depth) * d_max_packet_size;
     std::size_t at = 0;
-    for (int i = 0; i < n; i++) {
-        std::memcpy(slot + at, pieces[i].iov_base, pieces[i].iov_len);
-        at += pieces[i].iov_len;
+    for (std::size_t i = 0; i < p.n_pieces; i++) {
+        std::memcpy(slot + at, p.pieces[i].data, p.pieces[i].length);
+        at += p.pieces[i].length;
     }
     ibv_sge sge{};
     sge.addr = reinterpret_cast<std::uintptr_t>(slot);

@@ -162,9 +162,9 @@ queue::queue(event_channel_ptr channel,
     d_inline = attr.cap.max_inline_data; // what the device granted
     if (ibv_req_notify_cq(d_cq.get(), 0) != 0)
         ibv::throw_error("ibv_req_notify_cq", errno ? errno : EINVAL);
-    d_timer = transport::file_descriptor(
-        timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
-    d_epoll = transport::file_descriptor(epoll_create1(EPOLL_CLOEXEC));
+    d_timer =
+        file_descriptor(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
+    d_epoll = file_descriptor(epoll_create1(EPOLL_CLOEXEC));
     if (!d_timer || !d_epoll)
         ibv::throw_error("timerfd/epoll", errno);
     for (int fd : { d_channel->fd, d_comp->fd, d_timer.get() }) {

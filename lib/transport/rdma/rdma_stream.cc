@@ -5,12 +5,13 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// send::rdma_stream: a send stream over an rdma_cm dialer; the connected-link
-// semantics are connected_writer's.
+// send::rdma_stream: an rdma_cm dialer for link_stream; the connected-link semantics
+// are connected_writer's.
 
 #include "rdma_link.h"
 #include "rdma_uri.h"
-#include "streams/connected_writer.h"
+#include "transport/endpoint.h"
+#include "transport/link/connected_writer.h"
 #include "transport/network_interface.h"
 #include <gnuradio/spead/send_rdma.h>
 #include <stdexcept>
@@ -20,8 +21,8 @@ namespace spead {
 namespace send {
 
 namespace {
-std::unique_ptr<link::connected_writer> make_writer(const stream_config& stream,
-                                                    const rdma_config& given)
+std::unique_ptr<link::dialer> make_dialer(const stream_config& stream,
+                                          const rdma_config& given)
 {
     const rdma_config config = with_environment(given);
     if (!config.has_endpoint())
@@ -31,35 +32,24 @@ std::unique_ptr<link::connected_writer> make_writer(const stream_config& stream,
         config.get_interface().empty()
             ? boost::asio::ip::address_v4::any()
             : transport::resolve_interface(config.get_interface(), "interface").address;
-    link::writer_settings s;
-    s.connect_timeout = config.get_connect_timeout();
-    s.reconnect = config.get_reconnect();
-    s.reconnect_min = config.get_reconnect_min();
-    s.reconnect_max = config.get_reconnect_max();
-    return std::make_unique<link::connected_writer>(
-        std::make_unique<rdma::dialer>(rdma::resolve_host(config.get_host(), "endpoint"),
-                                       config.get_port(),
-                                       local,
-                                       stream.get_max_packet_size(),
-                                       config.get_send_depth(),
-                                       config.get_inline_bytes()),
-        s);
+    return std::make_unique<rdma::dialer>(
+        rdma::resolve_host(config.get_host(), "endpoint"),
+        config.get_port(),
+        local,
+        stream.get_max_packet_size(),
+        config.get_send_depth(),
+        config.get_inline_bytes());
 }
 } // namespace
 
+// The environment overrides no dial setting (with_environment()): the settings are
+// the config's as given.
 rdma_stream::rdma_stream(boost::asio::io_context& io,
                          const stream_config& config,
                          const rdma_config& rdma_config)
-    : stream(io, config, 1, make_writer(config, rdma_config))
+    : link_stream(
+          io, config, make_dialer(config, rdma_config), link::settings_of(rdma_config))
 {
-    static_cast<link::connected_writer&>(writer()).connect_first();
-}
-
-rdma_stream::~rdma_stream() { static_cast<link::connected_writer&>(writer()).abort(); }
-
-bool rdma_stream::is_connected() const
-{
-    return static_cast<const link::connected_writer&>(writer()).is_connected();
 }
 
 } // namespace send

@@ -5,11 +5,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The setters of tcp_config_base, recv::tcp_config and send::tcp_config: each checks
-// its value and throws std::invalid_argument naming the parameter, the value and the
-// fix.
+// The setters of tcp_config_base and send::tcp_config (the listening and connecting
+// settings are listen_config_base's and dial_config_base's): each checks its value and
+// throws std::invalid_argument naming the parameter, the value and the fix.
 
-#include "streams/peer_filter.h"
+#include "transport/config_checks.h"
 #include "transport/endpoint.h"
 #include "transport/network_interface.h"
 #include <gnuradio/spead/recv_tcp.h>
@@ -60,16 +60,6 @@ milliseconds checked_peer_timeout(milliseconds t)
     return t;
 }
 
-milliseconds checked_duration(const char* parameter, milliseconds t, bool zero_ok)
-{
-    const milliseconds max(10 * 60 * 1000);
-    if (t.count() < (zero_ok ? 0 : 1) || t > max)
-        throw std::invalid_argument(std::string(parameter) + ": " +
-                                    std::to_string(t.count()) +
-                                    " ms is out of range; use " + (zero_ok ? "0" : "1") +
-                                    " to 600000 ms (10 min)");
-    return t;
-}
 } // namespace
 
 template <typename Derived>
@@ -116,47 +106,7 @@ template class tcp_config_base<send::tcp_config>;
 
 namespace recv {
 
-tcp_config& tcp_config::set_max_connections(std::size_t n)
-{
-    if (n < 1 || n > max_max_connections)
-        throw std::invalid_argument(
-            "max_connections: " + std::to_string(n) + " is out of range; use 1 to " +
-            std::to_string(max_max_connections) +
-            " (the number of senders that may be connected at once)");
-    d_max_connections = n;
-    return *this;
-}
-
-tcp_config& tcp_config::set_allowed_peers(const std::string& peers)
-{
-    peer_filter check(peers); // throws for a malformed list
-    d_allowed_peers = peers;
-    return *this;
-}
-
-tcp_config& tcp_config::set_max_packet_size(std::size_t bytes)
-{
-    if (bytes < min_max_packet_size || bytes > max_max_packet_size)
-        throw std::invalid_argument("max_packet_size: " + std::to_string(bytes) +
-                                    " bytes is out of range; use " +
-                                    std::to_string(min_max_packet_size) + " to " +
-                                    std::to_string(max_max_packet_size) +
-                                    " (at least the senders' max_packet_size)");
-    d_max_packet_size = bytes;
-    return *this;
-}
-
-tcp_config& tcp_config::set_keep_listening(bool keep_listening)
-{
-    d_keep_listening = keep_listening;
-    return *this;
-}
-
-tcp_config& tcp_config::set_idle_timeout(milliseconds timeout)
-{
-    d_idle_timeout = checked_duration("idle_timeout", timeout, true);
-    return *this;
-}
+tcp_config::tcp_config() = default;
 
 } // namespace recv
 
@@ -164,35 +114,7 @@ namespace send {
 
 tcp_config& tcp_config::set_interface(const std::string& address_or_name)
 {
-    if (!address_or_name.empty())
-        transport::resolve_interface(address_or_name, "interface"); // throws if unknown
-    d_interface = address_or_name;
-    return *this;
-}
-
-tcp_config& tcp_config::set_connect_timeout(milliseconds timeout)
-{
-    d_connect_timeout = checked_duration("connect_timeout", timeout, false);
-    return *this;
-}
-
-tcp_config& tcp_config::set_reconnect(bool reconnect)
-{
-    d_reconnect = reconnect;
-    return *this;
-}
-
-tcp_config& tcp_config::set_reconnect_backoff(milliseconds min, milliseconds max)
-{
-    checked_duration("reconnect_min", min, false);
-    checked_duration("reconnect_max", max, false);
-    if (min > max)
-        throw std::invalid_argument("reconnect_min: " + std::to_string(min.count()) +
-                                    " ms is above reconnect_max (" +
-                                    std::to_string(max.count()) +
-                                    " ms); the back-off grows from min up to max");
-    d_reconnect_min = min;
-    d_reconnect_max = max;
+    d_interface = transport::checked_interface(address_or_name);
     return *this;
 }
 

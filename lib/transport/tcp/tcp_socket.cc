@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "framed_incoming.h"
 #include "tcp_socket.h"
 #include "transport/network_interface.h"
 #include <linux/sockios.h>
@@ -16,7 +17,9 @@
 #include <system_error>
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
+#include <vector>
 
 namespace gr {
 namespace spead {
@@ -42,12 +45,18 @@ void set_buffer(int fd, int option, std::size_t bytes, const char* what)
         set_int(fd, SOL_SOCKET, option, int(bytes), what);
 }
 
-class tcp_incoming : public link::incoming
+/*! An accepted socket: its bytes framed into packets (spead2's framing). */
+class tcp_incoming : public framed_incoming
 {
 public:
-    explicit tcp_incoming(file_descriptor fd) : d_fd(std::move(fd)) {}
+    tcp_incoming(file_descriptor fd, std::size_t max_packet_size)
+        : framed_incoming(max_packet_size), d_fd(std::move(fd))
+    {
+    }
     int fd() const override { return d_fd.get(); }
-    std::ptrdiff_t read(std::uint8_t* buffer, std::size_t size) override
+
+protected:
+    std::ptrdiff_t read_bytes(std::uint8_t* buffer, std::size_t size) override
     {
         const ssize_t r = ::recv(d_fd.get(), buffer, size, MSG_DONTWAIT);
         if (r >= 0)
@@ -59,6 +68,7 @@ private:
     file_descriptor d_fd;
 };
 
+/*! A connected socket: packets written back to back, many in one sendmsg(). */
 class tcp_outgoing : public link::outgoing
 {
 public:
@@ -67,25 +77,56 @@ public:
     {
     }
     int fd() const override { return d_fd.get(); }
-    std::ptrdiff_t write(const iovec* iov, int n) override
+    std::ptrdiff_t send(const send::packet* packets, std::size_t n) override
     {
+        // Every piece of the batch in one call (up to IOV_MAX), less what an earlier
+        // call wrote of the first packet.
+        d_iov.clear();
+        std::size_t whole = 0;       // packets all of whose pieces are in d_iov
+        std::size_t whole_bytes = 0; // their bytes
+        bool more = true;
+        if (d_sent_of_first > 0 && (more = append(packets[0], d_sent_of_first))) {
+            whole = 1;
+            whole_bytes = packets[0].size;
+        }
+        for (; more && whole < n; whole++) {
+            const send::packet& p = packets[whole];
+            if (d_iov.size() + p.n_pieces > IOV_MAX)
+                break;
+            for (std::size_t j = 0; j < p.n_pieces; j++)
+                d_iov.push_back(
+                    { const_cast<std::uint8_t*>(p.pieces[j].data), p.pieces[j].length });
+            whole_bytes += p.size;
+        }
+        if (d_iov.empty()) // a packet of more pieces than one call takes: its first ones
+            append(packets[0], 0);
         msghdr msg{};
-        msg.msg_iov = const_cast<iovec*>(iov);
-        msg.msg_iovlen = std::size_t(n);
+        msg.msg_iov = d_iov.data();
+        msg.msg_iovlen = d_iov.size();
         const ssize_t r = ::sendmsg(d_fd.get(), &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-        if (r >= 0)
-            return r;
-        return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+        if (r < 0)
+            return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+        std::size_t written = d_sent_of_first + std::size_t(r);
+        if (whole > 0 && written == whole_bytes) { // the usual case: all of it
+            d_sent_of_first = 0;
+            return std::ptrdiff_t(whole);
+        }
+        std::size_t taken = 0;
+        while (taken < n && written >= packets[taken].size)
+            written -= packets[taken++].size;
+        d_sent_of_first = written;
+        return std::ptrdiff_t(taken);
     }
     std::size_t granted_buffer() const override { return d_granted; }
     std::ptrdiff_t unacknowledged() const override
     {
         // write_seq - snd_una: unsent plus unacknowledged bytes; still valid once the
         // connection has failed (the kernel purges the queue, not the sequence numbers).
+        // Less the start of a packet not yet taken: it is not the writer's yet.
         int bytes = 0;
         if (::ioctl(d_fd.get(), SIOCOUTQ, &bytes) != 0)
             return -errno;
-        return bytes;
+        return std::max<std::ptrdiff_t>(0, bytes - std::ptrdiff_t(d_sent_of_first));
     }
     int pending_error() const override
     {
@@ -99,8 +140,23 @@ public:
     int keep_alive() override { return pending_error(); }
 
 private:
+    /*! Appends \p p's pieces from byte \p offset, up to IOV_MAX in all: true when
+     * every one went in. */
+    bool append(const send::packet& p, std::size_t offset)
+    {
+        std::size_t j = 0;
+        for (; offset >= p.pieces[j].length; j++)
+            offset -= p.pieces[j].length;
+        for (; j < p.n_pieces && d_iov.size() < IOV_MAX; j++, offset = 0)
+            d_iov.push_back({ const_cast<std::uint8_t*>(p.pieces[j].data) + offset,
+                              p.pieces[j].length - offset });
+        return j == p.n_pieces;
+    }
+
     file_descriptor d_fd;
     std::size_t d_granted;
+    std::size_t d_sent_of_first = 0; //!< bytes written of a packet not yet taken
+    std::vector<iovec> d_iov;
 };
 } // namespace
 
@@ -128,8 +184,9 @@ void set_peer_timeout(int fd, std::chrono::milliseconds timeout)
 
 tcp_listener::tcp_listener(const tcp::endpoint& endpoint,
                            std::size_t buffer_size,
-                           std::chrono::milliseconds peer_timeout)
-    : d_peer_timeout(peer_timeout)
+                           std::chrono::milliseconds peer_timeout,
+                           std::size_t max_packet_size)
+    : d_peer_timeout(peer_timeout), d_max_packet_size(max_packet_size)
 {
     const int family = endpoint.address().is_v6() ? AF_INET6 : AF_INET;
     d_fd = file_descriptor(
@@ -173,7 +230,7 @@ std::unique_ptr<link::incoming> tcp_listener::accept(boost::asio::ip::address& p
     from.resize(len);
     peer = from.address();
     set_peer_timeout(fd, d_peer_timeout);
-    return std::make_unique<tcp_incoming>(std::move(owned));
+    return std::make_unique<tcp_incoming>(std::move(owned), d_max_packet_size);
 }
 
 std::string tcp_listener::describe() const { return transport::describe(d_bound); }

@@ -8,8 +8,8 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_TCP_SOCKET_H
 #define INCLUDED_SPEAD_TRANSPORT_TCP_SOCKET_H
 
-#include "streams/connection.h"
-#include "transport/file_descriptor.h"
+#include "common/file_descriptor.h"
+#include "transport/link/connection.h"
 #include <gnuradio/spead/api.h>
 #include <boost/asio/ip/tcp.hpp>
 #include <chrono>
@@ -36,10 +36,12 @@ class SPEAD_API tcp_listener : public link::listener
 {
 public:
     /*! Binds and listens; \p buffer_size (SO_RCVBUF, 0 = kernel's) and \p peer_timeout
-     * go to every accepted connection. \throws std::system_error */
+     * go to every accepted connection, whose packets are framed up to
+     * \p max_packet_size (framed_incoming). \throws std::system_error */
     tcp_listener(const boost::asio::ip::tcp::endpoint& endpoint,
                  std::size_t buffer_size,
-                 std::chrono::milliseconds peer_timeout);
+                 std::chrono::milliseconds peer_timeout,
+                 std::size_t max_packet_size);
 
     int fd() const override { return d_fd.get(); }
     std::unique_ptr<link::incoming> accept(boost::asio::ip::address& peer) override;
@@ -50,6 +52,7 @@ private:
     file_descriptor d_fd;
     boost::asio::ip::tcp::endpoint d_bound;
     std::chrono::milliseconds d_peer_timeout;
+    std::size_t d_max_packet_size;
 };
 
 /*! Connects to one TCP receiver (non-blocking connect, poll with a timeout). */

@@ -5,9 +5,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "common/file_descriptor.h"
 #include "socket_buffer.h"
 #include "transport/endpoint.h"
-#include "transport/file_descriptor.h"
 #include "transport/mapped_buffer.h"
 #include "transport/network_interface.h"
 #include "transport/wake_event.h"
@@ -42,7 +42,6 @@ namespace recv {
 namespace {
 
 using boost::asio::ip::udp;
-using transport::file_descriptor;
 using transport::mapped_buffer;
 
 /*! Datagrams taken per recvmmsg(). */
@@ -119,7 +118,7 @@ std::string igmp_limit_hint(std::size_t joined)
 
 } // namespace
 
-struct udp_reader::impl {
+struct udp_reader::impl : loop {
     /*! One bound socket and what it has told us about kernel drops. */
     struct socket_state {
         file_descriptor fd;
@@ -136,7 +135,9 @@ struct udp_reader::impl {
      * takes the kernel's drop count if the message carries it. */
     void take_message(unsigned int i, std::optional<std::uint32_t>& drops);
     /*! The reader's loop: receive_loop(), then drain_on_exit(). */
-    void run();
+    void run() override;
+    void wake() override;
+    recv_stats stats() const override;
     /*! Waits for datagrams until stop() or the end of the stream. */
     void receive_loop();
     /*! One recvmmsg() on \p s, handed to the stream.
@@ -152,15 +153,15 @@ struct udp_reader::impl {
     void drain_on_exit();
     void note_drops(socket_state& s, std::uint32_t cumulative);
     /*! Adds drops the kernel counted since the last report (drops_mutex held). */
-    void refresh_drops_locked(socket_state& s) const;
+    void refresh_drops_locked(const socket_state& s) const;
     /*! Moves the socket's drop count to \p cumulative if that is newer. */
-    void advance_drops_locked(socket_state& s, std::uint32_t cumulative) const;
+    void advance_drops_locked(const socket_state& s, std::uint32_t cumulative) const;
 
     udp_reader& self; //!< hands packets to the stream
     const udp_config config;
     gr::logger logger;
     std::vector<socket_state> sockets;
-    transport::wake_event wake; //!< stop() ends a wait at once
+    transport::wake_event waker; //!< stop() ends a wait at once
     std::size_t granted_buffer = 0;
 
     // receive batch, allocated once
@@ -339,7 +340,7 @@ void udp_reader::impl::note_drops(socket_state& s, std::uint32_t cumulative)
     advance_drops_locked(s, cumulative);
 }
 
-void udp_reader::impl::advance_drops_locked(socket_state& s,
+void udp_reader::impl::advance_drops_locked(const socket_state& s,
                                             std::uint32_t cumulative) const
 {
     // The kernel's counter is 32 bits: the difference is right across a wrap. It may
@@ -471,7 +472,7 @@ void udp_reader::impl::drain_on_exit()
     drops_final = true;
 }
 
-void udp_reader::impl::refresh_drops_locked(socket_state& s) const
+void udp_reader::impl::refresh_drops_locked(const socket_state& s) const
 {
     // Drops after the last datagram that arrived were not reported with one: ask the
     // kernel for its counter (the same one SO_RXQ_OVFL reports).
@@ -503,9 +504,9 @@ void udp_reader::impl::receive_loop()
     std::vector<pollfd> fds(sockets.size() + 1);
     for (std::size_t i = 0; i < sockets.size(); i++)
         fds[i] = { sockets[i].fd.get(), POLLIN, 0 };
-    fds.back() = { wake.fd(), POLLIN, 0 };
+    fds.back() = { waker.fd(), POLLIN, 0 };
 
-    while (!wake.woken()) {
+    while (!waker.woken()) {
         const int ready = poll(fds.data(), fds.size(), poll_timeout_ms);
         if (ready < 0) {
             if (errno == EINTR)
@@ -523,39 +524,41 @@ void udp_reader::impl::receive_loop()
     }
 }
 
-udp_reader::udp_reader(stream& owner, const udp_config& config)
-    : reader(owner), d_impl(std::make_unique<impl>(*this, config))
+void udp_reader::impl::wake()
 {
+    waker.wake();
 }
 
-udp_reader::~udp_reader() = default;
-
-void udp_reader::run() { d_impl->run(); }
-
-void udp_reader::wake() { d_impl->wake.wake(); }
-
-recv_stats udp_reader::transport_stats() const
+recv_stats udp_reader::impl::stats() const
 {
     recv_stats out;
-    out[recv_stat::datagrams_oversize] = d_impl->datagrams_oversize.load();
-    std::lock_guard<std::mutex> lock(d_impl->drops_mutex);
-    if (!d_impl->drops_final)
-        for (auto& s : d_impl->sockets)
-            d_impl->refresh_drops_locked(s);
-    out[recv_stat::packets_dropped_socket_overflow] = d_impl->packets_dropped;
-    out[recv_stat::runs_dropped_socket_overflow] = d_impl->runs_dropped;
+    out[recv_stat::datagrams_oversize] = datagrams_oversize.load();
+    std::lock_guard<std::mutex> lock(drops_mutex);
+    if (!drops_final)
+        for (auto& s : sockets)
+            refresh_drops_locked(s);
+    out[recv_stat::packets_dropped_socket_overflow] = packets_dropped;
+    out[recv_stat::runs_dropped_socket_overflow] = runs_dropped;
     return out;
+}
+
+udp_reader::udp_reader(stream& owner, const udp_config& config) : transport_reader(owner)
+{
+    set_loop(std::make_unique<impl>(*this, config));
 }
 
 std::vector<udp::endpoint> udp_reader::get_bound_endpoints() const
 {
     std::vector<udp::endpoint> out;
-    for (const auto& s : d_impl->sockets)
+    for (const auto& s : loop_as<impl>().sockets)
         out.push_back(s.bound);
     return out;
 }
 
-std::size_t udp_reader::get_granted_buffer_size() const { return d_impl->granted_buffer; }
+std::size_t udp_reader::get_granted_buffer_size() const
+{
+    return loop_as<impl>().granted_buffer;
+}
 
 } // namespace recv
 } // namespace spead

@@ -5,11 +5,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "common/file_descriptor.h"
+#include "protocol/packet_writer.h"
 #include "protocol/packetiser.h"
 #include "socket_buffer.h"
-#include "streams/packet_writer.h"
 #include "transport/endpoint.h"
-#include "transport/file_descriptor.h"
 #include "transport/network_interface.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/send_udp.h>
@@ -36,7 +36,6 @@ namespace send {
 namespace {
 
 using boost::asio::ip::udp;
-using transport::file_descriptor;
 using steady = std::chrono::steady_clock;
 
 /*! Bytes of IPv4 and UDP header in front of each SPEAD packet. */
@@ -301,7 +300,6 @@ udp_stream::udp_stream(boost::asio::io_context& io,
 {
 }
 
-udp_stream::~udp_stream() = default;
 
 std::size_t udp_stream::get_granted_buffer_size() const
 {

@@ -11,10 +11,10 @@
 // dropped. One behaviour per test; ctest runs each in a fresh two-host topology (see
 // CMakeLists.txt), some with emulator switches in their environment.
 
+#include "common/file_descriptor.h"
 #include "ibv_test_support.h"
 #include "log_capture.h"
 #include "protocol/packetiser.h"
-#include "transport/file_descriptor.h"
 #include "transport/raw_packet.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/recv_udp_ibv.h>
@@ -1104,10 +1104,10 @@ TEST_P(RingCapacity, A16MiBRingHoldsWhatItsLayoutAllows)
 
     // Raw UDP datagrams of exactly `payload` bytes from host 1, paced so the emulator
     // keeps up.
-    transport::file_descriptor fd;
+    file_descriptor fd;
     {
         in_host there(1);
-        fd = transport::file_descriptor(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+        fd = file_descriptor(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
     }
     ASSERT_TRUE(fd);
     sockaddr_in to{};

@@ -6,7 +6,6 @@
  */
 
 #include "connected_reader.h"
-#include "protocol/frame_decoder.h"
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <system_error>
@@ -25,8 +24,6 @@ using steady = std::chrono::steady_clock;
 constexpr int poll_timeout_ms = 100;
 /*! Packets handed to the stream at once. */
 constexpr std::size_t max_batch = 64;
-/*! Smallest per-connection buffer: big reads keep system calls per byte low. */
-constexpr std::size_t min_buffer = 256 * 1024;
 /*! How long a sender that comes while max_connections are open waits for a slot
  * before it is refused: a sender that closes and reconnects at once may come before
  * its old connection's end reaches this side (a TCP listener's backlog does the same). */
@@ -37,9 +34,6 @@ struct connected_reader::conn {
     std::unique_ptr<incoming> link;
     std::string peer;
     std::size_t slot = 0; //!< the lowest free when it came: names it to the sink
-    std::unique_ptr<std::uint8_t[]> buffer;
-    std::size_t head = 0; //!< first byte not yet framed
-    std::size_t tail = 0; //!< end of the bytes read
     steady::time_point last_data;
 };
 
@@ -48,7 +42,6 @@ connected_reader::connected_reader(std::unique_ptr<listener> l,
     : d_listener(std::move(l)),
       d_limits(limits),
       d_filter(limits.allowed_peers),
-      d_buffer_size(std::max(2 * limits.max_packet_size, min_buffer)),
       d_wake(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
       d_logger("spead connected reader")
 {
@@ -115,8 +108,6 @@ void connected_reader::accept_all()
         c->link = std::move(in);
         c->peer = who;
         c->slot = free_slot();
-        if (!c->link->message_form()) // messages stay in the transport's memory
-            c->buffer.reset(new std::uint8_t[d_buffer_size]);
         c->last_data = steady::now();
         d_conns.push_back(std::move(c));
         d_conns_changed = true;
@@ -141,9 +132,14 @@ std::size_t connected_reader::free_slot() const
 
 void connected_reader::end(std::size_t index, ending why, const std::string& detail)
 {
-    conn& c = *d_conns[index];
+    const std::unique_ptr<conn> c = std::move(d_conns[index]);
     if (d_sink && why != ending::stopped)
-        d_sink->connection_ended(c.slot);
+        d_sink->connection_ended(c->slot);
+    // Gone from num_connections() before it is counted: whoever sees the count sees
+    // the connection gone.
+    d_conns.erase(d_conns.begin() + std::ptrdiff_t(index));
+    d_conns_changed = true;
+    d_open.store(d_conns.size());
     static constexpr recv_stat counters[] = {
         recv_stat::connections_closed,         recv_stat::connections_lost,
         recv_stat::connections_framing_errors, recv_stat::connections_frame_too_large,
@@ -152,12 +148,9 @@ void connected_reader::end(std::size_t index, ending why, const std::string& det
     };
     count(counters[static_cast<int>(why)]);
     if (why == ending::closed || why == ending::stopped)
-        d_logger.info("connection from {} ended ({})", c.peer, detail);
+        d_logger.info("connection from {} ended ({})", c->peer, detail);
     else
-        d_logger.warn("connection from {} ended: {}", c.peer, detail);
-    d_conns.erase(d_conns.begin() + std::ptrdiff_t(index));
-    d_conns_changed = true;
-    d_open.store(d_conns.size());
+        d_logger.warn("connection from {} ended: {}", c->peer, detail);
 }
 
 bool connected_reader::deliver(conn& c,
@@ -221,146 +214,49 @@ bool starts_run(const recv::packet_view* prev, const recv::packet_view& p)
 }
 } // namespace
 
-bool connected_reader::service_messages(conn& c,
-                                        link::message_incoming& m,
-                                        packet_sink& sink,
-                                        bool& ended)
+void connected_reader::end_by(conn& c, std::ptrdiff_t result)
+{
+    const std::size_t index = index_of(c);
+    if (result == 0 && c.link->unfinished_bytes() == 0)
+        end(index, ending::closed, "closed by the peer");
+    else if (result == 0)
+        end(index, ending::partial, c.link->describe_ending(result));
+    else if (result == -EBADMSG || result == -EPROTO)
+        end(index, ending::framing, c.link->describe_ending(result));
+    else if (result == -EMSGSIZE)
+        end(index, ending::too_large, c.link->describe_ending(result));
+    else
+        end(index,
+            ending::lost,
+            std::string(std::strerror(int(-result))) + ": " +
+                connection_advice(int(-result)));
+}
+
+bool connected_reader::service(conn& c, packet_sink& sink)
 {
     recv::packet_view views[max_batch];
     bool run_starts[max_batch];
     for (;;) {
-        const std::ptrdiff_t r = m.receive(views, max_batch);
+        const std::ptrdiff_t r = c.link->receive(views, max_batch);
         if (r == -EAGAIN || r == -EINTR)
             return true;
         if (r <= 0) {
-            ended = true;
-            const std::size_t index = index_of(c);
-            if (r == 0)
-                end(index, ending::closed, "closed by the peer");
-            else if (r == -EPROTO)
-                end(index,
-                    ending::framing,
-                    "it broke the rdma protocol (a write outside the ring it was "
-                    "granted): is it a gr-spead rdma sender of this version?");
-            else if (r == -EBADMSG)
-                end(index,
-                    ending::framing,
-                    "it sent a message that is not a SPEAD packet (wrong magic, version "
-                    "or widths): is it a SPEAD sender?");
-            else if (r == -EMSGSIZE)
-                end(index,
-                    ending::too_large,
-                    "it sent a message above max_packet_size (" +
-                        std::to_string(d_limits.max_packet_size) +
-                        "): raise max_packet_size to the sender's packet size");
-            else
-                end(index,
-                    ending::lost,
-                    std::string(std::strerror(int(-r))) + ": " +
-                        connection_advice(int(-r)));
+            end_by(c, r);
             return true;
         }
         const std::size_t n = std::size_t(r);
         for (std::size_t i = 0; i < n; i++)
             run_starts[i] = starts_run(i ? &views[i - 1] : nullptr, views[i]);
         c.last_data = steady::now();
+        bool ended = false;
         if (!deliver(c, views, run_starts, n, sink, ended))
             return false;
         if (ended)
+            return true; // c is gone
+        c.link->release();
+        if (n < max_batch && !c.link->ready())
             return true;
-        m.release();
-        if (n < max_batch)
-            return true;
     }
-}
-
-bool connected_reader::service(conn& c, packet_sink& sink, bool& ended)
-{
-    ended = false;
-    if (link::message_incoming* m = c.link->message_form())
-        return service_messages(c, *m, sink, ended);
-    const std::ptrdiff_t r =
-        c.link->read(c.buffer.get() + c.tail, d_buffer_size - c.tail);
-    if (r == -EAGAIN || r == -EINTR)
-        return true;
-    auto& self = *this;
-    const std::size_t index = index_of(c);
-    if (r == 0) {
-        ended = true;
-        if (c.tail > c.head)
-            self.end(index,
-                     ending::partial,
-                     "the peer closed it in the middle of a packet (" +
-                         std::to_string(c.tail - c.head) +
-                         " bytes of it discarded): the sender stopped abruptly");
-        else
-            self.end(index, ending::closed, "closed by the peer");
-        return true;
-    }
-    if (r < 0) {
-        ended = true;
-        self.end(index,
-                 ending::lost,
-                 std::string(std::strerror(int(-r))) + ": " + connection_advice(int(-r)));
-        return true;
-    }
-    c.tail += std::size_t(r);
-    c.last_data = steady::now();
-
-    recv::packet_view views[max_batch];
-    bool run_starts[max_batch];
-    std::size_t n = 0;
-    const std::uint8_t* prev = nullptr;
-    for (;;) {
-        const frame f = next_frame(
-            c.buffer.get() + c.head, c.tail - c.head, d_limits.max_packet_size);
-        if (f.status == frame_status::packet) {
-            const std::uint8_t* p = c.buffer.get() + c.head;
-            views[n] = { p, f.size };
-            // Packets of one heap carry the same first item pointer (HEAP_CNT).
-            run_starts[n] = !prev || f.size < 16 || std::memcmp(prev + 8, p + 8, 8) != 0;
-            prev = p;
-            n++;
-            c.head += f.size;
-            if (n == max_batch) {
-                if (!deliver(c, views, run_starts, n, sink, ended))
-                    return false;
-                if (ended)
-                    return true;
-                n = 0;
-                prev = nullptr;
-            }
-            continue;
-        }
-        if (n > 0 && !deliver(c, views, run_starts, n, sink, ended))
-            return false;
-        if (ended)
-            return true;
-        if (f.status == frame_status::need_more)
-            break;
-        ended = true;
-        if (f.status == frame_status::garbage)
-            self.end(index,
-                     ending::framing,
-                     "it sent bytes that are not a SPEAD packet header (wrong magic, "
-                     "version or widths, or no PAYLOAD_LENGTH): is it a SPEAD sender, "
-                     "and does it frame packets as spead2 does?");
-        else
-            self.end(index,
-                     ending::too_large,
-                     "it sent a packet of " + std::to_string(f.size) +
-                         "+ bytes, above max_packet_size (" +
-                         std::to_string(d_limits.max_packet_size) +
-                         "): raise max_packet_size to the sender's packet size");
-        return true;
-    }
-    // Keep the unframed start of the next packet at the front.
-    if (c.head > 0) {
-        std::memmove(c.buffer.get(), c.buffer.get() + c.head, c.tail - c.head);
-        c.tail -= c.head;
-        c.head = 0;
-    }
-    return true;
 }
 
 void connected_reader::run(packet_sink& sink)
@@ -414,8 +310,7 @@ void connected_reader::run(packet_sink& sink)
         for (std::size_t i = 0; i < polled.size(); i++) {
             if (!fds[i + 2].revents)
                 continue;
-            bool ended = false;
-            if (!service(*polled[i], sink, ended))
+            if (!service(*polled[i], sink))
                 goto stopped;
         }
         if (fds[1].revents)

@@ -5,8 +5,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#ifndef INCLUDED_SPEAD_STREAMS_PACKET_WRITER_H
-#define INCLUDED_SPEAD_STREAMS_PACKET_WRITER_H
+#ifndef INCLUDED_SPEAD_PROTOCOL_PACKET_WRITER_H
+#define INCLUDED_SPEAD_PROTOCOL_PACKET_WRITER_H
 
 #include "protocol/packetiser.h"
 #include <gnuradio/spead/api.h>
@@ -39,6 +39,10 @@ struct packet {
  * A send::stream owns its writer and calls it from its writer thread only. The stream
  * starts that thread once the writer exists and joins it before the writer is
  * destroyed, so a writer needs no thread code and no ordering rules.
+ *
+ * The seam between the send stream (lib/streams) and the transports (lib/transport),
+ * so it lives below both; header-only, since it is an interface and lib/protocol's
+ * sources are compiled into the fuzzer too.
  */
 class SPEAD_API packet_writer
 {
@@ -61,7 +65,12 @@ public:
      * done. Errors found on completion go to \p ec.
      */
     virtual std::uint64_t
-    reap_completions(bool wait, boost::system::error_code& ec, std::uint64_t written);
+    reap_completions(bool wait, boost::system::error_code& ec, std::uint64_t written)
+    {
+        (void)wait;
+        (void)ec;
+        return written; // synchronous: done with a packet once write_packets() returns
+    }
 
     /*!
      * How often the stream calls idle() while it has no heap to send; zero (the
@@ -80,14 +89,22 @@ public:
 
 protected:
     /*! Adds to the stream's counters (e.g. packets_zero_copy). */
-    void count(send_stat s, std::uint64_t n);
+    void count(send_stat s, std::uint64_t n)
+    {
+        if (d_count)
+            d_count(s, n);
+    }
     /*!
      * The transport can never send again (the device died or went away): \p cause
      * names it and the fix. The stream counts it (writer_errors), logs it once and
      * reports it (stream::has_failed()), so that its user ends; the writer itself
      * fails every later write. Called from the writer thread, once.
      */
-    void failure(const std::string& cause);
+    void failure(const std::string& cause)
+    {
+        if (d_failure)
+            d_failure(cause);
+    }
 
 private:
     friend class stream;
@@ -99,4 +116,4 @@ private:
 } // namespace spead
 } // namespace gr
 
-#endif /* INCLUDED_SPEAD_STREAMS_PACKET_WRITER_H */
+#endif /* INCLUDED_SPEAD_PROTOCOL_PACKET_WRITER_H */

@@ -6,6 +6,7 @@
  */
 
 #include "peer_filter.h"
+#include <boost/algorithm/string/trim.hpp>
 #include <boost/system/error_code.hpp>
 #include <stdexcept>
 
@@ -13,15 +14,6 @@ namespace gr {
 namespace spead {
 
 namespace {
-
-std::string trim(const std::string& s)
-{
-    const auto begin = s.find_first_not_of(" \t\r\n");
-    if (begin == std::string::npos)
-        return std::string();
-    const auto end = s.find_last_not_of(" \t\r\n");
-    return s.substr(begin, end - begin + 1);
-}
 
 [[noreturn]] void fail(const std::string& entry, const std::string& problem)
 {
@@ -48,10 +40,11 @@ peer_filter::peer_filter(const std::string& text)
         std::size_t comma = text.find(',', start);
         if (comma == std::string::npos)
             comma = text.size();
-        const std::string entry = trim(text.substr(start, comma - start));
+        const std::string entry =
+            boost::algorithm::trim_copy(text.substr(start, comma - start));
         start = comma + 1;
         if (entry.empty()) {
-            if (trim(text).empty())
+            if (boost::algorithm::trim_copy(text).empty())
                 break;
             fail(text, "has an empty entry");
         }

@@ -5,8 +5,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#ifndef INCLUDED_SPEAD_STREAMS_PEER_FILTER_H
-#define INCLUDED_SPEAD_STREAMS_PEER_FILTER_H
+#ifndef INCLUDED_SPEAD_TRANSPORT_LINK_PEER_FILTER_H
+#define INCLUDED_SPEAD_TRANSPORT_LINK_PEER_FILTER_H
 
 #include <gnuradio/spead/api.h>
 #include <boost/asio/ip/address.hpp>

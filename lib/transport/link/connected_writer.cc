@@ -12,7 +12,6 @@
 #include <system_error>
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <cstring>
 #include <thread>
 
@@ -92,7 +91,7 @@ void connected_writer::take_idle_loss()
     // while they come, so that a receiver that ends after the stop heap has not lost the
     // heaps before it.
     auto progress = steady::now();
-    while (d_settled < d_written && steady::now() - progress < goodbye_grace) {
+    while (d_ledger.unsettled() > 0 && steady::now() - progress < goodbye_grace) {
         if (update_acked())
             progress = steady::now();
         else
@@ -258,64 +257,22 @@ void connected_writer::lose(int err)
 void connected_writer::drop_link(const boost::system::error_code& ec)
 {
     update_acked(); // what the peer acknowledged before the end still counts as sent
-    // With an earlier loss not yet reported (two losses within one completion pass,
-    // rare), what came between is counted lost with it: reports keep packet order.
-    if (d_reported >= d_lost_upto)
-        d_ok_upto = d_settled;
-    d_settled = d_lost_upto = d_written;
-    d_lost_ec = ec;
+    d_ledger.connection_lost(ec);
     d_connected.store(false);
     std::unique_ptr<outgoing> gone; // destroyed unlocked: its watcher may be waiting
     std::lock_guard<std::mutex> lock(d_link_mutex);
     gone = std::move(d_link);
     d_loss_noted = false;
     d_idle_loss.store(0);
-    d_link_bytes = 0;
-}
-
-void connected_writer::record_written(const send::packet* packets,
-                                      std::size_t n,
-                                      std::uint64_t offset)
-{
-    if (n == 0)
-        return;
-    if (d_written + n - d_settled > d_ends.size()) {
-        std::size_t size = d_ends.size();
-        while (d_written + n - d_settled > size)
-            size *= 2;
-        std::vector<std::uint64_t> ends(size);
-        for (std::uint64_t k = d_settled; k < d_written; k++)
-            ends[k & (size - 1)] = d_ends[k & (d_ends.size() - 1)];
-        d_ends.swap(ends);
-    }
-    if (d_settled == d_written)
-        d_ack_progress = steady::now(); // the wait for acknowledgment starts now
-    const std::uint64_t mask = d_ends.size() - 1;
-    for (std::size_t i = 0; i < n; i++) {
-        offset += packets[i].size;
-        d_ends[d_written & mask] = offset;
-        d_written++;
-    }
 }
 
 bool connected_writer::update_acked()
 {
-    if (d_settled == d_written || !d_link) // nothing written: d_link not read
+    if (d_ledger.unsettled() == 0 || !d_link) // nothing written: d_link not read
         return false;
     const std::ptrdiff_t unacked = d_link->unacknowledged();
-    if (unacked < 0)
+    if (unacked < 0 || !d_ledger.acknowledged(std::uint64_t(unacked)))
         return false;
-    const std::uint64_t acked =
-        d_link_bytes - std::min<std::uint64_t>(d_link_bytes, std::uint64_t(unacked));
-    const std::uint64_t mask = d_ends.size() - 1;
-    const std::uint64_t before = d_settled;
-    while (d_settled < d_written && d_ends[d_settled & mask] <= acked)
-        d_settled++;
-    if (d_reported >= d_lost_upto)
-        d_ok_upto = d_settled;
-    if (d_settled == before)
-        return false;
-    d_ack_progress = steady::now();
     d_ack_sleep = std::chrono::microseconds(0);
     return true;
 }
@@ -345,11 +302,11 @@ void connected_writer::wait_for_ack()
     }
     if (update_acked())
         return;
-    if (d_aborted.load() && steady::now() - d_ack_progress > abort_grace) {
+    if (d_aborted.load() && steady::now() - d_ledger.last_progress() > abort_grace) {
         d_logger.error("the stream was destroyed while {} acknowledged nothing for 2 s: "
                        "{} packets written but not acknowledged are counted lost",
                        d_dialer->describe(),
-                       d_written - d_settled);
+                       d_ledger.unsettled());
         drop_link(boost::asio::error::operation_aborted);
     }
 }
@@ -359,29 +316,17 @@ std::uint64_t connected_writer::reap_completions(bool wait,
                                                  std::uint64_t written)
 {
     take_idle_loss();
-    if (!update_acked() && wait && d_settled < d_written && d_link)
+    if (!update_acked() && wait && d_ledger.unsettled() > 0 && d_link)
         wait_for_ack();
-    if (d_reported < d_lost_upto) {
-        if (d_reported < d_ok_upto) {
-            d_reported = d_ok_upto; // acknowledged before the loss: sent
-        } else {
-            ec = d_lost_ec;
-            d_reported = d_lost_upto;
-            d_ok_upto = d_settled; // the next connection's, reported from now on
-        }
-    } else {
-        d_reported = d_ok_upto;
-    }
-    return std::min(d_reported, written);
+    return d_ledger.report(ec, written);
 }
 
-bool connected_writer::wait_for_room(short events,
-                                     int timeout_ms,
-                                     steady::time_point last_progress)
+bool connected_writer::wait_for_room(steady::time_point last_progress)
 {
     const auto start = steady::now();
-    pollfd fds[2] = { { d_link->fd(), events, 0 }, { d_abort.get(), POLLIN, 0 } };
-    ::poll(fds, d_aborted.load() ? 1 : 2, timeout_ms);
+    pollfd fds[2] = { { d_link->fd(), d_link->room_events(), 0 },
+                      { d_abort.get(), POLLIN, 0 } };
+    ::poll(fds, d_aborted.load() ? 1 : 2, d_link->room_wait_ms());
     count(send_stat::send_wait_us,
           std::uint64_t(
               std::chrono::duration_cast<std::chrono::microseconds>(steady::now() - start)
@@ -394,40 +339,6 @@ bool connected_writer::wait_for_room(short events,
     return false;
 }
 
-int connected_writer::write_all(iovec* iov, int n, std::size_t& written)
-{
-    auto last_progress = steady::now();
-    while (n > 0) {
-        const std::ptrdiff_t r = d_link->write(iov, std::min(n, IOV_MAX));
-        if (r > 0) {
-            std::size_t left = std::size_t(r);
-            written += left;
-            while (n > 0 && left >= iov->iov_len) {
-                left -= iov->iov_len;
-                iov++;
-                n--;
-            }
-            if (n > 0) {
-                iov->iov_base = static_cast<std::uint8_t*>(iov->iov_base) + left;
-                iov->iov_len -= left;
-            }
-            last_progress = steady::now();
-            continue;
-        }
-        if (r == -EINTR)
-            continue;
-        if (r == -EAGAIN) {
-            // The receiver is slower than us: wait for room (back-pressure).
-            count(send_stat::send_waits, 1);
-            if (!wait_for_room(POLLOUT, 100, last_progress))
-                return ECANCELED;
-            continue;
-        }
-        return int(-r);
-    }
-    return 0;
-}
-
 std::size_t connected_writer::write_packets(const send::packet* packets,
                                             std::size_t n,
                                             boost::system::error_code& ec)
@@ -438,77 +349,35 @@ std::size_t connected_writer::write_packets(const send::packet* packets,
                               : boost::asio::error::not_connected;
         return 0;
     }
-    if (message_outgoing* m = d_link->message_form())
-        return write_messages(*m, packets, n, ec);
-    d_iov.clear();
-    for (std::size_t i = 0; i < n; i++)
-        for (std::size_t j = 0; j < packets[i].n_pieces; j++)
-            d_iov.push_back({ const_cast<std::uint8_t*>(packets[i].pieces[j].data),
-                              packets[i].pieces[j].length });
-    std::size_t written = 0;
-    const std::uint64_t offset = d_link_bytes;
-    const int err = write_all(d_iov.data(), int(d_iov.size()), written);
-    d_link_bytes += written;
-    // Packets wholly written count as accepted; they are done once acknowledged.
-    std::size_t done = n;
-    if (err != 0) {
-        done = 0;
-        while (done < n && written >= packets[done].size) {
-            written -= packets[done].size;
-            done++;
-        }
-    }
-    record_written(packets, done, offset);
-    if (err == ECANCELED) {
-        ec = boost::asio::error::operation_aborted;
-        drop_link(ec);
-    } else if (err != 0) {
-        ec = boost::system::error_code(err, boost::system::system_category());
-        lose(err);
-    }
-    return done;
-}
-
-std::size_t connected_writer::write_messages(message_outgoing& m,
-                                             const send::packet* packets,
-                                             std::size_t n,
-                                             boost::system::error_code& ec)
-{
     auto last_progress = steady::now();
-    bool waiting = false; // send_waits counts each packet that waited once
-    const std::uint64_t offset = d_link_bytes;
+    bool waiting = false; // send_waits counts each wait without progress once
     std::size_t done = 0;
     int err = 0;
     while (done < n) {
-        const send::packet& p = packets[done];
-        d_iov.clear();
-        for (std::size_t j = 0; j < p.n_pieces; j++)
-            d_iov.push_back(
-                { const_cast<std::uint8_t*>(p.pieces[j].data), p.pieces[j].length });
-        const std::ptrdiff_t r = m.send(d_iov.data(), int(d_iov.size()), p.size);
-        if (r > 0) {
-            d_link_bytes += p.size;
-            done++;
+        const std::ptrdiff_t r = d_link->send(packets + done, n - done);
+        if (r >= 0) { // r packets taken (0: part of one)
+            d_ledger.written(packets + done, std::size_t(r));
+            done += std::size_t(r);
             waiting = false;
             last_progress = steady::now();
             continue;
         }
+        if (r == -EINTR)
+            continue;
         if (r != -EAGAIN) {
             err = int(-r);
             break;
         }
-        // No credit: the receiver has not released room yet (back-pressure).
+        // The receiver is slower than us: wait for room (back-pressure).
         if (!waiting)
             count(send_stat::send_waits, 1);
         waiting = true;
-        if (!wait_for_room(POLLIN, m.wait_hint_ms(), last_progress)) {
+        if (!wait_for_room(last_progress)) {
             err = ECANCELED;
             break;
         }
     }
-    // A message sent is done once the link acknowledges it (unacknowledged(): rdma's
-    // once its send completed, the receiver's NIC having taken it).
-    record_written(packets, done, offset);
+    // Packets taken are done once the connection acknowledges them (reap_completions).
     if (err == ECANCELED) {
         ec = boost::asio::error::operation_aborted;
         drop_link(ec);

@@ -5,8 +5,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#ifndef INCLUDED_SPEAD_TRANSPORT_FILE_DESCRIPTOR_H
-#define INCLUDED_SPEAD_TRANSPORT_FILE_DESCRIPTOR_H
+#ifndef INCLUDED_SPEAD_COMMON_FILE_DESCRIPTOR_H
+#define INCLUDED_SPEAD_COMMON_FILE_DESCRIPTOR_H
 
 #include <gnuradio/spead/api.h>
 #include <unistd.h>
@@ -14,7 +14,6 @@
 
 namespace gr {
 namespace spead {
-namespace transport {
 
 /*! Owns a file descriptor (socket, eventfd, ...) and closes it. Move-only. */
 class SPEAD_API file_descriptor
@@ -51,7 +50,6 @@ private:
     int d_fd = -1;
 };
 
-} // namespace transport
 } // namespace spead
 } // namespace gr
 

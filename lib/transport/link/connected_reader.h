@@ -5,13 +5,14 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#ifndef INCLUDED_SPEAD_STREAMS_CONNECTED_READER_H
-#define INCLUDED_SPEAD_STREAMS_CONNECTED_READER_H
+#ifndef INCLUDED_SPEAD_TRANSPORT_LINK_CONNECTED_READER_H
+#define INCLUDED_SPEAD_TRANSPORT_LINK_CONNECTED_READER_H
 
+#include "common/file_descriptor.h"
 #include "connection.h"
 #include "peer_filter.h"
-#include "transport/file_descriptor.h"
 #include <gnuradio/logger.h>
+#include <gnuradio/spead/listen_config_base.h>
 #include <gnuradio/spead/recv_reader.h>
 #include <gnuradio/spead/stats.h>
 #include <atomic>
@@ -36,6 +37,17 @@ struct reader_limits {
     std::chrono::milliseconds idle_timeout{ 0 };
     std::string allowed_peers;
 };
+
+/*! The limits of a listening config (recv::tcp_config, recv::rdma_config). */
+template <typename Derived>
+reader_limits limits_of(const listen_config_base<Derived>& c)
+{
+    return { c.get_max_connections(),
+             c.get_max_packet_size(),
+             c.get_keep_listening(),
+             c.get_idle_timeout(),
+             c.get_allowed_peers() };
+}
 
 /*! Where a connected_reader's packets go: the reader's protected calls. */
 class SPEAD_API packet_sink
@@ -65,11 +77,12 @@ public:
  * \brief The receive half of the connected-link layer: one loop serving a listener and
  * up to max_connections connections, shared by every connected transport.
  *
- * Admission (allowed_peers, max_connections), framing (spead2's: packets back to back),
- * per-connection limits (a connection that breaks them ends alone, counted and logged),
- * idle and dead-peer endings, and back-pressure: a batch goes to the stream only when
- * its queue has room, so a full queue stops the reading and TCP slows the senders.
- * Each connection buffers at most about max(2 × max_packet_size, 256 KiB).
+ * Admission (allowed_peers, max_connections), per-connection endings (a connection
+ * that breaks a limit or the framing ends alone, counted and logged), idle and
+ * dead-peer endings, and back-pressure: a batch goes to the stream only when its
+ * queue has room, so a full queue stops the reading and the transport slows the
+ * senders. Packets go to the stream where the connection holds them (its buffer, or
+ * the memory the NIC wrote) and are released after: no copy here.
  * Each connection has a slot (the lowest free, below max_connections) that names it
  * to the sink, so that each is assembled as the SPEAD sender it is.
  */
@@ -95,13 +108,11 @@ private:
     void accept_all();
     /*! The lowest slot no open connection has. */
     std::size_t free_slot() const;
-    /*! Reads what the connection has and hands on its packets; false once the stream
-     * has ended. */
-    bool service(conn& c, packet_sink& sink, bool& ended);
-    /*! service() for a message-form connection: its packets go to the stream where
-     * the transport received them, then are released. */
-    bool
-    service_messages(conn& c, link::message_incoming& m, packet_sink& sink, bool& ended);
+    /*! Hands on the packets the connection has, then releases them; false once the
+     * stream is stopping. */
+    bool service(conn& c, packet_sink& sink);
+    /*! \p c's receive() gave \p result (0 or -errno): \p c ends by that cause. */
+    void end_by(conn& c, std::ptrdiff_t result);
     std::size_t index_of(const conn& c) const;
     /*! Hands \p n packets of \p c's on; false once the stream is stopping. When \p c's
      * sender said stop, ends \p c and sets \p ended (c is then gone). */
@@ -118,11 +129,10 @@ private:
     std::unique_ptr<listener> d_listener;
     reader_limits d_limits;
     peer_filter d_filter;
-    std::size_t d_buffer_size;
     std::vector<std::unique_ptr<conn>> d_conns;
     bool d_conns_changed = true; //!< run() rebuilds its poll list
     std::set<std::string> d_logged_refusals;
-    transport::file_descriptor d_wake;
+    file_descriptor d_wake;
     gr::logger d_logger;
     bool d_accepted_any = false;
     /*! When a sender came while max_connections were open (see full_grace). */

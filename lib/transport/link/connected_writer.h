@@ -5,13 +5,15 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#ifndef INCLUDED_SPEAD_STREAMS_CONNECTED_WRITER_H
-#define INCLUDED_SPEAD_STREAMS_CONNECTED_WRITER_H
+#ifndef INCLUDED_SPEAD_TRANSPORT_LINK_CONNECTED_WRITER_H
+#define INCLUDED_SPEAD_TRANSPORT_LINK_CONNECTED_WRITER_H
 
+#include "common/file_descriptor.h"
 #include "connection.h"
-#include "packet_writer.h"
-#include "transport/file_descriptor.h"
+#include "delivery_ledger.h"
+#include "protocol/packet_writer.h"
 #include <gnuradio/logger.h>
+#include <gnuradio/spead/dial_config_base.h>
 #include <condition_variable>
 #include <atomic>
 #include <chrono>
@@ -33,12 +35,23 @@ struct writer_settings {
     std::chrono::milliseconds reconnect_max{ 5000 };
 };
 
+/*! The settings of a connecting config (send::tcp_config, send::rdma_config). */
+template <typename Derived>
+writer_settings settings_of(const dial_config_base<Derived>& c)
+{
+    return { c.get_connect_timeout(),
+             c.get_reconnect(),
+             c.get_reconnect_min(),
+             c.get_reconnect_max() };
+}
+
 /*!
  * \brief The send half of the connected-link layer, shared by every connected
  * transport: a packet_writer over a connection a dialer makes.
  *
- * Writes a batch back to back (spead2's framing), waiting while the connection is
- * full (back-pressure: send_waits, send_wait_us) rather than failing. A failed
+ * Hands a batch to the connection (outgoing::send(): tcp writes it back to back in
+ * one sendmsg(), rdma posts a message per packet), waiting while the connection has
+ * no room (back-pressure: send_waits, send_wait_us) rather than failing. A failed
  * connection fails the batch from the packet it cut (connections_lost, logged once
  * with cause and fix); without reconnect, every later batch fails at once.
  *
@@ -51,10 +64,11 @@ struct writer_settings {
  *
  * A packet is done (its heap counts as sent) only once the peer acknowledged all its
  * bytes (outgoing::unacknowledged(), asked once per batch and, while the stream idles
- * with heaps pending, in short timed polls). When the connection is lost, packets
- * written but not acknowledged complete with its error: their heaps count as failed
- * and lost in flight, never as sent. After abort(), acknowledgment is awaited for at
- * most 2 s without progress, then the rest is counted lost.
+ * with heaps pending, in short timed polls; the account is a delivery_ledger). When
+ * the connection is lost, packets written but not acknowledged complete with its
+ * error: their heaps count as failed and lost in flight, never as sent. After abort(),
+ * acknowledgment is awaited for at most 2 s without progress, then the rest is
+ * counted lost.
  */
 class SPEAD_API connected_writer : public send::packet_writer
 {
@@ -95,9 +109,6 @@ private:
     /*! Makes sure there is a connection, waiting for the connector's next one with
      * reconnect; false when the stream must fail. */
     bool ensure_connected();
-    /*! Writes every byte of \p iov: 0, or the errno that failed the connection
-     * (ECANCELED: abort() and no progress for 2 s). */
-    int write_all(iovec* iov, int n, std::size_t& written);
     /*! The connection failed with \p err: counted, logged (unless link_gone() did),
      * dropped. */
     void lose(int err);
@@ -109,22 +120,13 @@ private:
     void link_gone(const outgoing* link, int err);
     /*! The writer thread: drops a connection link_gone() reported. */
     void take_idle_loss();
-    /*! Waits up to \p timeout_ms for \p events on the connection (counted in
+    /*! Waits for room on the connection (outgoing::room_events(), counted in
      * send_wait_us); false once the stream is being destroyed and nothing moved for
      * 2 s since \p last_progress (the caller drops the link). */
-    bool wait_for_room(short events,
-                       int timeout_ms,
-                       std::chrono::steady_clock::time_point last_progress);
-    /*! write_packets() for a message-form connection: one message per packet. */
-    std::size_t write_messages(message_outgoing& m,
-                               const send::packet* packets,
-                               std::size_t n,
-                               boost::system::error_code& ec);
+    bool wait_for_room(std::chrono::steady_clock::time_point last_progress);
     /*! Drops the connection: what it acknowledged is done, the rest lost with \p ec. */
     void drop_link(const boost::system::error_code& ec);
-    /*! Notes the end offsets of \p n packets just written, from \p offset. */
-    void record_written(const send::packet* packets, std::size_t n, std::uint64_t offset);
-    /*! Advances d_settled from the connection's acknowledgment; true on progress. */
+    /*! Asks the connection what it acknowledged; true when a packet settled. */
     bool update_acked();
     /*! Waits briefly for acknowledgment or failure of the connection (idle writer). */
     void wait_for_ack();
@@ -145,22 +147,9 @@ private:
     std::atomic<bool> d_aborted{ false };
     bool d_ever_connected = false;
     bool d_failed_for_good = false;
-    transport::file_descriptor d_abort;
-    std::vector<iovec> d_iov;
-    // Acknowledgment (writer thread). Packets are numbered from 0 over all connections;
-    // those in [d_acked, d_written) belong to the current connection.
-    std::uint64_t d_written = 0;   //!< packets accepted by write_packets()
-    std::uint64_t d_settled = 0;   //!< of those, acknowledged or lost
-    std::uint64_t d_ok_upto = 0;   //!< acknowledged, to report without error
-    std::uint64_t d_lost_upto = 0; //!< then lost (not acknowledged), to report with:
-    boost::system::error_code d_lost_ec; //!< the loss that lost them
-    std::uint64_t d_reported = 0;        //!< returned by reap_completions()
-    std::uint64_t d_link_bytes = 0;      //!< bytes written on the current connection
-    /*! Ring (power-of-two size) of end offsets on the connection of packets
-     * [d_settled, d_written), indexed by packet number; grows, never shrinks. */
-    std::vector<std::uint64_t> d_ends = std::vector<std::uint64_t>(1024);
-    std::chrono::steady_clock::time_point d_ack_progress; //!< last acknowledgment
-    std::chrono::microseconds d_ack_sleep{ 0 };           //!< idle poll, grows
+    file_descriptor d_abort;
+    delivery_ledger d_ledger;                   //!< the writer thread's
+    std::chrono::microseconds d_ack_sleep{ 0 }; //!< idle poll for acknowledgment, grows
     bool d_slack_set = false; //!< the writer thread's timer slack is 1 us
     gr::logger d_logger;
 };

@@ -12,6 +12,22 @@ namespace gr {
 namespace spead {
 namespace link {
 
+std::string incoming::describe_ending(std::ptrdiff_t result) const
+{
+    switch (-result) {
+    case EBADMSG:
+        return "it sent something that is not a SPEAD packet: is it a SPEAD sender?";
+    case EMSGSIZE:
+        return "it sent a packet above max_packet_size: raise max_packet_size to the "
+               "sender's packet size";
+    case EPROTO:
+        return "it broke the link's protocol: is it a gr-spead sender of this version?";
+    default:
+        return "the peer closed it in the middle of a packet: the sender stopped "
+               "abruptly";
+    }
+}
+
 std::string connection_advice(int err)
 {
     switch (err) {
