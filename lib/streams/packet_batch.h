@@ -8,9 +8,9 @@
 #ifndef INCLUDED_SPEAD_STREAMS_PACKET_BATCH_H
 #define INCLUDED_SPEAD_STREAMS_PACKET_BATCH_H
 
+#include "protocol/packet_writer.h"
 #include "protocol/packetiser.h"
 #include "rate_limiter.h"
-#include "protocol/packet_writer.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/send_stream.h>
 #include <boost/system/error_code.hpp>

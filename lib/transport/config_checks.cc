@@ -6,6 +6,7 @@
  */
 
 #include "transport/config_checks.h"
+#include "transport/network_interface.h"
 #include "transport/raw_packet.h"
 #include <stdexcept>
 #include <string>

@@ -5,8 +5,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "common/file_descriptor.h"
 #include "endpoint.h"
-#include "file_descriptor.h"
 #include "network_interface.h"
 #include <arpa/inet.h>
 #include <ifaddrs.h>

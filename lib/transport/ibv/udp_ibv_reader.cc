@@ -153,7 +153,7 @@ struct udp_ibv_reader::impl : loop {
     std::vector<ibv::flow_ptr> flows;
     ibv::multicast_memberships memberships; //!< the groups, joined through the kernel
     std::unique_ptr<ibv::async_event_watch> events; //!< the device's async events
-    transport::wake_event waker; //!< stop() ends a wait at once
+    transport::wake_event waker;                    //!< stop() ends a wait at once
 
     std::array<ibv_wc, poll_batch> completions{};
     std::array<packet_view, poll_batch> views{};
@@ -551,10 +551,7 @@ void udp_ibv_reader::impl::drain_on_exit()
 
 // ---- the public class ---------------------------------------------------------------
 
-void udp_ibv_reader::impl::wake()
-{
-    waker.wake();
-}
+void udp_ibv_reader::impl::wake() { waker.wake(); }
 
 recv_stats udp_ibv_reader::impl::stats() const
 {

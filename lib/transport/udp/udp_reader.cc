@@ -524,10 +524,7 @@ void udp_reader::impl::receive_loop()
     }
 }
 
-void udp_reader::impl::wake()
-{
-    waker.wake();
-}
+void udp_reader::impl::wake() { waker.wake(); }
 
 recv_stats udp_reader::impl::stats() const
 {
