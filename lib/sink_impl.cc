@@ -117,27 +117,8 @@ void sink_impl::open_stream()
     open_with_fallback(d_plan.transport, d_logger, [&](transport_kind kind) {
         if (kind == transport_kind::udp) {
             stream = std::make_unique<send::udp_stream>(io, d_plan.stream, d_plan.udp);
-        } else if (kind == transport_kind::tcp) {
-            d_tcp.clear();
-            for (const auto& link : d_plan.tcp) {
-                auto tcp = std::make_unique<send::tcp_stream>(io, d_plan.stream, link);
-                d_tcp.push_back(tcp.get());
-                d_logger->info("{} {} over TCP",
-                               tcp->is_connected() ? "connected to" : "connecting to",
-                               endpoint_text(link.get_endpoint()));
-                links.push_back(std::move(tcp));
-            }
-        } else if (kind == transport_kind::rdma) {
-            d_rdma.clear();
-            for (const auto& link : d_plan.rdma) {
-                auto rdma = std::make_unique<send::rdma_stream>(io, d_plan.stream, link);
-                d_rdma.push_back(rdma.get());
-                d_logger->info("{} verbs://{}:{} over RDMA",
-                               rdma->is_connected() ? "connected to" : "connecting to",
-                               link.get_host(),
-                               link.get_port());
-                links.push_back(std::move(rdma));
-            }
+        } else if (kind == transport_kind::tcp || kind == transport_kind::rdma) {
+            links = open_links();
         } else if (kind == transport_kind::ibverbs) {
             stream =
                 std::make_unique<send::udp_ibv_stream>(io, d_plan.stream, d_plan.ibv);
@@ -170,8 +151,7 @@ void sink_impl::close_stream()
     // A link that is down (lost, or still connecting with reconnect) would hold the
     // stop heap and the flush until it is up again: close without them instead.
     const bool down = link_down();
-    d_tcp.clear();
-    d_rdma.clear();
+    d_links.clear();
     // A transport that failed for good would only fail the stop heap too.
     if (d_plan.send_stop_heap && !down && !d_slots.has_failed())
         d_mapping->send_stop_heap(d_slots);
@@ -279,12 +259,33 @@ int sink_impl::general_work(int /*noutput_items*/,
     return 0;
 }
 
+std::vector<std::unique_ptr<send::stream>> sink_impl::open_links()
+{
+    std::vector<std::unique_ptr<send::stream>> links; // one per substream
+    d_links.clear();
+    const auto open = [&](auto link, const std::string& where, const char* over) {
+        d_links.push_back(link.get());
+        d_logger->info("{} {} over {}",
+                       link->is_connected() ? "connected to" : "connecting to",
+                       where,
+                       over);
+        links.push_back(std::move(link));
+    };
+    boost::asio::io_context& io = d_slots.io();
+    for (const auto& c : d_plan.tcp)
+        open(std::make_unique<send::tcp_stream>(io, d_plan.stream, c),
+             endpoint_text(c.get_endpoint()),
+             "TCP");
+    for (const auto& c : d_plan.rdma)
+        open(std::make_unique<send::rdma_stream>(io, d_plan.stream, c),
+             "verbs://" + c.get_host() + ":" + std::to_string(c.get_port()),
+             "RDMA");
+    return links;
+}
+
 bool sink_impl::link_down() const
 {
-    for (const send::tcp_stream* link : d_tcp)
-        if (!link->is_connected())
-            return true;
-    for (const send::rdma_stream* link : d_rdma)
+    for (const send::link_stream* link : d_links)
         if (!link->is_connected())
             return true;
     return false;
@@ -292,9 +293,11 @@ bool sink_impl::link_down() const
 
 bool sink_impl::link_lost() const
 {
-    if (!d_rdma.empty())
-        return !d_plan.rdma.front().get_reconnect() && link_down();
-    return !d_tcp.empty() && !d_plan.tcp.front().get_reconnect() && link_down();
+    const bool reconnect =
+        d_plan.transport.kind == transport_kind::rdma
+            ? d_plan.rdma.front().get_reconnect()
+            : !d_plan.tcp.empty() && d_plan.tcp.front().get_reconnect();
+    return !d_links.empty() && !reconnect && link_down();
 }
 
 std::map<std::string, std::uint64_t> sink_impl::stats() const

@@ -47,9 +47,11 @@ private:
     /*! Sends the stop heap (if asked for) and closes the stream. */
     void close_stream();
     void drain_descriptor_messages();
-    /*! tcp: a connection is not up (lost, or being made again). */
+    /*! tcp, rdma: one stream per endpoint (substream), each watched in d_links. */
+    std::vector<std::unique_ptr<send::stream>> open_links();
+    /*! tcp, rdma: a connection is not up (lost, or being made again). */
     bool link_down() const;
-    /*! tcp without reconnect: a connection is gone for good. */
+    /*! tcp, rdma without reconnect: a connection is gone for good. */
     bool link_lost() const;
     /*! The one receiver the sink connects to, for a message (else "a receiver"). */
     std::string lost_peer_name() const;
@@ -59,11 +61,10 @@ private:
     const std::unique_ptr<sink_mapping> d_mapping; //!< the input mode's
     stats_timer d_stats_timer;
     send_slots d_slots; //!< the current run's stream
-    /*! tcp: the connections in d_slots (none otherwise or while closed), watched by
-     * general_work(): a lost connection without reconnect ends the flowgraph. */
-    std::vector<const send::tcp_stream*> d_tcp;
-    std::vector<const send::rdma_stream*> d_rdma; //!< rdma: as d_tcp
-    sink_input d_input;                           //!< of one general_work()
+    /*! tcp, rdma: the connections in d_slots (none otherwise or while closed), watched
+     * by general_work(): a lost connection without reconnect ends the flowgraph. */
+    std::vector<const send::link_stream*> d_links;
+    sink_input d_input; //!< of one general_work()
 
     const pmt::pmt_t d_descriptors_port;
     const pmt::pmt_t d_stats_port;

@@ -46,9 +46,7 @@ void block_config_base<Derived>::apply(const option_list& options)
     for (const auto& [name, value] : options)
         if (name != "transport")
             set(name, value);
-    const std::string refused = refusal(d_transport == "auto" ? "udp" : d_transport);
-    if (!refused.empty())
-        throw std::invalid_argument(refused);
+    check_refusal(d_transport == "auto" ? "udp" : d_transport);
 }
 
 template <typename Derived>
@@ -102,6 +100,14 @@ template <typename Derived>
 std::string block_config_base<Derived>::refusal(const std::string& transport) const
 {
     return first_refusal(d_refusals, transport);
+}
+
+template <typename Derived>
+void block_config_base<Derived>::check_refusal(const std::string& transport) const
+{
+    const std::string refused = refusal(transport);
+    if (!refused.empty())
+        throw std::invalid_argument(refused);
 }
 
 template class block_config_base<source_config>;

@@ -17,21 +17,9 @@ namespace spead {
 
 const char* option_kind_name(option_kind kind)
 {
-    switch (kind) {
-    case option_kind::flag:
-        return "bool";
-    case option_kind::integer:
-        return "int";
-    case option_kind::count:
-        return "uint";
-    case option_kind::number:
-        return "float";
-    case option_kind::text:
-        return "str";
-    case option_kind::id_list:
-        break;
-    }
-    return "list of uint";
+    static const char* const names[] = { "bool",  "int", "uint",
+                                         "float", "str", "list of uint" };
+    return names[static_cast<int>(kind)];
 }
 
 namespace {
@@ -56,11 +44,18 @@ whole(const option_value& value, const std::string& name, bool& negative)
     refuse(name, value, "is not a whole number");
 }
 
+/*! The value if it holds a \p T, else nullptr. */
+template <typename T>
+const T* held(const option_value& value)
+{
+    return std::get_if<T>(&value.get());
+}
+
 } // namespace
 
 bool option_value::as_flag(const std::string& name) const
 {
-    if (const auto* v = std::get_if<bool>(&d_value))
+    if (const auto* v = held<bool>(*this))
         return *v;
     refuse(name, *this, "is not True or False");
 }
@@ -86,27 +81,27 @@ std::uint64_t option_value::as_count(const std::string& name) const
 
 double option_value::as_number(const std::string& name) const
 {
-    if (const auto* v = std::get_if<double>(&d_value))
+    if (const auto* v = held<double>(*this))
         return *v;
-    if (const auto* v = std::get_if<long long>(&d_value))
+    if (const auto* v = held<long long>(*this))
         return static_cast<double>(*v);
-    if (const auto* v = std::get_if<unsigned long long>(&d_value))
+    if (const auto* v = held<unsigned long long>(*this))
         return static_cast<double>(*v);
     refuse(name, *this, "is not a number");
 }
 
 std::string option_value::as_text(const std::string& name) const
 {
-    if (const auto* v = std::get_if<std::string>(&d_value))
+    if (const auto* v = held<std::string>(*this))
         return *v;
     refuse(name, *this, "is not text; give a string");
 }
 
 std::vector<std::uint64_t> option_value::as_id_list(const std::string& name) const
 {
-    if (const auto* v = std::get_if<std::vector<std::uint64_t>>(&d_value))
+    if (const auto* v = held<std::vector<std::uint64_t>>(*this))
         return *v;
-    if (const auto* v = std::get_if<std::string>(&d_value))
+    if (const auto* v = held<std::string>(*this))
         return substream_set::parse(*v); // "8-11", as spead_recv --substream-ids
     refuse(name,
            *this,
@@ -116,26 +111,16 @@ std::vector<std::uint64_t> option_value::as_id_list(const std::string& name) con
 
 void option_value::check(option_kind kind, const std::string& name) const
 {
-    switch (kind) {
-    case option_kind::flag:
-        as_flag(name);
-        break;
-    case option_kind::integer:
-        as_integer(name);
-        break;
-    case option_kind::count:
-        as_count(name);
-        break;
-    case option_kind::number:
-        as_number(name);
-        break;
-    case option_kind::text:
-        as_text(name);
-        break;
-    case option_kind::id_list:
-        as_id_list(name);
-        break;
-    }
+    using check_as = void (*)(const option_value&, const std::string&);
+    static const check_as checks[] = {
+        [](const option_value& v, const std::string& n) { v.as_flag(n); },
+        [](const option_value& v, const std::string& n) { v.as_integer(n); },
+        [](const option_value& v, const std::string& n) { v.as_count(n); },
+        [](const option_value& v, const std::string& n) { v.as_number(n); },
+        [](const option_value& v, const std::string& n) { v.as_text(n); },
+        [](const option_value& v, const std::string& n) { v.as_id_list(n); },
+    };
+    checks[static_cast<int>(kind)](*this, name);
 }
 
 std::string option_value::to_python() const

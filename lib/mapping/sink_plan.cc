@@ -150,9 +150,7 @@ void plan_transport(const sink_config& c, sink_plan& plan)
 {
     const transport_kind kind = plan.transport.kind;
     // What the transport's config refused of the options given by name.
-    const std::string refused = c.refusal(transport_name(kind));
-    if (!refused.empty())
-        throw std::invalid_argument(refused);
+    c.check_refusal(transport_name(kind));
     if (kind == transport_kind::pcap) {
         if (c.get_capture_file().empty())
             throw std::invalid_argument("capture_file: empty; the pcap transport records "

@@ -164,9 +164,7 @@ void plan_transport(const source_config& c, source_plan& plan)
 {
     const transport_kind kind = plan.transport.kind;
     // What the transport's config refused of the options given by name.
-    const std::string refused = c.refusal(transport_name(kind));
-    if (!refused.empty())
-        throw std::invalid_argument(refused);
+    c.check_refusal(transport_name(kind));
     if (kind == transport_kind::tcp) {
         check_one_thread(c, "one thread serves every connection of a tcp source");
         plan.tcp = c.tcp;

@@ -54,6 +54,8 @@ public:
 
     /*! What a transport's config refused of the options given by name, or empty. */
     std::string refusal(const std::string& transport) const;
+    /*! \throws std::invalid_argument with refusal(transport), if there is one */
+    void check_refusal(const std::string& transport) const;
 
 protected:
     block_config_base() = default;
