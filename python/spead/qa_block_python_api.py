@@ -94,6 +94,13 @@ class qa_block_python_api(gr_unittest.TestCase):
             self.assertEqual(block.active_transport(), "pcap")
             self.assertEqual(block.output_signature().sizeof_stream_item(0), 4)
 
+    def test_flags_take_0_and_1_as_before(self):
+        # Scripts written for make()'s bool parameters passed 0 and 1 (pybind11 took
+        # them); cluster.py's sender does.
+        self.assertFalse(spead.sink_config(send_stop_heap=0).send_stop_heap)
+        self.assertTrue(spead.sink_config(send_stop_heap=1).send_stop_heap)
+        self.assert_value_error(spead.sink, "send_stop_heap", send_stop_heap="no")
+
     def test_a_config_is_built_by_name_and_read_by_part(self):
         config = spead.source_config(vlen=4, max_heaps=8, output_mode="continuous",
                                      timestamp_item=0x1600, window_heaps=16)

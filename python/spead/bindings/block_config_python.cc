@@ -51,8 +51,10 @@ option_value value_from_python(const option_info& option, const py::handle& valu
 {
     const std::string& name = option.name;
     option_value converted;
-    if (py::isinstance<py::bool_>(value))
-        converted = value.cast<bool>();
+    if (py::isinstance<py::bool_>(value) ||
+        (option.kind == option_kind::flag && is_whole(value)))
+        converted =
+            PyObject_IsTrue(value.ptr()) == 1; // 0 and 1 too, as pybind11 took them
     else if (is_whole(value))
         converted = whole_from_python(name, value);
     else if (py::isinstance<py::float_>(value) ||
