@@ -161,14 +161,8 @@ void sink_impl::close_stream()
 bool sink_impl::start()
 {
     d_stats_timer.reset();
-    if (!d_slots.is_open()) {
-        try {
-            open_stream();
-        } catch (const std::exception& e) {
-            // start() runs in the block's thread: general_work() ends the flowgraph.
-            d_logger->error("cannot start: {}", e.what());
-        }
-    }
+    if (!d_slots.is_open())
+        open_at_start(d_logger, [this] { open_stream(); }); // general_work() then ends
     return true;
 }
 

@@ -196,15 +196,8 @@ bool source_impl::start()
         std::lock_guard<std::mutex> lock(d_stream_mutex);
         have_stream = bool(d_stream);
     }
-    if (!have_stream) {
-        try {
-            open_stream();
-        } catch (const std::exception& e) {
-            // start() runs in the block's thread: an exception would only be logged
-            // there and leave the flowgraph waiting. work() ends it instead.
-            d_logger->error("cannot start: {}", e.what());
-        }
-    }
+    if (!have_stream)
+        open_at_start(d_logger, [this] { open_stream(); }); // work() then ends
     return true;
 }
 

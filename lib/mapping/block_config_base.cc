@@ -90,13 +90,6 @@ Derived& block_config_base<Derived>::set_stats_interval(double seconds)
 }
 
 template <typename Derived>
-Derived& block_config_base<Derived>::set_capture_file(const std::string& path)
-{
-    d_capture_file = path;
-    return self();
-}
-
-template <typename Derived>
 std::string block_config_base<Derived>::refusal(const std::string& transport) const
 {
     return first_refusal(d_refusals, transport);

@@ -102,6 +102,19 @@ auto logged_on_error(const gr::logger_ptr& logger, Make&& make) -> decltype(make
     }
 }
 
+/*! start()'s opening of a block's stream: \p open(), with a failure logged, not
+ * thrown. start() runs in the block's thread, where an exception would only be logged
+ * and leave the flowgraph waiting: the block's work() ends it instead. */
+template <typename Open>
+void open_at_start(const gr::logger_ptr& logger, Open&& open)
+{
+    try {
+        open();
+    } catch (const std::exception& e) {
+        logger->error("cannot start: {}", e.what());
+    }
+}
+
 } // namespace spead
 } // namespace gr
 

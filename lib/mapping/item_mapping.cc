@@ -58,13 +58,6 @@ Derived& item_mapping_base<Derived>::set_vlen(std::size_t vlen)
 }
 
 template <typename Derived>
-Derived& item_mapping_base<Derived>::set_len_tag_key(const std::string& key)
-{
-    d_len_tag_key = key;
-    return self();
-}
-
-template <typename Derived>
 Derived& item_mapping_base<Derived>::set_byte_order(const std::string& order)
 {
     parse_byte_order(order, Derived::allows_auto_byte_order); // names byte_order
@@ -95,26 +88,30 @@ source_items& source_items::set_timestamp_item(std::uint64_t id)
     return *this;
 }
 
+/*! Throws \p message unless \p value is a finite number >= 0. */
+static void require_finite(double value, const std::string& message)
+{
+    if (!std::isfinite(value) || value < 0)
+        throw std::invalid_argument(message);
+}
+
 source_items& source_items::set_sample_rate(double rate)
 {
-    if (!std::isfinite(rate) || rate < 0)
-        throw std::invalid_argument(
-            "sample_rate: " + std::to_string(rate) +
-            " is not a rate; give the timestamp counter's samples per second (> 0) "
-            "when timestamp_item is set (rx_time = timestamp / sample_rate + "
-            "sync_time)");
-    d_sample_rate = rate;
-    return *this;
+    require_finite(rate,
+                   "sample_rate: " + std::to_string(rate) +
+                       " is not a rate; give the timestamp counter's samples per second "
+                       "(> 0) when timestamp_item is set (rx_time = timestamp / "
+                       "sample_rate + sync_time)");
+    return detail::assign(*this, d_sample_rate, rate);
 }
 
 source_items& source_items::set_sync_time(double seconds)
 {
-    if (!std::isfinite(seconds) || seconds < 0)
-        throw std::invalid_argument(
-            "sync_time: " + std::to_string(seconds) +
-            " is not a UNIX time; give the time of timestamp 0 in seconds (>= 0)");
-    d_sync_time = seconds;
-    return *this;
+    require_finite(seconds,
+                   "sync_time: " + std::to_string(seconds) +
+                       " is not a UNIX time; give the time of timestamp 0 in seconds "
+                       "(>= 0)");
+    return detail::assign(*this, d_sync_time, seconds);
 }
 
 // ---- sink_items ----
@@ -144,18 +141,6 @@ sink_items& sink_items::set_payload_item(std::uint64_t id)
     return *this;
 }
 
-sink_items& sink_items::set_heap_items(std::size_t items)
-{
-    d_heap_items = items;
-    return *this;
-}
-
-sink_items& sink_items::set_heap_cnt_start(std::uint64_t cnt)
-{
-    d_heap_cnt_start = cnt;
-    return *this;
-}
-
 sink_items& sink_items::set_heap_cnt_step(std::uint64_t step)
 {
     if (step == 0)
@@ -163,24 +148,6 @@ sink_items& sink_items::set_heap_cnt_step(std::uint64_t step)
                                     "distinct cnts); give e.g. 1, or the number of "
                                     "senders sharing a receiver");
     d_heap_cnt_step = step;
-    return *this;
-}
-
-sink_items& sink_items::set_descriptor_interval(std::size_t heaps)
-{
-    d_descriptor_interval = heaps;
-    return *this;
-}
-
-sink_items& sink_items::set_payload_name(const std::string& name)
-{
-    d_payload_name = name;
-    return *this;
-}
-
-sink_items& sink_items::set_payload_description(const std::string& text)
-{
-    d_payload_description = text;
     return *this;
 }
 

@@ -57,6 +57,19 @@ enum class byte_order_mode { automatic, as_is, swap };
  * \throws std::invalid_argument naming byte_order. */
 SPEAD_API byte_order_mode parse_byte_order(const std::string& name, bool allow_auto);
 
+/*! Fills the fields a mapping config (heap_to_stream_config, stream_to_heap_config)
+ * shares with a block's items (source_items, sink_items). */
+template <typename Mapping, typename Items>
+void map_items(const Items& items, Mapping& m)
+{
+    m.type = item_type::parse(items.get_item_type());
+    m.byte_order =
+        parse_byte_order(items.get_byte_order(), Items::allows_auto_byte_order);
+    m.vlen = items.get_vlen();
+    m.payload_item = items.get_payload_item();
+    m.len_tag_key = items.get_len_tag_key();
+}
+
 /*! True on a big-endian host. */
 constexpr bool host_is_big_endian() { return __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__; }
 

@@ -15,6 +15,8 @@
 
 #include <gnuradio/spead/block_options.h>
 #include <type_traits>
+#include <chrono>
+#include <cmath>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -58,7 +60,15 @@ T option_as(const option_value& value, const std::string& name)
         return value.as_text(name);
     else if constexpr (std::is_same_v<T, std::vector<std::uint64_t>>)
         return value.as_id_list(name);
-    else {
+    else if constexpr (std::is_same_v<T, std::chrono::milliseconds>) {
+        // Durations are given in seconds, as GRC and spead2 take them.
+        const double seconds = value.as_number(name);
+        if (!std::isfinite(seconds) || seconds < 0 || seconds > 1e9)
+            throw std::invalid_argument(name + ": " + value.to_python() +
+                                        " is not a duration; give seconds, >= 0");
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::duration<double>(seconds));
+    } else {
         static_assert(std::is_unsigned_v<T>, "an option holds a count");
         return static_cast<T>(value.as_count(name));
     }

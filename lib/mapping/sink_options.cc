@@ -319,19 +319,8 @@ const std::vector<rule>& rules()
                    5.0,
                    "tcp, rdma: seconds a connection attempt may take, > 0; a receiver "
                    "that does not accept by then fails the attempt."),
-          [](sink_config& c, const std::string&, const option_value& v) {
-              const double seconds = v.as_number("connect_timeout");
-              if (!std::isfinite(seconds) || !(seconds > 0))
-                  throw std::invalid_argument(
-                      "connect_timeout: " + std::to_string(seconds) +
-                      " is not a duration; give the seconds a connection attempt may "
-                      "take, > 0 (default 5)");
-              const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
-                  std::chrono::duration<double>(seconds));
-              set_on_links(c, "connect_timeout", [&](auto& link) {
-                  link.set_connect_timeout(timeout);
-              });
-          } },
+          set_links<&send::tcp_config::set_connect_timeout,
+                    &send::rdma_config::set_connect_timeout> },
         { describe("inline_bytes",
                    "Connections",
                    k::count,

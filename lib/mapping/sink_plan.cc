@@ -24,12 +24,9 @@ void plan_mapping(const sink_config& c, sink_plan& plan)
 {
     const sink_items& items = c.items;
     stream_to_heap_config& m = plan.heaps;
-    m.type = item_type::parse(items.get_item_type());
-    m.byte_order = parse_byte_order(items.get_byte_order(), false);
-    m.vlen = items.get_vlen();
+    map_items(items, m);
     m.flavour = flavour::from_string(items.get_flavour());
     check_sink_item_id("payload_item", items.get_payload_item(), m.flavour, "0x1000");
-    m.payload_item = items.get_payload_item();
 
     const std::size_t heap_items = items.get_heap_items();
     if ((items.get_len_tag_key().empty() || c.is_continuous()) &&
@@ -41,7 +38,6 @@ void plan_mapping(const sink_config& c, sink_plan& plan)
                        std::to_string(INT_MAX / 2)
                  : " with no length tag key; give the items per heap (>= 1), or a "
                    "len_tag_key (e.g. packet_len) to send one heap per tagged packet"));
-    m.len_tag_key = items.get_len_tag_key();
     m.heap_items = heap_items;
 
     if (items.get_heap_cnt_start() > m.flavour.max_address())

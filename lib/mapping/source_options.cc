@@ -404,6 +404,17 @@ const std::vector<rule>& rules()
           set_transport_part<rdma,
                              &source_config::rdma,
                              &recv::rdma_config::set_rdma_depth> },
+        { describe(
+              "idle_timeout",
+              "Connections",
+              k::number,
+              0.0,
+              "tcp, rdma: seconds a connection may send nothing before it is ended "
+              "(connections_idle_timeout), freeing its slot for another sender; 0 = "
+              "never, at most 600. A live sender may idle between heaps: set it well "
+              "above the longest gap."),
+          set_links<&recv::tcp_config::set_idle_timeout,
+                    &recv::rdma_config::set_idle_timeout> },
     };
     return table;
 }

@@ -69,12 +69,8 @@ void plan_mapping(const source_config& c, source_plan& plan)
 {
     const source_items& items = c.items;
     heap_to_stream_config& m = plan.mapping;
-    m.type = item_type::parse(items.get_item_type());
-    m.byte_order = parse_byte_order(items.get_byte_order(), true);
-    m.vlen = items.get_vlen();
+    map_items(items, m);
     plan.item_size = items.get_item_size();
-    m.payload_item = items.get_payload_item();
-    m.len_tag_key = items.get_len_tag_key();
 
     const std::size_t max_heap_size = c.stream.get_max_heap_size();
     if (max_heap_size < plan.item_size)

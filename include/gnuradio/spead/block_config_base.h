@@ -10,6 +10,7 @@
 
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/block_options.h>
+#include <gnuradio/spead/config_setter.h>
 #include <map>
 #include <string>
 #include <vector>
@@ -49,7 +50,10 @@ public:
     double get_stats_interval() const { return d_stats_interval; }
 
     /*! pcap: the capture file replayed (source) or written (sink). */
-    Derived& set_capture_file(const std::string& path);
+    Derived& set_capture_file(const std::string& path)
+    {
+        return detail::assign(self(), d_capture_file, path);
+    }
     const std::string& get_capture_file() const { return d_capture_file; }
 
     /*! What a transport's config refused of the options given by name, or empty. */

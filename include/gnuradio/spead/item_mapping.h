@@ -12,6 +12,7 @@
  * sink_config that is neither the transport nor the stream. */
 
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/config_setter.h>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -45,7 +46,10 @@ public:
     std::size_t get_item_size() const { return d_item_type_size * d_vlen; }
 
     /*! Key of the length tag (default `packet_len`); empty: none. */
-    Derived& set_len_tag_key(const std::string& key);
+    Derived& set_len_tag_key(const std::string& key)
+    {
+        return detail::assign(self(), d_len_tag_key, key);
+    }
     const std::string& get_len_tag_key() const { return d_len_tag_key; }
 
     /*! `as-is`, `swap` (each real component) or, on the source, `auto`. */
@@ -121,25 +125,40 @@ public:
 
     /*! Items per heap when there is no length tag (and in continuous mode); 0
      * (default): a heap per tagged packet. */
-    sink_items& set_heap_items(std::size_t items);
+    sink_items& set_heap_items(std::size_t items)
+    {
+        return detail::assign(*this, d_heap_items, items);
+    }
     std::size_t get_heap_items() const { return d_heap_items; }
 
     /*! The first heap's cnt (default 1) and the step between heaps (default 1, > 0;
      * both within the flavour, checked at make()). */
-    sink_items& set_heap_cnt_start(std::uint64_t cnt);
+    sink_items& set_heap_cnt_start(std::uint64_t cnt)
+    {
+        return detail::assign(*this, d_heap_cnt_start, cnt);
+    }
     std::uint64_t get_heap_cnt_start() const { return d_heap_cnt_start; }
     sink_items& set_heap_cnt_step(std::uint64_t step);
     std::uint64_t get_heap_cnt_step() const { return d_heap_cnt_step; }
 
     /*! Descriptors again every this many heaps; 0 (default): only at the start and
      * when they change. */
-    sink_items& set_descriptor_interval(std::size_t heaps);
+    sink_items& set_descriptor_interval(std::size_t heaps)
+    {
+        return detail::assign(*this, d_descriptor_interval, heaps);
+    }
     std::size_t get_descriptor_interval() const { return d_descriptor_interval; }
 
     /*! The payload item's descriptor name (default `payload`) and description. */
-    sink_items& set_payload_name(const std::string& name);
+    sink_items& set_payload_name(const std::string& name)
+    {
+        return detail::assign(*this, d_payload_name, name);
+    }
     const std::string& get_payload_name() const { return d_payload_name; }
-    sink_items& set_payload_description(const std::string& text);
+    sink_items& set_payload_description(const std::string& text)
+    {
+        return detail::assign(*this, d_payload_description, text);
+    }
     const std::string& get_payload_description() const { return d_payload_description; }
 
 private:

@@ -73,8 +73,7 @@ public:
     /*! Send a stop heap at stop() (default true). */
     sink_config& set_send_stop_heap(bool send)
     {
-        d_send_stop_heap = send;
-        return *this;
+        return detail::assign(*this, d_send_stop_heap, send);
     }
     bool get_send_stop_heap() const { return d_send_stop_heap; }
 

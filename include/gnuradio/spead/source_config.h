@@ -66,8 +66,7 @@ public:
      * max_heap_size heaps (32 to 4096), 1 GiB worth (64 to 65536) for pcap. */
     source_config& set_queue_heaps(std::size_t heaps)
     {
-        d_queue_heaps = heaps;
-        return *this;
+        return detail::assign(*this, d_queue_heaps, heaps);
     }
     std::size_t get_queue_heaps() const { return d_queue_heaps; }
 
@@ -75,8 +74,7 @@ public:
      * endpoints option's `:PORT`). */
     source_config& set_capture_port(std::uint16_t port)
     {
-        d_capture_port = port;
-        return *this;
+        return detail::assign(*this, d_capture_port, port);
     }
     std::uint16_t get_capture_port() const { return d_capture_port; }
 
