@@ -65,6 +65,20 @@ SPEAD_API transport_choice choose_transport(const std::string& transport,
                                             transport_direction direction,
                                             const gr::logger_ptr& logger);
 
+/*! choose_transport() for a block's config (source_config, sink_config): its
+ * transport, the interface as given and ibverbs' ring and completion vector. */
+template <typename Config>
+transport_choice choose_transport_of(const Config& c, const gr::logger_ptr& logger)
+{
+    return choose_transport(c.get_transport(),
+                            c.udp.get_interface(),
+                            c.ibverbs.get_buffer_size(),
+                            c.ibverbs.get_comp_vector(),
+                            Config::receives ? transport_direction::receive
+                                             : transport_direction::send,
+                            logger);
+}
+
 /*!
  * Calls \p open(kind) for the chosen transport. When auto chose ibverbs and the device
  * still refuses (preflight cannot foresee everything: a unicast neighbour without a

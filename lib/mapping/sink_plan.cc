@@ -172,12 +172,7 @@ void plan_transport(const sink_config& c, sink_plan& plan)
 sink_plan plan_sink(const sink_config& c, const gr::logger_ptr& logger)
 {
     sink_plan plan;
-    plan.transport = choose_transport(c.get_transport(),
-                                      c.udp.get_interface(),
-                                      c.ibverbs.get_buffer_size(),
-                                      c.ibverbs.get_comp_vector(),
-                                      transport_direction::send,
-                                      logger);
+    plan.transport = choose_transport_of(c, logger);
     plan_mapping(c, plan);
     plan_input_mode(c, plan, logger);
     plan_stream(c, plan);

@@ -203,12 +203,7 @@ source_plan plan_source(const source_config& c, const gr::logger_ptr& logger)
     source_plan plan;
     plan_mode(c, plan);
     plan_mapping(c, plan);
-    plan.transport = choose_transport(c.get_transport(),
-                                      c.udp.get_interface(),
-                                      c.ibverbs.get_buffer_size(),
-                                      c.ibverbs.get_comp_vector(),
-                                      transport_direction::receive,
-                                      logger);
+    plan.transport = choose_transport_of(c, logger);
     plan_stream(c, plan);
     plan_transport(c, plan);
     return plan;

@@ -87,12 +87,10 @@ def peer_main(args):
     return 0
 
 
-class qa_faults_ibverbs(gr_unittest.TestCase):
+class qa_faults_ibverbs(qa.TwoHostTestCase):
 
     def setUp(self):
-        if not qa.have_two_host_topology():
-            self.skipTest("needs netns-topology --hosts 2 and the emulated NIC (ctest)")
-        self.me = qa.topology_host(2)
+        super().setUp()
         # The stand-in libibverbs the block library loaded (LD_LIBRARY_PATH).
         self.emu = ctypes.CDLL("libibverbs.so.1")
         self.emu.spead_emu_set_frame_faults.argtypes = [

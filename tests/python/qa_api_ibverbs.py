@@ -80,13 +80,10 @@ def send_peer(api, host, port, seed, interface):
     return 0
 
 
-class qa_api_ibverbs(gr_unittest.TestCase):
+class qa_api_ibverbs(qa.TwoHostTestCase):
 
     def setUp(self):
-        if not qa.have_two_host_topology():
-            self.skipTest("needs netns-topology --hosts 2 and the emulated NIC (ctest)")
-        self.me = qa.topology_host(2)
-        self.peer = qa.topology_host(1)
+        super().setUp()
         self.pool = spead2.ThreadPool()
         for name in ("SPEAD2_IBV_INTERFACE", "SPEAD2_IBV_COMP_VECTOR",
                      "GR_SPEAD_IBV_INTERFACE", "GR_SPEAD_IBV_COMP_VECTOR"):

@@ -532,3 +532,14 @@ class NetNamespace:
     def __exit__(self, *exc):
         subprocess.run(["ip", "netns", "delete", self.name], timeout=10)
         return False
+
+
+class TwoHostTestCase(gr_unittest.TestCase):
+    """A test between the two hosts of `netns-topology --hosts 2` over the emulated NIC
+    (ctest runs it there): skipped elsewhere; `me` is host 2, `peer` host 1."""
+
+    def setUp(self):
+        if not have_two_host_topology():
+            self.skipTest("needs netns-topology --hosts 2 and the emulated NIC (ctest)")
+        self.me = topology_host(2)
+        self.peer = topology_host(1)

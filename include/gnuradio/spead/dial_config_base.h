@@ -9,6 +9,7 @@
 #define INCLUDED_SPEAD_DIAL_CONFIG_BASE_H
 
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/config_setter.h>
 #include <chrono>
 
 namespace gr {
@@ -48,7 +49,10 @@ public:
      * heaps_failed and heaps_lost_in_flight (a heap is sent once acknowledged; see
      * docs/links.md).
      */
-    Derived& set_reconnect(bool reconnect);
+    Derived& set_reconnect(bool reconnect)
+    {
+        return detail::assign(self(), d_reconnect, reconnect);
+    }
     bool get_reconnect() const { return d_reconnect; }
 
     /*! Back-off between reconnection attempts: first wait \p min, doubling up to

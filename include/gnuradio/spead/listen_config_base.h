@@ -9,6 +9,7 @@
 #define INCLUDED_SPEAD_LISTEN_CONFIG_BASE_H
 
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/config_setter.h>
 #include <chrono>
 #include <cstddef>
 #include <string>
@@ -62,7 +63,10 @@ public:
      * no connection is left (false, default: as spead2, whose stream ends when its
      * sender disconnects). Either way the stream does not end before a first
      * connection has come and gone. */
-    Derived& set_keep_listening(bool keep_listening);
+    Derived& set_keep_listening(bool keep_listening)
+    {
+        return detail::assign(self(), d_keep_listening, keep_listening);
+    }
     bool get_keep_listening() const { return d_keep_listening; }
 
     /*! Ends a connection that sends nothing for this long (connections_idle_timeout),

@@ -9,6 +9,7 @@
 #define INCLUDED_SPEAD_UDP_IBV_CONFIG_BASE_H
 
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/config_setter.h>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/udp.hpp>
 #include <cstddef>
@@ -68,7 +69,10 @@ public:
      * completion vectors, so readers or streams numbered 0, 1, 2... spread across
      * them. Default 0. */
     int get_comp_vector() const { return d_comp_vector; }
-    Derived& set_comp_vector(int comp_vector);
+    Derived& set_comp_vector(int comp_vector)
+    {
+        return detail::assign(self(), d_comp_vector, comp_vector);
+    }
 
     /*! Completion-queue polls per wake-up (interrupt mode) or before yielding or
      * waiting (busy polling); default Derived::default_max_poll.

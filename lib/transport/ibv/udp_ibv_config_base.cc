@@ -107,15 +107,6 @@ Derived& udp_ibv_config_base<Derived>::set_buffer_size(std::size_t bytes)
 }
 
 template <typename Derived>
-Derived& udp_ibv_config_base<Derived>::set_comp_vector(int comp_vector)
-{
-    // Every value is meaningful: negative busy-polls, the rest wrap around the
-    // device's vectors when the reader or stream is built.
-    d_comp_vector = comp_vector;
-    return self();
-}
-
-template <typename Derived>
 Derived& udp_ibv_config_base<Derived>::set_max_poll(int max_poll)
 {
     d_max_poll = transport::checked_max_poll(max_poll, Derived::default_max_poll);

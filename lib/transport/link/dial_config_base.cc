@@ -29,13 +29,6 @@ Derived& dial_config_base<Derived>::set_connect_timeout(milliseconds timeout)
 }
 
 template <typename Derived>
-Derived& dial_config_base<Derived>::set_reconnect(bool reconnect)
-{
-    d_reconnect = reconnect;
-    return self();
-}
-
-template <typename Derived>
 Derived& dial_config_base<Derived>::set_reconnect_backoff(milliseconds min,
                                                           milliseconds max)
 {

@@ -53,13 +53,6 @@ Derived& listen_config_base<Derived>::set_max_packet_size(std::size_t bytes)
 }
 
 template <typename Derived>
-Derived& listen_config_base<Derived>::set_keep_listening(bool keep_listening)
-{
-    d_keep_listening = keep_listening;
-    return self();
-}
-
-template <typename Derived>
 Derived& listen_config_base<Derived>::set_idle_timeout(std::chrono::milliseconds timeout)
 {
     d_idle_timeout = transport::checked_duration("idle_timeout", timeout, true);
