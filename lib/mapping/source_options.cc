@@ -408,11 +408,13 @@ const std::vector<rule>& rules()
               "idle_timeout",
               "Connections",
               k::number,
-              0.0,
-              "tcp, rdma: seconds a connection may send nothing before it is ended "
-              "(connections_idle_timeout), freeing its slot for another sender; 0 = "
-              "never, at most 600. A live sender may idle between heaps: set it well "
-              "above the longest gap."),
+              10.0,
+              "tcp, rdma: seconds a connection may hold its slot without progress: to "
+              "send its first whole packet after connecting "
+              "(connections_idle_timeout), and to finish a packet it began "
+              "(connections_partial_frame); then it is ended, freeing its slot. A "
+              "sender idle between whole packets is not cut (peer_timeout finds dead "
+              "ones). 0 = no bound, at most 600."),
           set_links<&recv::tcp_config::set_idle_timeout,
                     &recv::rdma_config::set_idle_timeout> },
     };

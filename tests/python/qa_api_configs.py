@@ -183,6 +183,12 @@ class qa_api_configs(qa.ApiTestCase):
         self.assertEqual((stream.config.max_heaps, stream.ring_config.heaps), (6, 5))
         self.assertEqual(stream.stats["mine"], 0)  # declared, counted by nothing here
 
+    def test_listening_configs_bound_a_slot_without_progress_by_default(self):
+        # Issue 38: idle_timeout was 0 (never), so silent peers held slots for ever.
+        for cls in (recv.TcpConfig, recv.RdmaConfig):
+            self.assertGreater(cls().idle_timeout, 0, cls.__name__)
+            self.assertLessEqual(cls().idle_timeout, 10.0, cls.__name__)
+
     def test_tcp_reader_and_stream_take_their_configs_fields_as_keywords(self):
         stream = self.recv_stream()
         port = qa.free_tcp_port()
