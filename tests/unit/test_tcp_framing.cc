@@ -176,6 +176,28 @@ TEST(FramedIncoming, GivesViewsOfItsBufferWithoutCopying)
     EXPECT_EQ(views[1].data, views[0].data + a.size()) << "back to back in one buffer";
 }
 
+// Issue 38 item 6: the buffer was 2 x max_packet_size from the first read (32 MiB
+// here, 128 MiB at the limit) whatever the peer sent; it now follows the packets.
+TEST(FramedIncoming, ItsBufferGrowsWithThePacketsReceived)
+{
+    constexpr std::size_t mib = std::size_t(1) << 20;
+    const auto small = packet_of(100), large = packet_of(mib, 2 * mib);
+    scripted_bytes in(16 * mib);
+    EXPECT_EQ(in.buffer_size(), 0u); // nothing before the first read
+    in.reads = { small };
+    std::vector<std::vector<std::uint8_t>> got;
+    receive_all(in, got);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(in.buffer_size(), 256 * 1024u);
+    in.reads = { large };
+    in.closed = true;
+    EXPECT_EQ(receive_all(in, got), 0);
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[1], large);
+    EXPECT_GE(in.buffer_size(), large.size());
+    EXPECT_LE(in.buffer_size(), 2 * mib) << "grown beyond what the packet needs";
+}
+
 TEST(FramedIncoming, AHeaderSplitAcrossReadsIsFramedOnceWhole)
 {
     const auto a = packet_of(64);
