@@ -35,7 +35,10 @@ constexpr std::uint64_t credit_flag = std::uint64_t(1) << 63;
 /*! How long a flushed receive waits for the CM's DISCONNECTED before it counts as a
  * lost connection rather than a closed one. */
 constexpr std::chrono::milliseconds disconnect_wait{ 200 };
-constexpr int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+/*! Receives are written by this NIC only (their rkey is never granted): a peer can
+ * write nowhere but its ring. */
+constexpr int slots_access = IBV_ACCESS_LOCAL_WRITE;
+constexpr int ring_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 
 } // namespace
 
@@ -50,14 +53,16 @@ incoming::incoming(std::unique_ptr<queue> q,
 {
     const std::size_t slots_bytes = s.recv_depth * d_slot_size;
     d_slots = ibv::allocate_ring(slots_bytes);
-    d_slots_mr = ibv::register_memory(d_queue->pd(), d_slots.get(), slots_bytes, access);
+    d_slots_mr =
+        ibv::register_memory(d_queue->pd(), d_slots.get(), slots_bytes, slots_access);
     d_grant.magic = wire_magic;
     d_grant.recv_slots = std::uint32_t(s.recv_depth);
     d_grant.slot_size = std::uint32_t(d_slot_size);
     if (use_ring) {
         const std::size_t ring_bytes = s.rdma_depth * s.max_packet_size;
         d_ring = ibv::allocate_ring(ring_bytes);
-        d_ring_mr = ibv::register_memory(d_queue->pd(), d_ring.get(), ring_bytes, access);
+        d_ring_mr =
+            ibv::register_memory(d_queue->pd(), d_ring.get(), ring_bytes, ring_access);
         d_grant.ring_address = reinterpret_cast<std::uintptr_t>(d_ring.get());
         d_grant.ring_rkey = d_ring_mr->rkey;
         d_grant.ring_size = std::uint32_t(ring_bytes);
