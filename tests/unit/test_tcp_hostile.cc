@@ -219,4 +219,43 @@ TEST(TcpHostile, ASenderIdleBetweenWholePacketsKeepsItsSlot)
     EXPECT_EQ(st[recv_stat::connections_accepted], 1u);
 }
 
+/*! A stop heap (its end item only). */
+void send_stop(send::tcp_stream& tx, std::uint64_t cnt)
+{
+    send::heap h;
+    h.add_end();
+    tx.send_heap(h, std::int64_t(cnt));
+}
+
+// Issue 38 item 7: with several senders connected, one's stop heap ended the whole
+// stream (any peer could end it for all). Now it ends that sender's connection; the
+// stream ends when the last sender has gone (keep_listening off).
+TEST(TcpHostile, AStopHeapEndsOnlyItsSendersConnection)
+{
+    tcp_receiver rx(recv::tcp_config().set_max_connections(2));
+    boost::asio::io_context io;
+    send::tcp_stream a(io, send::stream_config(), to(rx.port()));
+    send::tcp_stream b(io, send::stream_config(), to(rx.port()));
+    a.send_heap(pattern_heap(1, 100).h, 1);
+    b.send_heap(pattern_heap(1, 200).h, 1);
+    ASSERT_TRUE(eventually([&] { return rx.reader.get_num_connections() == 2; }));
+    send_stop(a, 2);
+    ASSERT_TRUE(eventually([&] { return rx.reader.get_num_connections() == 1; }));
+    for (std::uint64_t cnt = 2; cnt <= 4; cnt++)
+        b.send_heap(pattern_heap(cnt, 200).h, cnt);
+    std::size_t of_b = 0;
+    recv::heap h;
+    while (of_b < 4 && rx.stream.pop(h, 5s) == recv::stream::pop_result::heap)
+        of_b += has_pattern(h, h.cnt(), 200);
+    EXPECT_EQ(of_b, 4u) << "the other sender's heaps after the stop heap were lost";
+    send_stop(b, 5);
+    while (rx.stream.pop(h, 5s) == recv::stream::pop_result::heap) {
+    }
+    EXPECT_EQ(rx.stream.pop(h, 0s), recv::stream::pop_result::stopped)
+        << "the stream ends once the last sender has stopped";
+    const recv_stats st = rx.stream.get_stats();
+    EXPECT_EQ(st[recv_stat::stop_heaps], 2u);
+    EXPECT_EQ(st[recv_stat::connections_accepted], 2u);
+}
+
 } // namespace
