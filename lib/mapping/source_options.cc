@@ -249,7 +249,9 @@ const std::vector<rule>& rules()
                    k::flag,
                    true,
                    "End the flowgraph (WORK_DONE) after a stop heap, once the heaps "
-                   "before it have been output."),
+                   "before it have been output. tcp, rdma: a stop heap ends its "
+                   "sender's connection; the flowgraph ends when no sender is left "
+                   "(unless keep_listening)."),
           set_part<&source_config::stream, &recv::stream_config::set_stop_on_stop_heap> },
         { describe(
               "capture_file",
