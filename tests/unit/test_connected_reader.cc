@@ -10,6 +10,7 @@
 // endings are counted by cause, a failure found after the packets it follows too.
 
 #include "link_fakes.h"
+#include "log_capture.h"
 #include "transport/link/connected_reader.h"
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>
@@ -208,6 +209,7 @@ struct timed_sink : recording_sink {
 // (accept_backoff) rather than asking again at once.
 TEST(ConnectedReader, AcceptFailuresAreCountedAndBackOff)
 {
+    auto& log = *spead_test::capture_sink::instance();
     std::atomic<int> accepts{ 0 };
     auto l = std::make_unique<exhausted_listener>();
     l->accepts = &accepts;
@@ -221,6 +223,11 @@ TEST(ConnectedReader, AcceptFailuresAreCountedAndBackOff)
     // 100 ms of rest after each: about 7 in 700 ms (a spin makes thousands).
     EXPECT_LE(accepts.load(), 12);
     EXPECT_EQ(reader.stats()[recv_stat::accept_failures], std::uint64_t(accepts.load()));
+    const std::string text = log.text(); // logged once per burst, with the fix
+    const auto first = text.find("could not take a connection on fake:1");
+    ASSERT_NE(first, std::string::npos);
+    EXPECT_NE(text.find("ulimit -n", first), std::string::npos);
+    EXPECT_EQ(text.find("could not take a connection", first + 1), std::string::npos);
 }
 
 } // namespace
