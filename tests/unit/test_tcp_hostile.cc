@@ -18,6 +18,7 @@
 #include <boost/asio/io_context.hpp>
 #include <atomic>
 #include <ctime>
+#include <fstream>
 #include <thread>
 
 namespace {
@@ -285,6 +286,71 @@ TEST(TcpHostile, ABurstOfConnectsIsNotHeldBackByTheBacklog)
             done += (p.revents & POLLOUT) != 0;
     }
     EXPECT_EQ(done, burst) << "connects waited for the backlog";
+}
+
+/*! This process's resident set, KiB (VmRSS of /proc/self/status). */
+std::size_t rss_kib()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmRSS:", 0) == 0)
+            return std::size_t(std::stoul(line.substr(6)));
+    return 0;
+}
+
+// Issue 38 item 9, the measured attack in one: silent peers, a trickler and garbage
+// beside a legitimate sender of 300 heaps. Every heap arrives, each attacker ends in
+// its counter, and the receiver's CPU and memory stay bounded.
+TEST(TcpHostile, ALegitimateSenderIsUnharmedBesideEveryAttack)
+{
+    tcp_receiver rx(recv::tcp_config()
+                        .set_max_connections(8)
+                        .set_keep_listening(true)
+                        .set_idle_timeout(1s));
+    const std::size_t rss_before = rss_kib();
+    const auto cpu_before = process_cpu();
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<file_descriptor> silent;
+    for (int i = 0; i < 4; i++)
+        silent.push_back(raw_connect(rx.port()));
+    file_descriptor garbage = raw_connect(rx.port());
+    raw_send(garbage.get(), std::vector<std::uint8_t>(64, 'G'));
+    file_descriptor trickler = raw_connect(rx.port());
+    raw_send(trickler.get(), packetise(pattern_heap(8, 100).h, 8, 9000).front());
+    const auto partial = packetise(pattern_heap(9, 8000).h, 9, 9000).front();
+    std::thread trickle([&] {
+        for (std::size_t i = 0; i < 30; i++) {
+            [[maybe_unused]] auto r =
+                ::send(trickler.get(), &partial[i], 1, MSG_NOSIGNAL);
+            std::this_thread::sleep_for(100ms);
+        }
+    });
+    boost::asio::io_context io;
+    std::size_t good = 0;
+    {
+        send::tcp_stream tx(
+            io, send::stream_config().set_max_packet_size(9000), to(rx.port()));
+        std::thread consumer([&] {
+            recv::heap h;
+            while (good < 300 && rx.stream.pop(h, 5s) == recv::stream::pop_result::heap)
+                good += h.cnt() >= 100 && has_pattern(h, h.cnt(), 20000);
+        });
+        for (std::uint64_t cnt = 100; cnt < 400; cnt++)
+            tx.send_heap(pattern_heap(cnt, 20000).h, std::int64_t(cnt));
+        consumer.join();
+    }
+    trickle.join();
+    EXPECT_EQ(good, 300u);
+    EXPECT_TRUE(eventually([&] {
+        const recv_stats st = rx.stream.get_stats();
+        return st[recv_stat::connections_idle_timeout] == 4 &&
+               st[recv_stat::connections_partial_frame] == 1 &&
+               st[recv_stat::connections_framing_errors] == 1;
+    }));
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    EXPECT_LT(process_cpu() - cpu_before, elapsed) << "the receiver spins";
+    EXPECT_LT(rss_kib(), rss_before + 64 * 1024) << "memory grew beyond the buffers";
 }
 
 } // namespace

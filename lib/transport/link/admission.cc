@@ -92,11 +92,13 @@ void admission::accept_waiting(
                           d_listener.describe(),
                           d_failures_in_burst);
         d_failures_in_burst = 0;
-        take(std::move(in), who);
-        if (++open >= d_max_connections) {
+        // The last slot: hold the next senders' data before this one is seen taken.
+        const bool last = ++open >= d_max_connections;
+        if (last)
             hold(true);
+        take(std::move(in), who);
+        if (last)
             return; // whether another sender waits, the listener tells when polled
-        }
     }
 }
 
