@@ -105,8 +105,9 @@ void connected_reader::end(std::size_t index, ending why, const std::string& det
     const std::unique_ptr<conn> c = std::move(d_conns[index]);
     if (d_sink && why != ending::stopped)
         d_sink->connection_ended(c->slot);
-    // Gone from num_connections() before it is counted: whoever sees the count sees
-    // the connection gone.
+    // Closed and gone from num_connections() before it is counted: whoever sees the
+    // count sees the connection gone, its descriptor and memory too.
+    c->link.reset();
     d_conns.erase(d_conns.begin() + std::ptrdiff_t(index));
     d_conns_changed = true;
     d_open.store(d_conns.size());
