@@ -493,17 +493,6 @@ TEST(TcpFailures, StopWithHeapsNeverAcknowledgedEndsWithinTheGrace)
     stop_with_unacknowledged_heaps(20);  // all written: it waits for acknowledgment
 }
 
-/*! This process's resident set, KiB (VmRSS of /proc/self/status). */
-std::size_t rss_kib()
-{
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind("VmRSS:", 0) == 0)
-            return std::size_t(std::stoul(line.substr(6)));
-    return 0;
-}
-
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool under_asan = true;
 #elif defined(__has_feature)

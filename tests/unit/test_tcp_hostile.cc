@@ -288,17 +288,6 @@ TEST(TcpHostile, ABurstOfConnectsIsNotHeldBackByTheBacklog)
     EXPECT_EQ(done, burst) << "connects waited for the backlog";
 }
 
-/*! This process's resident set, KiB (VmRSS of /proc/self/status). */
-std::size_t rss_kib()
-{
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind("VmRSS:", 0) == 0)
-            return std::size_t(std::stoul(line.substr(6)));
-    return 0;
-}
-
 // Issue 38 item 9, the measured attack in one: silent peers, a trickler and garbage
 // beside a legitimate sender of 300 heaps. Every heap arrives, each attacker ends in
 // its counter, and the receiver's CPU and memory stay bounded.
