@@ -20,7 +20,6 @@
 #include <system_error>
 #include <boost/asio/io_context.hpp>
 #include <atomic>
-#include <fstream>
 #include <iostream>
 #include <thread>
 

@@ -18,7 +18,6 @@
 #include <boost/asio/io_context.hpp>
 #include <atomic>
 #include <ctime>
-#include <fstream>
 #include <thread>
 
 namespace {
