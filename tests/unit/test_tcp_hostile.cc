@@ -214,6 +214,47 @@ TEST(TcpHostile, ASenderIdleBetweenWholePacketsKeepsItsSlot)
     EXPECT_EQ(st[recv_stat::connections_accepted], 1u);
 }
 
+// Issue 38 item 3: time the receiver spends waiting for room in its own queue is not
+// the sender's: a slow consumer does not cost a sender in the middle of a heap its
+// slot (before, a stall longer than idle_timeout cut it as idle).
+TEST(TcpHostile, ASlowConsumerDoesNotCostASenderItsSlot)
+{
+    constexpr std::uint64_t count = 5;
+    constexpr std::size_t size = 128 * 1024;
+    tcp_receiver rx(recv::tcp_config().set_idle_timeout(300ms),
+                    recv::stream_config().set_queue_heaps(2));
+    boost::asio::io_context io;
+    queued_heaps q;
+    send::tcp_stream tx(io,
+                        send::stream_config()
+                            .set_max_packet_size(9000)
+                            .set_max_heaps(count)
+                            .set_inline_completions(true),
+                        to(rx.port()));
+    for (std::uint64_t cnt = 1; cnt <= count; cnt++) {
+        q.heaps.push_back(std::make_unique<pattern_heap>(cnt, size));
+        EXPECT_TRUE(tx.async_send_heap(
+            q.heaps.back()->h,
+            [&q](const boost::system::error_code& ec, std::size_t) {
+                (ec ? q.failed : q.ok)++;
+            },
+            std::int64_t(cnt)));
+    }
+    std::uint64_t received = 0;
+    recv::heap h;
+    while (received < count) {
+        std::this_thread::sleep_for(600ms); // twice idle_timeout: the reader waits
+        if (rx.stream.pop(h, 5s) != recv::stream::pop_result::heap)
+            break;
+        received += has_pattern(h, h.cnt(), size);
+    }
+    EXPECT_EQ(received, count);
+    const recv_stats st = rx.stream.get_stats();
+    EXPECT_GT(st[recv_stat::receive_waits], 0u);
+    EXPECT_EQ(st[recv_stat::connections_idle_timeout], 0u);
+    EXPECT_EQ(st[recv_stat::connections_partial_frame], 0u);
+}
+
 /*! A stop heap (its end item only). */
 void send_stop(send::tcp_stream& tx, std::uint64_t cnt)
 {
