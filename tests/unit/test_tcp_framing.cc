@@ -13,6 +13,7 @@
 #include "byte_helpers.h"
 #include "error_message.h"
 #include "protocol/frame_decoder.h"
+#include "sanitizers.h"
 #include "transport/tcp/framed_incoming.h"
 #include <gnuradio/spead/recv_tcp.h>
 #include <gnuradio/spead/send_heap.h>
@@ -200,18 +201,6 @@ TEST(FramedIncoming, ItsBufferGrowsWithThePacketsReceived)
     EXPECT_LE(in.buffer_size(), 2 * mib) << "grown beyond what the packet needs";
 }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool under_sanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool under_sanitizer = true;
-#else
-constexpr bool under_sanitizer = false;
-#endif
-#else
-constexpr bool under_sanitizer = false;
-#endif
-
 /*! This process's address space, bytes (VmSize of /proc/self/status). */
 std::size_t address_space()
 {
@@ -228,7 +217,7 @@ std::size_t address_space()
 // connection (-ENOMEM, named), and nothing else.
 TEST(FramedIncoming, ABufferThatCannotGrowEndsTheConnectionOnly)
 {
-    if (under_sanitizer)
+    if (spead_test::under_sanitizer)
         GTEST_SKIP()
             << "a sanitizer's shadow memory needs the address space limited here";
     constexpr std::size_t mib = std::size_t(1) << 20;
