@@ -13,26 +13,19 @@
 
 namespace spead_test {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool under_asan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool under_asan = true;
-#else
-constexpr bool under_asan = false;
-#endif
-#else
-constexpr bool under_asan = false;
+#ifdef __has_feature // clang
+#define SPEAD_TEST_FEATURE(x) __has_feature(x)
+#else // gcc says so with __SANITIZE_*__
+#define SPEAD_TEST_FEATURE(x) 0
 #endif
 
-#if defined(__SANITIZE_THREAD__)
-constexpr bool under_tsan = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-constexpr bool under_tsan = true;
+#if defined(__SANITIZE_ADDRESS__) || SPEAD_TEST_FEATURE(address_sanitizer)
+constexpr bool under_asan = true;
 #else
-constexpr bool under_tsan = false;
+constexpr bool under_asan = false;
 #endif
+#if defined(__SANITIZE_THREAD__) || SPEAD_TEST_FEATURE(thread_sanitizer)
+constexpr bool under_tsan = true;
 #else
 constexpr bool under_tsan = false;
 #endif
