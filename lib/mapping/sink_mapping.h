@@ -98,7 +98,7 @@ public:
     std::uint64_t next_control_cnt() { return d_next_control_cnt--; }
     /*! Sends a control heap to every substream of \p out (errors logged). */
     void send_control_heap(send_slots& out, bool descriptors, bool stop);
-    /*! At the end of a run: a stop heap to every substream, if the run started. */
+    /*! At the end of a run: a stop heap to every substream, whatever the run sent. */
     void send_stop_heap(send_slots& out);
 
     /*! Copies \p items items to a heap's payload buffer in the configured byte order. */

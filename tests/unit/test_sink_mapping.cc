@@ -194,12 +194,23 @@ TEST(SinkMapping, HeapsConsumeNothingOfAPacketNotAllThere)
     EXPECT_EQ(w.data().size(), 1u);
 }
 
-TEST(SinkMapping, AStopHeapGoesToEverySubstreamOnlyOnceARunStarted)
+TEST(SinkMapping, AStopHeapGoesToEverySubstreamEvenWhenNothingWasSent)
 {
+    // head(0) upstream, or every packet dropped: the receivers still hear the end.
     wire w(2);
     stream_to_heap m(int16_packets(), nullptr);
     m.send_stop_heap(w.slots);
-    EXPECT_EQ(m.counters().at("control_heaps"), 0u);
+    EXPECT_EQ(m.counters().at("control_heaps"), 2u);
+    std::size_t stops = 0;
+    for (const sent& s : w.packets())
+        stops += s.immediates.count(0x06) && s.immediates.at(0x06) == 2;
+    EXPECT_EQ(stops, 2u);
+}
+
+TEST(SinkMapping, AStopHeapGoesToEverySubstreamAfterARun)
+{
+    wire w(2);
+    stream_to_heap m(int16_packets(), nullptr);
     input x(1, 4);
     x.tag(0, 0, "packet_len", pmt::from_long(4));
     m.send(x.in, w.slots);
