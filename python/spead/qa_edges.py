@@ -92,33 +92,44 @@ class qa_edges(qa.FlowgraphTestCase):
         np.testing.assert_array_equal(np.array(out.data(), dtype=np.int16), data)
 
     # ---- a type that contradicts the descriptor --------------------------------------
-    def test_a_stream_type_the_descriptor_contradicts_is_counted_and_said_once(self):
+    def check_type_mismatch_is_said_once(self, source_kwargs, sink_kwargs):
+        """A complex_float sink into a complex_int16 source (both with the keyword
+        arguments given): the source counts the descriptor and says so once."""
         code = f"""
             import sys
             sys.path[:0] = {sys.path!r}
-            import numpy as np
             from gnuradio import blocks, gr
             import spead_qa_support as qa
             from spead_qa_support import spead
-            rx, port = qa.make_source(item_type="complex_int16")
+            rx, port = qa.make_source(item_type="complex_int16", **{source_kwargs!r})
             tb = gr.top_block()
             tb.connect(rx, blocks.null_sink(4))
             tb.start()
             tx_tb = gr.top_block()
             src = blocks.vector_source_c([1j] * 4000, False, 1,
                                          qa.packet_tags([1000] * 4))
-            tx = spead.sink(endpoints=f"127.0.0.1:{{port}}", item_type="complex_float")
+            tx = spead.sink(endpoints=f"127.0.0.1:{{port}}", item_type="complex_float",
+                            **{sink_kwargs!r})
             tx_tb.connect(src, tx)
             qa.run_to_completion(tx_tb)
             qa.wait_to_end(tb, 20)
-            print("RESULT counted", rx.stats()["heaps_type_mismatch"])
+            print("RESULT counted", rx.stats()["descriptors_type_mismatch"])
         """
         status, out, err = run_script(code)
         self.assertEqual(status, 0, err)
-        self.assertIn("RESULT counted 4", out)
+        self.assertIn("RESULT counted 1", out)
         said = [line for line in err.splitlines() if "<c8" in line]
         self.assertEqual(len(said), 1, err)
-        self.assertIn("complex_float", said[0])  # the type to set, by its block name
+        self.assertIn("item_type=complex_float", said[0])  # the type to set
+
+    def test_a_stream_type_the_descriptor_contradicts_is_counted_and_said_once(self):
+        self.check_type_mismatch_is_said_once({}, {})
+
+    def test_in_continuous_mode_too(self):
+        self.check_type_mismatch_is_said_once(
+            dict(output_mode="continuous", timestamp_item=0x1600, sample_rate=1e6),
+            dict(input_mode="continuous", timestamp_item=0x1600, sample_rate=1e6,
+                 heap_items=1000))
 
     # ---- a bad parameter is said once ------------------------------------------------
     def test_a_bad_parameter_is_said_once(self):
