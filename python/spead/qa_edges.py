@@ -49,6 +49,34 @@ class qa_edges(qa.FlowgraphTestCase):
         self.tb.start()
         return rx, port, out
 
+    # ---- one endpoint parser ---------------------------------------------------------
+    def test_the_blocks_take_the_forms_the_tools_take(self):
+        # The parser's own table is tests/unit/test_endpoint_argument.cc; here, that
+        # the blocks read their endpoints through it.
+        port = qa.free_udp_port()
+        src = spead.source(endpoints=str(port))  # a bare PORT, as spead2_recv's
+        self.assertEqual(src.bound_endpoints(), [f"0.0.0.0:{port}"])
+        del src
+        port = qa.free_udp_port()
+        src = spead.source(endpoints=f"239.255.4.1+2:{port}", interface="lo")
+        self.assertEqual(src.bound_endpoints(), [f"0.0.0.0:{port}"])
+        del src
+        refused = [
+            (spead.source, dict(endpoints="heaps.pcap"),
+             "set transport=pcap and capture_file=heaps.pcap"),
+            (spead.sink, dict(endpoints="out.pcap"),
+             "set transport=pcap and capture_file=out.pcap"),
+            (spead.sink, dict(endpoints="verbs://10.0.0.2:7150"), "set transport=rdma"),
+            (spead.source, dict(endpoints="10.0.0.2:7150", transport="rdma"),
+             "write verbs://10.0.0.2:7150"),
+            (spead.source, dict(endpoints="239.1.2.3+3"), "239.1.2.3+3:7148"),
+        ]
+        for make, kwargs, fix in refused:
+            with self.subTest(make=make.__name__, **kwargs):
+                with self.assertRaises(ValueError) as raised:
+                    make(**kwargs)
+                self.assertIn(fix, str(raised.exception))
+
     # ---- stop heaps always -------------------------------------------------------
     def test_a_sink_fed_nothing_still_ends_its_receiver(self):
         rx, port, _ = self.receive_until_stop(item_type="int16")
