@@ -65,26 +65,29 @@ read_entry(const std::string& value, const std::string& parameter, endpoint_use 
     if (ends_with(value, ".pcap") || ends_with(value, ".pcapng") ||
         (receive && std::filesystem::is_regular_file(value)))
         return { endpoint_form::capture_file, value };
-    const std::string written = receive && is_port(value) ? ":" + value : value;
-    try {
-        parse_endpoints(written, parameter, use, ip_family::ipv4_or_ipv6);
-    } catch (const std::invalid_argument&) {
-        if (is_address_without_port(value))
-            throw std::invalid_argument(
-                parameter + ": \"" + value + "\" has no port; write " + value +
-                ":PORT, e.g. " + value + ":7148" +
-                (receive ? " (it names no existing capture file either)" : ""));
-        if (value.find(':') == std::string::npos && !is_port(value))
-            throw std::invalid_argument(
-                parameter + ": \"" + value + "\" is neither an endpoint (" +
-                (receive ? "HOST:PORT, GROUP+N:PORT, :PORT, PORT, [v6]:PORT or "
-                           "verbs://HOST:PORT"
-                         : "HOST:PORT, GROUP+N:PORT, [v6]:PORT or verbs://HOST:PORT") +
-                ") nor " + (receive ? "an existing" : "a") +
-                " capture file (*.pcap, *.pcapng)");
-        throw;
+    if (is_port(value)) {
+        if (receive)
+            return { endpoint_form::addresses, ":" + value };
+        throw std::invalid_argument(parameter + ": \"" + value +
+                                    "\" names no host; write HOST:" + value +
+                                    ", e.g. 127.0.0.1:" + value);
     }
-    return { endpoint_form::addresses, written };
+    if (is_address_without_port(value))
+        throw std::invalid_argument(
+            parameter + ": \"" + value + "\" has no port; write " + value +
+            ":PORT, e.g. " + value + ":7148" +
+            (receive ? " (it names no existing capture file either)" : ""));
+    if (value.find(':') == std::string::npos)
+        throw std::invalid_argument(
+            parameter + ": \"" + value + "\" is neither an endpoint (" +
+            (receive ? "HOST:PORT, GROUP+N:PORT, :PORT, PORT, [v6]:PORT or "
+                       "verbs://HOST:PORT"
+                     : "HOST:PORT, GROUP+N:PORT, [v6]:PORT or verbs://HOST:PORT") +
+            ") nor " + (receive ? "an existing" : "a") +
+            " capture file (*.pcap, *.pcapng)");
+    // The transport's config parses the addresses (parse_endpoints): resolving a name
+    // and checking each address is its job, where it is used.
+    return { endpoint_form::addresses, value };
 }
 
 } // namespace

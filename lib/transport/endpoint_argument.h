@@ -42,8 +42,9 @@ struct endpoint_argument {
  * - `:PORT` and (to receive) a bare `PORT`: every local address;
  * - `verbs://HOST:PORT` (`verbs://:PORT` to receive): an RDMA endpoint;
  * - a name ending .pcap or .pcapng, or (to receive) any existing file: a capture file.
- * Addresses are checked as parse_endpoints() checks them (IPv4 or IPv6), verbs://
- * URIs as rdma's parser does; the transport that takes them checks the rest.
+ * verbs:// URIs are checked as rdma's parser checks them; addresses only for their
+ * form here: the transport's config parses them (parse_endpoints(): the range, the
+ * port, the name to resolve), with the same words for the tools and the blocks.
  * \throws std::invalid_argument naming \p parameter and the value: an address whose
  *         port was left out gets the same address with one as its fix
  */

@@ -22,9 +22,33 @@ def tool(name, *args, timeout=60):
                           capture_output=True, text=True, timeout=timeout)
 
 
+def counter_names():
+    """Every counter the tools know (their --help-stats), once."""
+    if not _counter_names:
+        for name in ("spead_recv", "spead_send"):
+            listed = tool(name, "--help-stats").stdout
+            _counter_names.update(line.split()[0] for line in listed.splitlines()
+                                  if line.strip())
+    return _counter_names
+
+
+_counter_names = set()
+
+
+class Counters(dict):
+    """The counters a tool printed. The tools print only the non-zero ones (unless
+    --all-stats), so a counter they know and did not print reads 0; a name they do not
+    know is still a KeyError (a typo in a test)."""
+
+    def __missing__(self, name):
+        if name in counter_names():
+            return 0
+        raise KeyError(name)
+
+
 def stats(stdout):
-    """The "name: value" lines with a whole-number value, as a dict."""
-    out = {}
+    """The "name: value" lines with a whole-number value, as Counters."""
+    out = Counters()
     for line in stdout.splitlines():
         name, sep, value = line.partition(": ")
         if sep and value.isdigit() and " " not in name:

@@ -102,7 +102,7 @@ class ibv_transfers(unittest.TestCase):
     def assert_every_heap_arrived_intact(self, sent, got):
         self.assertEqual((sent["data_heaps"], sent["packets_failed"]), (HEAPS, 0))
         self.assertEqual((got["heaps"], got["verify_heaps"], got["verify_heaps_mismatched"],
-                          got["verify_bytes_mismatched"]), (HEAPS, HEAPS, 0, 0))
+                          got["verify_elements_mismatched"]), (HEAPS, HEAPS, 0, 0))
 
     def test_kernel_sender_to_ibv_receiver_on_a_completion_vector(self):
         sent, got, out = self.receive_with_ibv(

@@ -88,7 +88,7 @@ class spead_tcp(unittest.TestCase):
                          s["connections_framing_errors"], 0, out)
         if verified:
             self.assertEqual(s["verify_heaps"], heaps, out)
-            self.assertEqual(s["verify_bytes_mismatched"], 0, out)
+            self.assertEqual(s["verify_elements_mismatched"], 0, out)
         return s
 
     def test_ours_to_ours_every_heap_arrives_verified(self):
