@@ -32,6 +32,8 @@ bool is_port(const std::string& text)
 /*! An IPv4 address, or a range ADDRESS+N, with nothing else: a port left out. */
 bool is_address_without_port(const std::string& text)
 {
+    if (text.find(':') != std::string::npos)
+        return false;
     const std::string address = text.substr(0, text.find('+'));
     in_addr parsed{};
     return inet_pton(AF_INET, address.c_str(), &parsed) == 1;
