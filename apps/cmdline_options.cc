@@ -89,7 +89,7 @@ void receiver_options::add_to(po::options_description& options)
         ("ring-heaps", po::value(&ring_heaps)->default_value(8), "completed heaps queued")
         ("max-heap-size", po::value(&max_heap_size)->default_value(64 << 20), "largest heap accepted (bytes)")
         ("incomplete", po::value(&incomplete)->default_value("drop"), "incomplete heaps: drop or deliver (zero-filled)")
-        ("full-queue-policy", po::value(&full_queue_policy)->default_value("drop"), "when --ring-heaps heaps wait: drop (the newest heap, counted in heaps_dropped_queue_full) or block (spead2_recv's: the receiver waits, the kernel drops at the socket, counted in packets_dropped_socket_overflow); a capture always waits")
+        ("full-queue-policy", po::value(&full_queue_policy)->default_value("block"), "when --ring-heaps heaps wait: block (spead2_recv's: the receiver waits, and only the kernel drops, at a full socket buffer, counted in packets_dropped_socket_overflow) or drop (spead.source's: the newest heap, counted in heaps_dropped_queue_full); a capture always waits")
         ("ignore-stop", po::bool_switch(&ignore_stop), "keep receiving after a stream-stop heap")
         ("pyspead", po::bool_switch(&pyspead), "decode descriptors with PySPEAD's field widths")
         ("verify", po::bool_switch(&verify), "check items 0x1000... against spead2's --verify pattern (spead_send --verify, spead2_send --verify): mismatches are said on stderr and counted, and the exit status is 1");
@@ -128,10 +128,12 @@ void receiver_options::check(const po::variables_map& vm)
     }
     with_flag("--max-heaps", [&] { d_stream.set_max_heaps(max_heaps); });
     with_flag("--ring-heaps", [&] { d_stream.set_queue_heaps(ring_heaps); });
-    with_flag("--full-queue-policy", [&] {
-        d_stream.set_full_queue_policy(
-            recv::full_queue_policy_from_name(full_queue_policy));
-    });
+    // Heaps only: continuous mode has its own (a reader never waits; see below).
+    if (!continuous())
+        with_flag("--full-queue-policy", [&] {
+            d_stream.set_full_queue_policy(
+                recv::full_queue_policy_from_name(full_queue_policy));
+        });
     d_stream.set_max_heap_size(max_heap_size).set_stop_on_stop_heap(!ignore_stop);
     if (incomplete == "deliver")
         d_stream.set_incomplete_heaps(recv::incomplete_heaps::deliver);

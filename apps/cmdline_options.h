@@ -93,7 +93,7 @@ struct receiver_options {
     std::size_t ring_heaps = 8;
     std::size_t max_heap_size = 64 << 20;
     std::string incomplete = "drop";
-    std::string full_queue_policy = "drop";
+    std::string full_queue_policy = "block"; //!< as spead2_recv: a burst waits
     bool ignore_stop = false;
     bool pyspead = false;
     bool verify = false;

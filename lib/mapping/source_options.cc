@@ -140,9 +140,10 @@ const std::vector<rule>& rules()
               k::text,
               ":7148",
               "udp, ibverbs: addresses to listen on, 239.1.2.3:7148,239.1.2.4:7148, a "
-              "range 239.1.2.3+3:7148 (four groups), :7148 or 0.0.0.0:7148 (every local "
-              "address, or for ibverbs every address of interface); multicast groups are "
-              "joined. tcp: the one address to listen on, HOST:PORT or :PORT. rdma: "
+              "range 239.1.2.3+3:7148 (four groups), :7148, 7148 or 0.0.0.0:7148 (every "
+              "local address, or for ibverbs every address of interface); multicast "
+              "groups are joined (the log names them and the interface). tcp: the one "
+              "address to listen on, HOST:PORT or :PORT. rdma: "
               "verbs://ADDR:PORT or verbs://:PORT. pcap: empty (replay every datagram) "
               "or :PORT (only datagrams to that UDP port). udp also takes IPv6, as "
               "spead2: [::1]:7148, ff14::1:7148 (the last colon starts the port), "
