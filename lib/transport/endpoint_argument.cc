@@ -81,12 +81,12 @@ read_entry(const std::string& value, const std::string& parameter, endpoint_use 
             (receive ? " (it names no existing capture file either)" : ""));
     if (value.find(':') == std::string::npos)
         throw std::invalid_argument(
-            parameter + ": \"" + value + "\" is neither an endpoint (" +
-            (receive ? "HOST:PORT, GROUP+N:PORT, :PORT, PORT, [v6]:PORT or "
-                       "verbs://HOST:PORT"
-                     : "HOST:PORT, GROUP+N:PORT, [v6]:PORT or verbs://HOST:PORT") +
-            ") nor " + (receive ? "an existing" : "a") +
-            " capture file (*.pcap, *.pcapng)");
+            parameter + ": \"" + value + "\" is neither an endpoint nor " +
+            (receive ? "an existing" : "a") + " capture file; write HOST:PORT, " +
+            "GROUP+N:PORT (a range), " +
+            (receive ? ":PORT or PORT (every address), " : "") +
+            "[IPv6]:PORT, verbs://HOST:PORT (rdma) or the path of a capture file "
+            "(*.pcap)");
     // The transport's config parses the addresses (parse_endpoints): resolving a name
     // and checking each address is its job, where it is used.
     return { endpoint_form::addresses, value };

@@ -8,30 +8,16 @@ where SPEAD2_BIN_DIR or PATH has them: skipped saying so otherwise), and the --t
 listener's flags."""
 
 import os
-import shutil
-import signal
 import socket
 import subprocess
 import time
 import unittest
 
-from app_support import (APPS, counter_names, free_udp_port, stats, tool,
-                         udp_port_bound)
+from app_support import (Background, counter_names, free_tcp_port, free_udp_port,
+                         spead2_tool, stats, tool, udp_port_bound)
 
 VECTORS = os.environ.get("GR_SPEAD_VECTORS_DIR",
                          os.path.join(os.path.dirname(__file__), "..", "vectors"))
-
-
-def spead2_tool(name):
-    directory = os.environ.get("SPEAD2_BIN_DIR")
-    path = os.path.join(directory, name) if directory else shutil.which(name)
-    return path if path and os.access(path, os.X_OK) else None
-
-
-def free_tcp_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def tcp_listening(port):
@@ -46,44 +32,6 @@ def tcp_listening(port):
                for r in rows):
             return True
     return False
-
-
-class Background:
-    """A tool run in the background until `ready()`; leaving `with` kills it if it
-    still runs (a test that failed)."""
-
-    def __init__(self, args, ready, timeout=20):
-        self.proc = subprocess.Popen([os.path.join(APPS, args[0]), *map(str, args[1:])]
-                                     if "/" not in args[0] else list(map(str, args)),
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)
-        deadline = time.monotonic() + timeout
-        while not ready():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.proc.kill()
-                out, err = self.proc.communicate()
-                raise AssertionError(f"{args[0]} did not start: {out}{err}")
-            time.sleep(0.02)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.communicate()
-
-    def result(self, timeout=60, interrupt=False):
-        """(exit status, stdout, stderr); with `interrupt`, after a Ctrl-C."""
-        if interrupt:
-            self.proc.send_signal(signal.SIGINT)
-        try:
-            out, err = self.proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            out, err = self.proc.communicate()
-            raise AssertionError(f"did not end: {out}{err}")
-        return self.proc.returncode, out, err
 
 
 def stop_heap_to(destination, *args):

@@ -22,9 +22,7 @@ import shlex
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
-import textwrap
 import time
 import unittest
 
@@ -195,7 +193,6 @@ class Place:
 
 
 BLOCK_RECEIVER = """
-import sys
 from gnuradio import blocks, gr, spead
 rx = {expr}
 tb = gr.top_block()

@@ -227,6 +227,15 @@ TEST(SinkMapping, HeapsTakeAPacketLongerThanTheUpstreamBufferInPartsAsOneHeap)
     EXPECT_EQ(m.counters().at("data_heaps"), 2u);
 }
 
+/*! Stop heaps (STREAM_CTRL 2) on \p w's wire, once it is closed. */
+std::size_t stop_heaps(wire& w)
+{
+    std::size_t stops = 0;
+    for (const sent& s : w.packets())
+        stops += s.immediates.count(0x06) && s.immediates.at(0x06) == 2;
+    return stops;
+}
+
 TEST(SinkMapping, AStopHeapGoesToEverySubstreamEvenWhenNothingWasSent)
 {
     // head(0) upstream, or every packet dropped: the receivers still hear the end.
@@ -234,10 +243,7 @@ TEST(SinkMapping, AStopHeapGoesToEverySubstreamEvenWhenNothingWasSent)
     stream_to_heap m(int16_packets(), nullptr);
     m.send_stop_heap(w.slots);
     EXPECT_EQ(m.counters().at("control_heaps"), 2u);
-    std::size_t stops = 0;
-    for (const sent& s : w.packets())
-        stops += s.immediates.count(0x06) && s.immediates.at(0x06) == 2;
-    EXPECT_EQ(stops, 2u);
+    EXPECT_EQ(stop_heaps(w), 2u);
 }
 
 TEST(SinkMapping, AStopHeapGoesToEverySubstreamAfterARun)
@@ -248,10 +254,7 @@ TEST(SinkMapping, AStopHeapGoesToEverySubstreamAfterARun)
     x.tag(0, 0, "packet_len", pmt::from_long(4));
     m.send(x.in, w.slots);
     m.send_stop_heap(w.slots);
-    std::size_t stops = 0;
-    for (const sent& s : w.packets())
-        stops += s.immediates.count(0x06) && s.immediates.at(0x06) == 2;
-    EXPECT_EQ(stops, 2u);
+    EXPECT_EQ(stop_heaps(w), 2u);
 }
 
 // ---- continuous ----------------------------------------------------------------------
