@@ -357,6 +357,12 @@ int run(const apps::receiver_options& o, const std::vector<std::string>& argumen
             failed = true;
         }
     }
+    if ((o.tcp || o.rdma) && !o.listen.keep_listening && !apps::interrupted &&
+        total[recv_stat::stop_heaps] == 0 && total[recv_stat::connections_accepted] > 0)
+        // The listener ended with its senders: say so, and how to wait for the next.
+        std::cerr << "spead_recv: every sender disconnected without a stop heap, which "
+                     "ends the stream (as spead2_recv --tcp); --keep-listening waits for "
+                     "the next sender instead\n";
     std::cout << "Received " << received << " heaps\n";
     apps::print_counters(total.items(), o.output.all_stats);
     if (o.verify)

@@ -229,6 +229,16 @@ class tcp_listener(unittest.TestCase):
         self.assertIn("Received 3 heaps", out)
         self.assertEqual(stats(out)["connections_accepted"], 2, out)
 
+    def test_without_keep_listening_a_stray_connection_ends_it_saying_how_not_to(self):
+        port = free_tcp_port()
+        with self.listen(port) as rx:
+            with socket.create_connection(("127.0.0.1", port)) as stray:
+                stray.sendall(os.urandom(64))
+            code, out, err = rx.result()
+        self.assertEqual(code, 0, err)  # as spead2_recv --tcp
+        self.assertIn("Received 0 heaps", out)
+        self.assertIn("--keep-listening waits for the next sender", err)
+
     def test_max_connections_takes_a_second_sender_at_once(self):
         port = free_tcp_port()
         with self.listen(port, "--max-connections", 2) as rx:
