@@ -53,7 +53,7 @@ sink_impl::sink_impl(const sink_config& config)
                                        input_count(config),
                                        static_cast<int>(config.items.get_item_size())),
                 gr::io_signature::make(0, 0, 0)),
-      d_plan(logged_on_error(d_logger, [&] { return plan_sink(config, d_logger); })),
+      d_plan(plan_sink(config, d_logger)), // a bad option: the exception says it
       d_mapping(make_sink_mapping(d_plan, d_logger)),
       d_stats_timer(d_plan.stats_interval),
       d_slots(sink_send_slots, d_logger),
@@ -84,9 +84,8 @@ sink_impl::sink_impl(const sink_config& config)
         if (d_plan.transport.kind != transport_kind::tcp &&
             d_plan.transport.kind != transport_kind::rdma)
             open_stream();
-    } catch (const std::invalid_argument& e) {
-        d_logger->error("{}", e.what());
-        throw;
+    } catch (const std::invalid_argument&) {
+        throw; // a bad option: the exception says it, once
     } catch (const std::exception& e) {
         d_logger->error("cannot send to {}: {}",
                         transport::to_string(d_plan.udp.get_endpoints()),

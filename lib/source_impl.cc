@@ -8,6 +8,7 @@
 #include "mapping/block_messages.h"
 #include "mapping/shown_stats.h"
 #include "source_impl.h"
+#include "transport/endpoint.h"
 #include <gnuradio/io_signature.h>
 #include <gnuradio/spead/recv_pcap.h>
 #include <boost/thread/thread.hpp>
@@ -68,7 +69,7 @@ source_impl::source_impl(const source_config& config)
           gr::io_signature::make(output_count(config),
                                  output_count(config),
                                  static_cast<int>(config.items.get_item_size()))),
-      d_plan(logged_on_error(d_logger, [&] { return plan_source(config, d_logger); })),
+      d_plan(plan_source(config, d_logger)), // a bad option: the exception says it
       d_mapping(make_source_mapping(d_plan, d_logger)),
       d_stats_timer(d_plan.stats_interval),
       d_descriptors_port(pmt::mp("descriptors")),
@@ -118,8 +119,11 @@ void source_impl::open_stream()
                 auto& reader = stream->emplace_reader<recv::udp_reader>(share);
                 const auto mine = endpoint_strings(reader.get_bound_endpoints());
                 bound.insert(bound.end(), mine.begin(), mine.end());
-                d_logger->info("listening on {} (socket buffer {} bytes)",
+                const std::string groups = transport::joined_groups_text(
+                    share.get_endpoints(), share.get_interface());
+                d_logger->info("listening on {}{} (socket buffer {} bytes)",
                                joined(mine),
+                               groups.empty() ? groups : ", " + groups,
                                reader.get_granted_buffer_size());
             }
         } else if (kind == transport_kind::ibverbs) {
