@@ -49,8 +49,8 @@ control_port_counters::control_port_counters(const std::string& alias,
 {
 #ifdef GR_RPCSERVER_ENABLED
     for (const std::string& name : names) {
-        d_probes.push_back(std::make_unique<probe>(
-            probe{ &d_snapshot, name, metric_help(way, name) }));
+        d_probes.push_back(
+            std::make_unique<probe>(probe{ &d_snapshot, name, metric_help(way, name) }));
         probe& p = *d_probes.back();
         d_knobs.push_back(std::make_shared<rpcbasic_register_get<probe, long>>(
             alias,

@@ -34,8 +34,8 @@ class SPEAD_API counter_snapshot
 public:
     using reader = std::function<std::map<std::string, std::uint64_t>()>;
 
-    explicit counter_snapshot(reader read,
-                              std::chrono::milliseconds max_age = std::chrono::milliseconds(100));
+    explicit counter_snapshot(
+        reader read, std::chrono::milliseconds max_age = std::chrono::milliseconds(100));
     /*! \p name's value in a snapshot no older than max_age (0 for a name it lacks). */
     std::uint64_t value(const std::string& name);
 

@@ -19,9 +19,9 @@ namespace {
 /*! Connections a receiver accepted and did not see end (docs/statistics.md: every
  * accepted connection ends in one of these). */
 constexpr const char* connection_endings[] = {
-    "connections_closed",          "connections_lost",
-    "connections_framing_errors",  "connections_frame_too_large",
-    "connections_partial_frame",   "connections_idle_timeout",
+    "connections_closed",         "connections_lost",
+    "connections_framing_errors", "connections_frame_too_large",
+    "connections_partial_frame",  "connections_idle_timeout",
     "connections_stopped",
 };
 
@@ -29,8 +29,8 @@ constexpr const char* connection_endings[] = {
 std::optional<std::uint64_t> open_connections(const stream_sample& s)
 {
     std::map<std::string, std::uint64_t> c(s.counters.begin(), s.counters.end());
-    const char* opened = s.way == direction::receive ? "connections_accepted"
-                                                     : "connections_established";
+    const char* opened =
+        s.way == direction::receive ? "connections_accepted" : "connections_established";
     const auto it = c.find(opened);
     if (it == c.end())
         return std::nullopt;

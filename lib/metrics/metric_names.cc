@@ -60,10 +60,7 @@ std::string metric_help(direction way, const std::string& stat)
 
 std::string queue_metric(direction way) { return prefix(way) + "queue_heaps"; }
 
-std::string connections_metric(direction way)
-{
-    return prefix(way) + "connections_open";
-}
+std::string connections_metric(direction way) { return prefix(way) + "connections_open"; }
 
 } // namespace metrics
 } // namespace spead

@@ -5,11 +5,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#include "metrics/metrics_exposer.h"
 #include "metrics/metric_families.h"
+#include "metrics/metrics_exposer.h"
+#include <arpa/inet.h>
 #include <prometheus/collectable.h>
 #include <prometheus/exposer.h>
-#include <arpa/inet.h>
 #include <map>
 #include <mutex>
 #include <stdexcept>

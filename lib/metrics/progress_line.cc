@@ -52,7 +52,9 @@ progress_line::progress_line(std::string tool,
 std::string progress_line::next(const progress_totals& now, clock::time_point at)
 {
     // Totals only grow; a stream replaced meanwhile (a restart) counts from zero.
-    const auto since = [](std::uint64_t a, std::uint64_t b) { return a >= b ? a - b : a; };
+    const auto since = [](std::uint64_t a, std::uint64_t b) {
+        return a >= b ? a - b : a;
+    };
     const double seconds = std::chrono::duration<double>(at - d_last_at).count();
     const std::uint64_t bytes = since(now.bytes, d_last.bytes);
     const double gbps = seconds > 0 ? bytes * 8e-9 / seconds : 0.0;

@@ -13,8 +13,8 @@
 
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/stats.h>
-#include <chrono>
 #include <condition_variable>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>

@@ -23,7 +23,8 @@ TEST(CounterSnapshot, AQueryBurstReadsTheCountersOnce)
     counter_snapshot snapshot(
         [&reads] {
             reads++;
-            return std::map<std::string, std::uint64_t>{ { "heaps", 5 }, { "packets", 9 } };
+            return std::map<std::string, std::uint64_t>{ { "heaps", 5 },
+                                                         { "packets", 9 } };
         },
         1000ms);
     EXPECT_EQ(snapshot.value("heaps"), 5u);
@@ -36,7 +37,9 @@ TEST(CounterSnapshot, AnOldSnapshotIsReadAgain)
 {
     std::uint64_t heaps = 1;
     counter_snapshot snapshot(
-        [&heaps] { return std::map<std::string, std::uint64_t>{ { "heaps", heaps } }; },
+        [&heaps] {
+            return std::map<std::string, std::uint64_t>{ { "heaps", heaps } };
+        },
         10ms);
     EXPECT_EQ(snapshot.value("heaps"), 1u);
     heaps = 2;

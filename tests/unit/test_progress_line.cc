@@ -86,7 +86,12 @@ TEST(ProgressReporter, WritesALinePerInterval)
     std::atomic<std::uint64_t> heaps{ 0 };
     {
         progress_reporter reporter(
-            "spead_recv", 0.05, [&] { return progress_totals{ heaps.load(), 0, 0, 0 }; }, out);
+            "spead_recv",
+            0.05,
+            [&] {
+                return progress_totals{ heaps.load(), 0, 0, 0 };
+            },
+            out);
         heaps = 7;
         std::this_thread::sleep_for(180ms);
     }
@@ -102,7 +107,8 @@ TEST(ProgressReporter, AnIntervalThatIsNotPositiveNamesTheFlag)
 {
     std::ostringstream out;
     const std::string message = error_message<std::invalid_argument>([&] {
-        progress_reporter("spead_send", 0, [] { return progress_totals{}; }, out);
+        progress_reporter(
+            "spead_send", 0, [] { return progress_totals{}; }, out);
     });
     EXPECT_EQ(message.rfind("--progress: ", 0), 0u) << message;
 }
