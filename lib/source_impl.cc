@@ -85,6 +85,17 @@ source_impl::source_impl(const source_config& config)
     if (d_mapping->min_noutput_items() > 0)
         set_min_noutput_items(static_cast<int>(d_mapping->min_noutput_items()));
 
+    d_watch.expose(d_plan.metrics, [this] {
+        std::optional<std::size_t> queued;
+        {
+            std::lock_guard<std::mutex> lock(d_stream_mutex);
+            if (d_stream)
+                queued = d_stream->get_queued_heaps();
+        }
+        return std::vector<metrics::stream_sample>{ source_sample(
+            alias(), d_plan, stats(), bound_endpoints(), queued) };
+    });
+
     // Bind now: errors show when the block is made, and nothing sent after make() is
     // missed (a flowgraph's sink may start sending before this block starts). A capture
     // is replayed from its start at each start().
@@ -250,6 +261,13 @@ std::vector<std::string> source_impl::bound_endpoints() const
 std::string source_impl::active_transport() const
 {
     return transport_name(d_plan.transport.kind);
+}
+
+void source_impl::setup_rpc()
+{
+    d_watch.register_knobs(alias(), metrics::direction::receive, [this] {
+        return countable_stats(stats(), d_plan.transport.kind, d_plan.continuous);
+    });
 }
 
 void source_impl::publish_stats_if_due(bool force)
