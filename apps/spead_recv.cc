@@ -18,6 +18,7 @@
 #include "cmdline_options.h"
 #include "command_line.h"
 #include "payload_pattern.h"
+#include "stream_watch.h"
 #include "transport/split_endpoints.h"
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/recv_pcap.h>
@@ -35,6 +36,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -251,7 +253,9 @@ void take_chunks(const apps::receiver_options& o, std::vector<recv::stream*> liv
     }
 }
 
-int run(const apps::receiver_options& o, const std::vector<std::string>& sources)
+int run(const apps::receiver_options& o,
+        const apps::watch_options& watched,
+        const std::vector<std::string>& sources)
 {
     bool any_endpoint = false;
     for (const std::string& source : sources) {
@@ -279,8 +283,10 @@ int run(const apps::receiver_options& o, const std::vector<std::string>& sources
     verifier checked;
     const std::uint64_t max_heaps = o.heaps;
     std::uint64_t received = 0;
+    apps::taken_counts taken; // --progress
     const auto take = [&](const recv::heap& h) {
         received++;
+        taken.took(h.size());
         if (!o.quiet)
             print_heap(h, o.descriptors, o.pyspead);
         if (o.verify)
@@ -290,6 +296,13 @@ int run(const apps::receiver_options& o, const std::vector<std::string>& sources
     std::vector<recv::stream*> live;
     for (const auto& s : streams)
         live.push_back(s.get());
+    // --metrics, --progress: until the streams have ended
+    std::optional<apps::stream_watch> watch(std::in_place, watched, "spead_recv");
+    watch->watch_receivers(live,
+                           sources,
+                           o.tcp ? "tcp" : o.rdma ? "rdma" : o.ibv.ibv ? "ibverbs" : "udp",
+                           o.continuous(),
+                           taken);
     if (o.continuous()) {
         take_chunks(o, live);
         live.clear();
@@ -317,6 +330,7 @@ int run(const apps::receiver_options& o, const std::vector<std::string>& sources
         if (!any && live.size() > 1)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
+    watch.reset();
     recv_stats total;
     bool failed = false;
     for (const auto& s : streams) {
@@ -352,6 +366,8 @@ int main(int argc, char** argv)
         "help-stats", "list the statistics with their meaning");
     apps::receiver_options receiver;
     receiver.add_to(options);
+    apps::watch_options watch;
+    watch.add_to(options);
     std::vector<std::string> sources;
     return apps::exit_status("spead_recv", options, [&] {
         const po::variables_map vm =
@@ -367,6 +383,7 @@ int main(int argc, char** argv)
         if (sources.empty())
             throw po::error("give at least one SOURCE (an endpoint or a capture file)");
         receiver.check(vm);
-        return run(receiver, sources);
+        watch.check();
+        return run(receiver, watch, sources);
     });
 }

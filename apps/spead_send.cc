@@ -16,6 +16,7 @@
 #include "command_line.h"
 #include "heap_generator.h"
 #include "payload_pattern.h"
+#include "stream_watch.h"
 #include <gnuradio/spead/send_pcap.h>
 #include <gnuradio/spead/send_rdma.h>
 #include <gnuradio/spead/send_tcp.h>
@@ -27,6 +28,7 @@
 #include <csignal>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -55,7 +57,9 @@ bool is_destination(const std::string& arg)
     return apps::is_udp_port(arg.substr(colon + 1));
 }
 
-int run(const apps::sender_options& o, const std::vector<std::string>& args)
+int run(const apps::sender_options& o,
+        const apps::watch_options& watched,
+        const std::vector<std::string>& args)
 {
     // ---- what to send ----
     std::unique_ptr<apps::heap_generator> generator;
@@ -119,7 +123,16 @@ int run(const apps::sender_options& o, const std::vector<std::string>& args)
     }
 
     apps::stop_on_signals();
+    // --metrics, --progress: while the heaps go out
+    std::optional<apps::stream_watch> watch(std::in_place, watched, "spead_send");
+    watch->watch_sender(*stream,
+                        o.ibv.ibv ? "ibverbs"
+                        : o.rdma  ? "rdma"
+                        : o.tcp   ? "tcp"
+                                  : (capture.empty() ? "udp" : "pcap"),
+                        capture.empty() ? joined : capture);
     const apps::generator_result result = generator->run(*stream, io, apps::interrupted);
+    watch.reset();
     // Every heap has completed, so the counters are final.
     const send_stats stats = stream->get_stats();
     stream.reset(); // joins the writer and closes the socket or file
@@ -159,6 +172,8 @@ int main(int argc, char** argv)
     options.add_options()("help,h", "show this help");
     apps::sender_options sender;
     sender.add_to(options);
+    apps::watch_options watch;
+    watch.add_to(options);
     std::vector<std::string> destinations;
     return apps::exit_status("spead_send", options, [&] {
         const po::variables_map vm =
@@ -174,6 +189,7 @@ int main(int argc, char** argv)
             return 0;
         }
         sender.check();
-        return run(sender, destinations);
+        watch.check();
+        return run(sender, watch, destinations);
     });
 }
