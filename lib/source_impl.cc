@@ -93,7 +93,7 @@ source_impl::source_impl(const source_config& config)
                 queued = d_stream->get_queued_heaps();
         }
         return std::vector<metrics::stream_sample>{ source_sample(
-            alias(), d_plan, stats(), bound_endpoints(), queued) };
+            alias(), d_plan, stats(), queued) };
     });
 
     // Bind now: errors show when the block is made, and nothing sent after make() is

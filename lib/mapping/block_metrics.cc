@@ -76,15 +76,11 @@ std::vector<std::string> sink_endpoints(const sink_plan& plan)
 metrics::stream_sample source_sample(const std::string& alias,
                                      const source_plan& plan,
                                      const counter_map& stats,
-                                     const std::vector<std::string>& bound,
                                      std::optional<std::size_t> queued)
 {
     metrics::stream_sample s;
     s.way = metrics::direction::receive;
-    s.labels = stream_labels(
-        alias,
-        plan.transport.kind,
-        plan.transport.kind == transport_kind::pcap ? plan.capture_file : joined(bound));
+    s.labels = stream_labels(alias, plan.transport.kind, plan.where);
     add_counters(s, countable_stats(stats, plan.transport.kind, plan.continuous));
     if (queued)
         s.queued_heaps = *queued;

@@ -31,11 +31,11 @@ namespace spead {
 using counter_map = std::map<std::string, std::uint64_t>;
 
 /*! A source's one stream: \p stats (the block's stats()) that its transport counts,
- * the endpoints it listens on (\p bound) and its queue (\p queued, while open). */
+ * labelled with where it listens (the plan's, which stay when the stream ends), and
+ * its queue (\p queued, while open). */
 SPEAD_API metrics::stream_sample source_sample(const std::string& alias,
                                                const source_plan& plan,
                                                const counter_map& stats,
-                                               const std::vector<std::string>& bound,
                                                std::optional<std::size_t> queued);
 
 /*! A sink's streams: one per connected link (labelled with its substream), plus the
