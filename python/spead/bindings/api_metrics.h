@@ -12,6 +12,7 @@
  * addition over spead2): the stream's counters served to Prometheus, labelled
  * stream="recv_stream_N" / "send_stream_N" (N counts the process's streams). */
 
+#include "api_configs.h"
 #include "metrics/metrics_exposer.h"
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/send_rdma.h>
@@ -26,11 +27,21 @@ namespace gr {
 namespace spead {
 namespace python {
 
-/*! \throws std::invalid_argument (ValueError) naming `metrics` */
-inline void check_metrics_field(const std::string& address)
+/*! gr-spead's addition to a StreamConfig: `metrics`, the HOST:PORT its stream's
+ * counters are served on (docs/monitoring.md); "" (default): none. A bad address is a
+ * ValueError naming `metrics`. */
+template <typename Config, typename Cls>
+void def_metrics_field(Cls& cls)
 {
-    if (!address.empty())
-        metrics::listen_address(address);
+    cls.def_property(
+        "metrics",
+        [](const Config& c) { return c.metrics; },
+        [](Config& c, const py::handle& v) {
+            const auto address = field_value<std::string>(v, "metrics");
+            if (!address.empty())
+                metrics::listen_address(address);
+            c.metrics = address;
+        });
 }
 
 /*! A send stream's (transport, endpoint) labels from its link config. */

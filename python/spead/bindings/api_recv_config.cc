@@ -165,16 +165,7 @@ void bind_stream_config(py::module& m)
                    "the readers when the stream should start");
     def_field(
         cls, "max_heap_size", &C::get_max_heap_size, &C::set_max_heap_size, its_config());
-    // gr-spead's addition: the stream's counters served to Prometheus on HOST:PORT
-    // (docs/monitoring.md); "" (default): none
-    cls.def_property(
-        "metrics",
-        [](const py_recv_config& c) { return c.metrics; },
-        [](py_recv_config& c, const py::handle& v) {
-            const auto address = field_value<std::string>(v, "metrics");
-            check_metrics_field(address);
-            c.metrics = address;
-        });
+    def_metrics_field<py_recv_config>(cls);
     def_keyword_config(cls)
         .def(
             "add_stat",

@@ -71,16 +71,7 @@ void bind_stream_config(py::module& m)
             c.method = method;
         });
     def_member_field(cls, "allow_hw_rate", &py_send_config::allow_hw_rate);
-    // gr-spead's addition: the stream's counters served to Prometheus on HOST:PORT
-    // (docs/monitoring.md); "" (default): none
-    cls.def_property(
-        "metrics",
-        [](const py_send_config& c) { return c.metrics; },
-        [](py_send_config& c, const py::handle& v) {
-            const auto address = field_value<std::string>(v, "metrics");
-            check_metrics_field(address);
-            c.metrics = address;
-        });
+    def_metrics_field<py_send_config>(cls);
     def_keyword_config(cls).def_property_readonly(
         "burst_rate",
         [](const py_send_config& c) { return c.config.get_rate() * c.burst_rate_ratio; },
