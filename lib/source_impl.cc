@@ -85,6 +85,22 @@ source_impl::source_impl(const source_config& config)
     if (d_mapping->min_noutput_items() > 0)
         set_min_noutput_items(static_cast<int>(d_mapping->min_noutput_items()));
 
+    // Bind now: errors show when the block is made, and nothing sent after make() is
+    // missed (a flowgraph's sink may start sending before this block starts). A capture
+    // is replayed from its start at each start().
+    try {
+        if (d_plan.transport.kind != transport_kind::pcap)
+            open_stream();
+    } catch (const std::exception& e) {
+        d_logger->error("cannot {} on {}: {}",
+                        d_plan.transport.kind == transport_kind::ibverbs
+                            ? "receive over ibverbs"
+                            : "listen",
+                        d_plan.where,
+                        e.what());
+        throw;
+    }
+    // Served once the transport is settled (auto's fallback changes the plan).
     d_watch.expose(d_plan.metrics, [this] {
         std::optional<std::size_t> queued;
         {
@@ -95,23 +111,6 @@ source_impl::source_impl(const source_config& config)
         return std::vector<metrics::stream_sample>{ source_sample(
             alias(), d_plan, stats(), queued) };
     });
-
-    // Bind now: errors show when the block is made, and nothing sent after make() is
-    // missed (a flowgraph's sink may start sending before this block starts). A capture
-    // is replayed from its start at each start().
-    if (d_plan.transport.kind == transport_kind::pcap)
-        return;
-    try {
-        open_stream();
-    } catch (const std::exception& e) {
-        d_logger->error("cannot {} on {}: {}",
-                        d_plan.transport.kind == transport_kind::ibverbs
-                            ? "receive over ibverbs"
-                            : "listen",
-                        d_plan.where,
-                        e.what());
-        throw;
-    }
 }
 
 source_impl::~source_impl() { close_stream(); }

@@ -49,6 +49,12 @@ progress_line::progress_line(std::string tool,
 {
 }
 
+bool progress_line::differs(const progress_totals& now) const
+{
+    return now.heaps != d_last.heaps || now.bytes != d_last.bytes ||
+           now.dropped != d_last.dropped || now.lost != d_last.lost;
+}
+
 std::string progress_line::next(const progress_totals& now, clock::time_point at)
 {
     // Totals only grow; a stream replaced meanwhile (a restart) counts from zero.
@@ -116,11 +122,14 @@ void progress_reporter::run()
     for (;;) {
         const bool stopping = d_wake.wait_until(lock, due, [this] { return d_stop; });
         const auto now = clock::now();
-        // The last, partial interval: worth a line unless it is a sliver.
-        if (stopping && now - (due - d_interval) < d_interval / 10)
-            return;
         lock.unlock();
-        d_out << d_line.next(d_sample(), now) << std::endl;
+        const progress_totals totals = d_sample();
+        // The last, partial interval: a line when something happened in it (the
+        // lines then add up to the totals) or when it is more than a sliver.
+        if (stopping && !d_line.differs(totals) &&
+            now - (due - d_interval) < d_interval / 10)
+            return;
+        d_out << d_line.next(totals, now) << std::endl;
         lock.lock();
         if (stopping)
             return;

@@ -54,6 +54,8 @@ public:
     using clock = std::chrono::steady_clock;
 
     progress_line(std::string tool, const progress_totals& start, clock::time_point at);
+    /*! \p now differs from the totals of the last line. */
+    bool differs(const progress_totals& now) const;
     /*! The line for [last call, \p at], and \p now becomes the start of the next. */
     std::string next(const progress_totals& now, clock::time_point at);
 
@@ -65,8 +67,9 @@ private:
 
 /*!
  * \brief A thread that writes a progress_line of \p sample() to \p out every \p
- * seconds, until destroyed (which also writes the last, partial interval's line when
- * it is at least a tenth of an interval long).
+ * seconds, until destroyed; then it writes the last, partial interval's line too
+ * when something changed in it (so the lines add up to the totals) or it is at least
+ * a tenth of an interval long.
  */
 class SPEAD_API progress_reporter
 {

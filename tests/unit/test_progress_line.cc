@@ -103,6 +103,27 @@ TEST(ProgressReporter, WritesALinePerInterval)
     EXPECT_LE(lines, 5) << text;
 }
 
+TEST(ProgressReporter, TheLinesAddUpToTheTotalsEvenWhenItStopsAtOnce)
+{
+    std::ostringstream out;
+    std::atomic<std::uint64_t> heaps{ 0 };
+    {
+        progress_reporter reporter(
+            "spead_recv",
+            10.0,
+            [&] { return progress_totals{ heaps.load(), 0, 0, 0 }; },
+            out);
+        heaps = 3; // then it stops long before the first interval is over
+    }
+    EXPECT_NE(out.str().find(": 3 heaps,"), std::string::npos) << out.str();
+    std::ostringstream quiet;
+    {
+        progress_reporter reporter(
+            "spead_recv", 10.0, [] { return progress_totals{}; }, quiet);
+    }
+    EXPECT_EQ(quiet.str(), ""); // nothing happened in a sliver of an interval
+}
+
 TEST(ProgressReporter, AnIntervalThatIsNotPositiveNamesTheFlag)
 {
     std::ostringstream out;
