@@ -164,6 +164,7 @@ void sink_impl::close_stream()
 bool sink_impl::start()
 {
     d_stats_timer.reset();
+    d_watch.start(); // its alias is settled: scrapes may read it
     if (!d_slots.is_open())
         open_at_start(d_logger, [this] { open_stream(); }); // general_work() then ends
     return true;

@@ -201,6 +201,7 @@ bool source_impl::start()
     d_mapping->release();
     d_output.want_heaps = !pmt::is_null(message_subscribers(d_heaps_port));
     d_stats_timer.reset();
+    d_watch.start(); // its alias is settled: scrapes may read it
     bool have_stream;
     {
         std::lock_guard<std::mutex> lock(d_stream_mutex);

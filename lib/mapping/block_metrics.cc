@@ -126,7 +126,9 @@ std::vector<metrics::stream_sample> sink_samples(const std::string& alias,
 void block_watch::expose(const std::string& address, metrics::sampler sample)
 {
     if (!address.empty() && !d_registration)
-        d_registration = metrics::expose(address, std::move(sample));
+        d_registration = metrics::expose(address, [this, sample = std::move(sample)] {
+            return d_started.load() ? sample() : std::vector<metrics::stream_sample>();
+        });
 }
 
 void block_watch::register_knobs(const std::string& alias,

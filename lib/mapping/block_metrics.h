@@ -19,6 +19,7 @@
 #include "metrics/control_port.h"
 #include "metrics/metrics_exposer.h"
 #include <gnuradio/spead/api.h>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -51,9 +52,13 @@ sink_samples(const std::string& alias,
 class SPEAD_API block_watch
 {
 public:
-    /*! Serves \p sample on \p address, once (later calls keep the first); nothing
-     * for an empty address. \throws what metrics::expose() throws */
+    /*! Listens on \p address (once; later calls keep the first; nothing for an empty
+     * address), so that a port in use fails when the block is made; \p sample is
+     * served from start() on, when the block's alias is settled.
+     * \throws what metrics::expose() throws */
     void expose(const std::string& address, metrics::sampler sample);
+    /*! The flowgraph started the block: scrapes read it from now on. */
+    void start() { d_started.store(true); }
     /*! ControlPort knobs "<alias>::<name>" for the counters in \p read's first
      * snapshot, read through \p read from then on. */
     void register_knobs(const std::string& alias,
@@ -63,6 +68,7 @@ public:
     std::uint16_t port() const { return d_registration.port(); }
 
 private:
+    std::atomic<bool> d_started{ false };
     // the knobs and the registration go before what their readers read
     std::unique_ptr<metrics::control_port_counters> d_knobs;
     metrics::registration d_registration;

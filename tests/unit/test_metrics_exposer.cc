@@ -9,12 +9,9 @@
 // names the address; scraped over real HTTP on 127.0.0.1.
 
 #include "error_message.h"
+#include "http_get.h"
 #include "metrics/metrics_exposer.h"
 #include <gtest/gtest.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 #include <atomic>
 #include <string>
 
@@ -23,29 +20,7 @@ namespace {
 using namespace gr::spead::metrics;
 using spead_test::error_message;
 
-/*! GET /metrics from 127.0.0.1:port: the whole response, or "" when refused. */
-std::string scrape(std::uint16_t port)
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-        ::close(fd);
-        return "";
-    }
-    const std::string request =
-        "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-    (void)!::write(fd, request.data(), request.size());
-    std::string response;
-    char buffer[4096];
-    ssize_t n;
-    while ((n = ::read(fd, buffer, sizeof(buffer))) > 0)
-        response.append(buffer, static_cast<std::size_t>(n));
-    ::close(fd);
-    return response;
-}
+std::string scrape(std::uint16_t port) { return spead_test::http_get(port); }
 
 sampler one_stream(const std::string& name, std::uint64_t heaps)
 {
@@ -110,8 +85,12 @@ TEST(MetricsExposer, AnAddressInUseIsARuntimeErrorSayingSo)
 
 TEST(MetricsExposer, AMalformedAddressNamesTheOptionAndTheFix)
 {
-    for (const std::string bad : { "9148", "localhost:9148", "127.0.0.1:99999",
-                                   "127.0.0.1:", "127.0.0.1:http", "[zz]:9148" }) {
+    for (const std::string bad : { "9148",
+                                   "localhost:9148",
+                                   "127.0.0.1:99999",
+                                   "127.0.0.1:",
+                                   "127.0.0.1:http",
+                                   "[zz]:9148" }) {
         const std::string message =
             error_message<std::invalid_argument>([&] { listen_address(bad); });
         EXPECT_EQ(message.rfind("metrics: '" + bad + "'", 0), 0u) << message;
@@ -120,9 +99,9 @@ TEST(MetricsExposer, AMalformedAddressNamesTheOptionAndTheFix)
     EXPECT_EQ(listen_address(":9148"), "9148");
     EXPECT_EQ(listen_address("127.0.0.1:9148"), "127.0.0.1:9148");
     EXPECT_EQ(listen_address("[::1]:9148"), "[::1]:9148");
-    EXPECT_NE(error_message<std::invalid_argument>(
-                  [] { listen_address("x", "--metrics"); })
-                  .rfind("--metrics: 'x'", 0),
+    EXPECT_NE(error_message<std::invalid_argument>([] {
+                  listen_address("x", "--metrics");
+              }).rfind("--metrics: 'x'", 0),
               std::string::npos);
 }
 

@@ -132,6 +132,7 @@ public:
 
     ~py_send_stream()
     {
+        d_metrics = {}; // no scrape reads the stream from here on
         {
             py::gil_scoped_release release; // sends what is queued, joins the writer
             d_stream.reset();
