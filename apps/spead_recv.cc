@@ -300,7 +300,10 @@ int run(const apps::receiver_options& o,
     std::optional<apps::stream_watch> watch(std::in_place, watched, "spead_recv");
     watch->watch_receivers(live,
                            sources,
-                           o.tcp ? "tcp" : o.rdma ? "rdma" : o.ibv.ibv ? "ibverbs" : "udp",
+                           o.tcp       ? "tcp"
+                           : o.rdma    ? "rdma"
+                           : o.ibv.ibv ? "ibverbs"
+                                       : "udp",
                            o.continuous(),
                            taken);
     if (o.continuous()) {

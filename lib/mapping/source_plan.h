@@ -44,7 +44,7 @@ struct source_plan {
     std::size_t outputs = 1;   //!< substreams in continuous mode
     std::chrono::duration<double> stats_interval{ 0 };
     std::string metrics; //!< where Prometheus scrapes the counters ("": nowhere)
-    std::string where; //!< the endpoints (or capture), as messages name them
+    std::string where;   //!< the endpoints (or capture), as messages name them
 };
 
 /*!

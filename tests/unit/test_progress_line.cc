@@ -111,7 +111,9 @@ TEST(ProgressReporter, TheLinesAddUpToTheTotalsEvenWhenItStopsAtOnce)
         progress_reporter reporter(
             "spead_recv",
             10.0,
-            [&] { return progress_totals{ heaps.load(), 0, 0, 0 }; },
+            [&] {
+                return progress_totals{ heaps.load(), 0, 0, 0 };
+            },
             out);
         heaps = 3; // then it stops long before the first interval is over
     }

@@ -261,7 +261,7 @@ private:
     bool d_ended = false;
     bool d_quit = false;
     int d_event_fd = -1;
-    std::thread d_forwarder; // joined before the rest goes
+    std::thread d_forwarder;         // joined before the rest goes
     metrics::registration d_metrics; // last: no scrape reads the stream once it goes
 };
 
