@@ -127,6 +127,19 @@ class qa_monitoring_python_api(ApiTestCase):
                                 endpoint=f"127.0.0.1:{port}"), 5, text)
         self.assertRegex(text, r'spead_recv_heaps_total\{stream="recv_stream_\d+"\}')
 
+    def test_a_chunk_stream_serves_its_counters_too(self):
+        address = f"127.0.0.1:{free_tcp_port()}"
+        place = spead.recv.ChunkPlacement(timestamp_item=0x1600, timestamp_step=1024,
+                                          heap_size=1024, heaps_per_chunk=4)
+        ring = spead.recv.ChunkRingStream(
+            self.pool, spead.recv.StreamConfig(metrics=address),
+            spead.recv.ChunkStreamConfig(place=place), spead.recv.ChunkRingbuffer(2),
+            spead.recv.ChunkRingbuffer(2))
+        self.addCleanup(ring.stop)
+        text = scrape(address)
+        self.assertEqual(series(text, "spead_recv_heaps_total"), 0, text)
+        self.assertRegex(text, r'spead_recv_positions_released_total\{stream="recv_stream_')
+
 
 class qa_monitoring_prometheus(FlowgraphTestCase):
 
