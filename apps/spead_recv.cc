@@ -19,6 +19,7 @@
 
 #include "cmdline_options.h"
 #include "command_line.h"
+#include "stream_watch.h"
 #include "tool_output.h"
 #include "transport/endpoint_argument.h"
 #include "transport/split_endpoints.h"
@@ -39,6 +40,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -291,7 +293,9 @@ void take_chunks(const apps::receiver_options& o, std::vector<recv::stream*> liv
     }
 }
 
-int run(const apps::receiver_options& o, const std::vector<std::string>& arguments)
+int run(const apps::receiver_options& o,
+        const apps::watch_options& watched,
+        const std::vector<std::string>& arguments)
 {
     const std::vector<argument> sources = read_sources(o, arguments);
 
@@ -308,8 +312,10 @@ int run(const apps::receiver_options& o, const std::vector<std::string>& argumen
     verifier checked;
     const std::uint64_t max_heaps = o.heaps;
     std::uint64_t received = 0;
+    apps::taken_counts taken; // --progress
     const auto take = [&](const recv::heap& h) {
         received++;
+        taken.took(h.size());
         if (!o.quiet)
             print_heap(h, o.descriptors, o.pyspead);
         if (o.verify)
@@ -319,6 +325,16 @@ int run(const apps::receiver_options& o, const std::vector<std::string>& argumen
     std::vector<recv::stream*> live;
     for (const auto& s : streams)
         live.push_back(s.get());
+    // --metrics, --progress: until the streams have ended
+    std::optional<apps::stream_watch> watch(std::in_place, watched, "spead_recv");
+    watch->watch_receivers(live,
+                           arguments,
+                           o.tcp       ? "tcp"
+                           : o.rdma    ? "rdma"
+                           : o.ibv.ibv ? "ibverbs"
+                                       : "udp",
+                           o.continuous(),
+                           taken);
     if (o.continuous()) {
         take_chunks(o, live);
         live.clear();
@@ -346,6 +362,7 @@ int run(const apps::receiver_options& o, const std::vector<std::string>& argumen
         if (!any && live.size() > 1)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
+    watch.reset();
     recv_stats total;
     bool failed = false;
     for (const auto& s : streams) {
@@ -388,6 +405,8 @@ int main(int argc, char** argv)
         "help-stats", "list the statistics with their meaning");
     apps::receiver_options receiver;
     receiver.add_to(options);
+    apps::watch_options watch;
+    watch.add_to(options);
     std::vector<std::string> sources;
     apps::log_to_stderr();
     return apps::exit_status("spead_recv", options, [&] {
@@ -404,6 +423,7 @@ int main(int argc, char** argv)
         if (sources.empty())
             throw po::error("give at least one SOURCE (an endpoint or a capture file)");
         receiver.check(vm);
-        return run(receiver, sources);
+        watch.check();
+        return run(receiver, watch, sources);
     });
 }

@@ -17,6 +17,7 @@
 #include "cmdline_options.h"
 #include "command_line.h"
 #include "heap_generator.h"
+#include "stream_watch.h"
 #include "tool_output.h"
 #include "transport/endpoint_argument.h"
 #include <gnuradio/spead/send_pcap.h>
@@ -31,6 +32,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -50,7 +52,9 @@ void print_stats_help()
     }
 }
 
-int run(const apps::sender_options& o, const std::vector<std::string>& args)
+int run(const apps::sender_options& o,
+        const apps::watch_options& watched,
+        const std::vector<std::string>& args)
 {
     // ---- what to send ----
     std::unique_ptr<apps::heap_generator> generator;
@@ -122,7 +126,16 @@ int run(const apps::sender_options& o, const std::vector<std::string>& args)
     }
 
     apps::stop_on_signals();
+    // --metrics, --progress: while the heaps go out
+    std::optional<apps::stream_watch> watch(std::in_place, watched, "spead_send");
+    watch->watch_sender(*stream,
+                        o.ibv.ibv ? "ibverbs"
+                        : o.rdma  ? "rdma"
+                        : o.tcp   ? "tcp"
+                                  : (capture.empty() ? "udp" : "pcap"),
+                        capture.empty() ? joined : capture);
     const apps::generator_result result = generator->run(*stream, io, apps::interrupted);
+    watch.reset();
     // Every heap has completed, so the counters are final.
     const send_stats stats = stream->get_stats();
     stream.reset(); // joins the writer and closes the socket or file
@@ -166,6 +179,8 @@ int main(int argc, char** argv)
         "help-stats", "list the statistics with their meaning");
     apps::sender_options sender;
     sender.add_to(options);
+    apps::watch_options watch;
+    watch.add_to(options);
     std::vector<std::string> destinations;
     apps::log_to_stderr();
     return apps::exit_status("spead_send", options, [&] {
@@ -186,6 +201,7 @@ int main(int argc, char** argv)
             return 0;
         }
         sender.check();
-        return run(sender, destinations);
+        watch.check();
+        return run(sender, watch, destinations);
     });
 }

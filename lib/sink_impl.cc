@@ -95,6 +95,9 @@ sink_impl::sink_impl(const sink_config& config)
 
     message_port_register_in(d_descriptors_port);
     message_port_register_out(d_stats_port);
+    d_watch.expose(d_plan.metrics, [this] {
+        return sink_samples(alias(), d_plan, d_slots, d_mapping->counters());
+    });
 
     if (d_mapping->fixed_heap_items() > 0)
         // The scheduler then calls us with whole heaps and sizes the upstream buffer
@@ -160,6 +163,7 @@ void sink_impl::close_stream()
 bool sink_impl::start()
 {
     d_stats_timer.reset();
+    d_watch.start(); // its alias is settled: scrapes may read it
     if (!d_slots.is_open())
         open_at_start(d_logger, [this] { open_stream(); }); // general_work() then ends
     return true;
@@ -306,6 +310,13 @@ std::map<std::string, std::uint64_t> sink_impl::stats() const
 std::string sink_impl::active_transport() const
 {
     return transport_name(d_plan.transport.kind);
+}
+
+void sink_impl::setup_rpc()
+{
+    d_watch.register_knobs(alias(), metrics::direction::send, [this] {
+        return countable_stats(stats(), d_plan.transport.kind, true);
+    });
 }
 
 void sink_impl::publish_stats_if_due(bool force)

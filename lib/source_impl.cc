@@ -89,10 +89,9 @@ source_impl::source_impl(const source_config& config)
     // Bind now: errors show when the block is made, and nothing sent after make() is
     // missed (a flowgraph's sink may start sending before this block starts). A capture
     // is replayed from its start at each start().
-    if (d_plan.transport.kind == transport_kind::pcap)
-        return;
     try {
-        open_stream();
+        if (d_plan.transport.kind != transport_kind::pcap)
+            open_stream();
     } catch (const std::exception& e) {
         d_logger->error("cannot {} on {}: {}",
                         d_plan.transport.kind == transport_kind::ibverbs
@@ -102,6 +101,17 @@ source_impl::source_impl(const source_config& config)
                         e.what());
         throw;
     }
+    // Served once the transport is settled (auto's fallback changes the plan).
+    d_watch.expose(d_plan.metrics, [this] {
+        std::optional<std::size_t> queued;
+        {
+            std::lock_guard<std::mutex> lock(d_stream_mutex);
+            if (d_stream)
+                queued = d_stream->get_queued_heaps();
+        }
+        return std::vector<metrics::stream_sample>{ source_sample(
+            alias(), d_plan, stats(), queued) };
+    });
 }
 
 source_impl::~source_impl() { close_stream(); }
@@ -195,6 +205,7 @@ bool source_impl::start()
     d_mapping->release();
     d_output.want_heaps = !pmt::is_null(message_subscribers(d_heaps_port));
     d_stats_timer.reset();
+    d_watch.start(); // its alias is settled: scrapes may read it
     bool have_stream;
     {
         std::lock_guard<std::mutex> lock(d_stream_mutex);
@@ -254,6 +265,13 @@ std::vector<std::string> source_impl::bound_endpoints() const
 std::string source_impl::active_transport() const
 {
     return transport_name(d_plan.transport.kind);
+}
+
+void source_impl::setup_rpc()
+{
+    d_watch.register_knobs(alias(), metrics::direction::receive, [this] {
+        return countable_stats(stats(), d_plan.transport.kind, d_plan.continuous);
+    });
 }
 
 void source_impl::publish_stats_if_due(bool force)

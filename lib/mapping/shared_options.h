@@ -129,6 +129,22 @@ option_rule<Config> stats_interval_rule()
              set_config<&Config::set_stats_interval> };
 }
 
+/*! `metrics`: where Prometheus scrapes the block's counters (docs/monitoring.md). */
+template <typename Config>
+option_rule<Config> metrics_rule()
+{
+    return { describe("metrics",
+                      "Advanced",
+                      option_kind::text,
+                      "",
+                      "Serve the counters to Prometheus on HOST:PORT (e.g. "
+                      "127.0.0.1:9148; :9148 = every interface), one exposer per "
+                      "process and address shared by every block that names it, each "
+                      "stream labelled by block alias, transport and endpoint "
+                      "(docs/monitoring.md); empty = off."),
+             set_config<&Config::set_metrics> };
+}
+
 /*! `comp_vector` and `max_poll`: ibverbs' completions. */
 template <typename Config>
 option_rule<Config> comp_vector_rule()

@@ -253,6 +253,7 @@ const std::vector<rule>& rules()
                    "pcap: the capture file written (replaced)."),
           set_config<&sink_config::set_capture_file> },
         stats_interval_rule<sink_config>(),
+        metrics_rule<sink_config>(),
         comp_vector_rule<sink_config>(),
         max_poll_rule<sink_config>(),
         { describe(

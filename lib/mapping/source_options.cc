@@ -280,6 +280,7 @@ const std::vector<rule>& rules()
                    "is taken only as heaps queue up."),
           set_config<&source_config::set_queue_heaps> },
         stats_interval_rule<source_config>(),
+        metrics_rule<source_config>(),
         comp_vector_rule<source_config>(),
         max_poll_rule<source_config>(),
         { describe(
