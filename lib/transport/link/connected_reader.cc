@@ -132,11 +132,13 @@ std::size_t connected_reader::free_slot() const
 
 void connected_reader::end(std::size_t index, ending why, const std::string& detail)
 {
-    const std::unique_ptr<conn> c = std::move(d_conns[index]);
+    std::unique_ptr<conn> c = std::move(d_conns[index]);
     if (d_sink && why != ending::stopped)
         d_sink->connection_ended(c->slot);
-    // Gone from num_connections() before it is counted: whoever sees the count sees
-    // the connection gone.
+    const std::string peer = c->peer;
+    // Closed (its descriptor and buffers released) and gone from num_connections()
+    // before it is counted: whoever sees the count sees the connection gone.
+    c.reset();
     d_conns.erase(d_conns.begin() + std::ptrdiff_t(index));
     d_conns_changed = true;
     d_open.store(d_conns.size());
@@ -148,9 +150,9 @@ void connected_reader::end(std::size_t index, ending why, const std::string& det
     };
     count(counters[static_cast<int>(why)]);
     if (why == ending::closed || why == ending::stopped)
-        d_logger.info("connection from {} ended ({})", c->peer, detail);
+        d_logger.info("connection from {} ended ({})", peer, detail);
     else
-        d_logger.warn("connection from {} ended: {}", c->peer, detail);
+        d_logger.warn("connection from {} ended: {}", peer, detail);
 }
 
 bool connected_reader::deliver(conn& c,
