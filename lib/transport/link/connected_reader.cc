@@ -102,7 +102,7 @@ std::size_t connected_reader::free_slot() const
 
 void connected_reader::end(std::size_t index, ending why, const std::string& detail)
 {
-    const std::unique_ptr<conn> c = std::move(d_conns[index]);
+    std::unique_ptr<conn> c = std::move(d_conns[index]);
     if (d_sink && why != ending::stopped)
         d_sink->connection_ended(c->slot);
     // Closed and gone from num_connections() before it is counted: whoever sees the

@@ -47,6 +47,7 @@ struct py_recv_config {
     std::uintptr_t stream_id = 0;
     bool allow_out_of_order = false;
     py::object memory_allocator = py::none();
+    std::string metrics; // gr-spead's: Prometheus listen address ("": none)
 };
 
 /*! recv.RingStreamConfig: the heap queue's settings of recv::stream_config. */
@@ -94,6 +95,7 @@ struct py_send_config {
     double burst_rate_ratio = default_burst_rate_ratio;
     rate_method method = rate_method::automatic;
     bool allow_hw_rate = true;
+    std::string metrics; // gr-spead's: Prometheus listen address ("": none)
 };
 
 /*! Binds recv.StreamConfig, RingStreamConfig, StreamStatConfig and the receive link
