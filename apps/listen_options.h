@@ -41,7 +41,7 @@ struct listen_options {
         options.add_options()
             ("max-connections", boost::program_options::value(&max_connections)->default_value(1), "with --tcp or --rdma: senders connected at once to each SOURCE; more are refused (connections_refused)")
             ("allowed-peers", boost::program_options::value(&allowed_peers), "with --tcp or --rdma: the addresses and networks that may connect, e.g. 10.0.0.0/24,10.1.0.5 (default: any); others are refused (connections_refused)")
-            ("keep-listening", boost::program_options::bool_switch(&keep_listening), "with --tcp or --rdma: after the senders disconnect, wait for new ones instead of ending (end with a stop heap, --heaps or Ctrl-C)")
+            ("keep-listening", boost::program_options::bool_switch(&keep_listening), "with --tcp or --rdma: after the senders disconnect, wait for new ones instead of ending (a stop heap ends only its sender's connection: end with --heaps or Ctrl-C)")
             ("idle-timeout", boost::program_options::value(&idle_timeout)->default_value(idle_timeout), "with --tcp or --rdma: end a connection that makes no progress for this many seconds, freeing its place: no whole packet since it connected (connections_idle_timeout) or a packet begun and not finished (connections_partial_frame); a sender idle between whole packets stays; 0: no bound");
         // clang-format on
     }

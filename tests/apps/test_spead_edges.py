@@ -218,7 +218,9 @@ class tcp_listener(unittest.TestCase):
 
     def test_keep_listening_outlives_a_stray_connection(self):
         port = free_tcp_port()
-        with self.listen(port, "--keep-listening") as rx:
+        # With --keep-listening a stop heap ends only its sender's connection: --heaps
+        # ends the receiver.
+        with self.listen(port, "--keep-listening", "--heaps", 3) as rx:
             with socket.create_connection(("127.0.0.1", port)) as stray:
                 stray.sendall(os.urandom(64))
             time.sleep(0.3)
@@ -262,7 +264,7 @@ class tcp_listener(unittest.TestCase):
 
     def test_idle_timeout_lets_a_silent_sender_go(self):
         port = free_tcp_port()
-        with self.listen(port, "--idle-timeout", 0.5, "--keep-listening") as rx:
+        with self.listen(port, "--idle-timeout", 0.5, "--keep-listening", "--heaps", 3) as rx:
             with socket.create_connection(("127.0.0.1", port)) as silent:
                 silent.settimeout(10)  # 20 x the idle time
                 self.assertEqual(silent.recv(1), b"")  # let go
