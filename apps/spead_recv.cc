@@ -141,15 +141,6 @@ struct verifier {
     }
 };
 
-void print_stats_help()
-{
-    for (std::size_t i = 0; i < recv_stats::size; i++) {
-        const auto s = static_cast<recv_stat>(i);
-        std::cout << std::left << std::setw(36) << stat_name(s) << stat_description(s)
-                  << "\n";
-    }
-}
-
 /*! \p endpoints as text, "a, b". */
 template <typename Endpoints>
 std::string listed(const Endpoints& endpoints)
@@ -401,8 +392,7 @@ int main(int argc, char** argv)
         "spead2_recv's flags work the same "
         "way where they exist here; not supported: its memory tuning\n"
         "(--mem-pool, --mem-*, --memcpy-nt, --ring, --substreams).\n\nOptions");
-    options.add_options()("help,h", "show this help")(
-        "help-stats", "list the statistics with their meaning");
+    apps::add_help(options);
     apps::receiver_options receiver;
     receiver.add_to(options);
     apps::watch_options watch;
@@ -412,14 +402,8 @@ int main(int argc, char** argv)
     return apps::exit_status("spead_recv", options, [&] {
         const po::variables_map vm =
             apps::parse_command_line(argc, argv, options, "source", sources);
-        if (vm.count("help")) {
-            std::cout << options;
+        if (apps::answer_help<recv_stat>(vm, options))
             return 0;
-        }
-        if (vm.count("help-stats")) {
-            print_stats_help();
-            return 0;
-        }
         if (sources.empty())
             throw po::error("give at least one SOURCE (an endpoint or a capture file)");
         receiver.check(vm);

@@ -29,7 +29,6 @@
 #include <atomic>
 #include <cmath>
 #include <csignal>
-#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -42,15 +41,6 @@ using namespace gr::spead;
 using apps::with_flag;
 
 namespace {
-
-void print_stats_help()
-{
-    for (std::size_t i = 0; i < send_stats::size; i++) {
-        const auto s = static_cast<send_stat>(i);
-        std::cout << std::left << std::setw(36) << stat_name(s) << stat_description(s)
-                  << "\n";
-    }
-}
 
 int run(const apps::sender_options& o,
         const apps::watch_options& watched,
@@ -175,8 +165,7 @@ int main(int argc, char** argv)
         "values\n"
         "are spead2's pattern, which spead_recv --verify and spead2_recv --verify check\n"
         "(apps/verify_pattern.h).\n\nOptions");
-    options.add_options()("help,h", "show this help")(
-        "help-stats", "list the statistics with their meaning");
+    apps::add_help(options);
     apps::sender_options sender;
     sender.add_to(options);
     apps::watch_options watch;
@@ -192,14 +181,8 @@ int main(int argc, char** argv)
                                      destinations,
                                      po::command_line_style::default_style &
                                          ~po::command_line_style::allow_guessing);
-        if (vm.count("help")) {
-            std::cout << options;
+        if (apps::answer_help<send_stat>(vm, options))
             return 0;
-        }
-        if (vm.count("help-stats")) {
-            print_stats_help();
-            return 0;
-        }
         sender.check();
         watch.check();
         return run(sender, watch, destinations);

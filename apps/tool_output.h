@@ -14,9 +14,12 @@
 // every one is asked for.
 
 #include <gnuradio/logger.h>
+#include <gnuradio/spead/stats.h>
 #include <spdlog/sinks/dist_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
+#include <boost/program_options.hpp>
 #include <cstdint>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -47,6 +50,35 @@ void print_counters(const Counters& counters, bool all, std::ostream& out = std:
     for (const auto& [name, value] : counters)
         if (all || value != 0)
             out << name << ": " << value << "\n";
+}
+
+/*! --help and --help-stats, which answer_help() answers. */
+inline void add_help(boost::program_options::options_description& options)
+{
+    options.add_options()("help,h", "show this help")(
+        "help-stats", "list the statistics with their meaning");
+}
+
+/*!
+ * --help (the options) and --help-stats (every \p Stat counter with its meaning):
+ * prints what \p vm asks for; true when the tool is then done.
+ */
+template <typename Stat>
+bool answer_help(const boost::program_options::variables_map& vm,
+                 const boost::program_options::options_description& options)
+{
+    if (vm.count("help")) {
+        std::cout << options;
+        return true;
+    }
+    if (!vm.count("help-stats"))
+        return false;
+    for (std::size_t i = 0; i < counter_set<Stat>::size; i++) {
+        const auto s = static_cast<Stat>(i);
+        std::cout << std::left << std::setw(36) << stat_name(s) << stat_description(s)
+                  << "\n";
+    }
+    return true;
 }
 
 } // namespace apps

@@ -78,27 +78,28 @@ class qa_edges(qa.FlowgraphTestCase):
                 self.assertIn(fix, str(raised.exception))
 
     # ---- stop heaps always -------------------------------------------------------
-    def test_a_sink_fed_nothing_still_ends_its_receiver(self):
+    def sink_ends_its_receiver(self, connect_upstream):
+        """A sink fed by connect_upstream(tb, sink) into a source until its stop heap:
+        the sink's counters, once the receiving flowgraph ended."""
         rx, port, _ = self.receive_until_stop(item_type="int16")
         tx_tb = gr.top_block()
         tx = spead.sink(endpoints=f"127.0.0.1:{port}", item_type="int16")
-        tx_tb.connect(blocks.null_source(gr.sizeof_short),
-                      blocks.head(gr.sizeof_short, 0), tx)
+        connect_upstream(tx_tb, tx)
         qa.run_to_completion(tx_tb)
-        self.assertEqual(tx.stats()["data_heaps"], 0)
         qa.wait_to_end(self.tb, 10, "the receiving flowgraph (no stop heap?)")
         self.assertEqual(rx.stats()["stop_heaps"], 1)
+        return tx.stats()
+
+    def test_a_sink_fed_nothing_still_ends_its_receiver(self):
+        sent = self.sink_ends_its_receiver(lambda tb, tx: tb.connect(
+            blocks.null_source(gr.sizeof_short), blocks.head(gr.sizeof_short, 0), tx))
+        self.assertEqual(sent["data_heaps"], 0)
 
     def test_a_sink_that_dropped_every_item_still_ends_its_receiver(self):
-        rx, port, _ = self.receive_until_stop(item_type="int16")
-        tx_tb = gr.top_block()
-        tx = spead.sink(endpoints=f"127.0.0.1:{port}", item_type="int16")
         # No length tags on a tagged-stream sink: every item is dropped, counted.
-        tx_tb.connect(blocks.vector_source_s([1] * 1000, False), tx)
-        qa.run_to_completion(tx_tb)
-        self.assertEqual(tx.stats()["items_dropped_untagged"], 1000)
-        qa.wait_to_end(self.tb, 10, "the receiving flowgraph (no stop heap?)")
-        self.assertEqual(rx.stats()["stop_heaps"], 1)
+        sent = self.sink_ends_its_receiver(
+            lambda tb, tx: tb.connect(blocks.vector_source_s([1] * 1000, False), tx))
+        self.assertEqual(sent["items_dropped_untagged"], 1000)
 
     # ---- the buffer rule ---------------------------------------------------------
     def test_packets_longer_than_the_upstream_buffer_are_sent_whole(self):

@@ -13,7 +13,7 @@ import sys
 import time
 import unittest
 
-from app_support import APPS, free_tcp_port, spead2_tool, stats, tool
+from app_support import APPS, Background, free_tcp_port, spead2_tool, stats, tool
 
 HEAPS = 40
 HEAP_SIZE = 1 << 20
@@ -26,31 +26,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from spead_compare_tcp import tcp_port_listening as listening  # noqa: E402
 
 
-class Receiver:
-    """A receiving tool run in the background until it is listening."""
-
-    def __init__(self, command, port, timeout=90):
-        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
-        self.timeout = timeout
-        deadline = time.monotonic() + 30
-        while not listening(port):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.proc.kill()
-                out, err = self.proc.communicate()
-                raise AssertionError(f"{command[0]} did not listen on {port}: {err}")
-            time.sleep(0.02)
-
-    def result(self):
-        out, err = self.proc.communicate(timeout=self.timeout)
-        return self.proc.returncode, out, err
-
-    def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.communicate()
-
-
 def spead_recv_tcp(port, *extra):
     return [os.path.join(APPS, "spead_recv"), "--tcp", "--quiet", *extra,
             f"127.0.0.1:{port}"]
@@ -59,12 +34,12 @@ def spead_recv_tcp(port, *extra):
 class spead_tcp(unittest.TestCase):
 
     def receive(self, command, port):
-        rx = Receiver(command, port)
-        self.addCleanup(rx.kill)
+        rx = Background(command, lambda: listening(port), timeout=30)
+        self.addCleanup(rx.__exit__)
         return rx
 
     def check_ours_received(self, rx, heaps, verified=True):
-        code, out, err = rx.result()
+        code, out, err = rx.result(timeout=90)
         self.assertEqual(code, 0, err)
         s = stats(out)
         self.assertIn(f"Received {heaps} heaps", out)
@@ -108,7 +83,7 @@ class spead_tcp(unittest.TestCase):
         r = tool("spead_send", "--tcp", "--heaps", HEAPS, "--heap-size", HEAP_SIZE,
                  f"127.0.0.1:{port}")
         self.assertEqual(r.returncode, 0, r.stderr)
-        code, out, err = rx.result()
+        code, out, err = rx.result(timeout=90)
         self.assertEqual(code, 0, err)
         self.assertIn(f"Received {HEAPS} heaps", out)
         s = stats(out)

@@ -21,6 +21,16 @@ using namespace gr::spead::metrics;
 using namespace std::chrono_literals;
 using spead_test::error_message;
 
+/*! Counters with the given values, the others zero. */
+template <typename Stat>
+counter_set<Stat> counters(std::initializer_list<std::pair<Stat, std::uint64_t>> values)
+{
+    counter_set<Stat> set;
+    for (const auto& [stat, value] : values)
+        set[stat] = value;
+    return set;
+}
+
 TEST(ProgressLine, CountsWhatChangedSinceThePreviousLine)
 {
     const auto t0 = progress_line::clock::now();
@@ -41,38 +51,39 @@ TEST(ProgressLine, ATotalThatWentBackCountsFromZero)
 
 TEST(ProgressLine, ReceiveDropsAreWhatWasDiscardedForWantOfRoom)
 {
-    recv_stats s;
-    s[recv_stat::packets_dropped_socket_overflow] = 1;
-    s[recv_stat::runs_dropped_socket_overflow] = 2;
-    s[recv_stat::frames_dropped_no_buffer] = 4;
-    s[recv_stat::heaps_dropped_queue_full] = 8;
-    s[recv_stat::packets_dropped_queue_full] = 16;
-    s[recv_stat::packets_duplicate] = 100; // not for want of room
+    const recv_stats s = counters<recv_stat>({
+        { recv_stat::packets_dropped_socket_overflow, 1 },
+        { recv_stat::runs_dropped_socket_overflow, 2 },
+        { recv_stat::frames_dropped_no_buffer, 4 },
+        { recv_stat::heaps_dropped_queue_full, 8 },
+        { recv_stat::packets_dropped_queue_full, 16 },
+        { recv_stat::packets_duplicate, 100 }, // not for want of room
+    });
     EXPECT_EQ(receive_dropped(s), 31u);
 }
 
 TEST(ProgressLine, ReceiveLossesAreHeapsThatDidNotArriveWhole)
 {
-    recv_stats heaps_mode;
-    heaps_mode[recv_stat::incomplete_heaps_evicted] = 3;
-    heaps_mode[recv_stat::incomplete_heaps_flushed] = 1;
-    EXPECT_EQ(receive_lost(heaps_mode), 4u);
-
-    recv_stats continuous;
-    continuous[recv_stat::positions_released] = 10;
-    continuous[recv_stat::incomplete_heaps_evicted] = 3; // among the two below
-    continuous[recv_stat::heaps_missing] = 5;
-    continuous[recv_stat::incomplete_heaps_delivered] = 1;
+    EXPECT_EQ(
+        receive_lost(counters<recv_stat>({ { recv_stat::incomplete_heaps_evicted, 3 },
+                                           { recv_stat::incomplete_heaps_flushed, 1 } })),
+        4u);
+    const recv_stats continuous = counters<recv_stat>({
+        { recv_stat::positions_released, 10 },
+        { recv_stat::incomplete_heaps_evicted, 3 }, // among the two below
+        { recv_stat::heaps_missing, 5 },
+        { recv_stat::incomplete_heaps_delivered, 1 },
+    });
     EXPECT_EQ(receive_lost(continuous), 6u);
 }
 
 TEST(ProgressLine, SendTotalsAreHeapsBytesRefusedAndFailed)
 {
-    send_stats s;
-    s[send_stat::heaps] = 9;
-    s[send_stat::bytes] = 900;
-    s[send_stat::heaps_rejected_queue_full] = 2;
-    s[send_stat::heaps_failed] = 1;
+    const send_stats s =
+        counters<send_stat>({ { send_stat::heaps, 9 },
+                              { send_stat::bytes, 900 },
+                              { send_stat::heaps_rejected_queue_full, 2 },
+                              { send_stat::heaps_failed, 1 } });
     const progress_totals t = send_progress(s);
     EXPECT_EQ(t.heaps, 9u);
     EXPECT_EQ(t.bytes, 900u);
@@ -80,22 +91,30 @@ TEST(ProgressLine, SendTotalsAreHeapsBytesRefusedAndFailed)
     EXPECT_EQ(t.lost, 1u);
 }
 
-TEST(ProgressReporter, WritesALinePerInterval)
+/*! What a spead_recv progress_reporter of \p interval (s) writes while its heap
+ * total is \p heaps, from just after it starts, for \p running. */
+std::string
+report_heaps(double interval, std::uint64_t heaps, std::chrono::milliseconds running)
 {
     std::ostringstream out;
-    std::atomic<std::uint64_t> heaps{ 0 };
+    std::atomic<std::uint64_t> total{ 0 };
     {
         progress_reporter reporter(
             "spead_recv",
-            0.05,
+            interval,
             [&] {
-                return progress_totals{ heaps.load(), 0, 0, 0 };
+                return progress_totals{ total.load(), 0, 0, 0 };
             },
             out);
-        heaps = 7;
-        std::this_thread::sleep_for(180ms);
+        total = heaps;
+        std::this_thread::sleep_for(running);
     }
-    const std::string text = out.str();
+    return out.str();
+}
+
+TEST(ProgressReporter, WritesALinePerInterval)
+{
+    const std::string text = report_heaps(0.05, 7, 180ms);
     EXPECT_EQ(text.rfind("spead_recv: 0.", 0), 0u) << text;
     EXPECT_NE(text.find("7 heaps"), std::string::npos) << text;
     const auto lines = std::count(text.begin(), text.end(), '\n');
@@ -105,25 +124,10 @@ TEST(ProgressReporter, WritesALinePerInterval)
 
 TEST(ProgressReporter, TheLinesAddUpToTheTotalsEvenWhenItStopsAtOnce)
 {
-    std::ostringstream out;
-    std::atomic<std::uint64_t> heaps{ 0 };
-    {
-        progress_reporter reporter(
-            "spead_recv",
-            10.0,
-            [&] {
-                return progress_totals{ heaps.load(), 0, 0, 0 };
-            },
-            out);
-        heaps = 3; // then it stops long before the first interval is over
-    }
-    EXPECT_NE(out.str().find(": 3 heaps,"), std::string::npos) << out.str();
-    std::ostringstream quiet;
-    {
-        progress_reporter reporter(
-            "spead_recv", 10.0, [] { return progress_totals{}; }, quiet);
-    }
-    EXPECT_EQ(quiet.str(), ""); // nothing happened in a sliver of an interval
+    // It stops long before the first interval is over.
+    const std::string text = report_heaps(10.0, 3, 0ms);
+    EXPECT_NE(text.find(": 3 heaps,"), std::string::npos) << text;
+    EXPECT_EQ(report_heaps(10.0, 0, 0ms), ""); // nothing happened in a sliver of one
 }
 
 TEST(ProgressReporter, AnIntervalThatIsNotPositiveNamesTheFlag)
