@@ -35,9 +35,11 @@ admission::admission(listener& l,
 
 int admission::listener_fd(std::size_t open, int& timeout_ms)
 {
-    const auto now = steady::now();
+    // The clock is read only while resting or full: not on every wake-up of a reader
+    // at line rate.
     const auto wait_at_most = [&](steady::time_point until) {
-        const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - now);
+        const auto left =
+            std::chrono::ceil<std::chrono::milliseconds>(until - steady::now());
         if (left.count() <= 0)
             return false;
         timeout_ms = std::min<int>(timeout_ms, int(left.count()));

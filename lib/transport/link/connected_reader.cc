@@ -241,8 +241,8 @@ bool connected_reader::service(conn& c, packet_sink& sink)
     }
     const bool in_packet = !c.awaiting_first && c.link->unfinished_bytes() > 0;
     if (in_packet && !c.in_packet) {
-        c.since = steady::now();
-        c.stalled_at = d_stalled;
+        c.since = d_woken; // from the wake-up: what it waited since is not its fault
+        c.stalled_at = d_stalled_woken;
     }
     c.in_packet = in_packet;
     return true;
@@ -251,10 +251,14 @@ bool connected_reader::service(conn& c, packet_sink& sink)
 void connected_reader::end_stalled()
 {
     const auto bound = d_limits.idle_timeout;
-    if (bound.count() <= 0)
+    if (bound.count() <= 0 || d_woken < d_next_stall_check)
         return;
     const auto now = steady::now();
-    const std::string limit = "idle_timeout (" + std::to_string(bound.count()) + " ms)";
+    d_next_stall_check = now + std::min<steady::duration>(
+                                   bound / 4, std::chrono::milliseconds(poll_timeout_ms));
+    const auto limit = [&] {
+        return "idle_timeout (" + std::to_string(bound.count()) + " ms)";
+    };
     for (std::size_t i = d_conns.size(); i-- > 0;) {
         const conn& c = *d_conns[i];
         if (!c.awaiting_first && !c.in_packet)
@@ -264,13 +268,13 @@ void connected_reader::end_stalled()
         if (c.awaiting_first)
             end(i,
                 ending::idle,
-                "it sent no whole packet within " + limit +
+                "it sent no whole packet within " + limit() +
                     " of connecting: raise idle_timeout if the sender takes longer to "
                     "start");
         else
             end(i,
                 ending::partial,
-                "it began a packet and did not finish it within " + limit + " (" +
+                "it began a packet and did not finish it within " + limit() + " (" +
                     std::to_string(c.link->unfinished_bytes()) +
                     " bytes of it discarded): raise idle_timeout if its packets take "
                     "longer to arrive");
@@ -305,6 +309,8 @@ void connected_reader::run(packet_sink& sink)
         const int ready = poll(fds.data(), fds.size(), timeout_ms);
         if (ready < 0 && errno != EINTR)
             throw std::system_error(errno, std::generic_category(), "poll");
+        d_woken = steady::now();
+        d_stalled_woken = d_stalled;
         if (fds[0].revents) {
             std::uint64_t v;
             [[maybe_unused]] auto r = ::read(d_wake.get(), &v, sizeof(v));

@@ -116,7 +116,9 @@ private:
     void take(std::unique_ptr<incoming> in, const std::string& peer);
     /*! The lowest slot no open connection has. */
     std::size_t free_slot() const;
-    /*! Ends the connections without progress for idle_timeout (see the class). */
+    /*! Ends the connections without progress for idle_timeout (see the class), at
+     * most once per stall_check (the bound's resolution): the scan and its clock are
+     * not paid on every wake-up. */
     void end_stalled();
     /*! Hands on the packets the connection has, then releases them; false once the
      * stream is stopping. */
@@ -147,6 +149,11 @@ private:
     /*! Time the reader waited for queue space, summed: not counted against a
      * connection's progress. */
     std::chrono::steady_clock::duration d_stalled{ 0 };
+    /*! When poll() last returned, and d_stalled then: service() dates a packet begun
+     * from the wake-up (one clock read per wake-up, not per connection). */
+    std::chrono::steady_clock::time_point d_woken;
+    std::chrono::steady_clock::duration d_stalled_woken{ 0 };
+    std::chrono::steady_clock::time_point d_next_stall_check;
     std::atomic<std::size_t> d_open{ 0 };
     mutable std::mutex d_stats_mutex;
     recv_stats d_stats;
