@@ -24,7 +24,9 @@ namespace {
  */
 constexpr std::chrono::milliseconds sender_restart_gap(10);
 
-assembler_config make_assembler_config(const stream_config& config)
+} // namespace
+
+assembler_config assembler_config_for(const stream_config& config)
 {
     assembler_config out;
     out.max_heaps = config.get_max_heaps();
@@ -38,16 +40,19 @@ assembler_config make_assembler_config(const stream_config& config)
     // A continuous stream's data heaps are placed in chunks and counted there (heaps):
     // the heaps assembled here are its control heaps.
     out.heaps_stat = config.is_continuous() ? recv_stat::control_heaps : recv_stat::heaps;
+    out.substreams = config.get_substreams();
+    out.allow_unsized_heaps = config.get_allow_unsized_heaps();
+    out.allow_out_of_order = config.get_allow_out_of_order();
+    out.nontemporal_copies = config.get_memcpy() == memcpy_function::nontemporal;
     out.validate();
     return out;
 }
 
-} // namespace
-
 heap_placement::heap_placement(stream_core& core, const stream_config& config)
     : placement(core),
-      d_pool(detail::heap_pool::create(config.get_pool_heaps())),
-      d_assembler_config(make_assembler_config(config)),
+      d_pool(detail::heap_pool::create(config.get_pool_heaps(),
+                                       config.get_memory_allocator())),
+      d_assembler_config(assembler_config_for(config)),
       d_queue(config.get_queue_heaps()),
       d_block(config.get_full_queue_policy() == full_queue_policy::block),
       // A packet completes at most one heap and, when incomplete heaps are delivered,

@@ -22,6 +22,10 @@ namespace gr {
 namespace spead {
 namespace recv {
 
+/*! The heap assembler's settings of a stream's \p config (both placements assemble
+ * heaps: whole ones here, into chunks in chunk_ring_placement). */
+assembler_config assembler_config_for(const stream_config& config);
+
 /*!
  * \brief Heap placement: packets assembled into whole heaps (heap_assembler), which
  * wait for the consumer in a bounded heap queue. A continuous stream's chunk

@@ -70,6 +70,51 @@ stream_config& stream_config::set_queue_heaps(std::size_t n)
     return *this;
 }
 
+stream_config& stream_config::set_substreams(std::size_t n)
+{
+    if (n == 0)
+        throw std::invalid_argument(
+            "substreams: must be at least 1 (windows of max_heaps live heaps, a heap's "
+            "chosen by its cnt modulo substreams; 1 is one window)");
+    d_substreams = n;
+    return *this;
+}
+
+stream_config& stream_config::set_allow_unsized_heaps(bool allow)
+{
+    d_allow_unsized_heaps = allow;
+    return *this;
+}
+
+stream_config& stream_config::set_allow_out_of_order(bool allow)
+{
+    d_allow_out_of_order = allow;
+    return *this;
+}
+
+stream_config& stream_config::set_explicit_start(bool explicit_start)
+{
+    d_explicit_start = explicit_start;
+    return *this;
+}
+
+stream_config& stream_config::set_memcpy(memcpy_function copy)
+{
+    if (copy != memcpy_function::standard && copy != memcpy_function::nontemporal)
+        throw std::invalid_argument(
+            "memcpy: unknown function " + std::to_string(static_cast<int>(copy)) +
+            "; use memcpy_function::standard or memcpy_function::nontemporal");
+    d_memcpy = copy;
+    return *this;
+}
+
+stream_config&
+stream_config::set_memory_allocator(std::shared_ptr<memory_allocator> allocator)
+{
+    d_memory_allocator = std::move(allocator);
+    return *this;
+}
+
 full_queue_policy full_queue_policy_from_name(const std::string& name)
 {
     if (name == "block")
