@@ -100,6 +100,14 @@ class qa_api_chunk(qa.ApiTestCase):
     def test_declarative_placement_substream_ids_in_the_order_given(self):
         self.place_substreams_10_and_11([[11, 10], [27, 26]], substream_ids=[11, 10])
 
+    def test_packet_presence_setters_return_the_config(self):
+        # spead2's tests chain them inside the ChunkRingStream(...) call
+        config = recv.ChunkStreamConfig(items=[TS_ITEM], max_chunks=2)
+        self.assertIs(config.enable_packet_presence(64), config)
+        self.assertEqual(config.packet_presence_payload_size, 64)
+        self.assertIs(config.disable_packet_presence(), config)
+        self.assertEqual(config.packet_presence_payload_size, 0)
+
     def test_declarative_placement_substream_ids_checked_as_the_blocks(self):
         with self.assertRaisesRegex(ValueError, "substream_ids: 11 is given twice"):
             recv.ChunkPlacement(timestamp_item=TS_ITEM, timestamp_step=STEP,

@@ -254,11 +254,15 @@ class qa_api_recv(qa.ApiTestCase):
             self.assertIn(name, str(cm.exception))
 
     def test_unsupported_readers_say_so(self):
+        # inproc and buffer readers are supported (qa_api_inproc.py); a reader on an
+        # existing socket is not
         stream = self.recv_stream()
-        for call in (stream.add_inproc_reader, stream.add_buffer_reader):
-            with self.assertRaises(NotImplementedError) as cm:
-                call(7148)
-            self.assertIn("not supported", str(cm.exception))
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            for call in (lambda: stream.add_udp_reader(sock),
+                         lambda: stream.add_udp_reader(socket=sock)):
+                with self.assertRaises(NotImplementedError) as cm:
+                    call()
+                self.assertIn("not supported", str(cm.exception))
 
     def test_port_in_use_is_an_os_error_with_its_errno(self):
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:

@@ -12,6 +12,7 @@
 
 #include <pybind11/stl.h>
 
+#include <gnuradio/spead/inproc_queue.h>
 #include <gnuradio/spead/item_ids.h>
 #include <pthread.h>
 #include <sched.h>
@@ -98,6 +99,27 @@ void drain_event_fd(int fd)
     std::uint64_t count;
     while (::read(fd, &count, sizeof(count)) > 0) {
     }
+}
+
+std::unique_ptr<py::buffer_info> contiguous_buffer(const py::handle& obj,
+                                                   const char* parameter)
+{
+    if (!PyObject_CheckBuffer(obj.ptr()))
+        throw std::invalid_argument(
+            std::string(parameter) + ": a " +
+            py::str(obj.get_type().attr("__name__")).cast<std::string>() +
+            " has no buffer; give a numpy array, bytes or bytearray");
+    auto info = std::make_unique<py::buffer_info>(
+        py::reinterpret_borrow<py::buffer>(obj).request());
+    py::ssize_t expected = info->itemsize;
+    for (py::ssize_t i = info->ndim - 1; i >= 0; i--) {
+        if (info->shape[i] > 1 && info->strides[i] != expected)
+            throw std::invalid_argument(std::string(parameter) +
+                                        ": the array is not C-contiguous; pass "
+                                        "numpy.ascontiguousarray(value)");
+        expected *= info->shape[i];
+    }
+    return info;
 }
 
 py::list shape_to_python(const std::vector<std::int64_t>& shape)
@@ -328,6 +350,26 @@ void bind_api_common(py::module& m)
             "shape",
             [](const descriptor& d) { return shape_to_python(d.shape); },
             [](descriptor& d, const py::object& v) { d.shape = shape_from_python(v); });
+
+    py::class_<inproc_queue, std::shared_ptr<inproc_queue>>(
+        m,
+        "InprocQueue",
+        "Packets between streams of this process (as spead2.InprocQueue): "
+        "send.InprocStream writes into it, recv.Stream.add_inproc_reader reads it.")
+        .def(py::init<>())
+        .def(
+            "add_packet",
+            [](inproc_queue& q, const py::object& packet) {
+                const auto info = contiguous_buffer(packet, "packet");
+                if (q.is_stopped())
+                    throw stopped("add_packet: the queue is stopped");
+                q.add_copy(info->ptr, std::size_t(info->size * info->itemsize));
+            },
+            py::arg("packet"),
+            "Queues a copy of one SPEAD packet; spead.Stopped once stopped.")
+        .def("stop",
+             &inproc_queue::stop,
+             "The end of the stream: readers end once they have read what is queued.");
 
     py::register_exception<stopped>(m, "Stopped", PyExc_RuntimeError);
     py::register_exception<empty>(m, "Empty", PyExc_RuntimeError);

@@ -109,6 +109,13 @@ int make_event_fd();
 void signal_event_fd(int fd);
 void drain_event_fd(int fd);
 
+/*! A C-contiguous view of a Python object's memory, held (with the object) for as
+ * long as the heap, stream or reader that uses it. Destroy with the GIL held.
+ * \throws std::invalid_argument naming \p parameter when \p obj has no buffer or is
+ * not C-contiguous */
+std::unique_ptr<py::buffer_info> contiguous_buffer(const py::handle& obj,
+                                                   const char* parameter);
+
 /*! The Python RawDescriptor <-> descriptor conversion for shapes (None <-> -1). */
 py::list shape_to_python(const std::vector<std::int64_t>& shape);
 std::vector<std::int64_t> shape_from_python(const py::handle& shape);

@@ -10,6 +10,8 @@
 
 #include "api_recv_readers.h"
 
+#include <gnuradio/spead/recv_buffer.h>
+#include <gnuradio/spead/recv_inproc.h>
 #include <gnuradio/spead/recv_pcap.h>
 
 namespace gr {
@@ -52,6 +54,35 @@ py::list add_reader(recv::stream& stream, const recv::rdma_config& config)
 {
     emplace<recv::rdma_reader>(stream, config);
     return py::list();
+}
+
+void add_inproc_reader(recv::stream& stream, const std::shared_ptr<inproc_queue>& queue)
+{
+    py::gil_scoped_release release;
+    stream.emplace_reader<recv::inproc_reader>(queue);
+}
+
+namespace {
+/*! A Python buffer held by a reader: let go with the GIL, whichever thread the
+ * stream destroys its readers on. */
+struct held_buffer {
+    std::unique_ptr<py::buffer_info> info;
+    ~held_buffer()
+    {
+        py::gil_scoped_acquire gil;
+        info.reset();
+    }
+};
+} // namespace
+
+void add_buffer_reader(recv::stream& stream, const py::object& buffer)
+{
+    auto held = std::make_shared<held_buffer>();
+    held->info = contiguous_buffer(buffer, "buffer");
+    const auto* data = static_cast<const std::uint8_t*>(held->info->ptr);
+    const auto size = std::size_t(held->info->size * held->info->itemsize);
+    py::gil_scoped_release release;
+    stream.emplace_reader<recv::buffer_reader>(data, size, std::move(held));
 }
 
 void add_pcap_reader(recv::stream& stream,

@@ -14,6 +14,9 @@
 
 #include "api_link_configs.h"
 
+#include <gnuradio/spead/inproc_queue.h>
+#include <memory>
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -31,6 +34,11 @@ py::list add_reader(recv::stream& stream, const recv::udp_config& config);
 py::list add_reader(recv::stream& stream, const py_recv_udp_ibv& config);
 py::list add_reader(recv::stream& stream, const recv::tcp_config& config);
 py::list add_reader(recv::stream& stream, const recv::rdma_config& config);
+/*! Reads the packets \p queue's senders put in it (InprocQueue). */
+void add_inproc_reader(recv::stream& stream, const std::shared_ptr<inproc_queue>& queue);
+/*! Reads the packets back to back in \p buffer (any C-contiguous Python buffer),
+ * which the reader holds until it is destroyed. */
+void add_buffer_reader(recv::stream& stream, const py::object& buffer);
 /*! Replays the UDP payloads to \p port (0: all) of a capture file. */
 void add_pcap_reader(recv::stream& stream,
                      const std::string& filename,
@@ -63,6 +71,14 @@ void bind_stream_face(Cls& cls)
             [](Self& self, const std::string& filename, std::uint16_t port) {
                 add_pcap_reader(self.stream(), filename, port);
             })
+        .def("_add_inproc_reader",
+             [](Self& self, const std::shared_ptr<inproc_queue>& queue) {
+                 add_inproc_reader(self.stream(), queue);
+             })
+        .def("_add_buffer_reader",
+             [](Self& self, const py::object& buffer) {
+                 add_buffer_reader(self.stream(), buffer);
+             })
         .def("_stats",
              [](Self& self) {
                  return stream_counters(self.stream(), self.custom_stats());

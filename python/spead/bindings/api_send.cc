@@ -14,8 +14,10 @@
 
 #include "protocol/packetiser.h"
 #include <gnuradio/spead/send_heap.h>
+#include <gnuradio/spead/send_inproc.h>
 #include <gnuradio/spead/send_rdma.h>
 #include <gnuradio/spead/send_stream.h>
+#include <gnuradio/spead/send_streambuf.h>
 #include <gnuradio/spead/send_tcp.h>
 #include <gnuradio/spead/send_udp.h>
 #include <gnuradio/spead/send_udp_ibv.h>
@@ -24,6 +26,7 @@
 #include <boost/system/system_error.hpp>
 #include <deque>
 #include <mutex>
+#include <sstream>
 #include <tuple>
 
 namespace gr {
@@ -31,29 +34,6 @@ namespace spead {
 namespace python {
 
 namespace {
-
-/*! A C-contiguous view of a Python object's memory, held (with the object) for as
- * long as the heap or stream that uses it. Destroy with the GIL held. */
-std::unique_ptr<py::buffer_info> contiguous_buffer(const py::handle& obj,
-                                                   const char* parameter)
-{
-    if (!PyObject_CheckBuffer(obj.ptr()))
-        throw std::invalid_argument(
-            std::string(parameter) + ": a " +
-            py::str(obj.get_type().attr("__name__")).cast<std::string>() +
-            " has no buffer; give a numpy array, bytes or bytearray");
-    auto info = std::make_unique<py::buffer_info>(
-        py::reinterpret_borrow<py::buffer>(obj).request());
-    py::ssize_t expected = info->itemsize;
-    for (py::ssize_t i = info->ndim - 1; i >= 0; i--) {
-        if (info->shape[i] > 1 && info->strides[i] != expected)
-            throw std::invalid_argument(std::string(parameter) +
-                                        ": the array is not C-contiguous; pass "
-                                        "numpy.ascontiguousarray(value)");
-        expected *= info->shape[i];
-    }
-    return info;
-}
 
 /*! spead2.send.Heap: a send::heap and the Python memory its items point into. */
 struct py_send_heap {
@@ -157,6 +137,41 @@ public:
             d_stream = std::make_unique<Stream>(d_pool->io(), settings, resolved);
             return 0;
         });
+    }
+
+    /*! Makes a stream that writes its packets back to back into memory (spead2's
+     * BytesStream), read with bytes(). */
+    void open_bytes(const py_send_config& config)
+    {
+        send::stream_config settings = config.config;
+        settings.set_max_packet_size(settings.get_max_packet_size());
+        settings.set_inline_completions(true);
+        d_bytes = std::make_unique<std::stringbuf>();
+        d_stream =
+            std::make_unique<send::streambuf_stream>(d_pool->io(), *d_bytes, settings);
+    }
+
+    /*! What a BytesStream has written, once every queued heap has been sent. */
+    py::bytes bytes()
+    {
+        if (!d_bytes)
+            throw std::logic_error("getvalue: only a BytesStream writes to memory");
+        std::string out;
+        {
+            py::gil_scoped_release release;
+            d_stream->flush();
+            out = d_bytes->str();
+        }
+        return py::bytes(out);
+    }
+
+    /*! InprocStream's queues, one per substream. */
+    std::vector<std::shared_ptr<inproc_queue>> queues() const
+    {
+        const auto* inproc = dynamic_cast<const send::inproc_stream*>(d_stream.get());
+        if (!inproc)
+            throw std::logic_error("queues: only an InprocStream has queues");
+        return inproc->get_queues();
     }
 
     /*! As spead2: queues the heap and waits for it; a full queue is an OSError
@@ -348,7 +363,8 @@ private:
     std::deque<completion> d_completions;
     int d_event_fd = -1;
     std::uint64_t d_last_token = 0;
-    std::unique_ptr<send::stream> d_stream; // last: goes first, before what it uses
+    std::unique_ptr<std::stringbuf> d_bytes; // a BytesStream's memory
+    std::unique_ptr<send::stream> d_stream;  // last: goes first, before what it uses
 };
 
 /*! _Stream._open(thread_pool, config, link_config) for links of type Link. */
@@ -412,6 +428,16 @@ void bind_api_send(py::module& parent)
         .def("__next__", &py_packet_generator::next);
 
     py::class_<py_send_stream> stream(m, "_Stream");
+    stream.def_static(
+        "_open_bytes",
+        [](std::shared_ptr<thread_pool> pool, const py_send_config& config) {
+            auto s = std::make_unique<py_send_stream>(std::move(pool));
+            s->open_bytes(config);
+            return s;
+        },
+        py::arg("thread_pool"),
+        py::arg("config"));
+    def_open<send::inproc_stream, std::vector<std::shared_ptr<inproc_queue>>>(stream);
     def_open<send::udp_stream, send::udp_config>(stream);
     def_open<send::udp_ibv_stream, py_send_udp_ibv>(stream);
     def_open<send::tcp_stream, send::tcp_config>(stream);
@@ -432,6 +458,8 @@ void bind_api_send(py::module& parent)
              py::arg("next"),
              py::arg("step"))
         .def_property_readonly("num_substreams", &py_send_stream::num_substreams)
+        .def("_bytes", &py_send_stream::bytes)
+        .def("_queues", &py_send_stream::queues)
         .def("_stats", &py_send_stream::stats);
 }
 

@@ -215,14 +215,16 @@ class StreamFace:
         assembled apart); the stream ends when the last has disconnected."""
         self._add_link_reader(_RDMA, args, kwargs)
 
-    def add_buffer_reader(self, *args, **kwargs):
-        raise NotImplementedError("add_buffer_reader: not supported by gr-spead; write "
-                                  "the packets to a capture and use "
-                                  "add_udp_pcap_file_reader")
+    def add_buffer_reader(self, buffer):
+        """Reads the SPEAD packets stored back to back in buffer (bytes, or any
+        C-contiguous buffer: what send.BytesStream.getvalue() gives), as spead2. The
+        stream holds the buffer while it reads; its input ends after the last packet."""
+        self._add_buffer_reader(buffer)
 
-    def add_inproc_reader(self, *args, **kwargs):
-        raise NotImplementedError("add_inproc_reader: inproc transport is not supported "
-                                  "by gr-spead; use UDP on 127.0.0.1")
+    def add_inproc_reader(self, queue):
+        """Reads the packets senders put in queue (an InprocQueue: send.InprocStream,
+        or queue.add_packet()); its input ends once the queue is stopped and read."""
+        self._add_inproc_reader(queue)
 
     @property
     def stats(self):

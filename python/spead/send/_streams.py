@@ -115,6 +115,35 @@ class UdpStream(_StreamMethods):
         self._open(thread_pool, config, link)
 
 
+class BytesStream(_StreamMethods):
+    """Writes the packets of its heaps back to back into memory (as
+    spead2.send.BytesStream(thread_pool, config=StreamConfig())); getvalue() gives
+    them as bytes, which recv.Stream.add_buffer_reader reads back."""
+
+    def __init__(self, thread_pool, config=None):
+        config = _send.StreamConfig() if config is None else config
+        self._stream = _send._Stream._open_bytes(thread_pool, config)
+        self._thread_pool = thread_pool
+        self.config = config
+
+    def getvalue(self):
+        """The packets written so far (once the heaps queued have been sent)."""
+        return self._stream._bytes()
+
+
+class InprocStream(_StreamMethods):
+    """Sends into InprocQueues of this process (as spead2.send.InprocStream(
+    thread_pool, queues, config=StreamConfig())): substream i is queues[i]. A heap
+    sent to a stopped queue fails with OSError."""
+
+    def __init__(self, thread_pool, queues, config=None):
+        self._open(thread_pool, config, list(queues))
+
+    @property
+    def queues(self):
+        return self._stream._queues()
+
+
 class UdpIbvStream(_StreamMethods):
     """Sends over ibverbs (as spead2.send.UdpIbvStream). Forms:
     UdpIbvStream(thread_pool, config, udp_ibv_config)

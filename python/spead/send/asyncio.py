@@ -14,6 +14,7 @@ import asyncio
 import errno
 
 from ._heaps import GroupMode, heap_references
+from ._streams import InprocStream as _SyncInprocStream
 from ._streams import RdmaStream as _SyncRdmaStream
 from ._streams import TcpStream as _SyncTcpStream
 from ._streams import UdpIbvStream as _SyncUdpIbvStream
@@ -127,6 +128,14 @@ class UdpIbvStream(_AsyncMethods, _SyncUdpIbvStream):
         self._async_init()
 
 
+class InprocStream(_AsyncMethods, _SyncInprocStream):
+    """spead.send.InprocStream with async_send_heap (same constructor)."""
+
+    def __init__(self, *args, **kwargs):
+        _SyncInprocStream.__init__(self, *args, **kwargs)
+        self._async_init()
+
+
 class TcpStream(_AsyncMethods, _SyncTcpStream):
     """spead.send.TcpStream with async_send_heap. Use `await TcpStream.connect(
     thread_pool, endpoints, ...)` (spead2's form) to connect without blocking the
@@ -155,4 +164,4 @@ class RdmaStream(_AsyncMethods, _SyncRdmaStream):
     connect = classmethod(TcpStream.connect.__func__)  # the same worker-thread connect
 
 
-__all__ = ["UdpStream", "UdpIbvStream", "TcpStream", "RdmaStream"]
+__all__ = ["UdpStream", "UdpIbvStream", "InprocStream", "TcpStream", "RdmaStream"]
