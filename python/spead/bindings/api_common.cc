@@ -14,6 +14,7 @@
 
 #include <gnuradio/spead/inproc_queue.h>
 #include <gnuradio/spead/item_ids.h>
+#include <gnuradio/spead/memory_allocator.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/eventfd.h>
@@ -148,10 +149,17 @@ std::vector<std::int64_t> shape_from_python(const py::handle& shape)
 
 namespace {
 
-/*! spead2's MemoryPool, as a description: the stream's own heap pool (sized from
- * max_heaps and the ring) does the pooling, so this only checks its numbers. */
+/*! spead2's MemoryPool: the stream's own heap pool (sized from max_heaps and the
+ * ring) does the pooling, so this checks its numbers and takes its buffers from the
+ * allocator given (an MmapAllocator; none: the default). */
 struct memory_pool : memory_allocator {
     std::size_t lower, upper, max_free, initial;
+    std::shared_ptr<memory_allocator> allocator;
+
+    pointer allocate(std::size_t size) override
+    {
+        return allocator ? allocator->allocate(size) : memory_allocator::allocate(size);
+    }
 };
 
 py_flavour
@@ -269,8 +277,21 @@ void bind_api_common(py::module& m)
                     " cannot be used; give a core of this machine");
         });
 
-    py::class_<memory_allocator, std::shared_ptr<memory_allocator>>(m, "MemoryAllocator")
+    py::class_<memory_allocator, std::shared_ptr<memory_allocator>>(
+        m,
+        "MemoryAllocator",
+        "Where a stream's heap buffers come from (as spead2.MemoryAllocator): 64-byte "
+        "aligned heap memory.")
         .def(py::init<>());
+    py::class_<mmap_allocator, memory_allocator, std::shared_ptr<mmap_allocator>>(
+        m,
+        "MmapAllocator",
+        "Heap buffers mapped from the kernel and faulted in at once (as "
+        "spead2.MmapAllocator): flags are added to mmap's, prefer_huge tries huge "
+        "pages first.")
+        .def(py::init<int, bool>(), py::arg("flags") = 0, py::arg("prefer_huge") = false)
+        .def_property_readonly("flags", &mmap_allocator::get_flags)
+        .def_property_readonly("prefer_huge", &mmap_allocator::get_prefer_huge);
     py::class_<memory_pool, memory_allocator, std::shared_ptr<memory_pool>>(
         m,
         "MemoryPool",
@@ -291,10 +312,14 @@ void bind_api_common(py::module& m)
                          "max_free, initial: " + std::to_string(max_free) + ", " +
                          std::to_string(initial) +
                          " do not fit; give 0 <= initial <= max_free");
-                 if (!allocator.is_none())
+                 if (!allocator.is_none() && !py::isinstance<memory_allocator>(allocator))
                      throw std::invalid_argument(
-                         "allocator: gr-spead pools its own heap memory; leave it None");
+                         "allocator: " + py::repr(allocator).cast<std::string>() +
+                         " is not a spead.MemoryAllocator; give an MmapAllocator, or "
+                         "None");
                  auto p = std::make_shared<memory_pool>();
+                 if (!allocator.is_none())
+                     p->allocator = allocator.cast<std::shared_ptr<memory_allocator>>();
                  p->lower = lower;
                  p->upper = upper;
                  p->max_free = max_free;

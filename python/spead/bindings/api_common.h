@@ -68,11 +68,6 @@ struct py_flavour {
     int bug_compat = 0;
 };
 
-/*! spead2.MemoryAllocator: what StreamConfig.memory_allocator accepts (MemoryPool). */
-struct memory_allocator {
-    virtual ~memory_allocator() = default;
-};
-
 /*! \throws std::invalid_argument, as spead.Flavour does, for bits gr-spead lacks */
 void check_bug_compat(int bug_compat);
 

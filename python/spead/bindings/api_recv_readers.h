@@ -71,6 +71,11 @@ void bind_stream_face(Cls& cls)
             [](Self& self, const std::string& filename, std::uint16_t port) {
                 add_pcap_reader(self.stream(), filename, port);
             })
+        .def("_start",
+             [](Self& self) {
+                 py::gil_scoped_release release;
+                 self.stream().start();
+             })
         .def("_add_inproc_reader",
              [](Self& self, const std::shared_ptr<inproc_queue>& queue) {
                  add_inproc_reader(self.stream(), queue);

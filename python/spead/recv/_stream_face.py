@@ -232,7 +232,10 @@ class StreamFace:
         return snapshot(self._stats(), self.config)
 
     def start(self):
-        """Readers start when added; kept for spead2's explicit_start scripts."""
+        """With StreamConfig(explicit_start=True): starts every reader added so far,
+        together; a reader added after this is refused (RuntimeError). Otherwise
+        nothing: readers start when added."""
+        self._start()
 
     def __enter__(self):
         return self
