@@ -254,12 +254,12 @@ class qa_api_recv(qa.ApiTestCase):
             self.assertIn(name, str(cm.exception))
 
     def test_unsupported_readers_say_so(self):
-        # inproc and buffer readers are supported (qa_api_inproc.py); a reader on an
-        # existing socket is not
+        # inproc, buffer and socket readers are supported (qa_api_inproc.py,
+        # qa_api_socket_forms.py); an rdma reader on a socket is not (rdma_cm listens)
         stream = self.recv_stream()
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-            for call in (lambda: stream.add_udp_reader(sock),
-                         lambda: stream.add_udp_reader(socket=sock)):
+        with socket.socket() as sock:
+            for call in (lambda: stream.add_rdma_reader(sock),
+                         lambda: stream.add_rdma_reader(acceptor=sock)):
                 with self.assertRaises(NotImplementedError) as cm:
                     call()
                 self.assertIn("not supported", str(cm.exception))

@@ -212,11 +212,11 @@ class qa_api_send(qa.ApiTestCase):
             self.assertIn(name, str(cm.exception))
 
     def test_unsupported_streams_say_so(self):
-        # InprocStream and BytesStream are supported (qa_api_inproc.py); a stream on
-        # an existing socket is not
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        # InprocStream, BytesStream and the UDP and TCP socket forms are supported
+        # (qa_api_inproc.py, qa_api_socket_forms.py); an RdmaStream on a socket is not
+        with socket.socket() as sock:
             with self.assertRaises(NotImplementedError) as cm:
-                spead2.send.UdpStream(self.pool, sock, "127.0.0.1", 7148)
+                spead2.send.RdmaStream(self.pool, sock)
             self.assertIn("not supported", str(cm.exception))
 
     def test_defaults_are_the_cpp_ones(self):

@@ -247,12 +247,11 @@ class qa_api_spead2_semantics(qa.ApiTestCase):
     def test_refusals_name_what_to_use_instead(self):
         stream = self.recv_stream()
         tx = spead2.send.UdpStream(self.pool, [("127.0.0.1", qa.free_udp_port())])
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        with socket.socket() as sock:
+            # the socket forms exist for UDP and TCP (qa_api_socket_forms), not RDMA
             cases = (
-                (lambda: stream.add_udp_reader(sock), "add_udp_reader(port"),
-                (lambda: stream.add_udp_reader(socket=sock), "add_udp_reader(port"),
-                (lambda: spead2.send.UdpStream(self.pool, sock, "127.0.0.1", 7148),
-                 "[(host, port)]"),
+                (lambda: stream.add_rdma_reader(sock), "add_rdma_reader(port"),
+                (lambda: spead2.send.RdmaStream(self.pool, sock), "[(host, port)]"),
             )
             for call, alternative in cases:
                 with self.assertRaises(NotImplementedError) as cm:

@@ -22,12 +22,12 @@ namespace {
 
 /*! Starts a Reader on \p stream, the GIL released (a reader's thread never takes it);
  * a socket or device refusing is an OSError with its errno. */
-template <typename Reader, typename Config>
-Reader& emplace(recv::stream& stream, const Config& config)
+template <typename Reader, typename... Args>
+Reader& emplace(recv::stream& stream, const Args&... args)
 {
     return *translating_os_errors([&] {
         py::gil_scoped_release release;
-        return &stream.emplace_reader<Reader>(config);
+        return &stream.emplace_reader<Reader>(args...);
     });
 }
 
@@ -47,6 +47,19 @@ py::list add_reader(recv::stream& stream, const py_recv_udp_ibv& config)
 py::list add_reader(recv::stream& stream, const recv::tcp_config& config)
 {
     const auto bound = emplace<recv::tcp_reader>(stream, config).get_bound_endpoint();
+    return endpoint_list(std::vector<std::decay_t<decltype(bound)>>{ bound });
+}
+
+py::list add_reader(recv::stream& stream, int socket, const recv::udp_config& config)
+{
+    return endpoint_list(
+        emplace<recv::udp_reader>(stream, socket, config).get_bound_endpoints());
+}
+
+py::list add_reader(recv::stream& stream, int acceptor, const recv::tcp_config& config)
+{
+    const auto bound =
+        emplace<recv::tcp_reader>(stream, acceptor, config).get_bound_endpoint();
     return endpoint_list(std::vector<std::decay_t<decltype(bound)>>{ bound });
 }
 

@@ -34,6 +34,10 @@ py::list add_reader(recv::stream& stream, const recv::udp_config& config);
 py::list add_reader(recv::stream& stream, const py_recv_udp_ibv& config);
 py::list add_reader(recv::stream& stream, const recv::tcp_config& config);
 py::list add_reader(recv::stream& stream, const recv::rdma_config& config);
+/*! Readers on a duplicate of the caller's socket: a bound UDP one, or a listening
+ * TCP one (spead2's socket and acceptor forms). */
+py::list add_reader(recv::stream& stream, int socket, const recv::udp_config& config);
+py::list add_reader(recv::stream& stream, int acceptor, const recv::tcp_config& config);
 /*! Reads the packets \p queue's senders put in it (InprocQueue). */
 void add_inproc_reader(recv::stream& stream, const std::shared_ptr<inproc_queue>& queue);
 /*! Reads the packets back to back in \p buffer (any C-contiguous Python buffer),
@@ -59,6 +63,20 @@ void def_add_reader(Cls& cls)
         py::arg("config"));
 }
 
+/*! _add_socket_reader(socket, config): a reader of \p Config's kind on the caller's
+ * socket (a file descriptor, duplicated). */
+template <typename Self, typename Config, typename Cls>
+void def_add_socket_reader(Cls& cls)
+{
+    cls.def(
+        "_add_socket_reader",
+        [](Self& self, int socket, const Config& config) {
+            return add_reader(self.stream(), socket, config);
+        },
+        py::arg("socket"),
+        py::arg("config"));
+}
+
 /*! Binds the readers and counters of \p Self, which has stream() and custom_stats(). */
 template <typename Self, typename Cls>
 void bind_stream_face(Cls& cls)
@@ -67,6 +85,8 @@ void bind_stream_face(Cls& cls)
     def_add_reader<Self, py_recv_udp_ibv>(cls);
     def_add_reader<Self, recv::tcp_config>(cls);
     def_add_reader<Self, recv::rdma_config>(cls);
+    def_add_socket_reader<Self, recv::udp_config>(cls);
+    def_add_socket_reader<Self, recv::tcp_config>(cls);
     cls.def("_add_pcap_reader",
             [](Self& self, const std::string& filename, std::uint16_t port) {
                 add_pcap_reader(self.stream(), filename, port);

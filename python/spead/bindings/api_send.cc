@@ -120,9 +120,10 @@ public:
     }
 
     /*! Makes the stream of \p link's kind with \p config, the GIL released (a
-     * connected link may take up to its connect timeout). */
-    template <typename Stream, typename Link>
-    void open(const py_send_config& config, const Link& link)
+     * connected link may take up to its connect timeout); \p socket (a caller's
+     * socket, duplicated), when given, goes before the link config. */
+    template <typename Stream, typename Link, typename... Socket>
+    void open(const py_send_config& config, const Link& link, Socket... socket)
     {
         send::stream_config settings = config.config;
         // Only an RC link carries messages beyond a UDP-sized packet: the others check
@@ -134,7 +135,8 @@ public:
         const auto& resolved = link_config(link);
         translating_os_errors([&] {
             py::gil_scoped_release release;
-            d_stream = std::make_unique<Stream>(d_pool->io(), settings, resolved);
+            d_stream =
+                std::make_unique<Stream>(d_pool->io(), settings, socket..., resolved);
             return 0;
         });
     }
@@ -385,6 +387,27 @@ void def_open(py::class_<py_send_stream>& cls)
         py::arg("link_config"));
 }
 
+/*! _Stream._open_socket(thread_pool, config, socket, link_config): the stream on a
+ * duplicate of the caller's socket (a file descriptor). */
+template <typename Stream, typename Link>
+void def_open_socket(py::class_<py_send_stream>& cls)
+{
+    cls.def_static(
+        "_open_socket",
+        [](std::shared_ptr<thread_pool> pool,
+           const py_send_config& config,
+           int socket,
+           const Link& link) {
+            auto s = std::make_unique<py_send_stream>(std::move(pool));
+            s->open<Stream>(config, link, socket);
+            return s;
+        },
+        py::arg("thread_pool"),
+        py::arg("config"),
+        py::arg("socket"),
+        py::arg("link_config"));
+}
+
 } // namespace
 
 void bind_api_send(py::module& parent)
@@ -442,6 +465,8 @@ void bind_api_send(py::module& parent)
     def_open<send::udp_ibv_stream, py_send_udp_ibv>(stream);
     def_open<send::tcp_stream, send::tcp_config>(stream);
     def_open<send::rdma_stream, send::rdma_config>(stream);
+    def_open_socket<send::udp_stream, send::udp_config>(stream);
+    def_open_socket<send::tcp_stream, send::tcp_config>(stream);
     stream
         .def("send_heap",
              &py_send_stream::send_heap,

@@ -14,7 +14,7 @@ import copy
 import numbers
 import os
 
-from .._arguments import bind_arguments, host_port, link_config
+from .._arguments import bind_arguments, fileno, host_port, link_config
 from ..spead_python import _recv
 from ._stats import snapshot
 
@@ -109,13 +109,15 @@ class StreamFace:
         bind_hostname and multicast_group may be IPv6 ('::1', '::').
         With SPEAD2_IBV_INTERFACE (or GR_SPEAD_IBV_INTERFACE) set, the reader is an
         ibverbs one on that interface, unless interface_address names another.
+        Also spead2's add_udp_reader(socket, max_size=...): a bound UDP socket of
+        yours, which the reader duplicates (close yours when you like).
         Returns the (address, port) pairs bound (kernel sockets)."""
         if (args and hasattr(args[0], "fileno")) or "socket" in kwargs:
-            raise NotImplementedError(
-                "add_udp_reader(socket): a reader on an existing socket is not supported "
-                "by gr-spead; give the port instead: add_udp_reader(port, "
-                "bind_hostname=...) or add_udp_reader(multicast_group, port, "
-                "interface_address=...) (see docs/python.md)")
+            values = bind_arguments("add_udp_reader", ("socket", "max_size"), args, kwargs,
+                                    required=("socket",))
+            sock = values.pop("socket")
+            return self._add_socket_reader(fileno(sock, "socket"),
+                                           _recv.UdpConfig(**values))
         names = (("multicast_group", "port", "max_size", "buffer_size", "interface_address")
                  if args and isinstance(args[0], str) else
                  ("port", "max_size", "buffer_size", "bind_hostname"))
@@ -179,10 +181,16 @@ class StreamFace:
         if len(args) == 1 and not kwargs and isinstance(args[0], link.config):
             config = args[0]
         elif (args and hasattr(args[0], "fileno")) or "acceptor" in kwargs:
-            raise NotImplementedError(
-                f"acceptor: a reader on an existing listening socket is not supported by "
-                f"gr-spead; give the port ({link.call}(port, bind_hostname=...)) "
-                "(see docs/python.md)")
+            if link is not _TCP:
+                raise NotImplementedError(
+                    f"acceptor: {link.call} on an existing socket is not supported by "
+                    f"gr-spead (rdma_cm listens itself); give the port "
+                    f"({link.call}(port, bind_hostname=...)) (see docs/python.md)")
+            values = bind_arguments(link.call, ("acceptor", "max_size"), args, kwargs,
+                                    required=("acceptor",), others=True)
+            acceptor = fileno(values.pop("acceptor"), "acceptor")
+            config = link_config(link.config, None, values)
+            return self._add_socket_reader(acceptor, config)[0]
         else:
             values = bind_arguments(link.call, link.names, args, kwargs,
                                     required=("port",), others=True)
@@ -199,8 +207,9 @@ class StreamFace:
         fields of TcpConfig (max_connections, allowed_peers, keep_listening,
         idle_timeout, peer_timeout), or add_tcp_reader(TcpConfig(...)). Listens for one
         sender (SPEAD over TCP, spead2's framing; by default the stream ends when it
-        disconnects). Returns the (address, port) listened on. spead2's
-        add_tcp_reader(acceptor) (an existing listening socket) is not supported."""
+        disconnects). Returns the (address, port) listened on. Also spead2's
+        add_tcp_reader(acceptor, max_size=...): a listening socket of yours, which the
+        reader duplicates (close yours when you like)."""
         return self._add_link_reader(_TCP, args, kwargs)
 
     def add_rdma_reader(self, *args, **kwargs):
