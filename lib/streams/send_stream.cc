@@ -229,6 +229,82 @@ bool stream::async_send_heap(const heap& h,
     return false;
 }
 
+namespace {
+/*! A group's completion: its handler runs once every heap of it has completed. */
+struct group_completion {
+    std::mutex mutex;
+    std::size_t remaining;
+    std::size_t bytes = 0;
+    boost::system::error_code ec;
+    stream::completion_handler handler;
+
+    void heap_done(const boost::system::error_code& heap_ec, std::size_t heap_bytes)
+    {
+        stream::completion_handler done;
+        boost::system::error_code first_ec;
+        std::size_t total;
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            bytes += heap_bytes;
+            if (heap_ec && !ec)
+                ec = heap_ec;
+            if (--remaining > 0)
+                return;
+            done = std::move(handler);
+            first_ec = ec;
+            total = bytes;
+        }
+        if (done)
+            done(first_ec, total);
+    }
+};
+} // namespace
+
+bool stream::async_send_heaps(const std::vector<heap_reference>& heaps,
+                              completion_handler handler,
+                              group_mode mode)
+{
+    if (heaps.empty())
+        throw std::invalid_argument("heaps: an empty group; give at least one heap");
+    for (const heap_reference& r : heaps) {
+        if (!r.h)
+            throw std::invalid_argument("heaps: a null heap in the group");
+        d_impl->check_substream(r.substream_index);
+    }
+    impl& d = *d_impl;
+    boost::system::error_code refused;
+    {
+        std::lock_guard<std::mutex> lock(d.mutex);
+        if (d.stopping)
+            refused = boost::asio::error::operation_aborted;
+        else if (d.ring.size() - d.count < heaps.size()) {
+            d.stats[send_stat::heaps_rejected_queue_full] += heaps.size();
+            refused = boost::asio::error::would_block;
+        } else {
+            auto group = std::make_shared<group_completion>();
+            group->remaining = heaps.size();
+            group->handler = std::move(handler);
+            const std::size_t first = d.count;
+            for (const heap_reference& r : heaps)
+                d.enqueue_locked(
+                    *r.h,
+                    [group](const boost::system::error_code& ec, std::size_t bytes) {
+                        group->heap_done(ec, bytes);
+                    },
+                    nullptr,
+                    r.cnt,
+                    r.substream_index);
+            if (mode == group_mode::round_robin)
+                d.at(first).round_robin_group = heaps.size();
+            return true;
+        }
+    }
+    if (handler)
+        boost::asio::post(
+            d_io, [handler = std::move(handler), refused]() { handler(refused, 0); });
+    return false;
+}
+
 std::size_t
 stream::send_heap(const heap& h, std::int64_t cnt, std::size_t substream_index)
 {

@@ -264,8 +264,6 @@ class qa_api_spead2_semantics(qa.ApiTestCase):
                  "RateMethod.SW"),
                 (lambda: stream.add_udp_pcap_file_reader("x.pcap", "tcp"),
                  "udp dst port"),
-                (lambda: tx.send_heaps([], spead2.send.GroupMode.ROUND_ROBIN),
-                 "GroupMode.SERIAL"),
                 (lambda: tx.send_heap(spead2.send.Heap(), rate=1e6), "StreamConfig(rate="),
                 (lambda: spead2.send.HeapReference(spead2.send.Heap(), rate=1e6),
                  "StreamConfig(rate=")):

@@ -93,11 +93,14 @@ struct py_packet_generator {
 };
 
 /*! A finished asynchronous send, waiting for the event loop to collect it. */
+/*! (heap, cnt, substream_index) of a HeapReference. */
+using heap_ref = std::tuple<heap_ptr, std::int64_t, std::size_t>;
+
 struct completion {
     std::uint64_t token;
     boost::system::error_code ec;
     std::size_t bytes;
-    heap_ptr heap; // released with the GIL held, in take_completions()
+    std::vector<heap_ptr> heaps; // released with the GIL held, in take_completions()
 };
 
 class py_send_stream
@@ -219,8 +222,7 @@ public:
     }
 
     /*! Sends every heap, keeping the queue full, and waits for all of them. */
-    std::size_t
-    send_heaps(const std::vector<std::tuple<heap_ptr, std::int64_t, std::size_t>>& refs)
+    std::size_t send_heaps(const std::vector<heap_ref>& refs)
     {
         for (const auto& r : refs)
             check_substream(std::get<2>(r));
@@ -264,6 +266,59 @@ public:
         return state->bytes;
     }
 
+    /*! spead2's send_heaps with GroupMode.ROUND_ROBIN: the heaps queued as one group
+     * (all or none) whose packets interleave; waits for the group. OSError: EINVAL for
+     * an empty group or a bad substream (nothing queued), EAGAIN when the group does
+     * not fit the queue (max_heaps), as spead2's. */
+    std::size_t send_group(const std::vector<heap_ref>& refs)
+    {
+        struct group_state {
+            std::mutex mutex;
+            std::condition_variable cv;
+            bool done = false;
+            boost::system::error_code ec;
+            std::size_t bytes = 0;
+        };
+        auto state = std::make_shared<group_state>();
+        queue_group(refs,
+                    [state](const boost::system::error_code& ec, std::size_t bytes) {
+                        std::lock_guard<std::mutex> lock(state->mutex);
+                        state->ec = ec;
+                        state->bytes = bytes;
+                        state->done = true;
+                        state->cv.notify_all();
+                    });
+        {
+            py::gil_scoped_release release;
+            std::unique_lock<std::mutex> lock(state->mutex);
+            state->cv.wait(lock, [&] { return state->done; });
+        }
+        if (state->ec)
+            raise_os_error(std::system_error(state->ec.value(),
+                                             std::generic_category(),
+                                             "send_heaps: " + state->ec.message()));
+        return state->bytes;
+    }
+
+    /*! The asyncio form of send_group(): a token, as async_send_heap's. */
+    std::uint64_t async_send_group(const std::vector<heap_ref>& refs)
+    {
+        event_fd();
+        const std::uint64_t token = ++d_last_token;
+        std::vector<heap_ptr> heaps;
+        for (const auto& r : refs)
+            heaps.push_back(std::get<0>(r));
+        queue_group(
+            refs,
+            [this, token, heaps = std::move(heaps)](const boost::system::error_code& ec,
+                                                    std::size_t bytes) mutable {
+                std::lock_guard<std::mutex> lock(d_mutex);
+                d_completions.push_back(completion{ token, ec, bytes, std::move(heaps) });
+                signal_event_fd(d_event_fd);
+            });
+        return token;
+    }
+
     /*! Queues a heap; its completion comes back through event_fd()/take_completions(). */
     std::uint64_t async_send_heap(heap_ptr h, std::int64_t cnt, std::size_t substream)
     {
@@ -276,7 +331,7 @@ public:
             [this, token, h = std::move(h)](const boost::system::error_code& ec,
                                             std::size_t bytes) mutable {
                 std::lock_guard<std::mutex> lock(d_mutex);
-                d_completions.push_back(completion{ token, ec, bytes, std::move(h) });
+                d_completions.push_back(completion{ token, ec, bytes, { std::move(h) } });
                 signal_event_fd(d_event_fd);
             },
             cnt,
@@ -347,6 +402,23 @@ private:
             d_regions.push_back(std::move(info));
         }
         return out;
+    }
+
+    /*! Queues \p refs as one round-robin group; a refused group comes to \p done
+     * (would_block), a bad one is an OSError (EINVAL) at once. */
+    void queue_group(const std::vector<heap_ref>& refs,
+                     send::stream::completion_handler done)
+    {
+        std::vector<send::heap_reference> group;
+        for (const auto& [h, cnt, substream] : refs)
+            group.push_back({ &h->heap, cnt, substream });
+        try {
+            py::gil_scoped_release release;
+            d_stream->async_send_heaps(
+                group, std::move(done), send::group_mode::round_robin);
+        } catch (const std::invalid_argument& e) {
+            raise_os_error(std::system_error(EINVAL, std::generic_category(), e.what()));
+        }
     }
 
     void check_substream(std::size_t substream) const
@@ -474,6 +546,8 @@ void bind_api_send(py::module& parent)
              py::arg("cnt") = -1,
              py::arg("substream_index") = 0)
         .def("_send_heaps", &py_send_stream::send_heaps)
+        .def("_send_group", &py_send_stream::send_group)
+        .def("_async_send_group", &py_send_stream::async_send_group)
         .def("_async_send_heap", &py_send_stream::async_send_heap)
         .def("_event_fd", &py_send_stream::event_fd)
         .def("_take_completions", &py_send_stream::take_completions)

@@ -55,10 +55,14 @@ class _StreamMethods:
         return self._stream.send_heap(heap, cnt, substream_index)
 
     def send_heaps(self, heaps, mode=GroupMode.SERIAL):
-        """Sends HeapReferences one after the other, keeping the queue full, and waits
-        for all of them. GroupMode.ROUND_ROBIN (packets of the heaps interleaved) is
-        not supported."""
-        return self._stream._send_heaps(heap_references(heaps, mode))
+        """Sends HeapReferences and waits for all of them: GroupMode.SERIAL one after
+        the other, keeping the queue full; GroupMode.ROUND_ROBIN as one group, one
+        packet of each heap in turn (at most max_heaps heaps: else BlockingIOError, and
+        OSError EINVAL for an empty group or a bad substream, as spead2)."""
+        refs = heap_references(heaps, mode)
+        if mode == GroupMode.ROUND_ROBIN:
+            return self._stream._send_group(refs)
+        return self._stream._send_heaps(refs)
 
     def flush(self):
         """Waits until every queued heap has been sent."""

@@ -76,8 +76,9 @@ class _AsyncMethods:
         return future
 
     def async_send_heaps(self, heaps, mode=GroupMode.SERIAL):
-        """Queues every HeapReference now, in order, and returns a future (not a
-        coroutine, as spead2) with the bytes sent. More heaps than max_heaps: none is
+        """Queues every HeapReference now, in order (GroupMode.ROUND_ROBIN: as one
+        group whose packets interleave), and returns a future (not a coroutine, as
+        spead2) with the bytes sent. More heaps than max_heaps: none is
         queued and the future fails with BlockingIOError, as spead2; heaps that find
         the queue full fail it the same way."""
         self._watch()
@@ -88,6 +89,16 @@ class _AsyncMethods:
                 errno.EAGAIN, f"async_send_heaps: {len(refs)} heaps do not fit a queue "
                 f"of max_heaps={self.config.max_heaps}; send them in smaller groups or "
                 "raise StreamConfig(max_heaps=...)"))
+            return future
+        if mode == GroupMode.ROUND_ROBIN:  # one group, one future
+            future = self._loop.create_future()
+            try:
+                token = self._stream._async_send_group(refs)
+            except OSError as error:
+                future.set_exception(error)
+                return future
+            self._futures[token] = future
+            self._last_future = future
             return future
         futures = [self.async_send_heap(heap, cnt, substream_index)
                    for heap, cnt, substream_index in refs]
