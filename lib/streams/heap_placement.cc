@@ -8,6 +8,7 @@
 #include "heap_placement.h"
 #include "spin_then_lock.h"
 #include <algorithm>
+#include <utility>
 
 namespace gr {
 namespace spead {
@@ -210,8 +211,15 @@ std::size_t heap_placement::wait_for_queue_space(std::chrono::microseconds timeo
 {
     std::unique_lock<std::mutex> lock(d_core.mutex);
     const auto room = [this] { return !d_queue.full() || d_core.stopped.load(); };
-    if (!room())
+    if (!room()) {
+        // A lossless reader waits for the consumer: counted once per wait, not per
+        // timeout it calls again after (spead2's worker_blocked).
+        if (!std::exchange(d_lossless_waiting, true))
+            d_stats[recv_stat::reader_waits_queue_full]++;
         d_space_available.wait_for(lock, timeout, room);
+    }
+    if (room())
+        d_lossless_waiting = false;
     if (d_core.stopped.load())
         return 0;
     return d_queue.capacity() - d_queue.size();

@@ -98,6 +98,8 @@ private:
      * it releases the lock (unlock_and_wake()). */
     bool d_consumer_to_wake = false;
     recv_stats d_stats; //!< heaps_dropped_queue_full, reader_waits_queue_full
+    /*! A lossless reader found the queue full and has not found room since. */
+    bool d_lossless_waiting = false;
     /*! When the last batch arrived, for noticing a sender that restarted. */
     std::chrono::steady_clock::time_point d_last_batch{};
 };

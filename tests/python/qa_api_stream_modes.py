@@ -115,6 +115,37 @@ class qa_api_stream_modes(qa.ApiTestCase):
                 received.update(heap)
             np.testing.assert_array_equal(received["x"].value, data)
 
+    def test_stats_list_spead2s_nine_and_give_the_rest_by_name(self):
+        nine = ["heaps", "incomplete_heaps_evicted", "incomplete_heaps_flushed",
+                "packets", "batches", "max_batch", "single_packet_heaps", "search_dist",
+                "worker_blocked"]
+        config = spead2.recv.StreamConfig()
+        self.assertEqual([s.name for s in config.stats], nine)
+        index = config.add_stat("mine")
+        self.assertEqual(config.get_stat_index("mine"), index)
+        with self.assertRaisesRegex(ValueError, "packets_late"):
+            config.add_stat("packets_late")  # a gr-spead counter's name is taken too
+        # a lossless reader waiting for the consumer: worker_blocked, once per wait
+        tx = spead2.send.BytesStream(self.pool)
+        for _ in range(10):
+            tx.send_heap(spead2.send.ItemGroup().get_start())
+        stream = self.recv_stream(config=config,
+                                  ring_config=spead2.recv.RingStreamConfig(heaps=4))
+        stream.add_buffer_reader(tx.getvalue())
+        self.assertTrue(qa.wait_for(lambda: stream.stats.worker_blocked == 1))
+        stats = stream.stats
+        self.assertEqual(list(stats), nine + ["mine"])
+        self.assertEqual(len(stats), 10)
+        self.assertEqual(stats[index], 0)
+        self.assertEqual(stats[spead2.recv.stream_stat_indices.WORKER_BLOCKED], 1)
+        with self.assertRaises(IndexError):
+            stats[len(stats)]
+        # every other counter by name, as before
+        self.assertEqual(stats["reader_waits_queue_full"], 1)
+        self.assertEqual(stats.packets_late, 0)
+        self.assertIn("stop_heaps", stats)
+        self.assertEqual([h.cnt for h in stream], list(range(1, 11)))
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_api_stream_modes)

@@ -27,16 +27,34 @@ struct stream_stat_config {
     recv::stat_mode mode = recv::stat_mode::counter;
 };
 
-/*! The built-in counters, in index order (max_batch keeps the largest). */
+/*! spead2's standard statistics, in its order: gr-spead's first eight counters (the
+ * same names and meanings) and worker_blocked (gr-spead's reader_waits_queue_full).
+ * They are what StreamConfig.stats lists; every other gr-spead counter is still read
+ * by name from StreamStats (recv/_stats.py). */
 std::vector<stream_stat_config> builtin_stats()
 {
     std::vector<stream_stat_config> out;
-    for (const auto& kv : recv_stats().items())
+    for (const auto& kv : recv_stats().items()) {
+        if (out.size() > std::size_t(recv_stat::search_dist))
+            break;
         out.push_back({ kv.first,
                         out.size() == std::size_t(recv_stat::max_batch)
                             ? recv::stat_mode::maximum
                             : recv::stat_mode::counter });
+    }
+    out.push_back({ "worker_blocked", recv::stat_mode::counter });
     return out;
+}
+
+/*! A name a custom statistic may not take: spead2's or any gr-spead counter's. */
+bool is_builtin_name(const std::string& name)
+{
+    if (name == "worker_blocked")
+        return true;
+    for (const auto& kv : recv_stats().items())
+        if (kv.first == name)
+            return true;
+    return false;
 }
 
 std::vector<stream_stat_config> all_stats(const py_recv_config& c)
@@ -170,10 +188,9 @@ void bind_stream_config(py::module& m)
         .def(
             "add_stat",
             [](py_recv_config& c, const std::string& name, recv::stat_mode mode) {
-                for (const auto& s : builtin_stats())
-                    if (s.name == name)
-                        throw py::value_error("add_stat: a statistic named '" + name +
-                                              "' exists; give another name");
+                if (is_builtin_name(name))
+                    throw py::value_error("add_stat: a statistic named '" + name +
+                                          "' exists; give another name");
                 return c.custom_stats.add_stat(name, mode);
             },
             py::arg("name"),
@@ -184,10 +201,16 @@ void bind_stream_config(py::module& m)
         .def(
             "get_stat_index",
             [](const py_recv_config& c, const std::string& name) {
-                const auto stats = all_stats(c);
-                for (std::size_t i = 0; i < stats.size(); i++)
-                    if (stats[i].name == name)
+                // spead2's nine at 0 to 8; custom ones where add_stat() put them (the
+                // index a placement's batch_stats takes)
+                const auto builtin = builtin_stats();
+                for (std::size_t i = 0; i < builtin.size(); i++)
+                    if (builtin[i].name == name)
                         return i;
+                const auto& custom = c.custom_stats.get_stats();
+                for (std::size_t i = 0; i < custom.size(); i++)
+                    if (custom[i].first == name)
+                        return recv::chunk_stream_config::first_custom_stat + i;
                 throw py::index_error("name: no statistic '" + name +
                                       "'; see StreamConfig.stats");
             },
