@@ -230,6 +230,11 @@ class qa_api_recv(qa.ApiTestCase):
             stream.add_udp_reader(70000)
         with self.assertWarnsRegex(RuntimeWarning, "core 100000 does not exist"):
             spead2.ThreadPool(1, [100000])  # as spead2: warned, that thread unpinned
+        before = os.sched_getaffinity(0)
+        for core in (100000, -1):  # as spead2 (tut_12 pins to core 3 anywhere): warned
+            with self.assertWarnsRegex(RuntimeWarning, f"core {core} cannot be used"):
+                spead2.ThreadPool.set_affinity(core)
+        self.assertEqual(os.sched_getaffinity(0), before)
         for call, name in ((lambda: stream.add_udp_reader(0), "port"),
                            (lambda: stream.add_udp_reader(7148, max_size=0), "max_size"),
                            (lambda: stream.add_udp_reader(7148, interface_index=2),

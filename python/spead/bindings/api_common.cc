@@ -267,14 +267,23 @@ void bind_api_common(py::module& m)
              py::arg("affinity") = std::vector<int>())
         .def("stop", &thread_pool::stop, py::call_guard<py::gil_scoped_release>())
         .def_property_readonly("num_threads", &thread_pool::size)
+        // As spead2: a core that cannot be used is warned about (spead2 logs it) and
+        // the thread stays unpinned (spead2's tut_12 pins to core 3 on any machine).
         .def_static("set_affinity", [](int core) {
             cpu_set_t set;
             CPU_ZERO(&set);
-            CPU_SET(core, &set);
-            if (core < 0 || sched_setaffinity(0, sizeof(set), &set) != 0)
-                throw std::invalid_argument(
-                    "core: " + std::to_string(core) +
-                    " cannot be used; give a core of this machine");
+            if (core >= 0 && core < CPU_SETSIZE)
+                CPU_SET(core, &set);
+            if (core < 0 || core >= CPU_SETSIZE ||
+                sched_setaffinity(0, sizeof(set), &set) != 0) {
+                const std::string message =
+                    "ThreadPool.set_affinity: core " + std::to_string(core) +
+                    " cannot be used on this machine (cores 0 to " +
+                    std::to_string(std::thread::hardware_concurrency() - 1) +
+                    "); this thread stays unpinned";
+                if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0)
+                    throw py::error_already_set();
+            }
         });
 
     py::class_<memory_allocator, std::shared_ptr<memory_allocator>>(
