@@ -19,22 +19,8 @@ from spead_qa_support import spead as spead2
 import gnuradio.spead.send.asyncio as send_asyncio
 
 
-def item_group(values):
-    """A send ItemGroup of one uint32 vector item (0x1000)."""
-    ig = spead2.send.ItemGroup()
-    ig.add_item(0x1000, "x", "test values", shape=(len(values),), dtype=np.uint32)
-    ig["x"].value = np.asarray(values, dtype=np.uint32)
-    return ig
-
-
-def received_values(stream):
-    """The values of item x in every heap of stream, until it ends."""
-    ig = spead2.ItemGroup()
-    out = []
-    for heap in stream:
-        if "x" in ig.update(heap):
-            out.append(ig["x"].value.tolist())
-    return out
+item_group = qa.uint32_item_group
+received_values = qa.received_values
 
 
 class qa_api_inproc(qa.ApiTestCase):

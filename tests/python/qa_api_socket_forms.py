@@ -20,16 +20,8 @@ from spead_qa_support import spead as spead2
 import gnuradio.spead.send.asyncio as send_asyncio
 
 
-def item_group(values):
-    ig = spead2.send.ItemGroup()
-    ig.add_item(0x1000, "x", "test values", shape=(len(values),), dtype=np.uint32)
-    ig["x"].value = np.asarray(values, dtype=np.uint32)
-    return ig
-
-
-def received_values(stream):
-    ig = spead2.ItemGroup()
-    return [ig["x"].value.tolist() for heap in stream if "x" in ig.update(heap)]
+item_group = qa.uint32_item_group
+received_values = qa.received_values
 
 
 class qa_api_socket_forms(qa.ApiTestCase):
