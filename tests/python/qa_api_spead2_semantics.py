@@ -271,9 +271,13 @@ class qa_api_spead2_semantics(qa.ApiTestCase):
                 call()
             self.assertIn("not supported", str(cm.exception))
             self.assertIn(alternative, str(cm.exception))
+        # BUG_COMPAT_SHAPE_BIT_1 alone is a flavour as in spead2; unknown bits are not
+        shape_bit_1 = spead2.Flavour(4, 64, 40, spead2.BUG_COMPAT_SHAPE_BIT_1)
+        self.assertEqual(shape_bit_1.bug_compat, spead2.BUG_COMPAT_SHAPE_BIT_1)
+        self.assertNotEqual(shape_bit_1, spead2.Flavour(4, 64, 40, 0))
         with self.assertRaises(ValueError) as cm:
-            spead2.Flavour(4, 64, 40, spead2.BUG_COMPAT_SHAPE_BIT_1)
-        self.assertIn("BUG_COMPAT_PYSPEAD_0_5_2", str(cm.exception))
+            spead2.Flavour(4, 64, 40, 64)
+        self.assertIn("unknown bits", str(cm.exception))
 
 
 if __name__ == "__main__":

@@ -177,14 +177,10 @@ make_flavour(int version, int item_pointer_bits, int heap_address_bits, int bug_
             "bug_compat: " + std::to_string(bug_compat) +
             " has unknown bits; combine BUG_COMPAT_DESCRIPTOR_WIDTHS, "
             "BUG_COMPAT_SHAPE_BIT_1 and BUG_COMPAT_SWAP_ENDIAN (or 0)");
-    if ((bug_compat & bug_compat_shape_bit_1) &&
-        !(bug_compat & bug_compat_descriptor_widths))
-        throw std::invalid_argument(
-            "bug_compat: BUG_COMPAT_SHAPE_BIT_1 is only supported together with "
-            "BUG_COMPAT_DESCRIPTOR_WIDTHS (as in BUG_COMPAT_PYSPEAD_0_5_2)");
     return py_flavour{ gr::spead::flavour(heap_address_bits,
                                           (bug_compat & bug_compat_descriptor_widths) !=
-                                              0),
+                                              0,
+                                          (bug_compat & bug_compat_shape_bit_1) != 0),
                        bug_compat };
 }
 
