@@ -80,24 +80,6 @@ stream_config& stream_config::set_substreams(std::size_t n)
     return *this;
 }
 
-stream_config& stream_config::set_allow_unsized_heaps(bool allow)
-{
-    d_allow_unsized_heaps = allow;
-    return *this;
-}
-
-stream_config& stream_config::set_allow_out_of_order(bool allow)
-{
-    d_allow_out_of_order = allow;
-    return *this;
-}
-
-stream_config& stream_config::set_explicit_start(bool explicit_start)
-{
-    d_explicit_start = explicit_start;
-    return *this;
-}
-
 stream_config& stream_config::set_memcpy(memcpy_function copy)
 {
     if (copy != memcpy_function::standard && copy != memcpy_function::nontemporal)
@@ -105,13 +87,6 @@ stream_config& stream_config::set_memcpy(memcpy_function copy)
             "memcpy: unknown function " + std::to_string(static_cast<int>(copy)) +
             "; use memcpy_function::standard or memcpy_function::nontemporal");
     d_memcpy = copy;
-    return *this;
-}
-
-stream_config&
-stream_config::set_memory_allocator(std::shared_ptr<memory_allocator> allocator)
-{
-    d_memory_allocator = std::move(allocator);
     return *this;
 }
 

@@ -25,19 +25,11 @@ int int_option(int fd, int option)
     return ::getsockopt(fd, SOL_SOCKET, option, &value, &len) == 0 ? value : -1;
 }
 
-std::string wanted(socket_role role)
-{
-    switch (role) {
-    case socket_role::udp:
-        return "a UDP socket (socket.SOCK_DGRAM)";
-    case socket_role::bound_udp:
-        return "a bound UDP socket (socket.SOCK_DGRAM, bind() called)";
-    case socket_role::listening:
-        return "a listening TCP socket (bind() and listen() called)";
-    default:
-        return "a connected TCP socket (connect() done)";
-    }
-}
+/*! What each socket_role asks for, in the enum's order, for the message. */
+const char* const wanted[] = { "a UDP socket (socket.SOCK_DGRAM)",
+                               "a bound UDP socket (socket.SOCK_DGRAM, bind() called)",
+                               "a listening TCP socket (bind() and listen() called)",
+                               "a connected TCP socket (connect() done)" };
 
 } // namespace
 
@@ -74,7 +66,7 @@ file_descriptor adopt_socket(int socket, socket_role role, const std::string& pa
     }
     if (!fits)
         throw std::invalid_argument(parameter + ": descriptor " + std::to_string(socket) +
-                                    " is not " + wanted(role) + "; give one");
+                                    " is not " + wanted[int(role)] + "; give one");
     file_descriptor fd(::fcntl(socket, F_DUPFD_CLOEXEC, 0));
     if (!fd)
         throw std::system_error(

@@ -33,14 +33,14 @@ namespace {
 struct assembled {
     explicit assembled(const assembler_config& config,
                        std::shared_ptr<memory_allocator> allocator = nullptr)
-        : pool(detail::heap_pool::create(16, std::move(allocator))),
+        : pool(recv::detail::heap_pool::create(16, std::move(allocator))),
           assembler(config, pool, [this](heap&& h) { heaps.push_back(std::move(h)); })
     {
     }
     void add(const bytes& p) { assembler.add_packet(p.data(), p.size()); }
     std::uint64_t stat(recv_stat s) const { return assembler.stats()[s]; }
 
-    std::shared_ptr<detail::heap_pool> pool;
+    std::shared_ptr<recv::detail::heap_pool> pool;
     std::vector<heap> heaps;
     heap_assembler assembler;
 };
@@ -216,9 +216,7 @@ TEST(memory_allocator, an_mmap_stream_receives_as_any_other)
 TEST(explicit_start, readers_wait_for_start_and_none_may_be_added_after)
 {
     const bytes data = packet(7, 16, 0, pattern(16));
-    stream_config config;
-    config.set_explicit_start(true);
-    stream s(config);
+    stream s(stream_config().set_explicit_start(true));
     s.emplace_reader<buffer_reader>(data.data(), data.size());
     heap h;
     EXPECT_EQ(s.pop(h, 50ms), stream::pop_result::timeout); // not started
@@ -233,9 +231,7 @@ TEST(explicit_start, readers_wait_for_start_and_none_may_be_added_after)
 TEST(explicit_start, stop_before_start_ends_the_stream)
 {
     const bytes data = packet(7, 16, 0, pattern(16));
-    stream_config config;
-    config.set_explicit_start(true);
-    stream s(config);
+    stream s(stream_config().set_explicit_start(true));
     s.emplace_reader<buffer_reader>(data.data(), data.size());
     s.stop();
     heap h;

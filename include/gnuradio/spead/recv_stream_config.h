@@ -9,6 +9,7 @@
 #define INCLUDED_SPEAD_RECV_STREAM_CONFIG_H
 
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/config_setter.h>
 #include <gnuradio/spead/continuous_layout.h>
 #include <gnuradio/spead/memory_allocator.h>
 #include <gnuradio/spead/recv_heap.h>
@@ -144,20 +145,29 @@ public:
     /*! Assemble heaps without HEAP_SIZE (default true, as spead2): such a heap
      * completes when it leaves the window contiguous. False: a packet without
      * HEAP_SIZE is rejected and counted (packets_unsized). */
-    stream_config& set_allow_unsized_heaps(bool allow);
+    stream_config& set_allow_unsized_heaps(bool allow)
+    {
+        return spead::detail::assign(*this, d_allow_unsized_heaps, allow);
+    }
     bool get_allow_unsized_heaps() const { return d_allow_unsized_heaps; }
 
     /*! Place a heap's packets in any order (default true here; spead2's default is
      * false). False, as spead2: a heap starts only with a packet at offset 0, and a
      * packet that does not continue where its heap's bytes end is rejected
      * (packets_out_of_order), so one lost packet loses the rest of its heap. */
-    stream_config& set_allow_out_of_order(bool allow);
+    stream_config& set_allow_out_of_order(bool allow)
+    {
+        return spead::detail::assign(*this, d_allow_out_of_order, allow);
+    }
     bool get_allow_out_of_order() const { return d_allow_out_of_order; }
 
     /*! Readers added to the stream wait for stream::start() instead of starting at
      * once (default false), so that several readers, or several streams, start
      * together; a reader added after start() is refused (std::logic_error). */
-    stream_config& set_explicit_start(bool explicit_start);
+    stream_config& set_explicit_start(bool explicit_start)
+    {
+        return spead::detail::assign(*this, d_explicit_start, explicit_start);
+    }
     bool get_explicit_start() const { return d_explicit_start; }
 
     /*! How payloads are copied into heaps and chunks (default memcpy). nontemporal
@@ -170,7 +180,10 @@ public:
     /*! Where heap payload buffers come from (null, the default: 64-byte aligned heap
      * memory); e.g. an mmap_allocator. The stream pools its buffers, so the allocator
      * is called when the pool grows, not per heap. */
-    stream_config& set_memory_allocator(std::shared_ptr<memory_allocator> allocator);
+    stream_config& set_memory_allocator(std::shared_ptr<memory_allocator> allocator)
+    {
+        return spead::detail::assign(*this, d_memory_allocator, allocator);
+    }
     const std::shared_ptr<memory_allocator>& get_memory_allocator() const
     {
         return d_memory_allocator;

@@ -93,6 +93,33 @@ struct py_packet_generator {
 };
 
 /*! A finished asynchronous send, waiting for the event loop to collect it. */
+/*! One send's completion, waited for (the GIL released by the caller). */
+struct awaited_completion {
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool done = false;
+    std::size_t bytes = 0;
+    boost::system::error_code ec;
+
+    /*! The handler that records into \p self (which it keeps alive). */
+    static send::stream::completion_handler
+    handler(const std::shared_ptr<awaited_completion>& self)
+    {
+        return [self](const boost::system::error_code& ec, std::size_t bytes) {
+            std::lock_guard<std::mutex> lock(self->mutex);
+            self->ec = ec;
+            self->bytes = bytes;
+            self->done = true;
+            self->cv.notify_all();
+        };
+    }
+    void wait()
+    {
+        std::unique_lock<std::mutex> lock(mutex);
+        cv.wait(lock, [this] { return done; });
+    }
+};
+
 /*! (heap, cnt, substream_index) of a HeapReference. */
 using heap_ref = std::tuple<heap_ptr, std::int64_t, std::size_t>;
 
@@ -184,29 +211,12 @@ public:
     std::size_t send_heap(const heap_ptr& h, std::int64_t cnt, std::size_t substream)
     {
         check_substream(substream);
-        struct sent_state {
-            std::mutex mutex;
-            std::condition_variable done_cv;
-            bool done = false;
-            std::size_t bytes = 0;
-            boost::system::error_code ec;
-        };
-        auto state = std::make_shared<sent_state>();
+        auto state = std::make_shared<awaited_completion>();
         {
             py::gil_scoped_release release;
             d_stream->async_send_heap(
-                h->heap,
-                [state](const boost::system::error_code& ec, std::size_t bytes) {
-                    std::lock_guard<std::mutex> lock(state->mutex);
-                    state->ec = ec;
-                    state->bytes = bytes;
-                    state->done = true;
-                    state->done_cv.notify_all();
-                },
-                cnt,
-                substream);
-            std::unique_lock<std::mutex> lock(state->mutex);
-            state->done_cv.wait(lock, [&] { return state->done; });
+                h->heap, awaited_completion::handler(state), cnt, substream);
+            state->wait();
         }
         if (state->ec == boost::asio::error::would_block)
             raise_os_error(std::system_error(
@@ -272,26 +282,11 @@ public:
      * not fit the queue (max_heaps), as spead2's. */
     std::size_t send_group(const std::vector<heap_ref>& refs)
     {
-        struct group_state {
-            std::mutex mutex;
-            std::condition_variable cv;
-            bool done = false;
-            boost::system::error_code ec;
-            std::size_t bytes = 0;
-        };
-        auto state = std::make_shared<group_state>();
-        queue_group(refs,
-                    [state](const boost::system::error_code& ec, std::size_t bytes) {
-                        std::lock_guard<std::mutex> lock(state->mutex);
-                        state->ec = ec;
-                        state->bytes = bytes;
-                        state->done = true;
-                        state->cv.notify_all();
-                    });
+        auto state = std::make_shared<awaited_completion>();
+        queue_group(refs, awaited_completion::handler(state));
         {
             py::gil_scoped_release release;
-            std::unique_lock<std::mutex> lock(state->mutex);
-            state->cv.wait(lock, [&] { return state->done; });
+            state->wait();
         }
         if (state->ec)
             raise_os_error(std::system_error(state->ec.value(),
