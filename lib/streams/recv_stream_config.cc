@@ -80,16 +80,6 @@ stream_config& stream_config::set_substreams(std::size_t n)
     return *this;
 }
 
-stream_config& stream_config::set_memcpy(memcpy_function copy)
-{
-    if (copy != memcpy_function::standard && copy != memcpy_function::nontemporal)
-        throw std::invalid_argument(
-            "memcpy: unknown function " + std::to_string(static_cast<int>(copy)) +
-            "; use memcpy_function::standard or memcpy_function::nontemporal");
-    d_memcpy = copy;
-    return *this;
-}
-
 full_queue_policy full_queue_policy_from_name(const std::string& name)
 {
     if (name == "block")

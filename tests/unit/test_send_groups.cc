@@ -117,18 +117,16 @@ std::vector<std::uint64_t> send_group(send::group_mode mode, completion& c)
 TEST(send_groups, round_robin_interleaves_one_packet_of_each_heap_in_turn)
 {
     completion c;
-    const auto cnts = send_group(send::group_mode::round_robin, c);
-    const std::vector<std::uint64_t> expected{ 10, 20, 30, 20, 30, 30 };
-    EXPECT_EQ(cnts, expected);
+    EXPECT_EQ(send_group(send::group_mode::round_robin, c),
+              (std::vector<std::uint64_t>{ 10, 20, 30, 20, 30, 30 }));
     EXPECT_EQ(c.calls, 1);
 }
 
 TEST(send_groups, serial_sends_each_heap_whole)
 {
     completion c;
-    const auto cnts = send_group(send::group_mode::serial, c);
-    const std::vector<std::uint64_t> expected{ 10, 20, 20, 30, 30, 30 };
-    EXPECT_EQ(cnts, expected);
+    EXPECT_EQ(send_group(send::group_mode::serial, c),
+              (std::vector<std::uint64_t>{ 10, 20, 20, 30, 30, 30 }));
     EXPECT_EQ(c.calls, 1);
 }
 

@@ -93,6 +93,9 @@ protected:
      * stream has ended.
      */
     std::size_t lossless_batch(std::size_t max, std::chrono::microseconds timeout);
+    /*! The \p max lossless readers give lossless_batch(): packets handed to the stream
+     * at once, as the socket reader does. */
+    static constexpr std::size_t lossless_batch_packets = 64;
     /*! The stream this reader feeds. */
     stream& get_stream() { return d_stream; }
 

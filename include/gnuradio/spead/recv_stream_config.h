@@ -174,7 +174,10 @@ public:
      * (spead2's MEMCPY_NONTEMPORAL) stores past the cache: for data the consumer
      * reads later or on another core, it leaves the receiving core's cache to the
      * packets; x86-64 (SSE2) only, elsewhere it is memcpy. */
-    stream_config& set_memcpy(memcpy_function copy);
+    stream_config& set_memcpy(memcpy_function copy)
+    {
+        return spead::detail::assign(*this, d_memcpy, copy);
+    }
     memcpy_function get_memcpy() const { return d_memcpy; }
 
     /*! Where heap payload buffers come from (null, the default: 64-byte aligned heap

@@ -18,7 +18,6 @@ namespace spead {
 namespace recv {
 
 namespace {
-constexpr std::size_t batch_size = 64;
 constexpr std::chrono::milliseconds wait_slice(100); // wake() ends a wait sooner
 
 std::shared_ptr<inproc_queue> checked(std::shared_ptr<inproc_queue> queue)
@@ -34,14 +33,15 @@ struct inproc_reader::impl : loop {
     impl(inproc_reader& owner, std::shared_ptr<inproc_queue> queue)
         : owner(owner), queue(checked(std::move(queue)))
     {
-        batch.reserve(batch_size);
-        views.reserve(batch_size);
+        batch.reserve(lossless_batch_packets);
+        views.reserve(lossless_batch_packets);
     }
 
     void run() override
     {
         while (!owner.stopping()) {
-            const std::size_t n = owner.lossless_batch(batch_size, wait_slice);
+            const std::size_t n =
+                owner.lossless_batch(lossless_batch_packets, wait_slice);
             if (n == 0) {
                 if (owner.get_stream().is_stopped())
                     return;

@@ -16,10 +16,6 @@ namespace gr {
 namespace spead {
 namespace recv {
 
-namespace {
-constexpr std::size_t batch_size = 64;
-} // namespace
-
 struct buffer_reader::impl : loop {
     impl(buffer_reader& owner,
          const std::uint8_t* data,
@@ -45,8 +41,8 @@ struct buffer_reader::impl : loop {
     {
         std::size_t next = 0;
         while (next < views.size() && !owner.stopping()) {
-            std::size_t n =
-                owner.lossless_batch(batch_size, std::chrono::milliseconds(100));
+            std::size_t n = owner.lossless_batch(lossless_batch_packets,
+                                                 std::chrono::milliseconds(100));
             if (n == 0) {
                 if (owner.get_stream().is_stopped())
                     return;

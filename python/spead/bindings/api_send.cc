@@ -118,6 +118,22 @@ struct awaited_completion {
         std::unique_lock<std::mutex> lock(mutex);
         cv.wait(lock, [this] { return done; });
     }
+    /*! After wait(): the bytes sent, or the OSError of the failure (\p call names
+     * the call; a full queue, EAGAIN, says how to make room). */
+    std::size_t bytes_or_raise(const std::string& call) const
+    {
+        if (ec == boost::asio::error::would_block)
+            raise_os_error(std::system_error(
+                ec.value(),
+                std::generic_category(),
+                call +
+                    ": the send queue is full (StreamConfig.max_heaps); wait for sends "
+                    "to finish (flush()) or raise max_heaps"));
+        if (ec)
+            raise_os_error(std::system_error(
+                ec.value(), std::generic_category(), call + ": " + ec.message()));
+        return bytes;
+    }
 };
 
 /*! (heap, cnt, substream_index) of a HeapReference. */
@@ -218,17 +234,7 @@ public:
                 h->heap, awaited_completion::handler(state), cnt, substream);
             state->wait();
         }
-        if (state->ec == boost::asio::error::would_block)
-            raise_os_error(std::system_error(
-                state->ec.value(),
-                std::generic_category(),
-                "send_heap: the send queue is full (StreamConfig.max_heaps); wait for "
-                "sends to finish (flush()) or raise max_heaps"));
-        if (state->ec)
-            raise_os_error(std::system_error(state->ec.value(),
-                                             std::generic_category(),
-                                             "send_heap: " + state->ec.message()));
-        return state->bytes;
+        return state->bytes_or_raise("send_heap");
     }
 
     /*! Sends every heap, keeping the queue full, and waits for all of them. */
@@ -288,11 +294,7 @@ public:
             py::gil_scoped_release release;
             state->wait();
         }
-        if (state->ec)
-            raise_os_error(std::system_error(state->ec.value(),
-                                             std::generic_category(),
-                                             "send_heaps: " + state->ec.message()));
-        return state->bytes;
+        return state->bytes_or_raise("send_heaps");
     }
 
     /*! The asyncio form of send_group(): a token, as async_send_heap's. */
