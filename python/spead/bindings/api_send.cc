@@ -438,43 +438,21 @@ private:
     std::unique_ptr<send::stream> d_stream;  // last: goes first, before what it uses
 };
 
-/*! _Stream._open(thread_pool, config, link_config) for links of type Link. */
-template <typename Stream, typename Link>
-void def_open(py::class_<py_send_stream>& cls)
+/*! _Stream._open(thread_pool, config, link_config) for links of type Link, or with
+ * Socket = int _Stream._open_socket(thread_pool, config, socket, link_config): the
+ * stream on a duplicate of the caller's socket (a file descriptor). */
+template <typename Stream, typename Link, typename... Socket>
+void def_open(py::class_<py_send_stream>& cls, const char* name = "_open")
 {
-    cls.def_static(
-        "_open",
-        [](std::shared_ptr<thread_pool> pool,
-           const py_send_config& config,
-           const Link& link) {
-            auto s = std::make_unique<py_send_stream>(std::move(pool));
-            s->open<Stream>(config, link);
-            return s;
-        },
-        py::arg("thread_pool"),
-        py::arg("config"),
-        py::arg("link_config"));
-}
-
-/*! _Stream._open_socket(thread_pool, config, socket, link_config): the stream on a
- * duplicate of the caller's socket (a file descriptor). */
-template <typename Stream, typename Link>
-void def_open_socket(py::class_<py_send_stream>& cls)
-{
-    cls.def_static(
-        "_open_socket",
-        [](std::shared_ptr<thread_pool> pool,
-           const py_send_config& config,
-           int socket,
-           const Link& link) {
-            auto s = std::make_unique<py_send_stream>(std::move(pool));
-            s->open<Stream>(config, link, socket);
-            return s;
-        },
-        py::arg("thread_pool"),
-        py::arg("config"),
-        py::arg("socket"),
-        py::arg("link_config"));
+    cls.def_static(name,
+                   [](std::shared_ptr<thread_pool> pool,
+                      const py_send_config& config,
+                      Socket... socket,
+                      const Link& link) {
+                       auto s = std::make_unique<py_send_stream>(std::move(pool));
+                       s->open<Stream>(config, link, socket...);
+                       return s;
+                   });
 }
 
 } // namespace
@@ -534,8 +512,8 @@ void bind_api_send(py::module& parent)
     def_open<send::udp_ibv_stream, py_send_udp_ibv>(stream);
     def_open<send::tcp_stream, send::tcp_config>(stream);
     def_open<send::rdma_stream, send::rdma_config>(stream);
-    def_open_socket<send::udp_stream, send::udp_config>(stream);
-    def_open_socket<send::tcp_stream, send::tcp_config>(stream);
+    def_open<send::udp_stream, send::udp_config, int>(stream, "_open_socket");
+    def_open<send::tcp_stream, send::tcp_config, int>(stream, "_open_socket");
     stream
         .def("send_heap",
              &py_send_stream::send_heap,
