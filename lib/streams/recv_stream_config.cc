@@ -54,18 +54,11 @@ stream_config& stream_config::set_incomplete_heaps(incomplete_heaps policy)
     return *this;
 }
 
-stream_config& stream_config::set_stop_on_stop_heap(bool stop)
-{
-    d_stop_on_stop_heap = stop;
-    return *this;
-}
-
 stream_config& stream_config::set_queue_heaps(std::size_t n)
 {
-    if (n == 0)
-        throw std::invalid_argument(
-            "queue_heaps: must be at least 1 (completed heaps waiting for the "
-            "consumer; default 8)");
+    at_least_one(n,
+                 "queue_heaps: must be at least 1 (completed heaps waiting for the "
+                 "consumer; default 8)");
     if (n > max_queue_heaps)
         throw std::invalid_argument(
             "queue_heaps: " + std::to_string(n) + " is more than " +

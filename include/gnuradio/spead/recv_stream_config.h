@@ -111,7 +111,10 @@ public:
      * does (heap::is_stop()). In a continuous stream a stop heap ends the reader
      * (thread) it came by, and the stream ends once every reader has: each reader's
      * senders stop on their own. */
-    stream_config& set_stop_on_stop_heap(bool stop);
+    stream_config& set_stop_on_stop_heap(bool stop)
+    {
+        return spead::detail::assign(*this, d_stop_on_stop_heap, stop);
+    }
     bool get_stop_on_stop_heap() const { return d_stop_on_stop_heap; }
 
     /*! Completed heaps queued for the consumer (default 8). When full, what happens is
