@@ -58,6 +58,15 @@ void ibv_options::check(const std::string& does, const std::string& example) con
         throw po::error("--ibv-vector and --ibv-max-poll apply only with --ibv");
 }
 
+// ---- output_options ------------------------------------------------------------------
+
+void output_options::add_to(po::options_description& options)
+{
+    options.add_options()("all-stats",
+                          po::bool_switch(&all_stats),
+                          "print every counter at the end, not only the non-zero ones");
+}
+
 // ---- receiver_options ----------------------------------------------------------------
 
 void receiver_options::add_to(po::options_description& options)
@@ -80,12 +89,14 @@ void receiver_options::add_to(po::options_description& options)
         ("ring-heaps", po::value(&ring_heaps)->default_value(8), "completed heaps queued")
         ("max-heap-size", po::value(&max_heap_size)->default_value(64 << 20), "largest heap accepted (bytes)")
         ("incomplete", po::value(&incomplete)->default_value("drop"), "incomplete heaps: drop or deliver (zero-filled)")
-        ("full-queue-policy", po::value(&full_queue_policy)->default_value("drop"), "when --ring-heaps heaps wait: drop (the newest heap, counted in heaps_dropped_queue_full) or block (spead2_recv's: the receiver waits, the kernel drops at the socket, counted in packets_dropped_socket_overflow); a capture always waits")
+        ("full-queue-policy", po::value(&full_queue_policy)->default_value("block"), "when --ring-heaps heaps wait: block (spead2_recv's: the receiver waits, and only the kernel drops, at a full socket buffer, counted in packets_dropped_socket_overflow) or drop (spead.source's: the newest heap, counted in heaps_dropped_queue_full); a capture always waits")
         ("ignore-stop", po::bool_switch(&ignore_stop), "keep receiving after a stream-stop heap")
         ("pyspead", po::bool_switch(&pyspead), "decode descriptors with PySPEAD's field widths")
-        ("verify", po::bool_switch(&verify), "check items 0x1000... against spead_send --verify's pattern and count mismatches");
-    options.add_options()("tcp", po::bool_switch(&tcp), "listen for SPEAD over TCP on each SOURCE (HOST:PORT or PORT) instead of UDP: one sender each, as spead2_recv --tcp; --packet is the largest frame (default 65536)");
-    options.add_options()("rdma", po::bool_switch(&rdma), "listen for SPEAD over RDMA (RC queue pairs, rdma_cm) on each SOURCE (verbs://ADDR:PORT or verbs://:PORT): one sender each; --packet is the largest message (default 1 MiB + 4 KiB: a 1 MiB heap in one); GR_SPEAD_RDMA_* apply");
+        ("verify", po::bool_switch(&verify), "check items 0x1000... against spead2's --verify pattern (spead_send --verify, spead2_send --verify): mismatches are said on stderr and counted, and the exit status is 1");
+    options.add_options()("tcp", po::bool_switch(&tcp), "listen for SPEAD over TCP on each SOURCE (HOST:PORT or PORT) instead of UDP: --max-connections senders each (default 1, as spead2_recv --tcp); --packet is the largest frame (default 65536)");
+    options.add_options()("rdma", po::bool_switch(&rdma), "listen for SPEAD over RDMA (RC queue pairs, rdma_cm) on each SOURCE (verbs://ADDR:PORT or verbs://:PORT), as --tcp; --packet is the largest message (default 1 MiB + 4 KiB: a 1 MiB heap in one); GR_SPEAD_RDMA_* apply");
+    listen.add_to(options);
+    output.add_to(options);
     po::options_description continuous("Continuous mode (as spead.source output_mode=continuous; docs/continuous.md): prints each chunk of positions instead of each heap");
     continuous.add_options()
         ("timestamp-item", po::value(&timestamp_item)->default_value(0), "place each data heap by this immediate item (its timestamp): continuous mode; 0: heaps")
@@ -106,6 +117,7 @@ void receiver_options::check(const po::variables_map& vm)
     if (rdma && (tcp || ibv.ibv))
         throw po::error(std::string("--rdma and ") + (tcp ? "--tcp" : "--ibv") +
                         ": give one; --rdma listens for RDMA connections");
+    listen.check(vm, tcp || rdma);
     // --concurrent-heaps is --max-heaps under spead2_recv's name: the same if both.
     if (concurrent_heaps) {
         if (!vm["max-heaps"].defaulted() && *concurrent_heaps != max_heaps)
@@ -116,10 +128,12 @@ void receiver_options::check(const po::variables_map& vm)
     }
     with_flag("--max-heaps", [&] { d_stream.set_max_heaps(max_heaps); });
     with_flag("--ring-heaps", [&] { d_stream.set_queue_heaps(ring_heaps); });
-    with_flag("--full-queue-policy", [&] {
-        d_stream.set_full_queue_policy(
-            recv::full_queue_policy_from_name(full_queue_policy));
-    });
+    // Heaps only: continuous mode has its own (a reader never waits; see below).
+    if (!continuous())
+        with_flag("--full-queue-policy", [&] {
+            d_stream.set_full_queue_policy(
+                recv::full_queue_policy_from_name(full_queue_policy));
+        });
     d_stream.set_max_heap_size(max_heap_size).set_stop_on_stop_heap(!ignore_stop);
     if (incomplete == "deliver")
         d_stream.set_incomplete_heaps(recv::incomplete_heaps::deliver);
@@ -189,7 +203,7 @@ recv::tcp_config receiver_options::tcp_config(const std::string& endpoint) const
         with_flag("--packet", [&] { c.set_max_packet_size(*packet); });
     if (buffer)
         with_flag("--buffer", [&] { c.set_buffer_size(*buffer); });
-    c.set_max_connections(1).set_keep_listening(false);
+    listen.apply(c);
     return c;
 }
 
@@ -201,7 +215,7 @@ recv::rdma_config receiver_options::rdma_config(const std::string& endpoint) con
         with_flag("--bind", [&] { c.set_interface(*ibv.bind); });
     if (packet)
         with_flag("--packet", [&] { c.set_max_packet_size(*packet); });
-    c.set_max_connections(1).set_keep_listening(false);
+    listen.apply(c);
     return c;
 }
 
@@ -241,12 +255,14 @@ void sender_options::add_to(po::options_description& options)
         ("pcap", optional_value(pcap), "record to this capture file instead of sending")
         ("tcp", po::bool_switch(&tcp), "connect to the one DESTINATION and send SPEAD over TCP (spead2's framing, as spead2_send --tcp) instead of UDP")
         ("rdma", po::bool_switch(&rdma), "connect to the one DESTINATION (verbs://HOST:PORT) and send SPEAD over RDMA (an RC queue pair, rdma_cm); --packet defaults to 1 MiB + 4 KiB (a 1 MiB heap in one message); GR_SPEAD_RDMA_* apply")
+        ("reconnect", po::bool_switch(&reconnect), "with --tcp or --rdma: when the connection is lost, connect again (waiting 0.1 s, doubling to 5 s, between attempts; heaps wait meanwhile) instead of failing every further heap")
         ("descriptors", po::bool_switch(&descriptors), "send a descriptor heap first (to every destination)")
         ("descriptor-interval", po::value(&generator.descriptor_interval)->default_value(0), "and again every N data heaps (implies --descriptors)")
         ("timestamp-item", po::value(&generator.timestamp_item)->default_value(0), "each data heap also carries this immediate item, in every packet: k × heap bytes (a timestamp counting int8 samples, for spead.source output_mode=continuous); 0: none")
         ("no-stop", po::bool_switch(&no_stop), "do not send a stop heap at the end")
-        ("verify", po::bool_switch(&generator.verify), "fill items with the verifiable payload pattern (costs CPU per heap)");
+        ("verify", po::bool_switch(&generator.verify), "fill items with spead2's --verify pattern, which spead_recv --verify and spead2_recv --verify check (costs CPU per heap)");
     // clang-format on
+    output.add_to(options);
 }
 
 void sender_options::check()
@@ -268,6 +284,8 @@ void sender_options::check()
                         ": give one; --rdma sends over an RDMA connection");
     if (rdma && packet == 1472)
         packet = recv::rdma_config::default_max_packet_size; // RC needs no MTU packets
+    if (reconnect && !tcp && !rdma)
+        throw po::error("--reconnect applies to connections: give --tcp or --rdma too");
     if (tcp && (ibv.ibv || pcap))
         throw po::error(std::string("--tcp and ") + (ibv.ibv ? "--ibv" : "--pcap") +
                         ": give one; --tcp sends over a TCP connection");
@@ -318,6 +336,7 @@ send::tcp_config sender_options::tcp_config(const std::string& endpoint) const
     if (ibv.bind)
         with_flag("--bind", [&] { c.set_interface(*ibv.bind); });
     c.set_endpoint(endpoint);
+    c.set_reconnect(reconnect);
     return c;
 }
 
@@ -327,6 +346,7 @@ send::rdma_config sender_options::rdma_config(const std::string& endpoint) const
     if (ibv.bind)
         with_flag("--bind", [&] { c.set_interface(*ibv.bind); });
     c.set_endpoint(endpoint);
+    c.set_reconnect(reconnect);
     return c;
 }
 

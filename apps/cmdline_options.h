@@ -15,6 +15,7 @@
 
 #include "flag_error.h"
 #include "heap_generator.h"
+#include "listen_options.h"
 #include <gnuradio/spead/recv_rdma.h>
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/recv_tcp.h>
@@ -69,6 +70,14 @@ struct ibv_options {
     }
 };
 
+/*! What both tools print besides their results (issue 35's --progress and --metrics
+ * belong here too). */
+struct output_options {
+    bool all_stats = false; //!< every counter, not only the non-zero ones
+
+    void add_to(boost::program_options::options_description& options);
+};
+
 /*! spead_recv's receiver: how each stream is configured and how it receives. */
 struct receiver_options {
     bool quiet = false;
@@ -84,12 +93,14 @@ struct receiver_options {
     std::size_t ring_heaps = 8;
     std::size_t max_heap_size = 64 << 20;
     std::string incomplete = "drop";
-    std::string full_queue_policy = "drop";
+    std::string full_queue_policy = "block"; //!< as spead2_recv: a burst waits
     bool ignore_stop = false;
     bool pyspead = false;
     bool verify = false;
     bool tcp = false;
     bool rdma = false;
+    listen_options listen; //!< with --tcp or --rdma
+    output_options output;
     /*! Continuous mode (spead.source output_mode=continuous) when not 0. */
     std::uint64_t timestamp_item = 0;
     std::uint64_t timestamp_step = 0;
@@ -114,12 +125,12 @@ struct receiver_options {
     /*! An ibverbs reader's config for \p endpoints.
      * \throws boost::program_options::error naming the flag of a bad value */
     recv::udp_ibv_config ibv_config(const std::string& endpoints) const;
-    /*! --tcp: a listener on \p endpoint (HOST:PORT or :PORT) for one sender, whose
-     * disconnection ends the stream, as spead2_recv --tcp.
+    /*! --tcp: a listener on \p endpoint (HOST:PORT or :PORT), by default for one
+     * sender whose disconnection ends the stream, as spead2_recv --tcp (listen).
      * \throws boost::program_options::error naming the flag of a bad value */
     recv::tcp_config tcp_config(const std::string& endpoint) const;
-    /*! --rdma: a listener on \p endpoint (verbs://ADDR:PORT or verbs://:PORT) for one
-     * sender, whose disconnection ends the stream, as with --tcp. */
+    /*! --rdma: a listener on \p endpoint (verbs://ADDR:PORT or verbs://:PORT), as
+     * with --tcp. */
     recv::rdma_config rdma_config(const std::string& endpoint) const;
 
 private:
@@ -140,6 +151,8 @@ struct sender_options {
     bool no_stop = false;
     bool tcp = false;
     bool rdma = false;
+    bool reconnect = false; //!< --tcp, --rdma: connect again after a loss
+    output_options output;
 
     /*! spead_send's options after --help. */
     void add_to(boost::program_options::options_description& options);

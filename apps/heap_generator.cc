@@ -6,7 +6,7 @@
  */
 
 #include "heap_generator.h"
-#include "payload_pattern.h"
+#include "verify_pattern.h"
 #include <gnuradio/spead/descriptor.h>
 #include <condition_variable>
 #include <boost/asio/error.hpp>
@@ -22,8 +22,11 @@ namespace apps {
 
 namespace {
 
-/*! spead2_send's items are arrays of complex64 (two floats). */
-constexpr std::size_t element_size = 8;
+/*! spead2_send's items are arrays of big-endian uint32 ('>u4'), whose values
+ * --verify fills in (verify_pattern.h). */
+constexpr std::size_t element_size = 4;
+/*! Most test items a heap may have (ids 0x1000 up). */
+constexpr std::size_t max_items = 0x10000;
 
 flavour make_flavour(const generator_config& config)
 {
@@ -44,10 +47,10 @@ heap_generator::heap_generator(const generator_config& config)
       d_descriptor_heap(d_flavour),
       d_stop_heap(d_flavour)
 {
-    if (config.items == 0 || config.items >= max_pattern_items)
+    if (config.items == 0 || config.items >= max_items)
         throw std::invalid_argument("--items: " + std::to_string(config.items) +
                                     " is out of range; use 1 to " +
-                                    std::to_string(max_pattern_items - 1));
+                                    std::to_string(max_items - 1));
     if (config.max_heaps == 0)
         throw std::invalid_argument("--max-heaps: must be at least 1");
     const std::size_t elements = config.heap_size / (config.items * element_size);
@@ -65,7 +68,7 @@ heap_generator::heap_generator(const generator_config& config)
         d.name = "Test item " + std::to_string(i);
         d.description = "A test item with arbitrary value";
         d.numpy_header =
-            make_numpy_header("<c8", { static_cast<std::int64_t>(elements) });
+            make_numpy_header(">u4", { static_cast<std::int64_t>(elements) });
         d_descriptor_heap.add_descriptor(d);
     }
     d_stop_heap.add_end();
@@ -179,9 +182,18 @@ generator_result heap_generator::run(send::stream& stream,
                 slot& sl = *d_slots[k % d_slots.size()];
                 if (sl.busy)
                     return; // its heap is still in flight: the next completion comes back
-                if (d_config.verify)
+                if (d_config.verify) {
+                    // spead2's rule: heap cnt c starts at elements x items x (c - 1),
+                    // counting every item, a timestamp too (spead2_recv then takes
+                    // one of 0x1000 or more for a test item, of the wrong length).
+                    const std::size_t elements = d_item_size / element_size;
+                    const std::size_t items =
+                        sl.buffers.size() + (d_config.timestamp_item != 0);
+                    const std::uint64_t start = elements * items * (cnt - 1);
                     for (std::size_t i = 0; i < sl.buffers.size(); i++)
-                        fill_pattern(sl.buffers[i].data(), sl.buffers[i].size(), cnt, i);
+                        fill_pattern(
+                            sl.buffers[i].data(), elements, start + i * elements);
+                }
                 if (d_config.timestamp_item != 0)
                     build_data_heap(sl, k);
                 queue(sl.heap, k % substreams, &sl, true);

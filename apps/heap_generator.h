@@ -28,7 +28,7 @@ struct generator_config {
     std::size_t items = 1;           //!< items per heap, ids 0x1000, 0x1001, ...
     int addr_bits = 40;              //!< SPEAD-64-XX
     bool pyspead = false;            //!< PySPEAD descriptor field widths
-    bool verify = false;             //!< fill each heap with the payload pattern
+    bool verify = false;             //!< fill each heap with spead2's --verify pattern
     bool descriptors = false;        //!< a descriptor heap first (to every substream)
     std::uint64_t descriptor_interval = 0; //!< and again every N data heaps (0: never)
     bool stop_heap = true;                 //!< a stop heap to every substream at the end
@@ -55,7 +55,7 @@ struct generator_result {
  * \brief Builds spead2_send-style heaps once and keeps a send stream busy with them.
  *
  * Data heaps carry `items` items of heap_size / items bytes each (rounded down to
- * whole 8-byte complex64 elements, as spead2_send does); heap k goes to substream
+ * whole 4-byte '>u4' elements, as spead2_send does); heap k goes to substream
  * k mod substreams. Up to max_heaps heaps are in flight; each has its own buffers when
  * verify is on (refilled with the pattern for its cnt), otherwise all share zeroed
  * buffers, so the generator costs nothing per heap.

@@ -10,15 +10,20 @@
 // statistics as "name: value" lines. Flags follow spead2_recv where the meaning is the
 // same, so users can switch between the two (--ibv receives the UDP endpoints through an
 // ibverbs raw-packet queue pair on the interface given with --bind, as spead2_recv
-// does). With --verify, items 0x1000... are checked against the payload pattern
-// spead_send --verify writes (apps/payload_pattern.h). With --timestamp-item, data heaps
+// does). With --verify, items 0x1000... are checked against spead2's --verify pattern
+// (apps/verify_pattern.h), which spead_send --verify and spead2_send --verify write. The
+// counters that are not zero follow the heaps (--all-stats: every one); log lines go to
+// stderr. With --timestamp-item, data heaps
 // are placed by timestamp as spead.source's continuous mode places them, and a line per
 // chunk of positions is printed instead (--first-substream takes a host's share).
 
 #include "cmdline_options.h"
 #include "command_line.h"
-#include "payload_pattern.h"
+#include "stream_watch.h"
+#include "tool_output.h"
+#include "transport/endpoint_argument.h"
 #include "transport/split_endpoints.h"
+#include "verify_pattern.h"
 #include <gnuradio/spead/item_ids.h>
 #include <gnuradio/spead/recv_pcap.h>
 #include <gnuradio/spead/recv_rdma.h>
@@ -35,6 +40,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -43,27 +49,9 @@
 namespace po = boost::program_options;
 using namespace gr::spead;
 using apps::with_flag;
+using argument = transport::endpoint_argument;
 
 namespace {
-
-/*! A source is a UDP endpoint when it looks like `port` or `host:port`; else a file. */
-bool is_endpoint(const std::string& source)
-{
-    const auto colon = source.rfind(':');
-    return apps::is_udp_port(colon == std::string::npos ? source
-                                                        : source.substr(colon + 1));
-}
-
-/*! An IPv4 address or range (ADDRESS+N) without a port, which is no file here: a
- * source whose port was forgotten. */
-bool is_address_without_port(const std::string& source)
-{
-    if (std::filesystem::exists(source))
-        return false;
-    const std::string address = source.substr(0, source.find('+'));
-    in_addr parsed{};
-    return inet_pton(AF_INET, address.c_str(), &parsed) == 1;
-}
 
 std::string hex(std::uint64_t v)
 {
@@ -115,83 +103,85 @@ void print_heap(const recv::heap& h, bool descriptors, bool pyspead)
     }
 }
 
-/*! Counts what `--verify` finds: items of spead_send's pattern that differ from it. */
+/*! Counts what `--verify` finds: heaps whose test items differ from spead2's pattern.
+ * The first mismatches are said on stderr as spead2_recv says them. */
 struct verifier {
-    /*! Mismatching heaps reported one by one on stderr; the rest are only counted. */
     static constexpr std::uint64_t max_reported = 10;
 
-    std::uint64_t heaps = 0;            //!< heaps with at least one pattern item
-    std::uint64_t heaps_mismatched = 0; //!< of those, heaps with a differing byte
-    std::uint64_t bytes_mismatched = 0; //!< bytes that differ from the pattern
+    std::uint64_t heaps = 0;            //!< heaps with test items
+    std::uint64_t heaps_mismatched = 0; //!< of those, heaps with a differing element
+    std::uint64_t elements_mismatched = 0;
 
     void check(const recv::heap& h)
     {
-        bool any = false;
-        std::uint64_t bad = 0;
-        for (const recv::item& it : h.items()) {
-            if (it.is_immediate || it.id < apps::first_item_id ||
-                it.id >= apps::first_item_id + apps::max_pattern_items)
-                continue;
-            any = true;
-            const std::size_t n = apps::count_pattern_mismatches(
-                it.data, it.length, h.cnt(), it.id - apps::first_item_id);
-            if (n && heaps_mismatched < max_reported)
-                std::cerr << "spead_recv: heap " << h.cnt() << ": item " << hex(it.id)
-                          << ": " << n << " of " << it.length
-                          << " bytes differ from the pattern\n";
-            bad += n;
-        }
-        heaps += any;
-        heaps_mismatched += bad > 0;
-        bytes_mismatched += bad;
+        const apps::pattern_check c = apps::check_pattern(h);
+        heaps += c.verifiable;
+        if (!c.inconsistent_length && c.bad_elements == 0)
+            return;
+        elements_mismatched += c.bad_elements;
+        if (heaps_mismatched++ >= max_reported)
+            return;
+        if (c.inconsistent_length)
+            std::cerr << "Heap " << h.cnt() << ", item " << hex(c.item)
+                      << " has an inconsistent length\n";
+        else
+            std::cerr << "Verification mismatch in heap " << h.cnt() << ", item "
+                      << hex(c.item) << " offset " << c.offset << "\nexpected "
+                      << hex(c.expected) << ", actual " << hex(c.actual) << " ("
+                      << c.bad_elements << " elements of the heap differ)\n";
     }
+
+    bool failed() const { return heaps_mismatched != 0; }
 
     void print() const
     {
         std::cout << "verify_heaps: " << heaps << "\n"
                   << "verify_heaps_mismatched: " << heaps_mismatched << "\n"
-                  << "verify_bytes_mismatched: " << bytes_mismatched << "\n";
+                  << "verify_elements_mismatched: " << elements_mismatched << "\n";
     }
 };
 
-void print_stats_help()
+/*! \p endpoints as text, "a, b". */
+template <typename Endpoints>
+std::string listed(const Endpoints& endpoints)
 {
-    for (std::size_t i = 0; i < recv_stats::size; i++) {
-        const auto s = static_cast<recv_stat>(i);
-        std::cout << std::left << std::setw(36) << stat_name(s) << stat_description(s)
-                  << "\n";
-    }
+    std::ostringstream out;
+    for (const auto& ep : endpoints)
+        out << (out.tellp() ? ", " : "") << ep;
+    return out.str();
 }
 
 /*! A stream receiving \p sources (files and endpoints), each endpoint list split among
- * the receive threads. */
+ * the receive threads. Says on stderr where each reader listens. */
 std::unique_ptr<recv::stream> make_stream(const apps::receiver_options& o,
-                                          const std::vector<std::string>& sources)
+                                          const std::vector<argument>& sources)
 {
-    std::vector<std::string> files;
     std::string joined;
-    for (const std::string& source : sources) {
-        if (!is_endpoint(source))
-            files.push_back(source);
-        else
-            joined += (joined.empty() ? "" : ",") +
-                      (source.find(':') == std::string::npos ? ":" + source : source);
-    }
     auto stream = std::make_unique<recv::stream>(o.stream_config());
-    for (const std::string& file : files)
-        stream->emplace_reader<recv::pcap_reader>(file);
+    for (const argument& source : sources) {
+        if (source.form == transport::endpoint_form::capture_file)
+            stream->emplace_reader<recv::pcap_reader>(source.text);
+        else
+            joined += (joined.empty() ? "" : ",") + source.text;
+    }
     if (joined.empty())
         return stream;
     if (o.tcp || o.rdma) {
-        // One listener per SOURCE, each for one sender (as spead2_recv --tcp).
+        // One listener per SOURCE, for --max-connections senders (spead2_recv: one).
         std::size_t begin = 0;
         while (begin <= joined.size()) {
             const auto comma = std::min(joined.find(',', begin), joined.size());
             const std::string one = joined.substr(begin, comma - begin);
-            if (o.rdma)
+            if (o.rdma) {
                 stream->emplace_reader<recv::rdma_reader>(o.rdma_config(one));
-            else
-                stream->emplace_reader<recv::tcp_reader>(o.tcp_config(one));
+                std::cerr << "spead_recv: listening for RDMA connections on " << one
+                          << "\n";
+            } else {
+                auto& reader =
+                    stream->emplace_reader<recv::tcp_reader>(o.tcp_config(one));
+                std::cerr << "spead_recv: listening for TCP connections on "
+                          << reader.get_bound_endpoint() << "\n";
+            }
             begin = comma + 1;
         }
         return stream;
@@ -203,13 +193,56 @@ std::unique_ptr<recv::stream> make_stream(const apps::receiver_options& o,
         return out;
     };
     if (o.ibv.ibv) {
-        for (const recv::udp_ibv_config& share : split(o.ibv_config(joined), false))
+        for (const recv::udp_ibv_config& share : split(o.ibv_config(joined), false)) {
             stream->emplace_reader<recv::udp_ibv_reader>(share);
+            std::cerr << "spead_recv: receiving " << listed(share.get_endpoints())
+                      << " over ibverbs on " << *o.ibv.bind << "\n";
+        }
     } else {
-        for (const recv::udp_config& share : split(o.udp_config(joined), true))
-            stream->emplace_reader<recv::udp_reader>(share);
+        for (const recv::udp_config& share : split(o.udp_config(joined), true)) {
+            auto& reader = stream->emplace_reader<recv::udp_reader>(share);
+            const std::string groups = transport::joined_groups_text(
+                share.get_endpoints(), share.get_interface());
+            std::cerr << "spead_recv: listening on "
+                      << listed(reader.get_bound_endpoints())
+                      << (groups.empty() ? "" : ", " + groups) << "\n";
+        }
     }
     return stream;
+}
+
+/*! \p sources read as every tool and block reads endpoints, and checked against the
+ * transport the flags choose. \throws boost::program_options::error naming the fix */
+std::vector<argument> read_sources(const apps::receiver_options& o,
+                                   const std::vector<std::string>& sources)
+{
+    using transport::endpoint_form;
+    std::vector<argument> out;
+    bool any_endpoint = false;
+    for (const std::string& source : sources) {
+        argument a{ endpoint_form::addresses, "" };
+        with_flag("", [&] {
+            a = transport::read_endpoint_argument(
+                source, "SOURCE", transport::endpoint_use::receive);
+        });
+        const std::string is = "'" + source + "' is " + transport::form_name(a.form);
+        if (a.form == endpoint_form::capture_file && (o.tcp || o.rdma))
+            throw po::error(is + ", which " + (o.tcp ? "--tcp" : "--rdma") +
+                            " does not take: drop " + (o.tcp ? "--tcp" : "--rdma") +
+                            " to replay it, or give where to listen (" +
+                            (o.tcp ? "HOST:PORT or PORT" : "verbs://ADDR:PORT") + ")");
+        if (a.form == endpoint_form::verbs && !o.rdma)
+            throw po::error(is + ": give --rdma to listen for RDMA connections there");
+        if (a.form == endpoint_form::addresses && o.rdma)
+            throw po::error(is + ", not an RDMA endpoint: with --rdma write verbs://" +
+                            a.text);
+        any_endpoint = any_endpoint || a.form != endpoint_form::capture_file;
+        out.push_back(a);
+    }
+    if (o.ibv.ibv && !any_endpoint)
+        throw po::error("--ibv receives UDP endpoints; give at least one (PORT, "
+                        "HOST:PORT or GROUP:PORT)");
+    return out;
 }
 
 /*! Continuous mode: one line per chunk (positions, their first timestamp, the heaps
@@ -251,20 +284,11 @@ void take_chunks(const apps::receiver_options& o, std::vector<recv::stream*> liv
     }
 }
 
-int run(const apps::receiver_options& o, const std::vector<std::string>& sources)
+int run(const apps::receiver_options& o,
+        const apps::watch_options& watched,
+        const std::vector<std::string>& arguments)
 {
-    bool any_endpoint = false;
-    for (const std::string& source : sources) {
-        if (is_address_without_port(source))
-            throw po::error("'" + source +
-                            "' is neither a UDP endpoint nor a capture file: an address "
-                            "needs its port, e.g. " +
-                            source + ":7148");
-        any_endpoint = any_endpoint || is_endpoint(source);
-    }
-    if (o.ibv.ibv && !any_endpoint)
-        throw po::error("--ibv receives UDP endpoints; give at least one (PORT, "
-                        "HOST:PORT or GROUP:PORT)");
+    const std::vector<argument> sources = read_sources(o, arguments);
 
     // As spead2_recv: each SOURCE is a stream of its own, which its own stop heap
     // ends, unless --joint makes them one.
@@ -272,15 +296,17 @@ int run(const apps::receiver_options& o, const std::vector<std::string>& sources
     if (o.joint)
         streams.push_back(make_stream(o, sources));
     else
-        for (const std::string& source : sources)
+        for (const argument& source : sources)
             streams.push_back(make_stream(o, { source }));
 
     apps::stop_on_signals();
     verifier checked;
     const std::uint64_t max_heaps = o.heaps;
     std::uint64_t received = 0;
+    apps::taken_counts taken; // --progress
     const auto take = [&](const recv::heap& h) {
         received++;
+        taken.took(h.size());
         if (!o.quiet)
             print_heap(h, o.descriptors, o.pyspead);
         if (o.verify)
@@ -290,6 +316,16 @@ int run(const apps::receiver_options& o, const std::vector<std::string>& sources
     std::vector<recv::stream*> live;
     for (const auto& s : streams)
         live.push_back(s.get());
+    // --metrics, --progress: until the streams have ended
+    std::optional<apps::stream_watch> watch(std::in_place, watched, "spead_recv");
+    watch->watch_receivers(live,
+                           arguments,
+                           o.tcp       ? "tcp"
+                           : o.rdma    ? "rdma"
+                           : o.ibv.ibv ? "ibverbs"
+                                       : "udp",
+                           o.continuous(),
+                           taken);
     if (o.continuous()) {
         take_chunks(o, live);
         live.clear();
@@ -317,6 +353,7 @@ int run(const apps::receiver_options& o, const std::vector<std::string>& sources
         if (!any && live.size() > 1)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
+    watch.reset();
     recv_stats total;
     bool failed = false;
     for (const auto& s : streams) {
@@ -328,12 +365,17 @@ int run(const apps::receiver_options& o, const std::vector<std::string>& sources
             failed = true;
         }
     }
+    if ((o.tcp || o.rdma) && !o.listen.keep_listening && !apps::interrupted &&
+        total[recv_stat::stop_heaps] == 0 && total[recv_stat::connections_accepted] > 0)
+        // The listener ended with its senders: say so, and how to wait for the next.
+        std::cerr << "spead_recv: every sender disconnected without a stop heap, which "
+                     "ends the stream (as spead2_recv --tcp); --keep-listening waits for "
+                     "the next sender instead\n";
     std::cout << "Received " << received << " heaps\n";
-    for (const auto& [name, value] : total.items())
-        std::cout << name << ": " << value << "\n";
+    apps::print_counters(total.items(), o.output.all_stats);
     if (o.verify)
         checked.print();
-    return failed ? 1 : 0;
+    return failed || checked.failed() ? 1 : 0;
 }
 
 } // namespace
@@ -342,31 +384,30 @@ int main(int argc, char** argv)
 {
     po::options_description options(
         "spead_recv [options] SOURCE...\n\n"
-        "SOURCE is a UDP endpoint (PORT, HOST:PORT, a multicast "
-        "GROUP:PORT, or a range GROUP+N:PORT)\nor a capture "
-        "file (pcap: Ethernet or Linux cooked); with --tcp, HOST:PORT or PORT to listen "
-        "on\nfor one TCP sender.\n\nspead2_recv's flags work the same "
+        "SOURCE is a UDP endpoint (PORT, HOST:PORT, :PORT, a multicast GROUP:PORT, a "
+        "range\n"
+        "GROUP+N:PORT, or IPv6 [ADDRESS]:PORT), or a capture file (pcap: Ethernet or "
+        "Linux\ncooked); with --tcp, HOST:PORT or PORT to listen on; with --rdma, "
+        "verbs://ADDR:PORT.\nThe blocks' endpoints take the same forms.\n\n"
+        "spead2_recv's flags work the same "
         "way where they exist here; not supported: its memory tuning\n"
         "(--mem-pool, --mem-*, --memcpy-nt, --ring, --substreams).\n\nOptions");
-    options.add_options()("help,h", "show this help")(
-        "help-stats", "list the statistics with their meaning");
+    apps::add_help(options);
     apps::receiver_options receiver;
     receiver.add_to(options);
+    apps::watch_options watch;
+    watch.add_to(options);
     std::vector<std::string> sources;
+    apps::log_to_stderr();
     return apps::exit_status("spead_recv", options, [&] {
         const po::variables_map vm =
             apps::parse_command_line(argc, argv, options, "source", sources);
-        if (vm.count("help")) {
-            std::cout << options;
+        if (apps::answer_help<recv_stat>(vm, options))
             return 0;
-        }
-        if (vm.count("help-stats")) {
-            print_stats_help();
-            return 0;
-        }
         if (sources.empty())
             throw po::error("give at least one SOURCE (an endpoint or a capture file)");
         receiver.check(vm);
-        return run(receiver, sources);
+        watch.check();
+        return run(receiver, watch, sources);
     });
 }

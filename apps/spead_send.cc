@@ -10,12 +10,16 @@
 // the achieved rate and the stream statistics as "name: value" lines. Flags follow
 // spead2_send where the meaning is the same (--rate is in Gb/s, --heaps -1 sends until
 // Ctrl-C; --ibv sends through an ibverbs raw-packet queue pair on the interface given
-// with --bind), so users can switch between the two.
+// with --bind; --verify writes spead2's pattern), so users can switch between the two.
+// The counters that are not zero are printed (--all-stats: every one); log lines go to
+// stderr.
 
 #include "cmdline_options.h"
 #include "command_line.h"
 #include "heap_generator.h"
-#include "payload_pattern.h"
+#include "stream_watch.h"
+#include "tool_output.h"
+#include "transport/endpoint_argument.h"
 #include <gnuradio/spead/send_pcap.h>
 #include <gnuradio/spead/send_rdma.h>
 #include <gnuradio/spead/send_tcp.h>
@@ -27,6 +31,7 @@
 #include <csignal>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -37,25 +42,9 @@ using apps::with_flag;
 
 namespace {
 
-bool is_capture_file(const std::string& arg)
-{
-    auto ends_with = [&arg](const std::string& suffix) {
-        return arg.size() > suffix.size() &&
-               arg.compare(arg.size() - suffix.size(), suffix.size(), suffix) == 0;
-    };
-    return ends_with(".pcap") || ends_with(".pcapng");
-}
-
-/*! HOST:PORT (or a range ADDRESS+N:PORT) with a numeric port. */
-bool is_destination(const std::string& arg)
-{
-    const auto colon = arg.rfind(':');
-    if (colon == std::string::npos || colon == 0)
-        return false;
-    return apps::is_udp_port(arg.substr(colon + 1));
-}
-
-int run(const apps::sender_options& o, const std::vector<std::string>& args)
+int run(const apps::sender_options& o,
+        const apps::watch_options& watched,
+        const std::vector<std::string>& args)
 {
     // ---- what to send ----
     std::unique_ptr<apps::heap_generator> generator;
@@ -70,17 +59,25 @@ int run(const apps::sender_options& o, const std::vector<std::string>& args)
     std::vector<std::string> destinations;
     std::string capture = o.pcap.value_or("");
     for (const std::string& arg : args) {
-        if (is_capture_file(arg)) {
+        using transport::endpoint_form;
+        transport::endpoint_argument a{ endpoint_form::addresses, "" };
+        with_flag("", [&] {
+            a = transport::read_endpoint_argument(
+                arg, "DESTINATION", transport::endpoint_use::send);
+        });
+        if (a.form == endpoint_form::capture_file) {
             if (!capture.empty())
                 throw po::error("give one capture file, not '" + capture + "' and '" +
                                 arg + "'");
             capture = arg;
-        } else if (is_destination(arg)) {
-            destinations.push_back(arg);
+        } else if (a.form == endpoint_form::verbs && !o.rdma) {
+            throw po::error("'" + arg + "' is " + transport::form_name(a.form) +
+                            ": give --rdma to send over an RDMA connection to it");
+        } else if (a.form == endpoint_form::addresses && o.rdma) {
+            throw po::error("'" + arg + "' is " + transport::form_name(a.form) +
+                            ", not an RDMA endpoint: with --rdma write verbs://" + arg);
         } else {
-            throw po::error("'" + arg +
-                            "' is neither a destination HOST:PORT nor a capture "
-                            "file (*.pcap)");
+            destinations.push_back(a.text);
         }
     }
     if (destinations.empty() && capture.empty())
@@ -119,7 +116,16 @@ int run(const apps::sender_options& o, const std::vector<std::string>& args)
     }
 
     apps::stop_on_signals();
+    // --metrics, --progress: while the heaps go out
+    std::optional<apps::stream_watch> watch(std::in_place, watched, "spead_send");
+    watch->watch_sender(*stream,
+                        o.ibv.ibv ? "ibverbs"
+                        : o.rdma  ? "rdma"
+                        : o.tcp   ? "tcp"
+                                  : (capture.empty() ? "udp" : "pcap"),
+                        capture.empty() ? joined : capture);
     const apps::generator_result result = generator->run(*stream, io, apps::interrupted);
+    watch.reset();
     // Every heap has completed, so the counters are final.
     const send_stats stats = stream->get_stats();
     stream.reset(); // joins the writer and closes the socket or file
@@ -129,8 +135,7 @@ int run(const apps::sender_options& o, const std::vector<std::string>& args)
               << " Gb/s\n";
     std::cout << "data_heaps: " << result.data_heaps << "\n"
               << "control_heaps: " << result.control_heaps << "\n";
-    for (const auto& [name, value] : stats.items())
-        std::cout << name << ": " << value << "\n";
+    apps::print_counters(stats.items(), o.output.all_stats);
     if (result.error) {
         std::cerr << "spead_send: sending to "
                   << (capture.empty() ? joined : "capture file " + capture)
@@ -147,19 +152,26 @@ int main(int argc, char** argv)
 {
     po::options_description options(
         "spead_send [options] DESTINATION... | CAPTURE.pcap\n\n"
-        "DESTINATION is HOST:PORT (or a range GROUP+N:PORT); several get one substream\n"
-        "each and the data heaps go round-robin; --tcp connects to one. A capture file "
-        "(CAPTURE.pcap or --pcap)\n"
+        "DESTINATION is HOST:PORT (or a range GROUP+N:PORT, or IPv6 [ADDRESS]:PORT); "
+        "several\n"
+        "get one substream each and the data heaps go round-robin; --tcp connects to "
+        "one,\n"
+        "--rdma to one verbs://HOST:PORT. The blocks' endpoints take the same forms. A\n"
+        "capture file (CAPTURE.pcap or --pcap)\n"
         "records the packets instead of sending them, addressed to the destinations\n"
         "(default 127.0.0.1:7148).\n\n"
-        "Data heaps carry --items items (ids 0x1000, 0x1001, ...) of complex64 "
-        "elements,\n"
-        "--heap-size bytes in all. With --verify every item byte follows the pattern\n"
-        "that `spead_recv --verify` checks (see apps/payload_pattern.h).\n\nOptions");
-    options.add_options()("help,h", "show this help");
+        "Data heaps carry --items items (ids 0x1000, 0x1001, ...) of big-endian uint32\n"
+        "elements, --heap-size bytes in all, as spead2_send's. With --verify their "
+        "values\n"
+        "are spead2's pattern, which spead_recv --verify and spead2_recv --verify check\n"
+        "(apps/verify_pattern.h).\n\nOptions");
+    apps::add_help(options);
     apps::sender_options sender;
     sender.add_to(options);
+    apps::watch_options watch;
+    watch.add_to(options);
     std::vector<std::string> destinations;
+    apps::log_to_stderr();
     return apps::exit_status("spead_send", options, [&] {
         const po::variables_map vm =
             apps::parse_command_line(argc,
@@ -169,11 +181,10 @@ int main(int argc, char** argv)
                                      destinations,
                                      po::command_line_style::default_style &
                                          ~po::command_line_style::allow_guessing);
-        if (vm.count("help")) {
-            std::cout << options;
+        if (apps::answer_help<send_stat>(vm, options))
             return 0;
-        }
         sender.check();
-        return run(sender, destinations);
+        watch.check();
+        return run(sender, watch, destinations);
     });
 }

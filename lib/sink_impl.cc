@@ -53,7 +53,7 @@ sink_impl::sink_impl(const sink_config& config)
                                        input_count(config),
                                        static_cast<int>(config.items.get_item_size())),
                 gr::io_signature::make(0, 0, 0)),
-      d_plan(logged_on_error(d_logger, [&] { return plan_sink(config, d_logger); })),
+      d_plan(plan_sink(config, d_logger)), // a bad option: the exception says it
       d_mapping(make_sink_mapping(d_plan, d_logger)),
       d_stats_timer(d_plan.stats_interval),
       d_slots(sink_send_slots, d_logger),
@@ -84,9 +84,8 @@ sink_impl::sink_impl(const sink_config& config)
         if (d_plan.transport.kind != transport_kind::tcp &&
             d_plan.transport.kind != transport_kind::rdma)
             open_stream();
-    } catch (const std::invalid_argument& e) {
-        d_logger->error("{}", e.what());
-        throw;
+    } catch (const std::invalid_argument&) {
+        throw; // a bad option: the exception says it, once
     } catch (const std::exception& e) {
         d_logger->error("cannot send to {}: {}",
                         transport::to_string(d_plan.udp.get_endpoints()),
@@ -96,6 +95,9 @@ sink_impl::sink_impl(const sink_config& config)
 
     message_port_register_in(d_descriptors_port);
     message_port_register_out(d_stats_port);
+    d_watch.expose(d_plan.metrics, [this] {
+        return sink_samples(alias(), d_plan, d_slots, d_mapping->counters());
+    });
 
     if (d_mapping->fixed_heap_items() > 0)
         // The scheduler then calls us with whole heaps and sizes the upstream buffer
@@ -161,6 +163,7 @@ void sink_impl::close_stream()
 bool sink_impl::start()
 {
     d_stats_timer.reset();
+    d_watch.start(); // its alias is settled: scrapes may read it
     if (!d_slots.is_open())
         open_at_start(d_logger, [this] { open_stream(); }); // general_work() then ends
     return true;
@@ -307,6 +310,13 @@ std::map<std::string, std::uint64_t> sink_impl::stats() const
 std::string sink_impl::active_transport() const
 {
     return transport_name(d_plan.transport.kind);
+}
+
+void sink_impl::setup_rpc()
+{
+    d_watch.register_knobs(alias(), metrics::direction::send, [this] {
+        return countable_stats(stats(), d_plan.transport.kind, true);
+    });
 }
 
 void sink_impl::publish_stats_if_due(bool force)

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_SINK_IMPL_H
 #define INCLUDED_SPEAD_SINK_IMPL_H
 
+#include "mapping/block_metrics.h"
 #include "mapping/send_slots.h"
 #include "mapping/sink_mapping.h"
 #include "mapping/sink_plan.h"
@@ -40,6 +41,8 @@ public:
 
     std::map<std::string, std::uint64_t> stats() const override;
     std::string active_transport() const override;
+    /*! ControlPort (when on): the counters as knobs "<alias>::<counter>". */
+    void setup_rpc() override;
 
 private:
     /*! Opens the stream on the planned transport (auto: falls back to udp). */
@@ -68,6 +71,7 @@ private:
 
     const pmt::pmt_t d_descriptors_port;
     const pmt::pmt_t d_stats_port;
+    block_watch d_watch; //!< last: stops reading the rest before it goes
 };
 
 } // namespace spead

@@ -8,6 +8,7 @@
 #include "mapping/block_messages.h"
 #include "mapping/shown_stats.h"
 #include "source_impl.h"
+#include "transport/endpoint.h"
 #include <gnuradio/io_signature.h>
 #include <gnuradio/spead/recv_pcap.h>
 #include <boost/thread/thread.hpp>
@@ -68,7 +69,7 @@ source_impl::source_impl(const source_config& config)
           gr::io_signature::make(output_count(config),
                                  output_count(config),
                                  static_cast<int>(config.items.get_item_size()))),
-      d_plan(logged_on_error(d_logger, [&] { return plan_source(config, d_logger); })),
+      d_plan(plan_source(config, d_logger)), // a bad option: the exception says it
       d_mapping(make_source_mapping(d_plan, d_logger)),
       d_stats_timer(d_plan.stats_interval),
       d_descriptors_port(pmt::mp("descriptors")),
@@ -88,10 +89,9 @@ source_impl::source_impl(const source_config& config)
     // Bind now: errors show when the block is made, and nothing sent after make() is
     // missed (a flowgraph's sink may start sending before this block starts). A capture
     // is replayed from its start at each start().
-    if (d_plan.transport.kind == transport_kind::pcap)
-        return;
     try {
-        open_stream();
+        if (d_plan.transport.kind != transport_kind::pcap)
+            open_stream();
     } catch (const std::exception& e) {
         d_logger->error("cannot {} on {}: {}",
                         d_plan.transport.kind == transport_kind::ibverbs
@@ -101,6 +101,17 @@ source_impl::source_impl(const source_config& config)
                         e.what());
         throw;
     }
+    // Served once the transport is settled (auto's fallback changes the plan).
+    d_watch.expose(d_plan.metrics, [this] {
+        std::optional<std::size_t> queued;
+        {
+            std::lock_guard<std::mutex> lock(d_stream_mutex);
+            if (d_stream)
+                queued = d_stream->get_queued_heaps();
+        }
+        return std::vector<metrics::stream_sample>{ source_sample(
+            alias(), d_plan, stats(), queued) };
+    });
 }
 
 source_impl::~source_impl() { close_stream(); }
@@ -118,8 +129,11 @@ void source_impl::open_stream()
                 auto& reader = stream->emplace_reader<recv::udp_reader>(share);
                 const auto mine = endpoint_strings(reader.get_bound_endpoints());
                 bound.insert(bound.end(), mine.begin(), mine.end());
-                d_logger->info("listening on {} (socket buffer {} bytes)",
+                const std::string groups = transport::joined_groups_text(
+                    share.get_endpoints(), share.get_interface());
+                d_logger->info("listening on {}{} (socket buffer {} bytes)",
                                joined(mine),
+                               groups.empty() ? groups : ", " + groups,
                                reader.get_granted_buffer_size());
             }
         } else if (kind == transport_kind::ibverbs) {
@@ -191,6 +205,7 @@ bool source_impl::start()
     d_mapping->release();
     d_output.want_heaps = !pmt::is_null(message_subscribers(d_heaps_port));
     d_stats_timer.reset();
+    d_watch.start(); // its alias is settled: scrapes may read it
     bool have_stream;
     {
         std::lock_guard<std::mutex> lock(d_stream_mutex);
@@ -250,6 +265,13 @@ std::vector<std::string> source_impl::bound_endpoints() const
 std::string source_impl::active_transport() const
 {
     return transport_name(d_plan.transport.kind);
+}
+
+void source_impl::setup_rpc()
+{
+    d_watch.register_knobs(alias(), metrics::direction::receive, [this] {
+        return countable_stats(stats(), d_plan.transport.kind, d_plan.continuous);
+    });
 }
 
 void source_impl::publish_stats_if_due(bool force)

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_SOURCE_IMPL_H
 #define INCLUDED_SPEAD_SOURCE_IMPL_H
 
+#include "mapping/block_metrics.h"
 #include "mapping/source_mapping.h"
 #include "mapping/source_plan.h"
 #include "mapping/stats_timer.h"
@@ -39,6 +40,8 @@ public:
     std::map<std::string, std::uint64_t> stats() const override;
     std::vector<std::string> bound_endpoints() const override;
     std::string active_transport() const override;
+    /*! ControlPort (when on): the counters as knobs "<alias>::<counter>". */
+    void setup_rpc() override;
 
 private:
     /*! Opens the stream on the planned transport (auto: falls back to udp). */
@@ -62,6 +65,7 @@ private:
     const pmt::pmt_t d_descriptors_port;
     const pmt::pmt_t d_heaps_port;
     const pmt::pmt_t d_stats_port;
+    block_watch d_watch; //!< last: stops reading the rest before it goes
 };
 
 } // namespace spead

@@ -9,6 +9,7 @@
 #include "mapping/sink_options.h"
 #include "mapping/source_options.h"
 #include "mapping/stats_timer.h"
+#include "metrics/metrics_exposer.h"
 #include <gnuradio/spead/block_config_base.h>
 #include <stdexcept>
 
@@ -86,6 +87,15 @@ Derived& block_config_base<Derived>::set_stats_interval(double seconds)
 {
     check_stats_interval(seconds);
     d_stats_interval = seconds;
+    return self();
+}
+
+template <typename Derived>
+Derived& block_config_base<Derived>::set_metrics(const std::string& address)
+{
+    if (!address.empty())
+        metrics::listen_address(address); // throws naming metrics
+    d_metrics = address;
     return self();
 }
 

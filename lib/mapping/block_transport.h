@@ -103,19 +103,6 @@ void open_with_fallback(transport_choice& choice,
     }
 }
 
-/*! Returns \p make(), logging a std::invalid_argument (a bad block parameter) before
- * it propagates, as GNU Radio blocks do. */
-template <typename Make>
-auto logged_on_error(const gr::logger_ptr& logger, Make&& make) -> decltype(make())
-{
-    try {
-        return make();
-    } catch (const std::invalid_argument& e) {
-        logger->error("{}", e.what());
-        throw;
-    }
-}
-
 /*! start()'s opening of a block's stream: \p open(), with a failure logged, not
  * thrown. start() runs in the block's thread, where an exception would only be logged
  * and leave the flowgraph waiting: the block's work() ends it instead. */

@@ -7,6 +7,7 @@
 
 #include "mapping/block_messages.h"
 #include "mapping/heap_to_stream.h"
+#include "mapping/type_check.h"
 #include <gnuradio/spead/item_ids.h>
 #include <cmath>
 #include <cstring>
@@ -70,6 +71,7 @@ void heap_to_stream::reset()
     d_too_large_for_output = 0;
     d_heaps_output = 0;
     d_bytes_output = 0;
+    d_type_mismatches = 0;
 }
 
 void heap_to_stream::add_counters(std::map<std::string, std::uint64_t>& stats) const
@@ -79,6 +81,7 @@ void heap_to_stream::add_counters(std::map<std::string, std::uint64_t>& stats) c
     stats["heaps_dropped_too_large_for_output"] = d_too_large_for_output.load();
     stats["heaps_output"] = d_heaps_output.load();
     stats["bytes_output"] = d_bytes_output.load();
+    stats["descriptors_type_mismatch"] = d_type_mismatches.load();
 }
 
 source_mapping::result
@@ -204,6 +207,7 @@ heap_to_stream::verdict heap_to_stream::take(const recv::heap& h,
         info.tag_key = pmt::mp(d.name.empty() ? item_id_tag_name(d.id) : d.name);
         info.auto_swap_unit = auto_swap_unit(d, info.little_endian);
         new_descriptors.push_back(descriptor_to_pmt(d));
+        check_type(d);
     }
     const std::size_t bytes = collect_payload(h);
     d_items = 0;
@@ -223,6 +227,18 @@ heap_to_stream::verdict heap_to_stream::take(const recv::heap& h,
     }
     d_items = bytes / d_item_size;
     return verdict::output;
+}
+
+void heap_to_stream::check_type(const descriptor& d)
+{
+    if ((d_config.payload_item != 0 && d.id != d_config.payload_item) ||
+        d.id == d_config.timestamp_item)
+        return; // not the stream payload
+    const std::string why = type_contradiction(d_config.type, d);
+    if (why.empty())
+        return;
+    if (d_type_mismatches++ == 0 && d_logger)
+        d_logger->warn("{} (counted in descriptors_type_mismatch; said once)", why);
 }
 
 bool heap_to_stream::timestamp_of(const recv::heap& h, std::uint64_t& value) const

@@ -68,7 +68,8 @@ public:
     void release() override { d_pending = recv::heap(); }
     void reset() override;
     /*! heaps_without_payload, heaps_dropped_partial_item,
-     * heaps_dropped_too_large_for_output, heaps_output, bytes_output. */
+     * heaps_dropped_too_large_for_output, heaps_output, bytes_output,
+     * descriptors_type_mismatch. */
     void add_counters(std::map<std::string, std::uint64_t>& stats) const override;
     /*! Two of the largest heap. */
     std::size_t min_output_items() const override { return 2 * d_config.max_items; }
@@ -132,6 +133,9 @@ private:
     item_info& info_for(std::uint64_t id);
     std::size_t collect_payload(const recv::heap& h);
     bool timestamp_of(const recv::heap& h, std::uint64_t& value) const;
+    /*! Counts (and the first time says) a payload descriptor whose type contradicts
+     * item_type. */
+    void check_type(const descriptor& d);
 
     const heap_to_stream_config d_config;
     const std::size_t d_item_size;
@@ -154,6 +158,7 @@ private:
     std::atomic<std::uint64_t> d_too_large_for_output{ 0 };
     std::atomic<std::uint64_t> d_heaps_output{ 0 };
     std::atomic<std::uint64_t> d_bytes_output{ 0 };
+    std::atomic<std::uint64_t> d_type_mismatches{ 0 };
 };
 
 } // namespace spead

@@ -83,6 +83,15 @@ send_stats send_slots::stats() const
     return d_streams.empty() ? d_last_stats : summed(d_streams);
 }
 
+std::vector<send_slots::stream_snapshot> send_slots::stream_snapshots() const
+{
+    std::vector<stream_snapshot> out;
+    std::lock_guard<std::mutex> lock(d_stream_mutex);
+    for (const auto& s : d_streams)
+        out.push_back({ s->get_stats(), s->get_queued_heaps() });
+    return out;
+}
+
 bool send_slots::has_failed() const
 {
     // d_streams changes only on this (the work) thread.

@@ -59,6 +59,14 @@ public:
     std::size_t substreams() const { return d_substreams; }
     /*! The streams' counters, summed (the last ones once closed). */
     send_stats stats() const;
+    /*! One open stream's counters and queue, for monitoring. */
+    struct stream_snapshot {
+        send_stats stats;
+        std::size_t queued_heaps = 0;
+    };
+    /*! Each open stream's, in substream order when there is one per substream (none
+     * while closed). Any thread. */
+    std::vector<stream_snapshot> stream_snapshots() const;
     /*! A stream's transport failed for good (send::stream::has_failed()): the sink
      * ends its flowgraph. Cheap (no lock): asked on every work(). Work thread only. */
     bool has_failed() const;

@@ -13,6 +13,7 @@
  * for both tables; Config::receives picks the words for a receiver or a sender. */
 
 #include "mapping/option_rules.h"
+#include "transport/endpoint_argument.h"
 #include <string>
 
 namespace gr {
@@ -47,6 +48,46 @@ option_rule<Config> transport_rule()
                            "comp_vector."
                          : "")),
              set_config<&Config::set_transport> };
+}
+
+/*!
+ * `endpoints` for \p transport, which takes places of \p form, read as the tools read
+ * theirs (transport/endpoint_argument.h): a bare PORT becomes :PORT when receiving,
+ * and a capture file or a verbs:// endpoint given to a transport that takes another
+ * kind says which transport takes it. Empty stays empty (each transport says what it
+ * needs). \throws std::invalid_argument naming endpoints
+ */
+template <typename Config>
+std::string endpoints_for(const std::string& text,
+                          const char* transport,
+                          transport::endpoint_form form)
+{
+    using transport::endpoint_form;
+    if (text.empty())
+        return text;
+    const auto use = Config::receives ? transport::endpoint_use::receive
+                                      : transport::endpoint_use::send;
+    const transport::endpoint_argument given =
+        transport::read_endpoint_argument(text, "endpoints", use);
+    if (given.form == form)
+        return given.text;
+    const std::string head = "endpoints: \"" + text + "\" is " +
+                             transport::form_name(given.form) + ", which transport " +
+                             transport + " does not take; ";
+    if (given.form == endpoint_form::capture_file && std::string(transport) == "pcap")
+        throw std::invalid_argument(
+            "endpoints: \"" + text + "\" is a capture file: give it as capture_file. " +
+            (Config::receives ? "endpoints is then :PORT (replay only the datagrams to "
+                                "that port) or empty (all of them)"
+                              : "endpoints are then the destinations written into its "
+                                "frames, e.g. 127.0.0.1:7148"));
+    if (given.form == endpoint_form::capture_file)
+        throw std::invalid_argument(
+            head + (Config::receives ? "to replay it" : "to record into it") +
+            ", set transport=pcap and capture_file=" + text);
+    if (given.form == endpoint_form::verbs)
+        throw std::invalid_argument(head + "set transport=rdma");
+    throw std::invalid_argument(head + "write verbs://" + given.text);
 }
 
 /*! `item_type` (GRC id `type`) and `vlen`: the stream items. */
@@ -86,6 +127,22 @@ option_rule<Config> stats_interval_rule()
                       0.0,
                       "Seconds between stats messages; 0 = none."),
              set_config<&Config::set_stats_interval> };
+}
+
+/*! `metrics`: where Prometheus scrapes the block's counters (docs/monitoring.md). */
+template <typename Config>
+option_rule<Config> metrics_rule()
+{
+    return { describe("metrics",
+                      "Advanced",
+                      option_kind::text,
+                      "",
+                      "Serve the counters to Prometheus on HOST:PORT (e.g. "
+                      "127.0.0.1:9148; :9148 = every interface), one exposer per "
+                      "process and address shared by every block that names it, each "
+                      "stream labelled by block alias, transport and endpoint "
+                      "(docs/monitoring.md); empty = off."),
+             set_config<&Config::set_metrics> };
 }
 
 /*! `comp_vector` and `max_poll`: ibverbs' completions. */

@@ -63,8 +63,25 @@ inline bool continuous_only(const std::string& name)
     return name == "items_zero_filled";
 }
 
-/*! \p all as shown; \p continuous: a continuous source (its own counters are
- * hidden otherwise); the sink's continuous counters exist only in that mode. */
+/*! The counters of \p all that \p transport and the mode can count, zeros
+ * included (what Prometheus and ControlPort serve); \p continuous: a continuous
+ * source (its own counters are left out otherwise); the sink's continuous counters
+ * exist only in that mode. */
+inline std::map<std::string, std::uint64_t>
+countable_stats(const std::map<std::string, std::uint64_t>& all,
+                transport_kind transport,
+                bool continuous)
+{
+    std::map<std::string, std::uint64_t> out;
+    for (const auto& kv : all)
+        if (counts_with_transport(kv.first, transport) &&
+            (continuous || !continuous_only(kv.first)))
+            out.insert(kv);
+    return out;
+}
+
+/*! \p all as shown: countable_stats(), and of those the non-zero ones unless the
+ * preference asks for zeros. */
 inline std::map<std::string, std::uint64_t>
 shown_stats(const std::map<std::string, std::uint64_t>& all,
             transport_kind transport,
@@ -73,9 +90,8 @@ shown_stats(const std::map<std::string, std::uint64_t>& all,
     const bool zeros =
         prefs::singleton()->get_bool("spead", "stats_zero_counters", false);
     std::map<std::string, std::uint64_t> out;
-    for (const auto& kv : all)
-        if ((kv.second != 0 || zeros) && counts_with_transport(kv.first, transport) &&
-            (continuous || !continuous_only(kv.first)))
+    for (const auto& kv : countable_stats(all, transport, continuous))
+        if (kv.second != 0 || zeros)
             out.insert(kv);
     return out;
 }

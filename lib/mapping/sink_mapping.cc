@@ -149,8 +149,9 @@ void sink_mapping::send_control_heap(send_slots& out, bool descriptors, bool sto
 
 void sink_mapping::send_stop_heap(send_slots& out)
 {
-    if (d_run_started)
-        send_control_heap(out, false, true);
+    // Whatever was sent, even nothing (head(0) upstream, every packet dropped): a
+    // receiver waiting for this sender's end must not wait forever.
+    send_control_heap(out, false, true);
 }
 
 void sink_mapping::copy_payload(std::uint8_t* dst,

@@ -98,7 +98,7 @@ public:
     std::uint64_t next_control_cnt() { return d_next_control_cnt--; }
     /*! Sends a control heap to every substream of \p out (errors logged). */
     void send_control_heap(send_slots& out, bool descriptors, bool stop);
-    /*! At the end of a run: a stop heap to every substream, if the run started. */
+    /*! At the end of a run: a stop heap to every substream, whatever the run sent. */
     void send_stop_heap(send_slots& out);
 
     /*! Copies \p items items to a heap's payload buffer in the configured byte order. */
@@ -130,13 +130,27 @@ protected:
                         std::size_t substream,
                         Build&& build)
     {
+        const send_slots::slot_ref slot = begin_data_heap(out, items);
+        copy_payload(slot.payload, data, items);
+        finish_data_heap(out, slot, substream, std::forward<Build>(build));
+    }
+    /*! The first half of send_data_heap(), for a payload copied in parts: sends the
+     * descriptors when due and takes a slot for \p items items. */
+    send_slots::slot_ref begin_data_heap(send_slots& out, std::size_t items)
+    {
         // Descriptors first: a name resolved from a tag may have come with a
         // descriptor just now, and it must go out before the heap that uses it.
         if (descriptors_due(items))
             send_control_heap(out, true, false);
-        const send_slots::slot_ref slot =
-            out.acquire(items * d_item_size, d_heap_config.flavour);
-        copy_payload(slot.payload, data, items);
+        return out.acquire(items * d_item_size, d_heap_config.flavour);
+    }
+    /*! The second half: \p build fills \p slot's heap, which is sent. */
+    template <typename Build>
+    void finish_data_heap(send_slots& out,
+                          const send_slots::slot_ref& slot,
+                          std::size_t substream,
+                          Build&& build)
+    {
         std::uint64_t cnt = 0;
         if (!build(slot.heap, static_cast<const std::uint8_t*>(slot.payload), cnt)) {
             out.release(slot.index);

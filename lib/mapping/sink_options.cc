@@ -42,35 +42,43 @@ void connect_to(std::vector<Link>& links, const std::string& endpoints)
 
 void endpoints(sink_config& c, const std::string&, const option_value& v)
 {
+    using transport::endpoint_form;
     const std::string text = v.as_text("endpoints");
+    const auto addresses = [&](const char* transport) {
+        return endpoints_for<sink_config>(text, transport, endpoint_form::addresses);
+    };
     routes::to(c, "udp", "endpoints", [&] {
         if (text.empty())
             throw std::invalid_argument("endpoints: empty; give where to send, e.g. "
                                         "127.0.0.1:7148, 239.1.2.3:7148 or a range "
                                         "239.1.2.3+3:7148");
-        c.udp.set_endpoints(text);
+        c.udp.set_endpoints(addresses("udp"));
     });
-    routes::to(c, "ibverbs", "endpoints", [&] { c.ibverbs.set_endpoints(text); });
+    routes::to(c, "ibverbs", "endpoints", [&] {
+        c.ibverbs.set_endpoints(addresses("ibverbs"));
+    });
     routes::to(c, "pcap", "endpoints", [&] {
         if (text.empty())
             throw std::invalid_argument("endpoints: empty; the pcap transport writes "
                                         "frames to these destinations, e.g. "
                                         "127.0.0.1:7148");
-        send::udp_config().set_endpoints(text); // pcap writes to udp's endpoints
+        // pcap writes to udp's endpoints
+        send::udp_config().set_endpoints(addresses("pcap"));
     });
     routes::to(c, "tcp", "endpoints", [&] {
         if (text.empty())
             throw std::invalid_argument(
                 "endpoints: empty; give the listening receiver to connect to, e.g. "
                 "127.0.0.1:7148 or recv-host:7148");
-        connect_to(c.tcp, text);
+        connect_to(c.tcp, addresses("tcp"));
     });
     routes::to(c, "rdma", "endpoints", [&] {
         if (text.empty())
             throw std::invalid_argument(
                 "endpoints: empty; give the listening receiver to connect to, e.g. "
                 "verbs://10.0.0.2:7150");
-        connect_to(c.rdma, text);
+        connect_to(c.rdma,
+                   endpoints_for<sink_config>(text, "rdma", endpoint_form::verbs));
     });
 }
 
@@ -245,6 +253,7 @@ const std::vector<rule>& rules()
                    "pcap: the capture file written (replaced)."),
           set_config<&sink_config::set_capture_file> },
         stats_interval_rule<sink_config>(),
+        metrics_rule<sink_config>(),
         comp_vector_rule<sink_config>(),
         max_poll_rule<sink_config>(),
         { describe(

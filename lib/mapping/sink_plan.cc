@@ -126,6 +126,7 @@ void plan_input_mode(const sink_config& c, sink_plan& plan, const gr::logger_ptr
 void plan_stream(const sink_config& c, sink_plan& plan)
 {
     plan.stats_interval = std::chrono::duration<double>(c.get_stats_interval());
+    plan.metrics = c.get_metrics();
     plan.send_stop_heap = c.get_send_stop_heap();
     plan.stream = c.stream;
     const std::size_t size = c.stream.get_max_packet_size();

@@ -43,6 +43,7 @@ struct sink_plan {
     stream_to_chunk_config chunks; //!< continuous mode
     bool send_stop_heap = true;
     std::chrono::duration<double> stats_interval{ 0 };
+    std::string metrics; //!< where Prometheus scrapes the counters ("": nowhere)
 };
 
 /*! Heaps in flight at once: the send queue depth, and the payload copies kept. */

@@ -27,7 +27,8 @@ void capture_endpoints(source_config& c, const std::string& endpoints)
         std::uint16_t port = 0;
         if (!endpoints.empty()) {
             recv::udp_config ports;
-            ports.set_endpoints(endpoints);
+            ports.set_endpoints(endpoints_for<source_config>(
+                endpoints, "pcap", transport::endpoint_form::addresses));
             port = ports.get_endpoints().front().port();
             for (const auto& ep : ports.get_endpoints())
                 if (ep.port() != port)
@@ -46,24 +47,33 @@ constexpr std::size_t datagram_max_packet_size = 9200;
 
 void endpoints(source_config& c, const std::string&, const option_value& v)
 {
+    using transport::endpoint_form;
     const std::string text = v.as_text("endpoints");
+    const auto addresses = [&](const char* transport) {
+        return endpoints_for<source_config>(text, transport, endpoint_form::addresses);
+    };
     routes::to(c, "udp", "endpoints", [&] {
         if (text.empty())
             throw std::invalid_argument(
                 "endpoints: empty; give where to listen, e.g. :7148 (every local "
                 "address), 239.1.2.3:7148 or a range 239.1.2.3+3:7148");
-        c.udp.set_endpoints(text);
+        c.udp.set_endpoints(addresses("udp"));
     });
-    routes::to(c, "ibverbs", "endpoints", [&] { c.ibverbs.set_endpoints(text); });
+    routes::to(c, "ibverbs", "endpoints", [&] {
+        c.ibverbs.set_endpoints(addresses("ibverbs"));
+    });
     routes::to(c, "tcp", "endpoints", [&] {
         if (text.empty())
             throw std::invalid_argument(
                 "endpoints: empty; give the address to listen on for TCP connections, "
                 "e.g. :7148 (every local address) or 10.0.0.2:7148");
-        as_option("endpoints", "endpoint", [&] { c.tcp.set_endpoint(text); });
+        const std::string where = addresses("tcp");
+        as_option("endpoints", "endpoint", [&] { c.tcp.set_endpoint(where); });
     });
     routes::to(c, "rdma", "endpoints", [&] {
-        as_option("endpoints", "endpoint", [&] { c.rdma.set_endpoint(text); });
+        const std::string where =
+            endpoints_for<source_config>(text, "rdma", endpoint_form::verbs);
+        as_option("endpoints", "endpoint", [&] { c.rdma.set_endpoint(where); });
     });
     capture_endpoints(c, text);
 }
@@ -130,9 +140,10 @@ const std::vector<rule>& rules()
               k::text,
               ":7148",
               "udp, ibverbs: addresses to listen on, 239.1.2.3:7148,239.1.2.4:7148, a "
-              "range 239.1.2.3+3:7148 (four groups), :7148 or 0.0.0.0:7148 (every local "
-              "address, or for ibverbs every address of interface); multicast groups are "
-              "joined. tcp: the one address to listen on, HOST:PORT or :PORT. rdma: "
+              "range 239.1.2.3+3:7148 (four groups), :7148, 7148 or 0.0.0.0:7148 (every "
+              "local address, or for ibverbs every address of interface); multicast "
+              "groups are joined (the log names them and the interface). tcp: the one "
+              "address to listen on, HOST:PORT or :PORT. rdma: "
               "verbs://ADDR:PORT or verbs://:PORT. pcap: empty (replay every datagram) "
               "or :PORT (only datagrams to that UDP port). udp also takes IPv6, as "
               "spead2: [::1]:7148, ff14::1:7148 (the last colon starts the port), "
@@ -249,7 +260,9 @@ const std::vector<rule>& rules()
                    k::flag,
                    true,
                    "End the flowgraph (WORK_DONE) after a stop heap, once the heaps "
-                   "before it have been output."),
+                   "before it have been output. tcp, rdma: a stop heap ends its "
+                   "sender's connection; the flowgraph ends when no sender is left "
+                   "(unless keep_listening)."),
           set_part<&source_config::stream, &recv::stream_config::set_stop_on_stop_heap> },
         { describe(
               "capture_file",
@@ -269,6 +282,7 @@ const std::vector<rule>& rules()
                    "is taken only as heaps queue up."),
           set_config<&source_config::set_queue_heaps> },
         stats_interval_rule<source_config>(),
+        metrics_rule<source_config>(),
         comp_vector_rule<source_config>(),
         max_poll_rule<source_config>(),
         { describe(
@@ -408,11 +422,13 @@ const std::vector<rule>& rules()
               "idle_timeout",
               "Connections",
               k::number,
-              0.0,
-              "tcp, rdma: seconds a connection may send nothing before it is ended "
-              "(connections_idle_timeout), freeing its slot for another sender; 0 = "
-              "never, at most 600. A live sender may idle between heaps: set it well "
-              "above the longest gap."),
+              10.0,
+              "tcp, rdma: seconds a connection may hold its slot without progress: to "
+              "send its first whole packet after connecting "
+              "(connections_idle_timeout), and to finish a packet it began "
+              "(connections_partial_frame); then it is ended, freeing its slot. A "
+              "sender idle between whole packets is not cut (peer_timeout finds dead "
+              "ones). 0 = no bound, at most 600."),
           set_links<&recv::tcp_config::set_idle_timeout,
                     &recv::rdma_config::set_idle_timeout> },
     };

@@ -103,6 +103,7 @@ void plan_mapping(const source_config& c, source_plan& plan)
 void plan_stream(const source_config& c, source_plan& plan)
 {
     plan.stats_interval = std::chrono::duration<double>(c.get_stats_interval());
+    plan.metrics = c.get_metrics();
     const bool pcap = plan.transport.kind == transport_kind::pcap;
     const std::size_t max_heap_size = c.stream.get_max_heap_size();
     plan.stream = c.stream;

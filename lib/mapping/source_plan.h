@@ -43,7 +43,8 @@ struct source_plan {
     bool continuous = false;   //!< output_mode continuous (stream.is_continuous())
     std::size_t outputs = 1;   //!< substreams in continuous mode
     std::chrono::duration<double> stats_interval{ 0 };
-    std::string where; //!< the endpoints (or capture), as messages name them
+    std::string metrics; //!< where Prometheus scrapes the counters ("": nowhere)
+    std::string where;   //!< the endpoints (or capture), as messages name them
 };
 
 /*!

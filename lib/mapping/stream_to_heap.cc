@@ -30,6 +30,8 @@ void stream_to_heap::reset()
     sink_mapping::reset();
     d_next_cnt = d_config.cnt_start;
     d_skip = 0;
+    d_gather_left = 0; // a packet cut short by the end of a run is not sent
+    d_gather.reset();
     d_items_dropped_untagged = 0;
     d_packets_dropped_too_large = 0;
     d_tags_too_wide = 0;
@@ -64,10 +66,11 @@ std::size_t stream_to_heap::send(const sink_input& in, send_slots& out)
         const auto next = frame(d_tags, tag, at, available - consumed, in.capacity);
         if (next.what == action::wait)
             break;
+        const std::uint8_t* part = data + consumed * item_size();
         if (next.what == action::send) {
             read_tags(d_tags, tag, next.end_tag, in.read_descriptors);
             send_data_heap(out,
-                           data + consumed * item_size(),
+                           part,
                            next.items,
                            data_heaps() % out.substreams(),
                            [this, &next](send::heap& h,
@@ -76,10 +79,38 @@ std::size_t stream_to_heap::send(const sink_input& in, send_slots& out)
                                return build_data_heap(h, payload, next.items, cnt);
                            });
             tag = next.end_tag;
+        } else if (next.what == action::begin || next.what == action::more) {
+            gather(out, part, next, tag, in.read_descriptors);
+            tag = next.end_tag;
         }
         consumed += next.items;
     }
     return consumed;
+}
+
+void stream_to_heap::gather(send_slots& out,
+                            const std::uint8_t* part,
+                            const action& next,
+                            std::size_t first_tag,
+                            const std::function<void()>& on_unknown_name)
+{
+    read_tags(
+        d_tags, first_tag, next.end_tag, on_unknown_name, next.what == action::more);
+    if (next.what == action::begin)
+        d_gather.emplace(begin_data_heap(out, d_gather_items));
+    copy_payload(d_gather->payload + d_gather_done * item_size(), part, next.items);
+    d_gather_done += next.items;
+    if (gathering())
+        return;
+    const std::size_t items = d_gather_items;
+    finish_data_heap(
+        out,
+        *d_gather,
+        data_heaps() % out.substreams(),
+        [this, items](send::heap& h, const std::uint8_t* payload, std::uint64_t& cnt) {
+            return build_data_heap(h, payload, items, cnt);
+        });
+    d_gather.reset();
 }
 
 // ---- framing
@@ -97,6 +128,11 @@ stream_to_heap::action stream_to_heap::frame(const std::vector<gr::tag_t>& tags,
         const std::size_t n = std::min<std::uint64_t>(d_skip, available);
         d_skip -= n;
         return { action::drop, n, first_tag };
+    }
+    if (d_gather_left > 0) {
+        const std::size_t n = std::min<std::uint64_t>(d_gather_left, available);
+        d_gather_left -= n;
+        return { action::more, n, tags_before(tags, first_tag, at + n) };
     }
     std::size_t len = d_config.heap_items;
     if (tagged) {
@@ -131,29 +167,46 @@ stream_to_heap::action stream_to_heap::frame(const std::vector<gr::tag_t>& tags,
             return { action::drop, until, first_tag };
         }
         len = static_cast<std::size_t>(tagged_len);
-        if (len > capacity) {
-            if (d_logger)
-                d_logger->error(
-                    "a packet of {} items is longer than the {} items the upstream "
-                    "buffer can hold; dropped (packets_dropped_too_large). Set the "
-                    "upstream block's minimum output buffer to at least {} items",
-                    len,
-                    capacity,
-                    2 * len);
+        if (std::uint64_t(len) * d_item_size > d_config.flavour.max_address()) {
             d_packets_dropped_too_large++;
+            if (d_logger && d_packets_dropped_too_large == 1)
+                d_logger->error(
+                    "a packet of {} items ({} bytes) is larger than a {} heap can "
+                    "address; dropped, and so is every such packet after it (all "
+                    "counted in packets_dropped_too_large). Check the '{}' tags "
+                    "upstream, or use flavour 64-48",
+                    len,
+                    std::uint64_t(len) * d_item_size,
+                    d_config.flavour.name(),
+                    d_config.len_tag_key);
             const std::size_t n = std::min(len, available);
             d_skip = len - n;
             return { action::drop, n, first_tag };
+        }
+        if (len > capacity) {
+            // The scheduler can never hand over the whole packet: take it in parts
+            // (the payload is copied into its heap's buffer either way).
+            const std::size_t n = std::min(len, available);
+            d_gather_items = len;
+            d_gather_done = 0;
+            d_gather_left = len - n;
+            return { action::begin, n, tags_before(tags, first_tag, at + n) };
         }
     }
     if (available < len) {
         d_needed = len; // the scheduler calls again when the whole packet is there
         return { action::wait, 0, first_tag };
     }
-    std::size_t end_tag = first_tag;
-    while (end_tag < tags.size() && tags[end_tag].offset < at + len)
-        end_tag++;
-    return { action::send, len, end_tag };
+    return { action::send, len, tags_before(tags, first_tag, at + len) };
+}
+
+std::size_t stream_to_heap::tags_before(const std::vector<gr::tag_t>& tags,
+                                        std::size_t first,
+                                        std::uint64_t end)
+{
+    while (first < tags.size() && tags[first].offset < end)
+        first++;
+    return first;
 }
 
 // ---- tags
@@ -199,10 +252,13 @@ stream_to_heap::item_id_for_key(const pmt::pmt_t& key,
 void stream_to_heap::read_tags(const std::vector<gr::tag_t>& tags,
                                std::size_t first,
                                std::size_t end,
-                               const std::function<void()>& on_unknown_name)
+                               const std::function<void()>& on_unknown_name,
+                               bool more)
 {
-    d_has_cnt = false;
-    d_immediates.clear();
+    if (!more) {
+        d_has_cnt = false;
+        d_immediates.clear();
+    }
     for (std::size_t t = first; t < end; t++) {
         const gr::tag_t& tag = tags[t];
         if (pmt::eqv(tag.key, d_len_tag_key))

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -64,19 +65,23 @@ public:
     /*! What to do with the input. */
     struct action {
         enum kind {
-            send, //!< items form one packet (tags [first_tag, end_tag))
-            drop, //!< items are dropped (counted)
-            wait  //!< the packet is not all there: call again with items available
+            send,  //!< items form one packet (tags [first_tag, end_tag))
+            begin, //!< items begin a packet longer than the upstream buffer holds
+            more,  //!< items continue it (the last part when gathered() is false after)
+            drop,  //!< items are dropped (counted)
+            wait   //!< the packet is not all there: call again with items available
         } what;
         std::size_t items;
-        std::size_t end_tag; //!< send: one past the packet's last tag
+        std::size_t end_tag; //!< send, begin, more: one past the part's last tag
     };
     /*!
      * Frames the input at stream offset \p at, where \p available items are readable,
      * \p tags (sorted by offset) from index \p first_tag lie at or after \p at, and
-     * the upstream buffer holds at most \p capacity items. Counts and says why items
-     * are dropped (outside any packet: items_dropped_untagged; a packet longer than
-     * the upstream buffer: packets_dropped_too_large).
+     * the upstream buffer holds at most \p capacity items. A packet longer than
+     * \p capacity is taken in parts (begin, then more until it is all there: the
+     * upstream buffer needs no minimum size). Counts and says why items are dropped
+     * (outside any packet: items_dropped_untagged; a packet whose payload the flavour
+     * cannot address: packets_dropped_too_large).
      */
     action frame(const std::vector<gr::tag_t>& tags,
                  std::size_t first_tag,
@@ -84,8 +89,12 @@ public:
                  std::size_t available,
                  std::size_t capacity);
 
+    /*! A packet is being taken in parts: more of it is due before anything else. */
+    bool gathering() const { return d_gather_left > 0; }
+
     /*!
-     * Reads the tags [\p first, \p end) of a packet: heap_cnt, and `0x…` or named keys
+     * Reads the tags [\p first, \p end) of a packet (or, with \p more, of a further
+     * part of it, adding to what the first parts gave): heap_cnt, and `0x…` or named keys
      * with integer values as immediate items (the length tag, rx_time and
      * heap_incomplete are not items; a value too wide for the flavour is counted in
      * tags_too_wide; anything else is warned about once per key). A name no descriptor
@@ -95,7 +104,8 @@ public:
     void read_tags(const std::vector<gr::tag_t>& tags,
                    std::size_t first,
                    std::size_t end,
-                   const std::function<void()>& on_unknown_name = {});
+                   const std::function<void()>& on_unknown_name = {},
+                   bool more = false);
 
     /*!
      * Adds the immediates read_tags() found and the payload item (\p payload, \p items
@@ -108,6 +118,17 @@ public:
                          std::uint64_t& cnt);
 
 private:
+    /*! A part of a packet longer than the upstream buffer (\p next: begin or more,
+     * its tags from \p first_tag): copied into the packet's slot, which is sent once
+     * the last part is in. */
+    void gather(send_slots& out,
+                const std::uint8_t* part,
+                const action& next,
+                std::size_t first_tag,
+                const std::function<void()>& on_unknown_name);
+    /*! One past the last of \p tags from \p first at an offset before \p end. */
+    static std::size_t
+    tags_before(const std::vector<gr::tag_t>& tags, std::size_t first, std::uint64_t end);
     /*! Resolves a tag key to an item id (0: not an item). */
     std::uint64_t item_id_for_key(const pmt::pmt_t& key,
                                   const std::function<void()>& on_unknown_name);
@@ -120,7 +141,12 @@ private:
     std::uint64_t d_next_cnt;
     std::size_t d_needed;
     std::uint64_t d_skip = 0; //!< items still to drop (an oversized packet)
-    bool d_has_cnt = false;   //!< of the packet last read
+    /*! A packet taken in parts: items still to come, items in all, and its slot. */
+    std::uint64_t d_gather_left = 0;
+    std::size_t d_gather_items = 0;
+    std::size_t d_gather_done = 0;
+    std::optional<send_slots::slot_ref> d_gather;
+    bool d_has_cnt = false; //!< of the packet last read
     std::uint64_t d_cnt = 0;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> d_immediates;
     std::vector<gr::tag_t> d_tags; //!< of one send() call

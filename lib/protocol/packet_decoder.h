@@ -169,15 +169,19 @@ template <unsigned FixedAddressBytes>
  * True if \p data starts with a SPEAD header (magic, version, and item pointer and
  * address widths that add up to 8 bytes): what a peer that is a SPEAD sender at all
  * sends. Whether the packet is whole and well formed is decode_packet()'s to say.
+ * is_spead_header_word() checks a header already read (big-endian, as load_be64()).
  */
+constexpr bool is_spead_header_word(std::uint64_t header)
+{
+    const unsigned id_bytes = unsigned(header >> 40) & 0xff;
+    const unsigned address_bytes = unsigned(header >> 32) & 0xff;
+    return (header >> 48) == 0x5304 && address_bytes >= 1 && address_bytes <= 7 &&
+           id_bytes + address_bytes == 8;
+}
+
 inline bool is_spead_header(const std::uint8_t* data, std::size_t size)
 {
-    if (size < 8)
-        return false;
-    const unsigned id_bytes = data[2];
-    const unsigned address_bytes = data[3];
-    return data[0] == 0x53 && data[1] == 0x04 && address_bytes >= 1 &&
-           address_bytes <= 7 && id_bytes + address_bytes == 8;
+    return size >= 8 && is_spead_header_word(load_be64(data));
 }
 
 // Defined in the header and always inlined: it runs for every packet, and inlined into
@@ -199,7 +203,9 @@ decode_packet(const std::uint8_t* data, std::size_t size, packet_header& out)
     default:
         break;
     }
-    if (!is_spead_header(data, size))
+    // The word already read is checked, not the memory again: a remote writer (an
+    // rdma peer's ring) could change the widths in between.
+    if (!is_spead_header_word(header))
         return decode_result::bad_header;
     return decode_checked_header<0>(data, size, header, out);
 }

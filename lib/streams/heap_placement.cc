@@ -116,9 +116,13 @@ bool heap_placement::add_batch(const packet_view* packets,
         for (std::size_t i = 0; i < n; i++)
             assembler.add_packet(packets[i].data, packets[i].size);
     }
-    if (assembler.is_stopped() && !d_core.stopped.load())
+    // A stop heap ends the stream, but one from a reader's own source (a sender of
+    // several, a listener's connection) ends that sender only: add_packets() returns
+    // false, the reader ends its connection, and the stream ends once the reader has.
+    const bool own_source_stopped = source != 0 && assembler.is_stopped();
+    if (assembler.is_stopped() && !own_source_stopped && !d_core.stopped.load())
         d_core.end_locked(lock);
-    const bool open = !d_core.stopped.load();
+    const bool open = !d_core.stopped.load() && !own_source_stopped;
     unlock_and_wake(lock);
     return open;
 }

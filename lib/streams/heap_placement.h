@@ -44,6 +44,8 @@ public:
     std::size_t wait_for_queue_space(std::chrono::microseconds timeout) override;
     void add_stats_locked(recv_stats& out) const override;
     heap_placement& heaps() override { return *this; }
+    /*! Heaps waiting for the consumer (mutex held). */
+    std::size_t queued_locked() const { return d_queue.size(); }
 
     /*! Counts a batch of \p n of \p source's and notes a pause before it (a sender
      * may have restarted) (mutex held). */

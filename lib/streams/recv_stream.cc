@@ -247,6 +247,12 @@ recv_stats stream::get_stats() const
     return out;
 }
 
+std::size_t stream::get_queued_heaps() const
+{
+    std::lock_guard<std::mutex> lock(d_impl->core.mutex);
+    return d_impl->placing->heaps().queued_locked();
+}
+
 } // namespace recv
 } // namespace spead
 } // namespace gr

@@ -143,6 +143,12 @@ send_stats stream::get_stats() const
     return d_impl->stats;
 }
 
+std::size_t stream::get_queued_heaps() const
+{
+    std::lock_guard<std::mutex> lock(d_impl->mutex);
+    return d_impl->count;
+}
+
 void stream::add_stat(send_stat s, std::uint64_t n)
 {
     std::lock_guard<std::mutex> lock(d_impl->mutex);

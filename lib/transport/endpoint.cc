@@ -453,6 +453,21 @@ std::string to_string(const std::vector<boost::asio::ip::udp::endpoint>& endpoin
     return out;
 }
 
+std::string
+joined_groups_text(const std::vector<boost::asio::ip::udp::endpoint>& endpoints,
+                   const std::string& interface)
+{
+    std::string groups;
+    for (const auto& ep : endpoints)
+        if (ep.address().is_multicast())
+            groups += (groups.empty() ? "" : ", ") + ep.address().to_string();
+    if (groups.empty())
+        return groups;
+    return "joined " + groups + " on " +
+           (interface.empty() ? std::string("the interface of the kernel's route")
+                              : "interface " + interface);
+}
+
 sockaddr_in to_sockaddr(const boost::asio::ip::udp::endpoint& ep)
 {
     sockaddr_in out{};

@@ -88,6 +88,15 @@ SPEAD_API bool resolve_host(const std::string& host,
 SPEAD_API std::string
 to_string(const std::vector<boost::asio::ip::udp::endpoint>& endpoints);
 
+/*!
+ * What a receiver's log says of the multicast groups among \p endpoints: "joined
+ * 239.1.2.3, 239.1.2.4 on interface eth0" (\p interface as given; empty: "on the
+ * interface of the kernel's route"). Empty when no endpoint is multicast.
+ */
+SPEAD_API std::string
+joined_groups_text(const std::vector<boost::asio::ip::udp::endpoint>& endpoints,
+                   const std::string& interface);
+
 /*! The endpoint as a sockaddr_in for the socket calls. */
 SPEAD_API sockaddr_in to_sockaddr(const boost::asio::ip::udp::endpoint& ep);
 

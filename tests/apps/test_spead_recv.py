@@ -153,8 +153,8 @@ class spead_recv_errors(unittest.TestCase):
         for source in ("239.1.2.3", "239.1.2.3+3"):
             r = run(source)
             self.assertEqual(r.returncode, 2, r.stderr)
-            self.assertIn("'%s' is neither a UDP endpoint nor a capture file: an address "
-                          "needs its port, e.g. %s:7148" % (source, source), r.stderr)
+            self.assertIn('"%s" has no port; write %s:PORT, e.g. %s:7148'
+                          % (source, source, source), r.stderr)
             self.assertNotIn("cannot read capture", r.stderr)
 
     def test_more_threads_than_ports_is_a_usage_error_naming_the_flag(self):

@@ -58,7 +58,7 @@ class spead_send_over_udp(unittest.TestCase):
         self.assertEqual((s["data_heaps"], s["control_heaps"], s["heaps"]), (20, 1, 21))
         self.assertEqual((r["heaps"], r["stop_heaps"]), (20, 1))
         self.assertEqual((r["verify_heaps"], r["verify_heaps_mismatched"],
-                          r["verify_bytes_mismatched"]), (20, 0, 0))
+                          r["verify_elements_mismatched"]), (20, 0, 0))
         # every packet sent was received or counted as dropped
         self.assertEqual((r["packets_dropped_socket_overflow"],
                           r["runs_dropped_socket_overflow"]), (0, 0))
@@ -101,8 +101,8 @@ class spead_send_over_udp(unittest.TestCase):
         # cnt 1: the descriptor heap; cnts 2 and 3: data heaps of two 2048-byte items
         self.assertIn("  descriptor 0x1000 'Test item 0'", lines)
         self.assertIn("  descriptor 0x1001 'Test item 1'", lines)
-        self.assertIn("    dtype:       {'shape': (256,), 'fortran_order': False, "
-                      "'descr': '<c8'}", lines)
+        self.assertIn("    dtype:       {'shape': (512,), 'fortran_order': False, "
+                      "'descr': '>u4'}", lines)
         self.assertIn("heap 2: 4096 bytes in 3 packets, SPEAD-64-40", lines)
         heap3 = lines.index("heap 3: 4096 bytes in 3 packets, SPEAD-64-40")
         self.assertEqual(lines[heap3 + 1:heap3 + 3],
@@ -115,7 +115,7 @@ class spead_send_over_udp(unittest.TestCase):
                                   "--rate", 0.1)
         self.assertIn("heap 3: 20000 bytes in 3 packets, SPEAD-64-48", out.splitlines())
         r = stats(out)
-        self.assertEqual((r["heaps"], r["verify_heaps"], r["verify_bytes_mismatched"]),
+        self.assertEqual((r["heaps"], r["verify_heaps"], r["verify_elements_mismatched"]),
                          (3, 3, 0))
 
 
@@ -129,8 +129,8 @@ class spead_send_to_capture_file(unittest.TestCase):
         sent = tool("spead_send", "--heaps", 5, "--heap-size", 100000, "--items", 3,
                     "--verify", "--descriptors", path)
         self.assertEqual(sent.returncode, 0, sent.stderr)
-        # 100000 is not a whole number of 3 complex64 arrays: spead2 rounds down, and says so
-        self.assertIn("using 99984 instead of 100000", sent.stderr)
+        # 100000 is not a whole number of 3 uint32 arrays: spead2 rounds down, and says so
+        self.assertIn("using 99996 instead of 100000", sent.stderr)
         got = tool("spead_recv", "--verify", "--quiet", path)
         self.assertEqual(got.returncode, 0, got.stderr)
         s, r = stats(sent.stdout), stats(got.stdout)
@@ -173,12 +173,12 @@ class spead_send_to_capture_file(unittest.TestCase):
         # the byte flipped lies in the last data packet, not in the stop heap's frame
         self.assertLess(len(packets[-1][2]) + 58, 200)
         got = tool("spead_recv", "--verify", "--quiet", path)
-        self.assertEqual(got.returncode, 0, got.stderr)
+        self.assertEqual(got.returncode, 1, got.stderr)  # a mismatch fails, as spead2's
         r = stats(got.stdout)
         self.assertEqual((r["verify_heaps"], r["verify_heaps_mismatched"],
-                          r["verify_bytes_mismatched"]), (3, 1, 1))
-        self.assertIn("heap 3: item 0x1000: 1 of 8192 bytes differ from the pattern",
-                      got.stderr)
+                          r["verify_elements_mismatched"]), (3, 1, 1))
+        self.assertRegex(got.stderr, r"Verification mismatch in heap 3, item 0x1000 "
+                                     r"offset \d+\nexpected 0x[0-9a-f]+, actual 0x")
 
     def test_several_destinations_take_data_heaps_round_robin(self):
         path = os.path.join(self.dir.name, "two.pcap")
@@ -206,7 +206,7 @@ class spead_send_errors(unittest.TestCase):
 
     def test_bad_flags_are_usage_errors_naming_the_flag(self):
         for flag, args in [("--heap-size", ["--heap-size", "big"]),
-                           ("--heap-size", ["--heap-size", 4, "--items", 1]),
+                           ("--heap-size", ["--heap-size", 7, "--items", 2]),
                            ("--items", ["--items", 0]),
                            ("--rate", ["--rate", -1]),
                            ("--ttl", ["--ttl", 300]),

@@ -18,14 +18,14 @@ SCRIPT = r"""
 set -eu
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-ip netns exec "$TOPO_NS_2" timeout 30 "$APPS/spead_recv" --quiet --verify \
+ip netns exec "$TOPO_NS_2" timeout 30 "$APPS/spead_recv" --quiet --verify --all-stats \
     "$TOPO_IP_2:7148" > "$out/recv" 2> "$out/recv.err" &
 receiver=$!
 for i in $(seq 100); do   # until the receiver's socket is bound (at most 5 s)
     ip netns exec "$TOPO_NS_2" grep -q ":1BEC " /proc/net/udp && break
     sleep 0.05
 done
-ip netns exec "$TOPO_NS_1" "$APPS/spead_send" --heaps 30 --heap-size 200000 --packet 8972 \
+ip netns exec "$TOPO_NS_1" "$APPS/spead_send" --all-stats --heaps 30 --heap-size 200000 --packet 8972 \
     --verify --rate 0.5 "$TOPO_IP_2:7148" > "$out/send"
 wait "$receiver"
 echo "== send"; cat "$out/send"; echo "== recv"; cat "$out/recv"; cat "$out/recv.err" >&2

@@ -8,29 +8,15 @@ so without them). Every heap sent arrives; between our tools its payload is chec
 counted instead)."""
 
 import os
-import shutil
-import socket
 import subprocess
 import sys
 import time
 import unittest
 
-from app_support import APPS, stats, tool
+from app_support import APPS, Background, free_tcp_port, spead2_tool, stats, tool
 
 HEAPS = 40
 HEAP_SIZE = 1 << 20
-
-
-def spead2_tool(name):
-    directory = os.environ.get("SPEAD2_BIN_DIR")
-    path = os.path.join(directory, name) if directory else shutil.which(name)
-    return path if path and os.access(path, os.X_OK) else None
-
-
-def free_tcp_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # The check spead_compare --tcp uses: listening, found without connecting (a
@@ -38,31 +24,6 @@ def free_tcp_port():
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "apps"))
 from spead_compare_tcp import tcp_port_listening as listening  # noqa: E402
-
-
-class Receiver:
-    """A receiving tool run in the background until it is listening."""
-
-    def __init__(self, command, port, timeout=90):
-        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
-        self.timeout = timeout
-        deadline = time.monotonic() + 30
-        while not listening(port):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.proc.kill()
-                out, err = self.proc.communicate()
-                raise AssertionError(f"{command[0]} did not listen on {port}: {err}")
-            time.sleep(0.02)
-
-    def result(self):
-        out, err = self.proc.communicate(timeout=self.timeout)
-        return self.proc.returncode, out, err
-
-    def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.communicate()
 
 
 def spead_recv_tcp(port, *extra):
@@ -73,12 +34,12 @@ def spead_recv_tcp(port, *extra):
 class spead_tcp(unittest.TestCase):
 
     def receive(self, command, port):
-        rx = Receiver(command, port)
-        self.addCleanup(rx.kill)
+        rx = Background(command, lambda: listening(port), timeout=30)
+        self.addCleanup(rx.__exit__)
         return rx
 
     def check_ours_received(self, rx, heaps, verified=True):
-        code, out, err = rx.result()
+        code, out, err = rx.result(timeout=90)
         self.assertEqual(code, 0, err)
         s = stats(out)
         self.assertIn(f"Received {heaps} heaps", out)
@@ -88,7 +49,7 @@ class spead_tcp(unittest.TestCase):
                          s["connections_framing_errors"], 0, out)
         if verified:
             self.assertEqual(s["verify_heaps"], heaps, out)
-            self.assertEqual(s["verify_bytes_mismatched"], 0, out)
+            self.assertEqual(s["verify_elements_mismatched"], 0, out)
         return s
 
     def test_ours_to_ours_every_heap_arrives_verified(self):
@@ -122,7 +83,7 @@ class spead_tcp(unittest.TestCase):
         r = tool("spead_send", "--tcp", "--heaps", HEAPS, "--heap-size", HEAP_SIZE,
                  f"127.0.0.1:{port}")
         self.assertEqual(r.returncode, 0, r.stderr)
-        code, out, err = rx.result()
+        code, out, err = rx.result(timeout=90)
         self.assertEqual(code, 0, err)
         self.assertIn(f"Received {HEAPS} heaps", out)
         s = stats(out)

@@ -81,6 +81,9 @@ def check_files(prefix):
     for path in ["share/doc/gr-spead/README.md", "share/doc/gr-spead/docs/usage.md",
                  "share/gr-spead/examples/pcap_replay.grc",
                  "share/gr-spead/examples/loopback.grc", CAPTURE,
+                 "share/gr-spead/examples/spead_alerts.yml",
+                 "share/gr-spead/examples/prometheus.yml",
+                 "share/doc/gr-spead/docs/monitoring.md",
                  "share/gnuradio/grc/blocks/spead_source.block.yml"]:
         if not os.path.exists(os.path.join(prefix, path)):
             raise Failed(f"not installed: {prefix}/{path}")

@@ -47,7 +47,8 @@ def every_field():
             memcpy=spead.MEMCPY_NONTEMPORAL,
             memory_allocator=spead.MemoryPool(0, 1024, 4, 2, spead.MmapAllocator()),
             stop_on_stop_item=False, allow_unsized_heaps=False, allow_out_of_order=True,
-            stream_id=123, explicit_start=True, max_heap_size=1 << 20)),
+            stream_id=123, explicit_start=True, max_heap_size=1 << 20,
+            metrics="127.0.0.1:9148")),
         (recv.RingStreamConfig, dict(heaps=3, contiguous_only=False,
                                      incomplete_keep_payload_ranges=True,
                                      full_queue_policy="drop")),
@@ -72,7 +73,8 @@ def every_field():
             eviction_mode=recv.ChunkStreamGroupConfig.EvictionMode.LOSSLESS)),
         (send.StreamConfig, dict(max_packet_size=8972, rate=1e6, burst_size=1000,
                                  max_heaps=8, burst_rate_ratio=1.05,
-                                 rate_method=send.RateMethod.SW, allow_hw_rate=False)),
+                                 rate_method=send.RateMethod.SW, allow_hw_rate=False,
+                                 metrics=":9148")),
         (send.UdpConfig, dict(endpoints=[("127.0.0.1", 7148), ("127.0.0.1", 7149)],
                               interface="lo", buffer_size=1 << 20, ttl=4)),
         (send.UdpIbvConfig, dict(endpoints=[("239.1.2.3", 7148)],
@@ -132,6 +134,9 @@ class qa_api_configs(qa.ApiTestCase):
             (recv.ChunkStreamGroupConfig, "max_chunks", 0,
              "max_chunks: 0; give at least 1"),
             (send.StreamConfig, "rate", -1.0, "rate: -1.000000 is not a rate"),
+            (recv.StreamConfig, "metrics", "localhost:9148",
+             "metrics: 'localhost:9148' does not start with a numeric address"),
+            (send.StreamConfig, "metrics", "9148", "metrics: '9148' is not HOST:PORT"),
             (send.UdpConfig, "ttl", 300, "ttl: 300 is out of range; use 0 to 255"),
             (send.UdpIbvConfig, "max_poll", -1, "max_poll: -1 must be at least 1"),
             (send.TcpConfig, "connect_timeout", 0,
@@ -180,6 +185,12 @@ class qa_api_configs(qa.ApiTestCase):
                                   ring_config=recv.RingStreamConfig(heaps=5))
         self.assertEqual((stream.config.max_heaps, stream.ring_config.heaps), (6, 5))
         self.assertEqual(stream.stats["mine"], 0)  # declared, counted by nothing here
+
+    def test_listening_configs_bound_a_slot_without_progress_by_default(self):
+        # Issue 38: idle_timeout was 0 (never), so silent peers held slots for ever.
+        for cls in (recv.TcpConfig, recv.RdmaConfig):
+            self.assertGreater(cls().idle_timeout, 0, cls.__name__)
+            self.assertLessEqual(cls().idle_timeout, 10.0, cls.__name__)
 
     def test_tcp_reader_and_stream_take_their_configs_fields_as_keywords(self):
         stream = self.recv_stream()

@@ -20,7 +20,6 @@ from gnuradio import gr_unittest
 import spead_qa_support as qa
 from spead_qa_support import spead as spead2
 
-STEP = np.uint64(0x9E3779B97F4A7C15)
 
 
 def app(name):
@@ -31,15 +30,17 @@ def app(name):
     return path
 
 
-def pattern(cnt, item_index, nbytes):
-    """The bytes spead_send --verify writes (apps/payload_pattern.h)."""
-    with np.errstate(over="ignore"):
-        x = np.uint64((cnt << 16) + item_index) + STEP
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        seed = x ^ (x >> np.uint64(31))
-        words = seed + np.arange((nbytes + 7) // 8, dtype=np.uint64) * STEP
-    return words.astype("<u8").view(np.uint8)[:nbytes]
+def pattern(cnt, item_index, elements, items):
+    """The uint32 values of item item_index of heap cnt under spead2's --verify (which
+    spead_send --verify writes, apps/verify_pattern.h): one std::minstd_rand sequence,
+    heap cnt starting at elements x items x (cnt - 1)."""
+    position = elements * (items * (cnt - 1) + item_index)
+    out = np.empty(elements, dtype=np.uint32)
+    x = pow(48271, position + 1, 2147483647)
+    for i in range(elements):
+        out[i] = x
+        x = x * 48271 % 2147483647
+    return out
 
 
 def udp_port_bound(port):
@@ -66,12 +67,13 @@ class qa_api_send(qa.ApiTestCase):
                 qa.wait_for(lambda: udp_port_bound(port))
                 tx = self.sender(port, max_packet_size=8972)
                 ig = spead2.send.ItemGroup()
-                ig.add_item(0x1000, "a", "", (20000,), dtype=np.uint8)
-                ig.add_item(0x1001, "b", "", (3000,), dtype=np.uint8)
+                # spead2's pattern: items of one length, big-endian uint32
+                ig.add_item(0x1000, "a", "", (5000,), dtype=">u4")
+                ig.add_item(0x1001, "b", "", (5000,), dtype=">u4")
                 heaps = 5
                 for cnt in range(1, heaps + 1):
-                    ig["a"].value = pattern(cnt, 0, 20000)
-                    ig["b"].value = pattern(cnt, 1, 3000)
+                    ig["a"].value = pattern(cnt, 0, 5000, 2)
+                    ig["b"].value = pattern(cnt, 1, 5000, 2)
                     tx.send_heap(ig.get_heap(descriptors="none"), cnt)
                 # explicit cnts leave the sequence at 1: the stop heap needs its own
                 tx.send_heap(ig.get_end(), heaps + 1)
@@ -81,7 +83,7 @@ class qa_api_send(qa.ApiTestCase):
         stats = qa.app_stats(output)
         self.assertEqual(stats["verify_heaps"], heaps, output)
         self.assertEqual(stats["verify_heaps_mismatched"], 0)
-        self.assertEqual(stats["verify_bytes_mismatched"], 0)
+        self.assertEqual(stats["verify_elements_mismatched"], 0)
         self.assertEqual(stats["stop_heaps"], 1)
 
     def test_spead_send_to_python_receiver(self):
@@ -99,9 +101,9 @@ class qa_api_send(qa.ApiTestCase):
                 continue
             cnts.append(heap.cnt)
             for index, name in enumerate(sorted(updated, key=lambda n: ig[n].id)):
-                value = np.ascontiguousarray(updated[name].value)
-                np.testing.assert_array_equal(value.view(np.uint8),
-                                              pattern(heap.cnt, index, value.nbytes))
+                value = updated[name].value  # the descriptor says '>u4'
+                np.testing.assert_array_equal(
+                    value, pattern(heap.cnt, index, heap_size // 8, 2))
         self.assertEqual(len(cnts), heaps)
         self.assertEqual(len(ig), 2)
         self.assertEqual(rx.stats["stop_heaps"], 1)

@@ -20,7 +20,9 @@ ALLOWED = {
     "protocol": {"common", "protocol"},
     "transport": {"common", "protocol", "transport"},
     "streams": {"common", "protocol", "streams"},
-    "mapping": {"common", "protocol", "transport", "streams", "mapping"},
+    "mapping": {"common", "protocol", "transport", "streams", "mapping", "metrics"},
+    # watching streams: reads their public counters only
+    "metrics": {"common", "metrics"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')
 

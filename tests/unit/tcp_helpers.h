@@ -6,7 +6,8 @@
  */
 
 // Test helpers for SPEAD over TCP on 127.0.0.1: a listening stream, heaps with a
-// checkable pattern, a raw client socket, and counts of this process's fds and threads.
+// checkable pattern, a raw client socket, and counts of this process's fds, threads
+// and resident memory.
 
 #ifndef INCLUDED_SPEAD_TESTS_TCP_HELPERS_H
 #define INCLUDED_SPEAD_TESTS_TCP_HELPERS_H
@@ -22,6 +23,7 @@
 #include <sys/socket.h>
 #include <chrono>
 #include <cstdint>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -125,6 +127,17 @@ inline std::size_t count_entries(const char* path)
         closedir(d);
     }
     return n;
+}
+
+/*! This process's resident set, KiB (VmRSS of /proc/self/status). */
+inline std::size_t rss_kib()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmRSS:", 0) == 0)
+            return std::size_t(std::stoul(line.substr(6)));
+    return 0;
 }
 
 /*! Waits up to \p limit for \p condition. */

@@ -10,10 +10,13 @@
 // endings are counted by cause, a failure found after the packets it follows too.
 
 #include "link_fakes.h"
+#include "log_capture.h"
 #include "transport/link/connected_reader.h"
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>
+#include <system_error>
 #include <unistd.h>
+#include <atomic>
 #include <cerrno>
 #include <vector>
 
@@ -66,9 +69,10 @@ struct fake_listener : link::listener {
     std::unique_ptr<link::incoming> pending;
     file_descriptor fd_ = ready_fd();
     int fd() const override { return fd_.get(); }
-    std::unique_ptr<link::incoming> accept(boost::asio::ip::address& peer) override
+    std::unique_ptr<link::incoming> accept(const link::admit_function& admit) override
     {
-        peer = boost::asio::ip::make_address("10.0.0.9");
+        if (!pending || !admit(boost::asio::ip::make_address("10.0.0.9")))
+            return nullptr;
         return std::move(pending);
     }
     std::string describe() const override { return "fake:1"; }
@@ -179,6 +183,51 @@ TEST(ConnectedReader, AFailureFoundWithTheLastPacketsEndsTheConnectionAtOnce)
     EXPECT_EQ(run.sink.seen.size(), 7u);
     EXPECT_EQ(run.stats[recv_stat::connections_framing_errors], 1u);
     EXPECT_EQ(run.stats[recv_stat::connections_idle_timeout], 0u);
+}
+
+/*! A listener always readable whose accept() always fails for want of descriptors. */
+struct exhausted_listener : link::listener {
+    std::atomic<int>* accepts = nullptr;
+    file_descriptor fd_ = ready_fd();
+    int fd() const override { return fd_.get(); }
+    std::unique_ptr<link::incoming> accept(const link::admit_function&) override
+    {
+        ++*accepts;
+        throw link::accept_failure(EMFILE, std::generic_category(), "accept on fake:1");
+    }
+    std::string describe() const override { return "fake:1"; }
+};
+
+/*! A sink that stops after a while. */
+struct timed_sink : recording_sink {
+    std::chrono::steady_clock::time_point until;
+    bool stopping() const override { return std::chrono::steady_clock::now() > until; }
+};
+
+// Issue 38 item 1: an accept that fails for want of resources leaves the connection
+// waiting and the listener readable: the reader counts it, logs it once, and rests
+// (accept_backoff) rather than asking again at once.
+TEST(ConnectedReader, AcceptFailuresAreCountedAndBackOff)
+{
+    auto& log = *spead_test::capture_sink::instance();
+    std::atomic<int> accepts{ 0 };
+    auto l = std::make_unique<exhausted_listener>();
+    l->accepts = &accepts;
+    link::reader_limits limits;
+    limits.keep_listening = true;
+    link::connected_reader reader(std::move(l), limits);
+    timed_sink sink;
+    sink.until = std::chrono::steady_clock::now() + std::chrono::milliseconds(700);
+    reader.run(sink);
+    EXPECT_GE(accepts.load(), 1);
+    // 100 ms of rest after each: about 7 in 700 ms (a spin makes thousands).
+    EXPECT_LE(accepts.load(), 12);
+    EXPECT_EQ(reader.stats()[recv_stat::accept_failures], std::uint64_t(accepts.load()));
+    const std::string text = log.text(); // logged once per burst, with the fix
+    const auto first = text.find("could not take a connection on fake:1");
+    ASSERT_NE(first, std::string::npos);
+    EXPECT_NE(text.find("ulimit -n", first), std::string::npos);
+    EXPECT_EQ(text.find("could not take a connection", first + 1), std::string::npos);
 }
 
 } // namespace

@@ -114,6 +114,29 @@ descriptor numpy_descriptor(std::uint64_t id, const std::string& name, const cha
     return d;
 }
 
+// ---- descriptors that contradict item_type -----------------------------------------
+
+TEST(HeapToStream, APayloadDescriptorThatContradictsItemTypeIsCountedOnce)
+{
+    heap_to_stream m(config_for("complex_int16"), nullptr);
+    send::heap described{ flavour() };
+    described.add_descriptor(numpy_descriptor(0x1000, "payload", "<c8"));
+    descriptor timestamp;
+    timestamp.id = 0x1600;
+    timestamp.name = "timestamp";
+    timestamp.numpy_header = make_numpy_header(">u8", {}); // a scalar: not checked
+    described.add_descriptor(timestamp);
+    map(m, receive(described, 1));
+    map(m, receive(described, 2)); // a repeat: nothing new
+    std::map<std::string, std::uint64_t> stats;
+    m.add_counters(stats);
+    EXPECT_EQ(stats.at("descriptors_type_mismatch"), 1u);
+    m.reset();
+    stats.clear();
+    m.add_counters(stats);
+    EXPECT_EQ(stats.at("descriptors_type_mismatch"), 0u);
+}
+
 // ---- items ---------------------------------------------------------------------------
 
 TEST(HeapToStream, PayloadItemsBecomeItemsAndTheLengthTagCountsThem)

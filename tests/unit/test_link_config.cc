@@ -82,7 +82,7 @@ TYPED_TEST(ListenConfig, KeepListeningIsOffByDefault)
 
 TYPED_TEST(ListenConfig, IdleTimeoutIsZeroToTenMinutes)
 {
-    EXPECT_EQ(TypeParam().get_idle_timeout(), 0ms);
+    EXPECT_EQ(TypeParam().get_idle_timeout(), 10000ms); // a bound by default (issue 38)
     EXPECT_EQ(TypeParam().set_idle_timeout(0ms).get_idle_timeout(), 0ms);
     EXPECT_EQ(TypeParam().set_idle_timeout(600000ms).get_idle_timeout(), 600000ms);
     expect_invalid([] { TypeParam().set_idle_timeout(-1ms); }, "idle_timeout");

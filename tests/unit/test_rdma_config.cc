@@ -19,6 +19,7 @@
 #include <string>
 
 using namespace gr::spead;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 namespace {
@@ -140,6 +141,25 @@ TEST(RdmaConfig, ValidateChecksSettingsTogether)
                                        .set_endpoint("verbs://:7150")
                                        .set_rdma_connections(0)
                                        .set_rdma_depth(0)));
+}
+
+// Issue 38 item 4: the ring's size was cast to 32 bits unchecked (its offsets travel
+// as 32-bit immediates): 4096 x 1 MiB granted a ring of 0 bytes.
+TEST(RdmaConfig, ARingAbove4GiBIsRefusedNamingTheLimit)
+{
+    EXPECT_THAT(message_of([] {
+                    recv::validate(recv::rdma_config()
+                                       .set_endpoint("verbs://:7150")
+                                       .set_max_packet_size(std::size_t(1) << 20)
+                                       .set_rdma_depth(4096)
+                                       .set_recv_depth(4096));
+                }),
+                AllOf(HasSubstr("rdma_depth: 4096"), HasSubstr("4294967295")));
+    EXPECT_NO_THROW(recv::validate(recv::rdma_config()
+                                       .set_endpoint("verbs://:7150")
+                                       .set_max_packet_size(std::size_t(1) << 20)
+                                       .set_rdma_depth(4095)
+                                       .set_recv_depth(4096)));
 }
 
 TEST(RdmaConfig, EnvironmentOverrides)

@@ -31,6 +31,7 @@ struct sent {
     std::uint64_t cnt;
     std::map<std::uint64_t, std::uint64_t> immediates;
     std::uint64_t payload_length;
+    bytes payload;
 };
 
 /*! A transport that decodes every packet it is given. */
@@ -50,7 +51,11 @@ public:
                             packets[i].pieces[p].data + packets[i].pieces[p].length);
             packet_header h;
             EXPECT_EQ(decode_packet(wire.data(), wire.size(), h), decode_result::ok);
-            sent s{ packets[i].substream, h.heap_cnt, {}, h.payload_length };
+            sent s{ packets[i].substream,
+                    h.heap_cnt,
+                    {},
+                    h.payload_length,
+                    bytes(h.payload, h.payload + h.payload_length) };
             const std::uint64_t mask = (std::uint64_t(1) << h.heap_address_bits) - 1;
             for (std::uint32_t k = 0; k < h.n_pointers; k++) {
                 std::uint64_t v = 0;
@@ -194,20 +199,62 @@ TEST(SinkMapping, HeapsConsumeNothingOfAPacketNotAllThere)
     EXPECT_EQ(w.data().size(), 1u);
 }
 
-TEST(SinkMapping, AStopHeapGoesToEverySubstreamOnlyOnceARunStarted)
+TEST(SinkMapping, HeapsTakeAPacketLongerThanTheUpstreamBufferInPartsAsOneHeap)
 {
+    wire w;
+    stream_to_heap m(int16_packets(), nullptr);
+    input x(1, 30);
+    x.in.capacity = 16; // the upstream buffer holds 16 items: the packet has 24
+    for (std::size_t i = 0; i < 30; i++)
+        x.data[0][2 * i] = std::uint8_t(i);
+    x.tag(0, 0, "packet_len", pmt::from_long(24));
+    x.tag(0, 20, "0x1600", pmt::from_long(9)); // a tag in the second part
+    x.tag(0, 24, "packet_len", pmt::from_long(6));
+    x.available[0] = 16;
+    EXPECT_EQ(m.send(x.in, w.slots), 16u);
+    EXPECT_EQ(m.counters().at("data_heaps"), 0u); // not all there yet
+    // The scheduler hands over the rest where the consumed items were.
+    x.pointers[0] = x.data[0].data() + 2 * 16;
+    x.in.first = 16;
+    x.available[0] = 14;
+    EXPECT_EQ(m.send(x.in, w.slots), 14u);
+    const auto heaps = w.data();
+    ASSERT_EQ(heaps.size(), 2u);
+    EXPECT_EQ(heaps[0].payload_length, 48u);
+    EXPECT_EQ(heaps[0].payload, bytes(x.data[0].begin(), x.data[0].begin() + 48));
+    EXPECT_EQ(heaps[0].immediates.at(0x1600), 9u);
+    EXPECT_EQ(heaps[1].payload_length, 12u);
+    EXPECT_EQ(m.counters().at("data_heaps"), 2u);
+}
+
+/*! Stop heaps (STREAM_CTRL 2) on \p w's wire, once it is closed. */
+std::size_t stop_heaps(wire& w)
+{
+    std::size_t stops = 0;
+    for (const sent& s : w.packets())
+        stops += s.immediates.count(0x06) && s.immediates.at(0x06) == 2;
+    return stops;
+}
+
+TEST(SinkMapping, AStopHeapGoesToEverySubstreamEvenWhenNothingWasSent)
+{
+    // head(0) upstream, or every packet dropped: the receivers still hear the end.
     wire w(2);
     stream_to_heap m(int16_packets(), nullptr);
     m.send_stop_heap(w.slots);
-    EXPECT_EQ(m.counters().at("control_heaps"), 0u);
+    EXPECT_EQ(m.counters().at("control_heaps"), 2u);
+    EXPECT_EQ(stop_heaps(w), 2u);
+}
+
+TEST(SinkMapping, AStopHeapGoesToEverySubstreamAfterARun)
+{
+    wire w(2);
+    stream_to_heap m(int16_packets(), nullptr);
     input x(1, 4);
     x.tag(0, 0, "packet_len", pmt::from_long(4));
     m.send(x.in, w.slots);
     m.send_stop_heap(w.slots);
-    std::size_t stops = 0;
-    for (const sent& s : w.packets())
-        stops += s.immediates.count(0x06) && s.immediates.at(0x06) == 2;
-    EXPECT_EQ(stops, 2u);
+    EXPECT_EQ(stop_heaps(w), 2u);
 }
 
 // ---- continuous ----------------------------------------------------------------------

@@ -93,16 +93,42 @@ TEST(StreamToHeap, ItemsOutsideAnyPacketAreDroppedUpToTheNextLengthTagAndCounted
     EXPECT_EQ(m.counters().at("items_dropped_untagged"), 13u);
 }
 
-TEST(StreamToHeap, APacketLongerThanTheUpstreamBufferIsSkippedWholeAndCounted)
+TEST(StreamToHeap, APacketLongerThanTheUpstreamBufferIsTakenInParts)
 {
     stream_to_heap m(config(), nullptr);
-    const std::vector<gr::tag_t> tags = { tag(0, "packet_len", pmt::from_long(50)) };
+    const std::vector<gr::tag_t> tags = { tag(0, "packet_len", pmt::from_long(50)),
+                                          tag(30, "0x1600", pmt::from_long(1)),
+                                          tag(50, "packet_len", pmt::from_long(4)) };
     auto a = m.frame(tags, 0, 0, 20, 40); // the buffer holds 40
+    EXPECT_EQ(a.what, stream_to_heap::action::begin);
+    EXPECT_EQ(a.items, 20u);
+    EXPECT_EQ(a.end_tag, 1u);
+    EXPECT_TRUE(m.gathering());
+    EXPECT_EQ(m.items_needed(), 1u);   // whatever comes: the scheduler need not wait
+    a = m.frame(tags, 1, 20, 100, 40); // the rest of it, and its tag at 30
+    EXPECT_EQ(a.what, stream_to_heap::action::more);
+    EXPECT_EQ(a.items, 30u);
+    EXPECT_EQ(a.end_tag, 2u);
+    EXPECT_FALSE(m.gathering());
+    a = m.frame(tags, 2, 50, 50, 40); // the next packet, framed as usual
+    EXPECT_EQ(a.what, stream_to_heap::action::send);
+    EXPECT_EQ(a.items, 4u);
+    EXPECT_EQ(m.counters().at("packets_dropped_too_large"), 0u);
+    EXPECT_EQ(m.counters().at("items_dropped_untagged"), 0u);
+}
+
+TEST(StreamToHeap, APacketNoHeapCanAddressIsSkippedWholeAndCounted)
+{
+    auto c = config(); // int16: 2 bytes an item
+    c.flavour = flavour(16);
+    stream_to_heap m(c, nullptr);
+    const std::vector<gr::tag_t> tags = { tag(0, "packet_len", pmt::from_long(40000)) };
+    auto a = m.frame(tags, 0, 0, 20, 1 << 20); // 80000 bytes > 2^16 - 1
     EXPECT_EQ(a.what, stream_to_heap::action::drop);
     EXPECT_EQ(a.items, 20u);
-    a = m.frame({}, 0, 20, 100, 40); // the rest of it, whatever comes next
+    a = m.frame({}, 0, 20, 1 << 20, 1 << 20); // the rest of it, whatever comes next
     EXPECT_EQ(a.what, stream_to_heap::action::drop);
-    EXPECT_EQ(a.items, 30u);
+    EXPECT_EQ(a.items, 40000u - 20u);
     EXPECT_EQ(m.counters().at("packets_dropped_too_large"), 1u);
     EXPECT_EQ(m.counters().at("items_dropped_untagged"), 0u);
 }

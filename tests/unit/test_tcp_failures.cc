@@ -14,13 +14,13 @@
 #include "byte_helpers.h"
 #include "error_message.h"
 #include "log_capture.h"
+#include "sanitizers.h"
 #include "tcp_helpers.h"
 #include <gtest/gtest.h>
 #include <sys/ioctl.h>
 #include <system_error>
 #include <boost/asio/io_context.hpp>
 #include <atomic>
-#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -492,29 +492,6 @@ TEST(TcpFailures, StopWithHeapsNeverAcknowledgedEndsWithinTheGrace)
     stop_with_unacknowledged_heaps(100); // the writer waits for room
     stop_with_unacknowledged_heaps(20);  // all written: it waits for acknowledgment
 }
-
-/*! This process's resident set, KiB (VmRSS of /proc/self/status). */
-std::size_t rss_kib()
-{
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind("VmRSS:", 0) == 0)
-            return std::size_t(std::stoul(line.substr(6)));
-    return 0;
-}
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool under_asan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool under_asan = true;
-#else
-constexpr bool under_asan = false;
-#endif
-#else
-constexpr bool under_asan = false;
-#endif
 
 /*! RSS may grow this much over the 100 cycles: allocator noise. A leak of what a
  * connection holds (its 256 KiB buffer, its sender's connector thread's stack, its

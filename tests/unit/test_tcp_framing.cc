@@ -13,16 +13,19 @@
 #include "byte_helpers.h"
 #include "error_message.h"
 #include "protocol/frame_decoder.h"
+#include "sanitizers.h"
 #include "transport/tcp/framed_incoming.h"
 #include <gnuradio/spead/recv_tcp.h>
 #include <gnuradio/spead/send_heap.h>
 #include <gnuradio/spead/send_tcp.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <boost/asio/ip/address.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <fstream>
 
 namespace {
 
@@ -174,6 +177,71 @@ TEST(FramedIncoming, GivesViewsOfItsBufferWithoutCopying)
     recv::packet_view views[4];
     ASSERT_EQ(in.receive(views, 4), 2);
     EXPECT_EQ(views[1].data, views[0].data + a.size()) << "back to back in one buffer";
+}
+
+// Issue 38 item 6: the buffer was 2 x max_packet_size from the first read (32 MiB
+// here, 128 MiB at the limit) whatever the peer sent; it now follows the packets.
+TEST(FramedIncoming, ItsBufferGrowsWithThePacketsReceived)
+{
+    constexpr std::size_t mib = std::size_t(1) << 20;
+    const auto small = packet_of(100), large = packet_of(mib, 2 * mib);
+    scripted_bytes in(16 * mib);
+    EXPECT_EQ(in.buffer_size(), 0u); // nothing before the first read
+    in.reads = { small };
+    std::vector<std::vector<std::uint8_t>> got;
+    receive_all(in, got);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(in.buffer_size(), 256 * 1024u);
+    in.reads = { large };
+    in.closed = true;
+    EXPECT_EQ(receive_all(in, got), 0);
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[1], large);
+    EXPECT_GE(in.buffer_size(), large.size());
+    EXPECT_LE(in.buffer_size(), 2 * mib) << "grown beyond what the packet needs";
+}
+
+/*! This process's address space, bytes (VmSize of /proc/self/status). */
+std::size_t address_space()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmSize:", 0) == 0)
+            return std::size_t(std::stoul(line.substr(7))) * 1024;
+    return 0;
+}
+
+// Issue 38 item 6: the buffer was made whole (2 x max_packet_size) at the first read,
+// and a bad_alloc there ended the whole stream. A buffer that cannot grow now ends its
+// connection (-ENOMEM, named), and nothing else.
+TEST(FramedIncoming, ABufferThatCannotGrowEndsTheConnectionOnly)
+{
+    if (spead_test::under_sanitizer)
+        GTEST_SKIP()
+            << "a sanitizer's shadow memory needs the address space limited here";
+    constexpr std::size_t mib = std::size_t(1) << 20;
+    // A packet that declares 1 GiB of payload, and 48 MiB of it.
+    auto bytes = spead_test::from_hex("53 04 03 05 00 00 00 04"
+                                      "80 00 01 00 00 00 00 01"
+                                      "80 00 02 00 40 00 00 00"
+                                      "80 00 03 00 00 00 00 00"
+                                      "80 00 04 00 40 00 00 00");
+    bytes.resize(48 * mib, 0xab);
+    scripted_bytes in((std::size_t(1) << 30) + 64);
+    in.reads = { std::move(bytes) };
+    rlimit saved{};
+    getrlimit(RLIMIT_AS, &saved);
+    rlimit low = saved;
+    low.rlim_cur = address_space() + 64 * mib;
+    ASSERT_EQ(setrlimit(RLIMIT_AS, &low), 0);
+    std::vector<std::vector<std::uint8_t>> got;
+    const std::ptrdiff_t r = receive_all(in, got);
+    setrlimit(RLIMIT_AS, &saved);
+    EXPECT_EQ(r, -ENOMEM);
+    EXPECT_GE(in.buffer_size(), 8 * mib); // it grew as far as it could
+    EXPECT_LT(in.buffer_size(), 64 * mib);
+    EXPECT_NE(in.describe_ending(r).find("no memory for its buffer"), std::string::npos);
 }
 
 TEST(FramedIncoming, AHeaderSplitAcrossReadsIsFramedOnceWhole)

@@ -49,6 +49,12 @@ public:
     Derived& set_stats_interval(double seconds);
     double get_stats_interval() const { return d_stats_interval; }
 
+    /*! Serve the block's counters to Prometheus on this HOST:PORT (e.g.
+     * 127.0.0.1:9148; :9148 on every interface), shared with every block of the process
+     * that names it; empty (default): none. docs/monitoring.md. */
+    Derived& set_metrics(const std::string& address);
+    const std::string& get_metrics() const { return d_metrics; }
+
     /*! pcap: the capture file replayed (source) or written (sink). */
     Derived& set_capture_file(const std::string& path)
     {
@@ -77,6 +83,7 @@ private:
     std::string d_transport = "udp";
     double d_stats_interval = 0.0;
     std::string d_capture_file;
+    std::string d_metrics;
     /*! transport → option → why its config refused the value given by name */
     std::map<std::string, std::map<std::string, std::string>> d_refusals;
 };

@@ -33,6 +33,8 @@ class SPEAD_API listen_config_base
 public:
     /*! Senders connected at once (1: one sender, as spead2's TCP reader). */
     static constexpr std::size_t default_max_connections = 1;
+    /*! Default idle_timeout: the bound on a connection without progress. */
+    static constexpr std::chrono::milliseconds default_idle_timeout{ 10000 };
     /*! Largest max_connections accepted. */
     static constexpr std::size_t max_max_connections = 1024;
     /*! Smallest max_packet_size accepted, bytes. */
@@ -69,9 +71,13 @@ public:
     }
     bool get_keep_listening() const { return d_keep_listening; }
 
-    /*! Ends a connection that sends nothing for this long (connections_idle_timeout),
-     * freeing its slot for another sender: 0 (default, never) to 10 min. A live
-     * sender may be idle between heaps: set it well above the longest gap. */
+    /*! The longest a connection may hold its slot without progress (default 10 s, 0
+     * to 10 min, 0 = no bound): from its accept to its first whole packet (else it
+     * ends as connections_idle_timeout), and from the start of a packet to its end
+     * (else connections_partial_frame), so that silent and trickling peers cannot
+     * lock senders out. A sender idle between whole packets is not cut (peer_timeout
+     * finds dead ones); time the receiver itself waited for its queue does not count.
+     */
     Derived& set_idle_timeout(std::chrono::milliseconds timeout);
     std::chrono::milliseconds get_idle_timeout() const { return d_idle_timeout; }
 
@@ -85,7 +91,7 @@ private:
     std::string d_allowed_peers;
     std::size_t d_max_packet_size = Derived::default_max_packet_size;
     bool d_keep_listening = false;
-    std::chrono::milliseconds d_idle_timeout{ 0 };
+    std::chrono::milliseconds d_idle_timeout = default_idle_timeout;
 };
 
 } // namespace spead

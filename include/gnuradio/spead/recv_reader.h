@@ -73,7 +73,9 @@ protected:
      * senders may use the same cnts. Call once, from the constructor.
      */
     std::size_t reserve_sources(std::size_t n);
-    /*! add_packets() for a batch of \p source's (one of reserve_sources()'). */
+    /*! add_packets() for a batch of \p source's (one of reserve_sources()'). A stop
+     * heap from it ends that source only: false is returned though the stream goes on
+     * (stopping() is not set), and the reader ends that sender. */
     bool add_packets(const packet_view* packets, std::size_t n, std::size_t source);
     /*! \p source's sender has gone: its partial heaps are flushed (counted as any
      * incomplete heap), and the next sender given that source starts afresh. */

@@ -96,6 +96,9 @@ public:
      * and every reader's transport, summed. */
     recv_stats get_stats() const;
     const stream_config& get_config() const { return d_config; }
+    /*! Heaps waiting in the queue for the consumer now (a continuous stream's
+     * control heaps); for monitoring. */
+    std::size_t get_queued_heaps() const;
 
     /*! The stream ended because a reader failed (counted in reader_errors). */
     bool has_failed() const;

@@ -106,6 +106,8 @@ public:
     std::size_t get_num_substreams() const { return d_num_substreams; }
     const stream_config& get_config() const { return d_config; }
     send_stats get_stats() const;
+    /*! Heaps queued and not yet completed (being sent, or waiting); for monitoring. */
+    std::size_t get_queued_heaps() const;
 
     /*! The transport failed for good (the device died or went away; counted in
      * writer_errors): every heap from now on fails, so stop sending. */

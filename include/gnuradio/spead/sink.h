@@ -47,9 +47,9 @@ namespace spead {
  *
  * The payload is copied once into one of 8 send slots, so the flowgraph keeps running
  * while heaps are on the wire; when all slots are busy, work() waits (backpressure).
- * The upstream buffer must hold the largest packet (set its min output buffer to
- * twice the largest packet); a longer packet is dropped and counted
- * (packets_dropped_too_large).
+ * A packet longer than the upstream buffer is taken in parts and sent as one heap:
+ * no min output buffer needs setting. At stop() every destination gets a stop heap,
+ * whatever was sent.
  *
  * Message ports: `descriptors` (in: dicts as spead.source emits them) and `stats` (out:
  * a dict of every counter every \p stats_interval seconds while data flows).

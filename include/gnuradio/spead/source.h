@@ -86,8 +86,10 @@ public:
     /*!
      * \brief Every counter of the current run (or of the last one after stop()), by
      * name: the stream's counters (docs/statistics.md) and the block's
-     * heaps_without_payload, heaps_dropped_partial_item and
-     * heaps_dropped_too_large_for_output.
+     * heaps_without_payload, heaps_dropped_partial_item,
+     * heaps_dropped_too_large_for_output, heaps_output, bytes_output and
+     * descriptors_type_mismatch (payload descriptors whose type contradicts
+     * item_type).
      */
     virtual std::map<std::string, std::uint64_t> stats() const = 0;
 

@@ -111,6 +111,9 @@ namespace spead {
     X(connections_refused,                                                               \
       "connected: connections refused: peer not in allowed_peers, or max_connections "   \
       "reached")                                                                         \
+    X(accept_failures,                                                                   \
+      "connected: connections that could not be taken for want of descriptors, memory "  \
+      "or registrations (the listener then rests)")                                      \
     X(connections_closed, "connected: connections the peer closed cleanly")              \
     X(connections_lost,                                                                  \
       "connected: connections ended by an error: reset, dead peer (peer_timeout)")       \

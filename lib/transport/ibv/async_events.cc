@@ -9,6 +9,7 @@
 
 #include "device_binding.h"
 #include <fcntl.h>
+#include <poll.h>
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -187,15 +188,47 @@ void end_stream_if_unrecoverable(const device_events& events,
                                  const char* queue_name)
 {
     if (events.device_fatal)
-        throw std::runtime_error(device_fatal_message(device));
+        throw device_failure(device_fatal_message(device));
     if (events.cq_error)
-        throw std::runtime_error(
+        throw device_failure(
             std::string("the completion queue of the ") + queue_name + " on " +
             device.device_name() +
             " overran (IBV_EVENT_CQ_ERR): completions were lost and it cannot be used "
             "again; the stream ends. The CQ has room for every posted work request, so "
             "this is a driver or device fault: check dmesg and spead_ibv_check, and "
             "make the stream again");
+}
+
+std::string explain_failure(async_event_watch& watch,
+                            const device_binding& device,
+                            const ibv_qp* qp,
+                            const ibv_cq* cq,
+                            const char* queue_name,
+                            const std::string& failure,
+                            std::chrono::milliseconds wait)
+{
+    const auto until = std::chrono::steady_clock::now() + wait;
+    for (;;) {
+        // take() also finds events another watcher of the context already read.
+        const device_events events = watch.take(qp, cq, true);
+        try {
+            end_stream_if_unrecoverable(events, device, queue_name);
+        } catch (const device_failure& cause) {
+            return std::string(cause.what()) +
+                   " (the verb that failed first: " + failure + ")";
+        }
+        if (events.qp_fatal)
+            return std::string("the ") + queue_name + " on " + device.device_name() +
+                   " went to the error state (IBV_EVENT_QP_FATAL) and " + failure +
+                   "; check dmesg and spead_ibv_check, and make the stream again";
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+            until - std::chrono::steady_clock::now());
+        if (left.count() <= 0)
+            return failure;
+        // Short waits: another watcher may read the fd first (take() then has it).
+        pollfd pfd{ watch.fd(), POLLIN, 0 };
+        ::poll(&pfd, 1, int(std::min<long long>(left.count(), 10)));
+    }
 }
 
 void log_port_changes(const device_events& events,

@@ -19,8 +19,10 @@
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/api.h>
 #include <infiniband/verbs.h>
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 namespace gr {
@@ -71,11 +73,36 @@ private:
  * IBV_EVENT_DEVICE_FATAL: removed (no longer listed) or failed. */
 SPEAD_API std::string device_fatal_message(const device_binding& device);
 
-/*! Ends the stream (throws std::runtime_error with the cause and the fix) for what no
+/*! What ends a stream because of the device: its message names the cause (the async
+ * event) and the fix. */
+class SPEAD_API device_failure : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/*! Ends the stream (throws device_failure with the cause and the fix) for what no
  * reset brings back: a fatal or removed device, an overrun CQ of \p queue_name. */
 SPEAD_API void end_stream_if_unrecoverable(const device_events& events,
                                            const device_binding& device,
                                            const char* queue_name);
+
+/*!
+ * A verb on \p qp or \p cq failed with \p failure: the cause the device reports, read
+ * from its async events before the verb is named, since the event may come after the
+ * failure a polling thread saw (the driver raises it while the CQ is already broken).
+ * Waits up to \p wait for an event about the device, \p qp or \p cq. \return the
+ * message that ends the stream: the event's cause and fix (CQ overrun, device fatal
+ * or removed, QP fatal) with \p failure after it, or \p failure alone when no event
+ * came.
+ */
+SPEAD_API std::string explain_failure(async_event_watch& watch,
+                                      const device_binding& device,
+                                      const ibv_qp* qp,
+                                      const ibv_cq* cq,
+                                      const char* queue_name,
+                                      const std::string& failure,
+                                      std::chrono::milliseconds wait);
 
 /*! The log's lines for the port going down (warning) and up (info); \p activity is
  * what resumes ("receiving"). */

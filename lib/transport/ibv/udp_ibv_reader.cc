@@ -58,6 +58,9 @@ constexpr int wait_timeout_ms = 100;
 /*! Bound on the polls that hand over what is still in the queue when the reader
  * stops. */
 constexpr int max_exit_polls = 1024;
+/*! How long a reader whose poll or post failed waits for the device's async event
+ * that names the cause (it may trail the failure). */
+constexpr std::chrono::milliseconds failure_cause_wait{ 1000 };
 
 std::string describe(const udp::endpoint& ep)
 {
@@ -312,9 +315,18 @@ void udp_ibv_reader::impl::run()
     pthread_setname_np(pthread_self(), "spead-ibv-recv");
     try {
         comp_vector >= 0 ? interrupt_loop() : busy_poll_loop();
-    } catch (const std::exception&) {
-        device_events(true); // a fatal device makes verbs fail: say that, not the verb
-        throw;
+    } catch (const ibv::device_failure&) {
+        throw; // its cause already named
+    } catch (const std::exception& e) {
+        // A fatal device, an overrun CQ or a QP in error makes verbs fail: say that,
+        // not the verb, whichever thread saw the failure first.
+        throw std::runtime_error(ibv::explain_failure(*events,
+                                                      device,
+                                                      queue->qp(),
+                                                      queue->cq(),
+                                                      queue->name(),
+                                                      e.what(),
+                                                      failure_cause_wait));
     }
     drain_on_exit();
 }

@@ -24,24 +24,29 @@ using steady = std::chrono::steady_clock;
 constexpr int poll_timeout_ms = 100;
 /*! Packets handed to the stream at once. */
 constexpr std::size_t max_batch = 64;
-/*! How long a sender that comes while max_connections are open waits for a slot
- * before it is refused: a sender that closes and reconnects at once may come before
- * its old connection's end reaches this side (a TCP listener's backlog does the same). */
-constexpr auto full_grace = std::chrono::seconds(1);
 } // namespace
 
 struct connected_reader::conn {
     std::unique_ptr<incoming> link;
     std::string peer;
     std::size_t slot = 0; //!< the lowest free when it came: names it to the sink
-    steady::time_point last_data;
+    /*! No whole packet yet, or one begun (unfinished_bytes()) and not finished: the
+     * progress idle_timeout bounds, measured from since (less d_stalled's growth
+     * from stalled_at). */
+    bool awaiting_first = true;
+    bool in_packet = false;
+    steady::time_point since;
+    steady::duration stalled_at{ 0 };
 };
 
 connected_reader::connected_reader(std::unique_ptr<listener> l,
                                    const reader_limits& limits)
     : d_listener(std::move(l)),
       d_limits(limits),
-      d_filter(limits.allowed_peers),
+      d_admission(*d_listener,
+                  limits.max_connections,
+                  limits.allowed_peers,
+                  [this](recv_stat s) { count(s); }),
       d_wake(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
       d_logger("spead connected reader")
 {
@@ -69,55 +74,20 @@ recv_stats connected_reader::stats() const
     return d_stats;
 }
 
-void connected_reader::accept_all()
+void connected_reader::take(std::unique_ptr<incoming> in, const std::string& peer)
 {
-    for (;;) {
-        if (d_conns.size() >= d_limits.max_connections) {
-            // A sender waits: it is refused only if no slot frees within full_grace.
-            if (!d_full_wait_start) {
-                d_full_wait_start = steady::now();
-                return;
-            }
-            if (steady::now() < *d_full_wait_start + full_grace)
-                return;
-        }
-        boost::asio::ip::address peer;
-        std::unique_ptr<incoming> in = d_listener->accept(peer);
-        if (!in) {
-            d_full_wait_start.reset(); // the next sender to come while full waits anew
-            return;
-        }
-        const std::string who = peer.to_string();
-        std::string refusal;
-        if (!d_filter.allows(peer))
-            refusal = "it is not in allowed_peers (add it there to let it in)";
-        else if (d_conns.size() >= d_limits.max_connections)
-            refusal = "max_connections (" + std::to_string(d_limits.max_connections) +
-                      ") senders are already connected (raise max_connections)";
-        if (!refusal.empty()) {
-            count(recv_stat::connections_refused);
-            if (d_logged_refusals.insert(who).second)
-                d_logger.warn("refused a connection from {} on {}: {}; further "
-                              "refusals of this peer are counted, not logged",
-                              who,
-                              d_listener->describe(),
-                              refusal);
-            continue; // closing it (in's destructor) refuses it
-        }
-        auto c = std::make_unique<conn>();
-        c->link = std::move(in);
-        c->peer = who;
-        c->slot = free_slot();
-        c->last_data = steady::now();
-        d_conns.push_back(std::move(c));
-        d_conns_changed = true;
-        d_open.store(d_conns.size());
-        d_accepted_any = true;
-        count(recv_stat::connections_accepted);
-        d_logger.info("{} connected to {}", who, d_listener->describe());
-        if (d_conns.size() >= d_limits.max_connections)
-            return; // whether another sender waits, the listener tells when polled
-    }
+    auto c = std::make_unique<conn>();
+    c->link = std::move(in);
+    c->peer = peer;
+    c->slot = free_slot();
+    c->since = steady::now();
+    c->stalled_at = d_stalled;
+    d_conns.push_back(std::move(c));
+    d_conns_changed = true;
+    d_open.store(d_conns.size());
+    d_accepted_any = true;
+    count(recv_stat::connections_accepted);
+    d_logger.info("{} connected to {}", peer, d_listener->describe());
 }
 
 std::size_t connected_reader::free_slot() const
@@ -132,11 +102,12 @@ std::size_t connected_reader::free_slot() const
 
 void connected_reader::end(std::size_t index, ending why, const std::string& detail)
 {
-    const std::unique_ptr<conn> c = std::move(d_conns[index]);
+    std::unique_ptr<conn> c = std::move(d_conns[index]);
     if (d_sink && why != ending::stopped)
         d_sink->connection_ended(c->slot);
-    // Gone from num_connections() before it is counted: whoever sees the count sees
-    // the connection gone.
+    // Closed and gone from num_connections() before it is counted: whoever sees the
+    // count sees the connection gone, its descriptor and memory too.
+    c->link.reset();
     d_conns.erase(d_conns.begin() + std::ptrdiff_t(index));
     d_conns_changed = true;
     d_open.store(d_conns.size());
@@ -147,6 +118,7 @@ void connected_reader::end(std::size_t index, ending why, const std::string& det
         recv_stat::connections_stopped,
     };
     count(counters[static_cast<int>(why)]);
+    d_admission.connection_ended(d_conns.size());
     if (why == ending::closed || why == ending::stopped)
         d_logger.info("connection from {} ended ({})", c->peer, detail);
     else
@@ -167,11 +139,13 @@ bool connected_reader::deliver(conn& c,
         std::size_t free = sink.wait_for_queue_space(std::chrono::microseconds(0));
         if (free == 0) {
             count(recv_stat::receive_waits);
+            const auto waited_from = steady::now();
             while (free == 0) {
                 if (sink.stopping())
                     return false;
                 free = sink.wait_for_queue_space(std::chrono::milliseconds(100));
             }
+            d_stalled += steady::now() - waited_from; // no connection's fault
         }
         const std::size_t runs_allowed = std::max<std::size_t>(1, free / 2);
         std::size_t runs = 0;
@@ -225,6 +199,8 @@ void connected_reader::end_by(conn& c, std::ptrdiff_t result)
         end(index, ending::framing, c.link->describe_ending(result));
     else if (result == -EMSGSIZE)
         end(index, ending::too_large, c.link->describe_ending(result));
+    else if (result == -ENOMEM)
+        end(index, ending::lost, c.link->describe_ending(result));
     else
         end(index,
             ending::lost,
@@ -236,10 +212,11 @@ bool connected_reader::service(conn& c, packet_sink& sink)
 {
     recv::packet_view views[max_batch];
     bool run_starts[max_batch];
+    bool progressed = false;
     for (;;) {
         const std::ptrdiff_t r = c.link->receive(views, max_batch);
         if (r == -EAGAIN || r == -EINTR)
-            return true;
+            break;
         if (r <= 0) {
             end_by(c, r);
             return true;
@@ -247,7 +224,7 @@ bool connected_reader::service(conn& c, packet_sink& sink)
         const std::size_t n = std::size_t(r);
         for (std::size_t i = 0; i < n; i++)
             run_starts[i] = starts_run(i ? &views[i - 1] : nullptr, views[i]);
-        c.last_data = steady::now();
+        progressed = true;
         bool ended = false;
         if (!deliver(c, views, run_starts, n, sink, ended))
             return false;
@@ -255,7 +232,48 @@ bool connected_reader::service(conn& c, packet_sink& sink)
             return true; // c is gone
         c.link->release();
         if (n < max_batch && !c.link->ready())
-            return true;
+            break;
+    }
+    // Progress: whole packets came; a packet begun starts its own clock.
+    if (progressed) {
+        c.awaiting_first = false;
+        c.in_packet = false;
+    }
+    const bool in_packet = !c.awaiting_first && c.link->unfinished_bytes() > 0;
+    if (in_packet && !c.in_packet) {
+        c.since = steady::now();
+        c.stalled_at = d_stalled;
+    }
+    c.in_packet = in_packet;
+    return true;
+}
+
+void connected_reader::end_stalled()
+{
+    const auto bound = d_limits.idle_timeout;
+    if (bound.count() <= 0)
+        return;
+    const auto now = steady::now();
+    const std::string limit = "idle_timeout (" + std::to_string(bound.count()) + " ms)";
+    for (std::size_t i = d_conns.size(); i-- > 0;) {
+        const conn& c = *d_conns[i];
+        if (!c.awaiting_first && !c.in_packet)
+            continue; // idle between whole packets: allowed
+        if (now - c.since - (d_stalled - c.stalled_at) <= bound)
+            continue;
+        if (c.awaiting_first)
+            end(i,
+                ending::idle,
+                "it sent no whole packet within " + limit +
+                    " of connecting: raise idle_timeout if the sender takes longer to "
+                    "start");
+        else
+            end(i,
+                ending::partial,
+                "it began a packet and did not finish it within " + limit + " (" +
+                    std::to_string(c.link->unfinished_bytes()) +
+                    " bytes of it discarded): raise idle_timeout if its packets take "
+                    "longer to arrive");
     }
 }
 
@@ -263,36 +281,22 @@ void connected_reader::run(packet_sink& sink)
 {
     d_sink = &sink;
     // The poll list changes only when a connection comes or goes, or the listener is
-    // held: it is rebuilt then, not on every wake-up.
+    // held or rests: it is rebuilt then, not on every wake-up.
     std::vector<pollfd> fds;
     std::vector<conn*> polled;
-    bool held_listener = false;
     for (;;) {
         if (sink.stopping())
             break;
         if (!d_limits.keep_listening && d_accepted_any && d_conns.empty())
             return; // the last sender has gone: the end of this reader's input
-        // While every slot is taken, a sender that came is left pending (the listener
-        // not polled) for up to full_grace, in case a slot frees (accept_all()).
-        const bool full = d_conns.size() >= d_limits.max_connections;
-        if (!full)
-            d_full_wait_start.reset();
         int timeout_ms = poll_timeout_ms;
-        bool hold_listener = false;
-        if (full && d_full_wait_start) {
-            const auto left = std::chrono::ceil<std::chrono::milliseconds>(
-                *d_full_wait_start + full_grace - steady::now());
-            hold_listener = left.count() > 0;
-            if (hold_listener)
-                timeout_ms = std::min<int>(timeout_ms, int(left.count()));
-        }
+        const int listener_fd = d_admission.listener_fd(d_conns.size(), timeout_ms);
         if (std::exchange(d_conns_changed, false) || fds.empty() ||
-            hold_listener != held_listener) {
-            held_listener = hold_listener;
+            fds[1].fd != listener_fd) {
             fds.clear();
             polled.clear();
             fds.push_back({ d_wake.get(), POLLIN, 0 });
-            fds.push_back({ hold_listener ? -1 : d_listener->fd(), POLLIN, 0 });
+            fds.push_back({ listener_fd, POLLIN, 0 });
             for (auto& c : d_conns) {
                 fds.push_back({ c->link->fd(), POLLIN, 0 });
                 polled.push_back(c.get());
@@ -314,17 +318,12 @@ void connected_reader::run(packet_sink& sink)
                 goto stopped;
         }
         if (fds[1].revents)
-            accept_all();
-        if (d_limits.idle_timeout.count() > 0) {
-            const auto now = steady::now();
-            for (std::size_t i = d_conns.size(); i-- > 0;)
-                if (now - d_conns[i]->last_data > d_limits.idle_timeout)
-                    end(i,
-                        ending::idle,
-                        "nothing received for idle_timeout (" +
-                            std::to_string(d_limits.idle_timeout.count()) +
-                            " ms): raise idle_timeout if the sender pauses that long");
-        }
+            d_admission.accept_waiting(
+                d_conns.size(),
+                [this](std::unique_ptr<incoming> in, const std::string& peer) {
+                    take(std::move(in), peer);
+                });
+        end_stalled();
     }
 stopped:
     while (!d_conns.empty())

@@ -8,9 +8,9 @@
 #ifndef INCLUDED_SPEAD_TRANSPORT_LINK_CONNECTED_READER_H
 #define INCLUDED_SPEAD_TRANSPORT_LINK_CONNECTED_READER_H
 
+#include "admission.h"
 #include "common/file_descriptor.h"
 #include "connection.h"
-#include "peer_filter.h"
 #include <gnuradio/logger.h>
 #include <gnuradio/spead/listen_config_base.h>
 #include <gnuradio/spead/recv_reader.h>
@@ -20,8 +20,6 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
-#include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +32,8 @@ struct reader_limits {
     std::size_t max_connections = 1;
     std::size_t max_packet_size = 65536;
     bool keep_listening = false;
+    /*! The longest a connection may go without progress (0: no limit): from its
+     * accept to its first whole packet, and from the start of a packet to its end. */
     std::chrono::milliseconds idle_timeout{ 0 };
     std::string allowed_peers;
 };
@@ -77,14 +77,21 @@ public:
  * \brief The receive half of the connected-link layer: one loop serving a listener and
  * up to max_connections connections, shared by every connected transport.
  *
- * Admission (allowed_peers, max_connections), per-connection endings (a connection
- * that breaks a limit or the framing ends alone, counted and logged), idle and
- * dead-peer endings, and back-pressure: a batch goes to the stream only when its
- * queue has room, so a full queue stops the reading and the transport slows the
- * senders. Packets go to the stream where the connection holds them (its buffer, or
- * the memory the NIC wrote) and are released after: no copy here.
+ * Admission (allowed_peers, max_connections, accept failures: admission.h),
+ * per-connection endings (a connection that breaks a limit or the framing ends alone,
+ * counted and logged), endings for want of progress and dead peers, and
+ * back-pressure: a batch goes to the stream only when its queue has room, so a full
+ * queue stops the reading and the transport slows the senders. Packets go to the
+ * stream where the connection holds them (its buffer, or the memory the NIC wrote)
+ * and are released after: no copy here.
  * Each connection has a slot (the lowest free, below max_connections) that names it
  * to the sink, so that each is assembled as the SPEAD sender it is.
+ *
+ * No slot without progress (idle_timeout): a connection that sends no whole packet
+ * within idle_timeout of its accept ends as connections_idle_timeout, one that begins
+ * a packet and does not finish it within idle_timeout as connections_partial_frame.
+ * A sender idle between whole packets is not cut (peer_timeout finds dead ones). Time
+ * in which the reader itself waited for queue space (back-pressure) does not count.
  */
 class SPEAD_API connected_reader
 {
@@ -105,9 +112,12 @@ private:
     struct conn;
     enum class ending { closed, lost, framing, too_large, partial, idle, stopped };
 
-    void accept_all();
+    /*! Adds an admitted connection from \p peer. */
+    void take(std::unique_ptr<incoming> in, const std::string& peer);
     /*! The lowest slot no open connection has. */
     std::size_t free_slot() const;
+    /*! Ends the connections without progress for idle_timeout (see the class). */
+    void end_stalled();
     /*! Hands on the packets the connection has, then releases them; false once the
      * stream is stopping. */
     bool service(conn& c, packet_sink& sink);
@@ -128,15 +138,15 @@ private:
     packet_sink* d_sink = nullptr; //!< run()'s
     std::unique_ptr<listener> d_listener;
     reader_limits d_limits;
-    peer_filter d_filter;
+    admission d_admission;
     std::vector<std::unique_ptr<conn>> d_conns;
     bool d_conns_changed = true; //!< run() rebuilds its poll list
-    std::set<std::string> d_logged_refusals;
     file_descriptor d_wake;
     gr::logger d_logger;
     bool d_accepted_any = false;
-    /*! When a sender came while max_connections were open (see full_grace). */
-    std::optional<std::chrono::steady_clock::time_point> d_full_wait_start;
+    /*! Time the reader waited for queue space, summed: not counted against a
+     * connection's progress. */
+    std::chrono::steady_clock::duration d_stalled{ 0 };
     std::atomic<std::size_t> d_open{ 0 };
     mutable std::mutex d_stats_mutex;
     recv_stats d_stats;

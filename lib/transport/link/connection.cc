@@ -44,6 +44,16 @@ std::string connection_advice(int err)
     case ENETUNREACH:
     case ENETDOWN:
         return "no route to the peer: check the address, the interface and the link";
+    case EMFILE:
+        return "the process is out of file descriptors: raise its limit (ulimit -n, "
+               "LimitNOFILE= in a unit) or lower max_connections";
+    case ENFILE:
+        return "the system is out of file descriptors: raise fs.file-max, or close "
+               "other programs' files";
+    case ENOMEM:
+    case ENOBUFS:
+        return "the host is short of memory (rdma: of locked memory, ulimit -l): lower "
+               "max_connections or the buffers, or give the process more";
     default:
         return "check the peer and the network between them";
     }

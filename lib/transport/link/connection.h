@@ -12,6 +12,7 @@
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/recv_reader.h>
 #include <poll.h>
+#include <system_error>
 #include <boost/asio/ip/address.hpp>
 #include <chrono>
 #include <cstddef>
@@ -67,6 +68,22 @@ public:
     virtual std::string describe_ending(std::ptrdiff_t result) const;
 };
 
+/*! Asked with a connecting peer's address before its connection gets anything: true
+ * admits it, false refuses it (the asker counts and logs the refusal). */
+using admit_function = std::function<bool(const boost::asio::ip::address& peer)>;
+
+/*!
+ * accept() could not take a waiting connection for want of resources: descriptors
+ * (EMFILE, ENFILE), memory (ENOMEM, ENOBUFS) or a registration. Only that connection
+ * is affected (tcp: it waits on in the backlog; rdma: it is rejected); the reader
+ * counts it (accept_failures), logs it once per burst and backs off.
+ */
+class SPEAD_API accept_failure : public std::system_error
+{
+public:
+    using std::system_error::system_error;
+};
+
 /*! A listening endpoint. */
 class SPEAD_API listener
 {
@@ -74,9 +91,24 @@ public:
     virtual ~listener() = default;
     /*! Polled for POLLIN (a connection is waiting). */
     virtual int fd() const = 0;
-    /*! Takes one waiting connection and its peer's address; nullptr when none waits.
-     * \throws std::system_error when the listener itself fails */
-    virtual std::unique_ptr<incoming> accept(boost::asio::ip::address& peer) = 0;
+    /*!
+     * Takes one waiting connection. \p admit is asked with the peer's address before
+     * the connection gets any resource (rdma: its queue pair, memory and
+     * registrations; tcp: its buffer, and its data is acknowledged only from then on);
+     * a refused one is closed (rejected) and the next waiting one taken. nullptr when
+     * none waits.
+     * \throws accept_failure when one connection could not be taken for want of
+     *         resources
+     * \throws std::system_error when the listener itself fails
+     */
+    virtual std::unique_ptr<incoming> accept(const admit_function& admit) = 0;
+    /*!
+     * While \p held (every slot taken), the data of connections that come is not
+     * acknowledged to their senders until accept() admits them, so that a sender
+     * refused later has counted nothing as delivered (tcp: a socket filter; rdma
+     * commits nothing before accept(): nothing to do).
+     */
+    virtual void hold(bool held) { (void)held; }
     /*! "10.0.0.2:7148", for messages. */
     virtual std::string describe() const = 0;
 };

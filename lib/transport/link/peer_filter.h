@@ -33,16 +33,20 @@ public:
      */
     explicit peer_filter(const std::string& text);
 
-    /*! The peer may connect. */
-    bool allows(const boost::asio::ip::address& peer) const;
-    /*! Entries were given (otherwise everyone is allowed). */
-    bool restricts() const { return !d_networks.empty(); }
-
-private:
+    /*! One entry: an address and how many of its leading bits must match. */
     struct network {
         std::array<std::uint8_t, 16> bytes; //!< IPv6 form (IPv4 mapped)
         unsigned prefix_bits;               //!< of the 128
     };
+
+    /*! The peer may connect. */
+    bool allows(const boost::asio::ip::address& peer) const;
+    /*! Entries were given (otherwise everyone is allowed). */
+    bool restricts() const { return !d_networks.empty(); }
+    /*! The entries, in the order given (for a kernel filter made from them). */
+    const std::vector<network>& networks() const { return d_networks; }
+
+private:
     std::vector<network> d_networks;
 };
 

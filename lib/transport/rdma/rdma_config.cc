@@ -131,6 +131,19 @@ void validate(const rdma_config& config)
             std::to_string(config.get_rdma_connections()) +
             ": an RDMA-write connection needs room for at least one write; set "
             "rdma_depth to 1 or more, or rdma_connections to 0 (SendRecv only)");
+    // The ring's offsets travel as 32-bit immediates.
+    constexpr std::uint64_t max_ring = 0xffffffffu;
+    const std::uint64_t ring =
+        std::uint64_t(config.get_rdma_depth()) * config.get_max_packet_size();
+    if (config.get_rdma_connections() > 0 && ring > max_ring)
+        throw std::invalid_argument(
+            "rdma_depth: " + std::to_string(config.get_rdma_depth()) +
+            " messages of max_packet_size " +
+            std::to_string(config.get_max_packet_size()) + " make a ring of " +
+            std::to_string(ring) + " bytes, above the limit of " +
+            std::to_string(max_ring) +
+            " (its offsets are 32-bit immediates); lower rdma_depth or "
+            "max_packet_size, or set rdma_connections to 0 (SendRecv only)");
     if (config.get_rdma_connections() > 0 &&
         config.get_recv_depth() < config.get_rdma_depth())
         throw std::invalid_argument(

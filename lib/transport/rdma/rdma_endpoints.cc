@@ -119,7 +119,7 @@ listener::listener(const boost::asio::ip::address_v4& address,
 
 std::string listener::describe() const { return describe_address(d_address, d_port); }
 
-std::unique_ptr<link::incoming> listener::accept(boost::asio::ip::address& peer)
+std::unique_ptr<link::incoming> listener::accept(const link::admit_function& admit)
 {
     for (;;) {
         rdma_cm_event* event = nullptr;
@@ -139,45 +139,74 @@ std::unique_ptr<link::incoming> listener::accept(boost::asio::ip::address& peer)
             event->param.conn.private_data,
             std::min<std::size_t>(event->param.conn.private_data_len, sizeof(wanted)));
         rdma_ack_cm_event(event);
-        ibv::cm_id_ptr id(raw);
+        ibv::cm_id_ptr id(raw); // a request refused here is rejected, then destroyed
+        boost::asio::ip::address_v4 peer;
         const sockaddr* from = rdma_get_peer_addr(raw);
         if (from && from->sa_family == AF_INET)
             peer = boost::asio::ip::address_v4(
                 ntohl(reinterpret_cast<const sockaddr_in*>(from)->sin_addr.s_addr));
-        if (wanted.magic != wire_magic) {
-            rdma_reject(raw, nullptr, 0); // not one of ours
+        // Admission on the request itself: nothing (queue pair, memory, registration)
+        // is made for a peer that is not let in.
+        if (wanted.magic != wire_magic || !admit(peer)) {
+            rdma_reject(raw, nullptr, 0);
             continue;
         }
-        auto channel = create_event_channel();
-        if (rdma_migrate_id(raw, channel.get()) != 0)
-            ibv::throw_error("rdma_migrate_id", errno);
-        const bool ring = d_settings.rdma_connections > *d_ring_users;
-        auto q = std::make_unique<queue>(std::move(channel),
-                                         std::move(id),
-                                         std::uint32_t(2 * 16),
-                                         std::uint32_t(d_settings.recv_depth),
-                                         std::uint32_t(sizeof(released)));
-        auto in =
-            std::make_unique<incoming>(std::move(q), d_settings, ring, d_ring_users);
-        rdma_conn_param param = conn_param(&in->grant(), sizeof(accept_data));
-        if (rdma_accept(raw, &param) != 0)
-            continue; // the peer went away meanwhile; `in` cleans up
-        in->set_peer(wanted);
-        static gr::logger logger("spead rdma listener");
-        if (ring)
-            logger.info("{} uses the RDMA-write path: a ring of {} bytes, {} writes in "
-                        "flight, then SendRecv",
-                        peer.to_string(),
-                        in->grant().ring_size,
-                        in->grant().rdma_depth);
-        else
-            logger.info("{} uses SendRecv only ({} of rdma_connections {} use the "
-                        "ring)",
-                        peer.to_string(),
-                        *d_ring_users,
-                        d_settings.rdma_connections);
-        return in;
+        // A resource that fails (memory, registration, migration) fails this
+        // connection only: rejected (destroyed with its queue, once it has one).
+        std::string failed;
+        int err = 0;
+        try {
+            if (auto in = make_incoming(id, peer, wanted))
+                return in;
+            continue; // the peer went away meanwhile
+        } catch (const std::system_error& e) {
+            failed = e.what();
+            err = e.code().value();
+        } catch (const std::bad_alloc&) {
+            failed = "out of memory";
+            err = ENOMEM;
+        }
+        if (id)
+            rdma_reject(raw, nullptr, 0);
+        throw link::accept_failure(err,
+                                   std::generic_category(),
+                                   "accepting " + peer.to_string() + " on " + describe() +
+                                       ": " + failed);
     }
+}
+
+std::unique_ptr<incoming> listener::make_incoming(ibv::cm_id_ptr& id,
+                                                  const boost::asio::ip::address_v4& peer,
+                                                  const connect_data& wanted)
+{
+    rdma_cm_id* raw = id.get();
+    auto channel = create_event_channel();
+    if (rdma_migrate_id(raw, channel.get()) != 0)
+        ibv::throw_error("rdma_migrate_id", errno);
+    const bool ring = d_settings.rdma_connections > *d_ring_users;
+    auto q = std::make_unique<queue>(std::move(channel),
+                                     std::move(id),
+                                     std::uint32_t(2 * 16),
+                                     std::uint32_t(d_settings.recv_depth),
+                                     std::uint32_t(sizeof(released)));
+    auto in = std::make_unique<incoming>(std::move(q), d_settings, ring, d_ring_users);
+    rdma_conn_param param = conn_param(&in->grant(), sizeof(accept_data));
+    if (rdma_accept(raw, &param) != 0)
+        return nullptr; // the peer went away meanwhile; `in` cleans up
+    in->set_peer(wanted);
+    static gr::logger logger("spead rdma listener");
+    if (ring)
+        logger.info("{} uses the RDMA-write path: a ring of {} bytes, {} writes in "
+                    "flight, then SendRecv",
+                    peer.to_string(),
+                    in->grant().ring_size,
+                    in->grant().rdma_depth);
+    else
+        logger.info("{} uses SendRecv only ({} of rdma_connections {} use the ring)",
+                    peer.to_string(),
+                    *d_ring_users,
+                    d_settings.rdma_connections);
+    return in;
 }
 
 dialer::dialer(const boost::asio::ip::address_v4& address,

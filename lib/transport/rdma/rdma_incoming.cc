@@ -35,7 +35,10 @@ constexpr std::uint64_t credit_flag = std::uint64_t(1) << 63;
 /*! How long a flushed receive waits for the CM's DISCONNECTED before it counts as a
  * lost connection rather than a closed one. */
 constexpr std::chrono::milliseconds disconnect_wait{ 200 };
-constexpr int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+/*! Receives are written by this NIC only (their rkey is never granted): a peer can
+ * write nowhere but its ring. */
+constexpr int slots_access = IBV_ACCESS_LOCAL_WRITE;
+constexpr int ring_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 
 } // namespace
 
@@ -48,29 +51,40 @@ incoming::incoming(std::unique_ptr<queue> q,
       d_tracker(use_ring ? std::uint32_t(s.rdma_depth * s.max_packet_size) : 0),
       d_last_write(std::chrono::steady_clock::now())
 {
-    const std::size_t slots_bytes = s.recv_depth * d_slot_size;
-    d_slots = ibv::allocate_ring(slots_bytes);
-    d_slots_mr = ibv::register_memory(d_queue->pd(), d_slots.get(), slots_bytes, access);
-    d_grant.magic = wire_magic;
-    d_grant.recv_slots = std::uint32_t(s.recv_depth);
-    d_grant.slot_size = std::uint32_t(d_slot_size);
-    if (use_ring) {
-        const std::size_t ring_bytes = s.rdma_depth * s.max_packet_size;
-        d_ring = ibv::allocate_ring(ring_bytes);
-        d_ring_mr = ibv::register_memory(d_queue->pd(), d_ring.get(), ring_bytes, access);
-        d_grant.ring_address = reinterpret_cast<std::uintptr_t>(d_ring.get());
-        d_grant.ring_rkey = d_ring_mr->rkey;
-        d_grant.ring_size = std::uint32_t(ring_bytes);
-        d_grant.rdma_depth = std::uint32_t(s.rdma_depth);
-        d_ring_users = std::move(ring_users);
-        ++*d_ring_users;
+    // What fails here (memory, registration, posting) rejects the request before the
+    // queue and its id go: the peer is told no (REJECTED), not left unreachable.
+    try {
+        const std::size_t slots_bytes = s.recv_depth * d_slot_size;
+        d_slots = ibv::allocate_ring(slots_bytes);
+        d_slots_mr =
+            ibv::register_memory(d_queue->pd(), d_slots.get(), slots_bytes, slots_access);
+        d_grant.magic = wire_magic;
+        d_grant.recv_slots = std::uint32_t(s.recv_depth);
+        d_grant.slot_size = std::uint32_t(d_slot_size);
+        if (use_ring) {
+            const std::size_t ring_bytes = s.rdma_depth * s.max_packet_size;
+            d_ring = ibv::allocate_ring(ring_bytes);
+            d_ring_mr = ibv::register_memory(
+                d_queue->pd(), d_ring.get(), ring_bytes, ring_access);
+            d_grant.ring_address = reinterpret_cast<std::uintptr_t>(d_ring.get());
+            d_grant.ring_rkey = d_ring_mr->rkey;
+            d_grant.ring_size = std::uint32_t(ring_bytes);
+            d_grant.rdma_depth = std::uint32_t(s.rdma_depth);
+            d_ring_users = std::move(ring_users);
+            ++*d_ring_users;
+        }
+        // Every receive is posted before the peer may send (before rdma_accept).
+        d_to_repost.reserve(s.recv_depth);
+        for (std::uint32_t i = 0; i < s.recv_depth; i++)
+            d_to_repost.push_back(i);
+        post_receives(d_to_repost.data(), d_to_repost.size());
+        d_to_repost.clear();
+    } catch (...) {
+        if (d_ring_users) // the destructor, which gives the ring back, will not run
+            --*d_ring_users;
+        rdma_reject(d_queue->id(), nullptr, 0);
+        throw;
     }
-    // Every receive is posted before the peer may send (before rdma_accept).
-    d_to_repost.reserve(s.recv_depth);
-    for (std::uint32_t i = 0; i < s.recv_depth; i++)
-        d_to_repost.push_back(i);
-    post_receives(d_to_repost.data(), d_to_repost.size());
-    d_to_repost.clear();
 }
 
 incoming::~incoming()

@@ -100,12 +100,26 @@ public:
     void start_timer(std::chrono::milliseconds period);
 
 private:
+    /*! The id's QP, destroyed before the PD and CQ it uses, also when the
+     * constructor fails after making it. */
+    struct qp_holder {
+        rdma_cm_id* id = nullptr;
+        qp_holder() = default;
+        qp_holder(const qp_holder&) = delete;
+        qp_holder& operator=(const qp_holder&) = delete;
+        ~qp_holder()
+        {
+            if (id)
+                rdma_destroy_qp(id);
+        }
+    };
+
     event_channel_ptr d_channel;
     ibv::cm_id_ptr d_id;
     ibv::comp_channel_ptr d_comp;
     ibv::cq_ptr d_cq;
     ibv::pd_ptr d_pd;
-    bool d_has_qp = false;
+    qp_holder d_qp;
     std::uint32_t d_inline = 0;
     file_descriptor d_timer;
     file_descriptor d_epoll;
@@ -271,10 +285,20 @@ public:
              std::uint16_t port,
              const listen_settings& settings);
     int fd() const override { return d_channel->fd; }
-    std::unique_ptr<link::incoming> accept(boost::asio::ip::address& peer) override;
+    /*! Admission on the connect request: a peer refused is rejected before anything
+     * is made for it. \throws link::accept_failure when its queue pair, memory or
+     * registrations cannot be made (it is rejected) */
+    std::unique_ptr<link::incoming> accept(const link::admit_function& admit) override;
     std::string describe() const override;
 
 private:
+    /*! The connection of the admitted request \p id (taken from it once its queue
+     * holds it), accepted; nullptr when the peer went away. \throws std::system_error,
+     * std::bad_alloc */
+    std::unique_ptr<incoming> make_incoming(ibv::cm_id_ptr& id,
+                                            const boost::asio::ip::address_v4& peer,
+                                            const connect_data& wanted);
+
     event_channel_ptr d_channel;
     ibv::cm_id_ptr d_id;
     listen_settings d_settings;

@@ -158,7 +158,7 @@ queue::queue(event_channel_ptr channel,
                          errno ? errno : ENOMEM,
                          "lower recv_depth, rdma_depth or send_depth (spead_ibv_check "
                          "shows the device's limits)");
-    d_has_qp = true;
+    d_qp.id = d_id.get();
     d_inline = attr.cap.max_inline_data; // what the device granted
     if (ibv_req_notify_cq(d_cq.get(), 0) != 0)
         ibv::throw_error("ibv_req_notify_cq", errno ? errno : EINVAL);
@@ -176,13 +176,9 @@ queue::queue(event_channel_ptr channel,
     }
 }
 
-queue::~queue()
-{
-    if (d_has_qp)
-        rdma_destroy_qp(d_id.get());
-    // d_pd, d_cq, d_comp, d_id, d_channel go in reverse order of declaration; the id
-    // must go before the CQ only through its QP, destroyed above.
-}
+// Members go in reverse order of declaration: the QP, then the PD, CQ and channel it
+// used, then the id and its event channel.
+queue::~queue() = default;
 
 int queue::poll(ibv_wc* wc, int n)
 {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <new>
 
 namespace gr {
 namespace spead {
@@ -22,8 +23,33 @@ constexpr std::size_t min_buffer = 256 * 1024;
 
 framed_incoming::framed_incoming(std::size_t max_packet_size)
     : d_max_packet_size(max_packet_size),
-      d_size(std::max(2 * max_packet_size, min_buffer))
+      d_max_size(std::max(2 * max_packet_size, min_buffer)),
+      d_size(min_buffer)
 {
+}
+
+bool framed_incoming::make_room()
+{
+    // The bytes not yet given (the start of the next packet) to the front: the views
+    // given before were released.
+    if (d_head > 0) {
+        std::memmove(d_buffer.get(), d_buffer.get() + d_head, d_tail - d_head);
+        d_tail -= d_head;
+        d_head = 0;
+    }
+    if (d_buffer && d_tail < d_size)
+        return true;
+    // Made at the first read, not at accept, and grown (doubling) only while one
+    // packet fills it: memory follows what the peer actually sent.
+    const std::size_t size = d_buffer ? std::min(2 * d_size, d_max_size) : d_size;
+    std::unique_ptr<std::uint8_t[]> bigger(new (std::nothrow) std::uint8_t[size]);
+    if (!bigger)
+        return false;
+    if (d_tail > 0)
+        std::memcpy(bigger.get(), d_buffer.get(), d_tail);
+    d_buffer = std::move(bigger);
+    d_size = size;
+    return true;
 }
 
 std::size_t framed_incoming::frame_packets(recv::packet_view* packets, std::size_t n)
@@ -61,15 +87,10 @@ std::ptrdiff_t framed_incoming::receive(recv::packet_view* packets, std::size_t 
         if (d_error != 0)
             return d_error;
     }
-    // No whole packet left: keep the start of the next one at the front (the views
-    // given before were released), and read. The buffer is made at the first read, not
-    // at accept: a connection the reader refuses never gets it.
-    if (!d_buffer)
-        d_buffer.reset(new std::uint8_t[d_size]);
-    if (d_head > 0) {
-        std::memmove(d_buffer.get(), d_buffer.get() + d_head, d_tail - d_head);
-        d_tail -= d_head;
-        d_head = 0;
+    // No whole packet left: read after the start of the next one.
+    if (!make_room()) {
+        d_error = -ENOMEM; // this connection ends; the others go on
+        return d_error;
     }
     const std::ptrdiff_t r = read_bytes(d_buffer.get() + d_tail, d_size - d_tail);
     if (r <= 0)
@@ -91,6 +112,11 @@ std::string framed_incoming::describe_ending(std::ptrdiff_t result) const
         return "it sent a packet of " + std::to_string(d_refused_size) +
                "+ bytes, above max_packet_size (" + std::to_string(d_max_packet_size) +
                "): raise max_packet_size to the sender's packet size";
+    if (result == -ENOMEM)
+        return "no memory for its buffer to grow beyond " + std::to_string(d_size) +
+               " bytes (max_packet_size " + std::to_string(d_max_packet_size) +
+               "): lower max_packet_size or max_connections, or give the process more "
+               "memory";
     if (result == 0)
         return "the peer closed it in the middle of a packet (" +
                std::to_string(unfinished_bytes()) +

@@ -23,10 +23,12 @@ tcp_reader::tcp_reader(stream& owner, const tcp_config& config) : link_reader(ow
     if (!config.has_endpoint())
         throw std::invalid_argument(
             "endpoint: none given; set the address and port to listen on, e.g. :7148");
-    auto l = std::make_unique<transport::tcp_listener>(config.get_endpoint(),
-                                                       config.get_buffer_size(),
-                                                       config.get_peer_timeout(),
-                                                       config.get_max_packet_size());
+    auto l = std::make_unique<transport::tcp_listener>(
+        config.get_endpoint(),
+        config.get_buffer_size(),
+        config.get_peer_timeout(),
+        config.get_max_packet_size(),
+        peer_filter(config.get_allowed_peers()));
     d_bound = l->bound_endpoint();
     listen(std::move(l), link::limits_of(config));
 }
@@ -38,7 +40,8 @@ tcp_reader::tcp_reader(stream& owner, int acceptor, const tcp_config& config)
         transport::adopt_socket(acceptor, transport::socket_role::listening, "acceptor"),
         config.get_buffer_size(),
         config.get_peer_timeout(),
-        config.get_max_packet_size());
+        config.get_max_packet_size(),
+        peer_filter(config.get_allowed_peers()));
     d_bound = l->bound_endpoint();
     listen(std::move(l), link::limits_of(config));
 }

@@ -195,7 +195,8 @@ void set_peer_timeout(int fd, std::chrono::milliseconds timeout)
 tcp_listener::tcp_listener(const tcp::endpoint& endpoint,
                            std::size_t buffer_size,
                            std::chrono::milliseconds peer_timeout,
-                           std::size_t max_packet_size)
+                           std::size_t max_packet_size,
+                           const peer_filter& allowed_peers)
     : d_peer_timeout(peer_timeout), d_max_packet_size(max_packet_size)
 {
     const int family = endpoint.address().is_v6() ? AF_INET6 : AF_INET;
@@ -213,7 +214,10 @@ tcp_listener::tcp_listener(const tcp::endpoint& endpoint,
                              ? " (the port is in use: stop the other receiver or "
                                "choose another port)"
                              : " (is the address one of this host's?)"));
-    if (::listen(d_fd.get(), 64) != 0)
+    // Before listen(): the first connection to come inherits the filter.
+    d_filter = std::make_unique<admission_filter>(d_fd.get(), allowed_peers);
+    // The kernel caps the backlog at net.core.somaxconn: ask for all of it.
+    if (::listen(d_fd.get(), INT_MAX) != 0)
         throw_errno(errno, "listen");
     d_bound = local_endpoint(d_fd.get());
 }
@@ -221,7 +225,8 @@ tcp_listener::tcp_listener(const tcp::endpoint& endpoint,
 tcp_listener::tcp_listener(file_descriptor listening,
                            std::size_t buffer_size,
                            std::chrono::milliseconds peer_timeout,
-                           std::size_t max_packet_size)
+                           std::size_t max_packet_size,
+                           const peer_filter& allowed_peers)
     : d_fd(std::move(listening)),
       d_bound(local_endpoint(d_fd.get())),
       d_peer_timeout(peer_timeout),
@@ -230,27 +235,47 @@ tcp_listener::tcp_listener(file_descriptor listening,
     // Accepted sockets inherit it (its window scale was fixed at listen(): a larger
     // buffer than then may not be used in full).
     set_buffer(d_fd.get(), SO_RCVBUF, buffer_size, "SO_RCVBUF");
+    d_filter = std::make_unique<admission_filter>(d_fd.get(), allowed_peers);
 }
 
-std::unique_ptr<link::incoming> tcp_listener::accept(boost::asio::ip::address& peer)
+tcp_listener::~tcp_listener() = default;
+
+std::unique_ptr<link::incoming> tcp_listener::accept(const link::admit_function& admit)
 {
-    tcp::endpoint from;
-    socklen_t len = socklen_t(from.capacity());
-    const int fd = ::accept4(d_fd.get(), from.data(), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) {
-        const int err = errno;
-        if (err == EAGAIN || err == EWOULDBLOCK || err == EINTR || err == ECONNABORTED)
-            return nullptr;
-        if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM)
-            return nullptr; // transient: the connection waits in the backlog
-        throw_errno(err, "accept on " + describe());
+    for (;;) {
+        tcp::endpoint from;
+        socklen_t len = socklen_t(from.capacity());
+        const int fd =
+            ::accept4(d_fd.get(), from.data(), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            const int err = errno;
+            if (err == EAGAIN || err == EWOULDBLOCK || err == EINTR ||
+                err == ECONNABORTED)
+                return nullptr;
+            if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM)
+                throw link::accept_failure(
+                    err, std::generic_category(), "accept on " + describe());
+            throw_errno(err, "accept on " + describe());
+        }
+        file_descriptor owned(fd);
+        from.resize(len);
+        if (!admit(from.address()))
+            continue; // closed: its data was never acknowledged (the filter)
+        // What fails now fails this connection only.
+        try {
+            d_filter->admit(fd);
+            set_peer_timeout(fd, d_peer_timeout);
+            return std::make_unique<tcp_incoming>(std::move(owned), d_max_packet_size);
+        } catch (const std::system_error& e) {
+            throw link::accept_failure(e.code(), e.what());
+        } catch (const std::bad_alloc&) {
+            throw link::accept_failure(
+                ENOMEM, std::generic_category(), "accept on " + describe());
+        }
     }
-    file_descriptor owned(fd);
-    from.resize(len);
-    peer = from.address();
-    set_peer_timeout(fd, d_peer_timeout);
-    return std::make_unique<tcp_incoming>(std::move(owned), d_max_packet_size);
 }
+
+void tcp_listener::hold(bool held) { d_filter->hold(held); }
 
 std::string tcp_listener::describe() const { return transport::describe(d_bound); }
 

@@ -9,6 +9,7 @@
 #define INCLUDED_SPEAD_TRANSPORT_TCP_SOCKET_H
 
 #include "common/file_descriptor.h"
+#include "tcp_admission_filter.h"
 #include "transport/link/connection.h"
 #include <gnuradio/spead/api.h>
 #include <boost/asio/ip/tcp.hpp>
@@ -34,7 +35,13 @@ SPEAD_API std::string describe(const boost::asio::ip::tcp::endpoint& ep);
  */
 SPEAD_API void set_peer_timeout(int fd, std::chrono::milliseconds timeout);
 
-/*! A listening TCP socket (non-blocking) and its accepted connections. */
+/*!
+ * A listening TCP socket (non-blocking) and its accepted connections. Its backlog is
+ * the kernel's limit (net.core.somaxconn): a burst of connections completes its
+ * handshakes rather than waiting for SYN retries. The data of peers outside
+ * \p allowed_peers, and of every peer while hold(), is not acknowledged before
+ * accept() admits it (admission_filter).
+ */
 class SPEAD_API tcp_listener : public link::listener
 {
 public:
@@ -44,15 +51,22 @@ public:
     tcp_listener(const boost::asio::ip::tcp::endpoint& endpoint,
                  std::size_t buffer_size,
                  std::chrono::milliseconds peer_timeout,
-                 std::size_t max_packet_size);
-    /*! On a socket already listening (adopt_socket()), the rest as above. */
+                 std::size_t max_packet_size,
+                 const peer_filter& allowed_peers = peer_filter());
+    /*! On a socket already listening (adopt_socket()), the rest as above; connections
+     * already in its backlog came before the admission filter. */
     tcp_listener(file_descriptor listening,
                  std::size_t buffer_size,
                  std::chrono::milliseconds peer_timeout,
-                 std::size_t max_packet_size);
+                 std::size_t max_packet_size,
+                 const peer_filter& allowed_peers = peer_filter());
+    ~tcp_listener() override;
 
     int fd() const override { return d_fd.get(); }
-    std::unique_ptr<link::incoming> accept(boost::asio::ip::address& peer) override;
+    /*! \throws link::accept_failure for EMFILE, ENFILE, ENOBUFS and ENOMEM (the
+     * connection waits on in the backlog) */
+    std::unique_ptr<link::incoming> accept(const link::admit_function& admit) override;
+    void hold(bool held) override;
     std::string describe() const override;
     boost::asio::ip::tcp::endpoint bound_endpoint() const { return d_bound; }
 
@@ -61,6 +75,7 @@ private:
     boost::asio::ip::tcp::endpoint d_bound;
     std::chrono::milliseconds d_peer_timeout;
     std::size_t d_max_packet_size;
+    std::unique_ptr<admission_filter> d_filter;
 };
 
 /*! Connects to one TCP receiver (non-blocking connect, poll with a timeout). */

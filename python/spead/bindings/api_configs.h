@@ -48,6 +48,7 @@ struct py_recv_config {
     int bug_compat = 0;
     std::uintptr_t stream_id = 0;
     py::object memory_allocator = py::none(); // as given; config holds its C++ side
+    std::string metrics; // gr-spead's: Prometheus listen address ("": none)
 };
 
 /*! recv.RingStreamConfig: the heap queue's settings of recv::stream_config. */
@@ -95,6 +96,7 @@ struct py_send_config {
     double burst_rate_ratio = default_burst_rate_ratio;
     rate_method method = rate_method::automatic;
     bool allow_hw_rate = true;
+    std::string metrics; // gr-spead's: Prometheus listen address ("": none)
 };
 
 /*! Binds recv.StreamConfig, RingStreamConfig, StreamStatConfig and the receive link

@@ -10,6 +10,7 @@
  * (its configs: api_recv_config.cc; its readers: api_recv_readers.cc). The argument
  * handling of spead2's overloads lives in python/spead/recv/. */
 
+#include "api_metrics.h"
 #include "api_recv_readers.h"
 
 #include <gnuradio/spead/item_ids.h>
@@ -90,6 +91,7 @@ public:
     {
         if (!d_pool)
             throw std::invalid_argument("thread_pool: None; give a spead.ThreadPool()");
+        d_metrics = expose_stream(config.metrics, *d_stream);
     }
 
     ~py_stream()
@@ -259,7 +261,8 @@ private:
     bool d_ended = false;
     bool d_quit = false;
     int d_event_fd = -1;
-    std::thread d_forwarder; // last: joined before the rest goes
+    std::thread d_forwarder;         // joined before the rest goes
+    metrics::registration d_metrics; // last: no scrape reads the stream once it goes
 };
 
 } // namespace

@@ -9,6 +9,7 @@
  * and the group and members python/spead/recv/_chunk.py builds
  * ChunkStreamRingGroup and ChunkStreamGroupMember on. */
 
+#include "api_metrics.h"
 #include "api_recv_chunk.h"
 #include "api_recv_readers.h"
 
@@ -65,6 +66,7 @@ public:
         d_member = &group.group().emplace_back(
             config.config, chunk_config_of(config, chunk_config), config.stream_id);
         group.keep(std::move(pool));
+        d_metrics = expose_stream(config.metrics, *d_member);
     }
 
     recv::chunk_stream_group_member& stream() { return *d_member; }
@@ -78,6 +80,7 @@ private:
     recv::chunk_stream_group_member* d_member;
     py_recv_config d_config;
     py_chunk_stream_config d_chunk_config; // keeps the placement's object alive
+    metrics::registration d_metrics; // goes first, while the member is there
 };
 
 } // namespace

@@ -10,6 +10,7 @@
  * ChunkPlacement), and the ring stream python/spead/recv/_chunk.py builds
  * ChunkRingStream on. */
 
+#include "api_metrics.h"
 #include "api_recv_chunk.h"
 #include "api_recv_readers.h"
 
@@ -80,9 +81,11 @@ public:
             std::move(data_ring),
             std::move(free_ring),
             config.stream_id);
+        d_metrics = expose_stream(config.metrics, *d_stream);
     }
     ~py_chunk_stream()
     {
+        d_metrics = {}; // no scrape reads the stream from here on
         py::gil_scoped_release release;
         d_stream.reset();
     }
@@ -105,6 +108,7 @@ private:
     py_recv_config d_config;
     py_chunk_stream_config d_chunk_config; // keeps the placement's object alive
     std::unique_ptr<recv::chunk_ring_stream> d_stream;
+    metrics::registration d_metrics;
 };
 
 void bind_chunk_placement(py::module& m)

@@ -11,6 +11,7 @@
  * UdpIbvConfig, TcpConfig and RdmaConfig. */
 
 #include "api_link_configs.h"
+#include "api_metrics.h"
 
 #include <gnuradio/spead/memory_allocator.h>
 #include <gnuradio/spead/stats.h>
@@ -184,6 +185,7 @@ void bind_stream_config(py::module& m)
               its_config());
     def_field(
         cls, "max_heap_size", &C::get_max_heap_size, &C::set_max_heap_size, its_config());
+    def_metrics_field<py_recv_config>(cls);
     def_keyword_config(cls)
         .def(
             "add_stat",

@@ -11,6 +11,7 @@
  * any kind (udp, ibverbs, tcp, rdma; api_send_config.cc). */
 
 #include "api_link_configs.h"
+#include "api_metrics.h"
 
 #include "protocol/packetiser.h"
 #include <gnuradio/spead/send_heap.h>
@@ -157,6 +158,7 @@ public:
 
     ~py_send_stream()
     {
+        d_metrics = {}; // no scrape reads the stream from here on
         {
             py::gil_scoped_release release; // sends what is queued, joins the writer
             d_stream.reset();
@@ -185,6 +187,8 @@ public:
                 std::make_unique<Stream>(d_pool->io(), settings, socket..., resolved);
             return 0;
         });
+        const auto [transport, endpoint] = link_labels(resolved);
+        d_metrics = expose_stream(config.metrics, *d_stream, transport, endpoint);
     }
 
     /*! Makes a stream that writes its packets back to back into memory (spead2's
@@ -435,7 +439,8 @@ private:
     int d_event_fd = -1;
     std::uint64_t d_last_token = 0;
     std::unique_ptr<std::stringbuf> d_bytes; // a BytesStream's memory
-    std::unique_ptr<send::stream> d_stream;  // last: goes first, before what it uses
+    std::unique_ptr<send::stream> d_stream;  // goes before what it uses
+    metrics::registration d_metrics; // last: no scrape reads the stream once it goes
 };
 
 /*! _Stream._open(thread_pool, config, link_config) for links of type Link, or with

@@ -10,6 +10,7 @@
  * configs of the streams: UdpConfig, UdpIbvConfig, TcpConfig and RdmaConfig. */
 
 #include "api_link_configs.h"
+#include "api_metrics.h"
 
 #include <cmath>
 
@@ -70,6 +71,7 @@ void bind_stream_config(py::module& m)
             c.method = method;
         });
     def_member_field(cls, "allow_hw_rate", &py_send_config::allow_hw_rate);
+    def_metrics_field<py_send_config>(cls);
     def_keyword_config(cls).def_property_readonly(
         "burst_rate",
         [](const py_send_config& c) { return c.config.get_rate() * c.burst_rate_ratio; },

@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(sink.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(c2013f5b789d899f77dc7de176b361c1)                     */
+/* BINDTOOL_HEADER_FILE_HASH(fd53b78cdb13a6cc048075dd12a1322e)                     */
 /***********************************************************************************/
 
 #include <pybind11/pybind11.h>

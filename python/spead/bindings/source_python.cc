@@ -14,7 +14,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(source.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(6556bf044e67afb19dea38b881a1d126)                     */
+/* BINDTOOL_HEADER_FILE_HASH(9281e930e9af2daa9b183aacba403534)                     */
 /***********************************************************************************/
 
 #include <pybind11/pybind11.h>

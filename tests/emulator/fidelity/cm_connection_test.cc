@@ -9,6 +9,9 @@
 
 #include <fcntl.h>
 
+#include <chrono>
+#include <thread>
+
 namespace {
 
 using namespace cm_test;
@@ -267,13 +270,36 @@ TEST(CmConnection, DestroyingAListenerWithAnUnacknowledgedRequestIsRefused)
     rdma_cm_event* event = nullptr;
     ASSERT_EQ(rdma_get_cm_event(server.channel.get(), &event), 0);
     ASSERT_EQ(event->event, RDMA_CM_EVENT_CONNECT_REQUEST);
-    // librdmacm's rdma_destroy_id waits (forever) for the event's acknowledgement.
+    // librdmacm's rdma_destroy_id waits (forever) for the event's acknowledgement; the
+    // emulator waits a bounded time, then names the bug.
     errno = 0;
     EXPECT_EQ(rdma_destroy_id(server.id.get()), -1);
     EXPECT_EQ(errno, EBUSY);
     id_ptr accepted(event->id);
     ASSERT_EQ(rdma_ack_cm_event(event), 0);
     EXPECT_EQ(rdma_destroy_id(server.id.release()), 0);
+}
+
+TEST(CmConnection, DestroyingAnIdWaitsForTheEventAnotherThreadIsHandling)
+{
+    // rping's shape: a CM thread reads DISCONNECTED and prints before acknowledging it,
+    // while the main thread, done, destroys the id. librdmacm waits for the ack.
+    connected_pair pair;
+    ASSERT_EQ(rdma_disconnect(pair.accepted.get()), 0);
+    rdma_cm_event* event = nullptr;
+    ASSERT_EQ(rdma_get_cm_event(pair.client.channel.get(), &event), 0);
+    ASSERT_EQ(event->event, RDMA_CM_EVENT_DISCONNECTED) << rdma_event_str(event->event);
+    std::thread handler([event] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        rdma_ack_cm_event(event);
+    });
+    const auto start = std::chrono::steady_clock::now();
+    errno = 0;
+    const int status = rdma_destroy_id(pair.client.id.release());
+    const auto waited = std::chrono::steady_clock::now() - start;
+    handler.join();
+    EXPECT_EQ(status, 0) << strerror(errno);
+    EXPECT_GE(waited, std::chrono::milliseconds(250));
 }
 
 TEST(CmConnection, ThePsnAQpIsGivenBeforeConnectingIsTheOneTheRequestAnnounces)

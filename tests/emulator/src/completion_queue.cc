@@ -126,18 +126,18 @@ int completion_queue::poll_one()
     return 0;
 }
 
-void completion_queue::inject_overrun()
+bool completion_queue::inject_overrun()
 {
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         if (m_overrun)
-            return;
+            return false;
         m_overrun = true;
     }
     warn(
         "CQ %u overrun injected: IBV_EVENT_CQ_ERR raised, ibv_poll_cq fails once drained",
         m_shell.verbs.handle);
-    m_context.async_events().post(IBV_EVENT_CQ_ERR, verbs());
+    return true;
 }
 
 int completion_queue::arm(bool solicited_only)

@@ -73,7 +73,9 @@ public:
     const ibv_wc& current() const { return m_current; }
     int arm(bool solicited_only);
     // An injected overrun (SPEAD_EMU_FAULT_CQ_OVERRUN): as if the ring had filled.
-    void inject_overrun();
+    // \return false if it had already overrun. Its IBV_EVENT_CQ_ERR is the caller's to
+    // post (fault_injection.cc may hold it back).
+    bool inject_overrun();
     // Forget the completions of a QP being reset or destroyed.
     void remove_entries_of(const queue_pair* qp);
     // Forget the completions of a WQ leaving RESET (what mlx5's provider does).

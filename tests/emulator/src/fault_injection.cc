@@ -4,6 +4,10 @@
 // Faults a test injects into an emulated device, reported on the contexts' async fds as
 // rdma-core reports them (ibv_get_async_event(3)): spead_emu_inject_fault and
 // spead_emu_set_frame_faults (version node SPEAD_EMU_PRIVATE_1).
+//
+// SPEAD_EMU_FAULT_EVENT_DELAY_MS=N: a fault's async events come N ms after the fault
+// took effect (the injecting call waits that long), as a driver's event may trail the
+// failure a polling thread already saw: a verb fails before its cause can be read.
 #include "fault_injection.h"
 
 #include "completion_queue.h"
@@ -15,8 +19,12 @@
 #include <spead_emu/extensions.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <thread>
+#include <vector>
 
 namespace spead_emu {
 namespace {
@@ -39,6 +47,36 @@ uint32_t next_random(uint64_t& state)
     return static_cast<uint32_t>((state * 0x2545f4914f6cdd1dull) >> 32);
 }
 
+// An async event a fault raises, posted once the fault has taken effect.
+struct pending_event {
+    async_event_queue* queue;
+    ibv_event_type type;
+    const void* element;
+};
+using pending_events = std::vector<pending_event>;
+
+// SPEAD_EMU_FAULT_EVENT_DELAY_MS (see the top).
+std::chrono::milliseconds event_delay()
+{
+    const char* value = getenv("SPEAD_EMU_FAULT_EVENT_DELAY_MS");
+    return std::chrono::milliseconds(value ? atoi(value) : 0);
+}
+
+// Posts \p events, event_delay() after the fault: without a delay at once.
+void post_after_delay(const pending_events& events)
+{
+    const auto delay = event_delay();
+    if (delay.count() > 0) {
+        warn("holding %zu async event(s) back for %lld ms "
+             "(SPEAD_EMU_FAULT_EVENT_DELAY_MS)",
+             events.size(),
+             static_cast<long long>(delay.count()));
+        std::this_thread::sleep_for(delay);
+    }
+    for (const pending_event& e : events)
+        e.queue->post(e.type, e.element);
+}
+
 emulated_device* find_device(const char* name)
 {
     if (name == nullptr)
@@ -49,9 +87,9 @@ emulated_device* find_device(const char* name)
     return nullptr;
 }
 
-// Every QP of the device to ERR (flushing what is outstanding); with \p event, each
-// one named in an async event. \return how many QPs broke.
-int break_queue_pairs(emulated_device& device, const char* reason, bool event)
+// Every QP of the device to ERR (flushing what is outstanding); with \p events, each
+// one's IBV_EVENT_QP_FATAL goes there. \return how many QPs broke.
+int break_queue_pairs(emulated_device& device, const char* reason, pending_events* events)
 {
     int broken = 0;
     device.for_each_context([&](device_context& context) {
@@ -60,14 +98,15 @@ int break_queue_pairs(emulated_device& device, const char* reason, bool event)
             if (!qp->break_for_fault(reason))
                 continue;
             broken++;
-            if (event)
-                context.async_events().post(IBV_EVENT_QP_FATAL, qp->verbs());
+            if (events)
+                events->push_back(
+                    { &context.async_events(), IBV_EVENT_QP_FATAL, qp->verbs() });
         }
     });
     return broken;
 }
 
-int overrun_completion_queues(emulated_device& device)
+int overrun_completion_queues(emulated_device& device, pending_events& events)
 {
     int overrun = 0;
     device.for_each_context([&](device_context& context) {
@@ -75,7 +114,9 @@ int overrun_completion_queues(emulated_device& device)
         for (completion_queue* cq : context.completion_queues) {
             if (cq->attached_queue_pairs == 0)
                 continue;
-            cq->inject_overrun();
+            if (cq->inject_overrun())
+                events.push_back(
+                    { &context.async_events(), IBV_EVENT_CQ_ERR, cq->verbs() });
             overrun++;
             for (queue_pair* qp : context.queue_pairs)
                 if (qp->uses(*cq))
@@ -107,23 +148,44 @@ int inject(emulated_device& device, int fault)
         faults.set_port_down(false);
         post_device_event(device, IBV_EVENT_PORT_ACTIVE, 1);
         return 0;
-    case SPEAD_EMU_FAULT_QP_FATAL:
+    case SPEAD_EMU_FAULT_QP_FATAL: {
         warn("%s: QPs to the error state (injected): IBV_EVENT_QP_FATAL", name);
-        return break_queue_pairs(device, "an injected QP_FATAL", true) > 0 ? 0 : ENOENT;
-    case SPEAD_EMU_FAULT_CQ_OVERRUN:
-        return overrun_completion_queues(device) > 0 ? 0 : ENOENT;
+        pending_events events;
+        const int broken = break_queue_pairs(device, "an injected QP_FATAL", &events);
+        post_after_delay(events);
+        return broken > 0 ? 0 : ENOENT;
+    }
+    case SPEAD_EMU_FAULT_CQ_OVERRUN: {
+        pending_events events;
+        const int overrun = overrun_completion_queues(device, events);
+        post_after_delay(events);
+        return overrun > 0 ? 0 : ENOENT;
+    }
     case SPEAD_EMU_FAULT_DEVICE_REMOVED:
         faults.set_removed();
         [[fallthrough]];
-    case SPEAD_EMU_FAULT_DEVICE_FATAL:
+    case SPEAD_EMU_FAULT_DEVICE_FATAL: {
         warn("%s: %s (injected): IBV_EVENT_DEVICE_FATAL; verbs fail with EIO from now on",
              name,
              faults.removed() ? "device removed" : "fatal device error");
-        // The event first, as the driver dispatches it before it flushes the queues.
-        post_device_event(device, IBV_EVENT_DEVICE_FATAL, 0);
+        // The event first, as the driver dispatches it before it flushes the queues;
+        // with a delay, after (a reader's verbs fail before it can read the cause).
+        const bool late = event_delay().count() > 0;
+        if (!late)
+            post_device_event(device, IBV_EVENT_DEVICE_FATAL, 0);
         faults.set_fatal();
-        break_queue_pairs(device, "a fatal device error", false);
+        break_queue_pairs(device, "a fatal device error", nullptr);
+        if (late) {
+            pending_events events;
+            device.for_each_context([&](device_context& context) {
+                events.push_back({ &context.async_events(),
+                                   IBV_EVENT_DEVICE_FATAL,
+                                   reinterpret_cast<const void*>(std::uintptr_t(0)) });
+            });
+            post_after_delay(events);
+        }
         return 0;
+    }
     default:
         return EINVAL;
     }

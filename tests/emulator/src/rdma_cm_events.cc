@@ -169,9 +169,11 @@ cm_id_shell* owner_of(const rdma_cm_event& event)
 
 } // namespace
 
-int unacknowledged_events(cm_id_shell* shell)
+int wait_for_acknowledgements(cm_id_shell* shell, std::chrono::milliseconds bound)
 {
-    std::lock_guard<std::mutex> lock(shell->mutex);
+    std::unique_lock<std::mutex> lock(shell->mutex);
+    shell->acknowledged.wait_for(
+        lock, bound, [shell] { return shell->events_unacknowledged == 0; });
     return shell->events_unacknowledged;
 }
 
@@ -205,14 +207,14 @@ int rdma_get_cm_event(rdma_event_channel* channel, rdma_cm_event** event)
             return -1;
         rdma_cm_event* next = nullptr;
         {
+            // Taken and counted under one lock: rdma_destroy_id discards the id's queued
+            // events and then waits for the count, so no event escapes both.
             std::lock_guard<std::mutex> lock(shell->mutex);
             if (shell->queue.empty())
                 continue;
             next = &shell->queue.front()->event;
             shell->queue.pop_front();
-        }
-        spead_emu::cm_id_shell* owner = spead_emu::owner_of(*next);
-        {
+            spead_emu::cm_id_shell* owner = spead_emu::owner_of(*next);
             std::lock_guard<std::mutex> owner_lock(owner->mutex);
             owner->events_unacknowledged++;
         }
@@ -230,11 +232,11 @@ int rdma_ack_cm_event(rdma_cm_event* event)
         return -1;
     }
     spead_emu::cm_id_shell* owner = spead_emu::owner_of(*event);
-    {
-        std::lock_guard<std::mutex> lock(owner->mutex);
-        owner->events_unacknowledged--;
-    }
     delete reinterpret_cast<spead_emu::cm_event_shell*>(event);
+    // Notified under the lock: a waiting rdma_destroy_id frees the id once it has it.
+    std::lock_guard<std::mutex> lock(owner->mutex);
+    owner->events_unacknowledged--;
+    owner->acknowledged.notify_all();
     return 0;
 }
 

@@ -12,6 +12,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include <condition_variable>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -83,6 +85,7 @@ struct cm_id_shell {
     bool destroying = false;
     bool disconnect_sent = false;
     int events_unacknowledged = 0; // read by rdma_get_cm_event, not yet acknowledged
+    std::condition_variable acknowledged; // events_unacknowledged went down
     cm_peer_parameters local;
     cm_peer_parameters peer;
     ibv_sa_path_rec path{};
@@ -111,8 +114,11 @@ void post_cm_event(cm_id_shell* shell,
 // Drops the id's queued events (destroy) or moves them to its new channel (migrate).
 void discard_cm_events(cm_id_shell* shell);
 void move_cm_events(cm_id_shell* shell, cm_channel_shell* from, cm_channel_shell* to);
-// Events of the id the application read and has not acknowledged.
-int unacknowledged_events(cm_id_shell* shell);
+// Waits up to `bound` for the application to acknowledge the events of the id it read
+// (another thread may be handling one); returns how many are still unacknowledged.
+// Counted when read, under the channel's lock, so once the id's queued events are
+// discarded no reader can add to the count.
+int wait_for_acknowledgements(cm_id_shell* shell, std::chrono::milliseconds bound);
 // librdmacm's synchronous ids: waits for the id's next event on its own channel, keeps it
 // in id->event and turns a failure into -1 and errno as librdmacm does.
 int complete_synchronously(cm_id_shell* shell);

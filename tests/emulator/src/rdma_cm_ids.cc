@@ -79,18 +79,24 @@ int rdma_destroy_id(rdma_cm_id* id)
         rdma_ack_cm_event(id->event);
         id->event = nullptr;
     }
-    if (const int unacknowledged = spead_emu::unacknowledged_events(shell)) {
+    // As librdmacm: the id is destroyed (its connection closed, its queued events
+    // dropped), then the call waits for the events already read to be acknowledged,
+    // typically by another thread handling one. Where hardware would wait forever, the
+    // emulator names the bug and refuses; the id stays valid for the late acks.
+    spead_emu::stop_connection(shell);
+    spead_emu::discard_cm_events(shell);
+    constexpr std::chrono::seconds acknowledgement_bound{ 2 };
+    if (const int unacknowledged =
+            spead_emu::wait_for_acknowledgements(shell, acknowledgement_bound)) {
         spead_emu::warn(
-            "rdma_destroy_id: %d event(s) of this id were read but not "
-            "acknowledged; refused with EBUSY. ON HARDWARE THIS CALL HANGS until "
+            "rdma_destroy_id: %d event(s) of this id were read and not acknowledged "
+            "within %lld s; refused with EBUSY. ON HARDWARE THIS CALL HANGS until "
             "rdma_ack_cm_event is called for each",
-            unacknowledged);
+            unacknowledged,
+            static_cast<long long>(acknowledgement_bound.count()));
         errno = EBUSY;
         return -1;
     }
-    // Closing the CM connection is the peer's DISCONNECTED, as a DREQ would be.
-    spead_emu::stop_connection(shell);
-    spead_emu::discard_cm_events(shell);
     spead_emu::destroy_channel_shell(shell->owned_channel);
     delete shell;
     return 0;

@@ -1,8 +1,8 @@
 /* Copyright 2026 gr-spead authors
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// rdma_hostile_peer HOST PORT MODE: a peer of a live gr-spead rdma source that
-// connects as a gr-spead sender would (rdma_cm, the connect private data of
+// rdma_hostile_peer HOST PORT MODE [LEAVE_FILE]: a peer of a live gr-spead rdma source
+// that connects as a gr-spead sender would (rdma_cm, the connect private data of
 // transport/rdma/rdma_link.h), then breaks the protocol one way, and waits for the
 // source to end the connection (the CM's DISCONNECTED). rdma-case's hostile and
 // admission cases run it beside a good sender, which must be unharmed.
@@ -18,7 +18,10 @@
 //   non-spead       a SendRecv message that is not a SPEAD packet
 //   malformed       a SendRecv message with a SPEAD header but no PAYLOAD_LENGTH: a
 //                   bad packet to count, as a datagram is, not a reason to end the
-//                   connection, so the peer stays connected until the source stops
+//                   connection, so the peer stays connected until the source stops,
+//                   or (given LEAVE_FILE) until that file exists: then it disconnects
+//                   itself (a stop heap ends only its sender's connection, so the
+//                   source's stream ends once this peer too has gone)
 //
 // Prints "granted: ..." once connected, then "disconnected by the source" and exits 0
 // when the source ended it within 10 s (idle: or refused it before it was
@@ -92,8 +95,8 @@ void expect(rdma_event_channel* channel,
 
 int main(int argc, char** argv)
 {
-    if (argc != 4) {
-        std::fprintf(stderr, "usage: rdma_hostile_peer HOST PORT MODE\n");
+    if (argc != 4 && !(argc == 5 && std::string(argv[3]) == "malformed")) {
+        std::fprintf(stderr, "usage: rdma_hostile_peer HOST PORT MODE [LEAVE_FILE]\n");
         return 2;
     }
     const std::string mode = argv[3];
@@ -222,6 +225,20 @@ int main(int argc, char** argv)
             die("the malformed message was not delivered");
         std::printf("sent the malformed message\n");
         std::fflush(stdout);
+    }
+    if (argc == 5) {
+        for (int i = 0; i < 600 && ::access(argv[4], F_OK) != 0; i++)
+            usleep(50000);
+        if (rdma_disconnect(id) != 0)
+            die("rdma_disconnect");
+        rdma_cm_event* event = next_event(channel, 10000);
+        if (!event || event->event != RDMA_CM_EVENT_DISCONNECTED) {
+            std::printf("no DISCONNECTED after leaving\n");
+            return 1;
+        }
+        rdma_ack_cm_event(event);
+        std::printf("left after %s\n", mode.c_str());
+        return 0;
     }
     // The source must end the connection: DISCONNECTED (or the QP's error first).
     for (;;) {

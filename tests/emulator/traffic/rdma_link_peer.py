@@ -58,10 +58,13 @@ def heap_bytes(i):
 def source(port, max_connections, allowed, heaps, expects):
     from gnuradio import blocks, gr
     tb = gr.top_block()
+    # SOURCE_MAX_PACKET_SIZE: smaller connections (rdma-case exhausted locks little).
+    sized = {"max_packet_size": int(os.environ["SOURCE_MAX_PACKET_SIZE"])} \
+        if "SOURCE_MAX_PACKET_SIZE" in os.environ else {}
     rx = spead.source(transport="rdma", endpoints=f"verbs://:{port}", item_type="int8",
                       payload_item=PAYLOAD_ITEM, max_heap_size=1 << 16,
                       max_connections=max_connections,
-                      allowed_peers="" if allowed == "-" else allowed)
+                      allowed_peers="" if allowed == "-" else allowed, **sized)
     out = blocks.vector_sink_b()
     tb.connect(rx, out)
     print("listening", flush=True)

@@ -89,6 +89,11 @@ spead_discover_ibv_gtests(spead_ibv_nic_fault_tests ibv.faults.cx5
     ENVIRONMENT SPEAD_EMU_MODEL=cx5
     EXCLUDE Modes/NicFaults.QueuePairInTheErrorStateIsResetCountedAndReceivesAgain/comp_vector
             Modes/NicFaults.QueuePairInTheErrorStateIsResetCountedAndReceivesAgain/busy_poll)
+# Again with each fault's async event 300 ms late (after the reader's verbs fail, as a
+# driver's event may trail the failure): the stream still ends with the cause, in both
+# polling modes.
+spead_discover_ibv_gtests(spead_ibv_nic_fault_tests ibv.faults.late-event
+    ENVIRONMENT SPEAD_EMU_FAULT_EVENT_DELAY_MS=300)
 # The sender (send::udp_ibv_stream) over a port that goes down and a fatal device.
 add_executable(spead_ibv_nic_fault_sender_tests nic_fault_sender_test.cc)
 target_link_libraries(spead_ibv_nic_fault_sender_tests PRIVATE spead_ibv_test_support)

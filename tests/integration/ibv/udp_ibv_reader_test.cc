@@ -576,8 +576,17 @@ TEST(ReceiveFrames, MalformedFramesAreRejectedAndCounted)
 
     for (const auto* frame : { &with_options, &fragment, &truncated, &good })
         wire.send(*frame);
-    const auto got = take(rs, 1);
-    ASSERT_EQ(got.size(), 1u);
+    // One frame to wait for: 20 s, as the emulated NIC under ThreadSanitizer on a busy
+    // machine once took more than 5 s; what the NIC saw says where a miss was.
+    const auto got = take(rs, 1, 20s);
+    const auto nic = truth.counters();
+    ASSERT_EQ(got.size(), 1u) << "the NIC delivered " << nic.rx_frames_delivered
+                              << ", dropped (no receive) "
+                              << nic.rx_frames_dropped_no_receive
+                              << ", dropped (QP not ready) "
+                              << nic.rx_frames_dropped_qp_not_ready << "; the reader saw "
+                              << rs.get_stats()[recv_stat::packets] << " packets, "
+                              << frames_rejected(rs.get_stats()) << " rejected";
     expect_test_heap(got[0], 4, 500);
     ASSERT_TRUE(wait_for([&] { return frames_rejected(rs.get_stats()) >= 3; }, 5s));
     rs.stop();

@@ -44,9 +44,9 @@ round-robin to them (one substream each); control heaps go to all.
 
 The payload is copied once into one of 8 send slots, so the flowgraph keeps running
 while heaps are on the wire; when all slots are busy, work() waits (backpressure).
-The upstream buffer must hold the largest packet (set its min output buffer to
-twice the largest packet); a longer packet is dropped and counted
-(packets_dropped_too_large).
+A packet longer than the upstream buffer is taken in parts and sent as one heap:
+no min output buffer needs setting. At stop() every destination gets a stop heap,
+whatever was sent.
 
 Message ports: `descriptors` (in: dicts as spead.source emits them) and `stats` (out:
 a dict of every counter every stats_interval seconds while data flows).

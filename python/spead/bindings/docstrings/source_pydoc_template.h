@@ -73,8 +73,10 @@ option name, as C++ may: `source::make(source_config({{"vlen", 4}}))`.)doc";
 
 static const char* __doc_gr_spead_source_stats = R"doc(Every counter of the current run (or of the last one after stop()), by
 name: the stream's counters (docs/statistics.md) and the block's
-heaps_without_payload, heaps_dropped_partial_item and
-heaps_dropped_too_large_for_output.)doc";
+heaps_without_payload, heaps_dropped_partial_item,
+heaps_dropped_too_large_for_output, heaps_output, bytes_output and
+descriptors_type_mismatch (payload descriptors whose type contradicts
+item_type).)doc";
 
 static const char* __doc_gr_spead_source_bound_endpoints = R"doc(Address:port each udp socket is bound to (one per distinct port; 0.0.0.0 when
 several addresses share a port), or each endpoint an ibverbs flow steers; empty
