@@ -201,6 +201,7 @@ public:
         d_bytes = std::make_unique<std::stringbuf>();
         d_stream =
             std::make_unique<send::streambuf_stream>(d_pool->io(), *d_bytes, settings);
+        d_metrics = expose_stream(config.metrics, *d_stream, "memory", "bytes");
     }
 
     /*! What a BytesStream has written, once every queued heap has been sent. */
