@@ -80,7 +80,7 @@ private:
     recv::chunk_stream_group_member* d_member;
     py_recv_config d_config;
     py_chunk_stream_config d_chunk_config; // keeps the placement's object alive
-    metrics::registration d_metrics; // goes first, while the member is there
+    metrics::registration d_metrics;       // goes first, while the member is there
 };
 
 } // namespace
