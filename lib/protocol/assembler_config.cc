@@ -23,6 +23,10 @@ void assembler_config::validate() const
             "largest heap payload the stream carries");
     if (max_item_pointers < 1)
         throw std::invalid_argument("max_item_pointers must be at least 1");
+    if (substreams < 1)
+        throw std::invalid_argument(
+            "substreams must be at least 1 (windows of max_heaps live heaps, chosen by "
+            "heap cnt modulo substreams; 1: one window)");
 }
 
 } // namespace recv

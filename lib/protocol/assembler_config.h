@@ -40,6 +40,19 @@ struct SPEAD_API assembler_config {
     std::size_t max_fragments = 0;
     /*! Item pointers per heap. */
     std::size_t max_item_pointers = 65536;
+    /*! Windows of max_heaps live heaps each, a heap's chosen by its cnt modulo
+     * substreams (spead2's substreams): a heap is evicted only by newer heaps of its
+     * own window. */
+    std::size_t substreams = 1;
+    /*! Heaps without HEAP_SIZE are assembled (their extent is their size); false: a
+     * packet without HEAP_SIZE is rejected (packets_unsized). */
+    bool allow_unsized_heaps = true;
+    /*! Packets of a heap are placed in any order; false (spead2's default): a heap
+     * starts with its first bytes (offset 0) and each packet must continue where the
+     * heap's bytes end (others: packets_out_of_order). */
+    bool allow_out_of_order = true;
+    /*! Payloads are copied with non-temporal stores (memcpy_nontemporal()). */
+    bool nontemporal_copies = false;
 
     /*! \throws std::invalid_argument naming the field and the fix */
     void validate() const;

@@ -8,6 +8,7 @@
 #include "protocol/chunk_assembler.h"
 #include "protocol/endian.h"
 #include "protocol/item_pointer.h"
+#include "protocol/payload_copy.h"
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -68,7 +69,10 @@ bool chunk_assembler::add_repeat(const std::uint8_t* data, std::size_t size)
     if (!r || !d_repeat.match(data, size, begin, length) || !r->data ||
         !r->received.extend_last(begin, begin + length))
         return false;
-    std::memcpy(r->data + begin, data + repeat_header::header_bytes, std::size_t(length));
+    copy_payload(d_config.nontemporal_copies,
+                 r->data + begin,
+                 data + repeat_header::header_bytes,
+                 std::size_t(length));
     d_last = r;
     committed(*r, length);
     return true;
@@ -186,7 +190,10 @@ chunk_assembler::stage(record& r, const packet_header& packet, copy_ticket* tick
         return result::refused;
     }
     if (!ticket) { // add_packet(): copied now, with nothing in flight
-        std::memcpy(r.data + begin, packet.payload, std::size_t(packet.payload_length));
+        copy_payload(d_config.nontemporal_copies,
+                     r.data + begin,
+                     packet.payload,
+                     std::size_t(packet.payload_length));
         // Learnt before committed(), which may release the heap (and forget it). Only
         // from a packet that gives the heap's own size: match() bounds by it.
         if (d_repeat_record != &r)

@@ -43,6 +43,8 @@ struct SPEAD_API chunk_config {
     /*! drop: an incomplete heap is output as zeros; deliver: as received, the missing
      * bytes zeroed. */
     recv::incomplete_heaps incomplete = recv::incomplete_heaps::drop;
+    /*! Payloads are copied with non-temporal stores (memcpy_nontemporal()). */
+    bool nontemporal_copies = false;
 
     /*! \throws std::invalid_argument naming the field, the value and the fix */
     void validate() const;

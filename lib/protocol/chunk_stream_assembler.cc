@@ -10,6 +10,7 @@
 #include "chunk_stream_assembler.h"
 #include "endian.h"
 #include "fragment_limit.h"
+#include "payload_copy.h"
 #include <gnuradio/spead/item_ids.h>
 #include <algorithm>
 #include <cstring>
@@ -19,7 +20,7 @@ namespace gr {
 namespace spead {
 
 chunk_stream_assembler::chunk_stream_assembler(const recv::chunk_stream_config& config,
-                                               std::size_t max_heaps,
+                                               const recv::assembler_config& limits,
                                                acquire_fn acquire,
                                                ready_fn ready,
                                                head_fn head_updated)
@@ -29,8 +30,10 @@ chunk_stream_assembler::chunk_stream_assembler(const recv::chunk_stream_config& 
       d_ready(std::move(ready)),
       d_head_updated(std::move(head_updated)),
       d_custom(config.get_stats()),
-      d_heaps(std::max<std::size_t>(max_heaps, 1)),
-      d_window(config.get_max_chunks(), nullptr)
+      d_heaps(std::max<std::size_t>(limits.max_heaps, 1)),
+      d_window(config.get_max_chunks(), nullptr),
+      d_in_order(!limits.allow_out_of_order),
+      d_nontemporal(limits.nontemporal_copies)
 {
     if (!d_place)
         throw std::invalid_argument(
@@ -119,6 +122,24 @@ void chunk_stream_assembler::retire(live_heap& h, recv_stat incomplete_stat)
     h.live = false;
 }
 
+bool chunk_stream_assembler::ask_placement(const std::uint8_t* data,
+                                           const packet_header& p)
+{
+    recv::chunk_place_data& d = d_place_data;
+    d.packet = data;
+    d.packet_size = std::size_t(p.payload + p.payload_length - data);
+    d.chunk_id = -1;
+    d.heap_index = 0;
+    d.heap_offset = 0;
+    d.extra_offset = 0;
+    d.extra_size = 0;
+    d_place->place(&d, sizeof(d));
+    if (d.chunk_id >= 0)
+        return true;
+    d_batch_stats[stat_index(d_rejected)]++;
+    return false;
+}
+
 chunk_stream_assembler::live_heap&
 chunk_stream_assembler::start_heap(const std::uint8_t* data, const packet_header& p)
 {
@@ -135,19 +156,9 @@ chunk_stream_assembler::start_heap(const std::uint8_t* data, const packet_header
     h.chunk = nullptr;
     h.chunk_id = -1;
 
-    recv::chunk_place_data& d = d_place_data;
-    d.packet = data;
-    d.packet_size = std::size_t(p.payload + p.payload_length - data);
-    d.chunk_id = -1;
-    d.heap_index = 0;
-    d.heap_offset = 0;
-    d.extra_offset = 0;
-    d.extra_size = 0;
-    d_place->place(&d, sizeof(d));
-    if (d.chunk_id < 0) {
-        d_batch_stats[stat_index(d_rejected)]++;
+    if (!ask_placement(data, p))
         return h;
-    }
+    const recv::chunk_place_data& d = d_place_data;
     recv::stream_chunk* c = chunk_for(d.chunk_id);
     if (!c) {
         if (std::uint64_t(d.chunk_id) < d_head)
@@ -220,7 +231,16 @@ bool chunk_stream_assembler::add_packet(const std::uint8_t* data, std::size_t si
     d_stats[recv_stat::packets]++;
     live_heap* h = find(p.heap_cnt);
     if (!h) {
+        if (d_in_order && p.payload_offset != 0) {
+            // In order only (as spead2 without allow_out_of_order): a heap starts with
+            // its first bytes.
+            d_stats[recv_stat::packets_out_of_order]++;
+            return true;
+        }
         if (read_items(p, d_items_of_place, d_item_values)) {
+            // As spead2, the placement sees the stop heap's first packet as any
+            // other's (and rejects it: rejected_heaps); the stop ends the stream.
+            ask_placement(data, p);
             d_stats[recv_stat::stop_heaps]++;
             d_stop_seen = true;
             return false;
@@ -235,6 +255,9 @@ bool chunk_stream_assembler::add_packet(const std::uint8_t* data, std::size_t si
             d_stats[recv_stat::single_packet_heaps]++;
     } else if (!p.has_heap_size || p.heap_size != h->heap_size) {
         d_stats[recv_stat::packets_heap_size_mismatch]++;
+        return true;
+    } else if (d_in_order && p.payload_offset > h->received) {
+        d_stats[recv_stat::packets_out_of_order]++; // a gap: refused in order only
         return true;
     }
     if (p.payload_length == 0) {
@@ -254,9 +277,10 @@ bool chunk_stream_assembler::add_packet(const std::uint8_t* data, std::size_t si
     if (!h->chunk) {
         d_stats[recv_stat::packets_refused_heap]++;
     } else {
-        std::memcpy(h->chunk->data + h->heap_offset + p.payload_offset,
-                    p.payload,
-                    p.payload_length);
+        copy_payload(d_nontemporal,
+                     h->chunk->data + h->heap_offset + p.payload_offset,
+                     p.payload,
+                     p.payload_length);
         if (const std::size_t presence = d_config.get_packet_presence_payload_size())
             h->chunk->present[h->heap_index + p.payload_offset / presence] = 1;
     }

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_PROTOCOL_CHUNK_STREAM_ASSEMBLER_H
 #define INCLUDED_SPEAD_PROTOCOL_CHUNK_STREAM_ASSEMBLER_H
 
+#include "assembler_config.h"
 #include "interval_set.h"
 #include "packet_decoder.h"
 #include <gnuradio/spead/api.h>
@@ -45,9 +46,10 @@ public:
     /*! The oldest chunk id of the window moved on to this. */
     using head_fn = std::function<void(std::uint64_t)>;
 
-    /*! \throws std::invalid_argument when the config has no placement */
+    /*! \p limits: max_heaps (live heaps), allow_out_of_order and nontemporal_copies
+     * are used. \throws std::invalid_argument when the config has no placement */
     chunk_stream_assembler(const recv::chunk_stream_config& config,
-                           std::size_t max_heaps,
+                           const recv::assembler_config& limits,
                            acquire_fn acquire,
                            ready_fn ready,
                            head_fn head_updated = head_fn());
@@ -89,6 +91,9 @@ private:
     };
 
     live_heap* find(std::uint64_t cnt);
+    /*! Asks the placement where the heap of \p h goes (d_place_data); false when it
+     * rejects it (counted in rejected_heaps). */
+    bool ask_placement(const std::uint8_t* data, const packet_header& h);
     live_heap& start_heap(const std::uint8_t* data, const packet_header& h);
     /*! The chunk for \p chunk_id, moving the window on; null behind it. */
     recv::stream_chunk* chunk_for(std::int64_t chunk_id);
@@ -120,6 +125,8 @@ private:
     std::uint64_t d_tail = 0;
     recv_stats d_stats;
     bool d_stop_seen = false;
+    const bool d_in_order;    //!< !allow_out_of_order
+    const bool d_nontemporal; //!< nontemporal_copies
 };
 
 } // namespace spead

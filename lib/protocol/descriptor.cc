@@ -136,7 +136,7 @@ std::vector<std::uint8_t> encode_descriptor(const descriptor& d, const flavour& 
     }
     // PySPEAD marked variable dimensions with 2; a PySPEAD peer expects that.
     const std::uint8_t variable_flag =
-        pyspead ? shape_flag_variable_pyspead : shape_flag_variable;
+        f.shape_bit_1() ? shape_flag_variable_pyspead : shape_flag_variable;
     for (const std::int64_t dimension : d.shape) {
         const bool variable = dimension < 0;
         p[0] = variable ? variable_flag : 0;

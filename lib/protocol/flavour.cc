@@ -13,8 +13,14 @@ namespace gr {
 namespace spead {
 
 flavour::flavour(int heap_address_bits, bool pyspead_descriptor_widths)
+    : flavour(heap_address_bits, pyspead_descriptor_widths, pyspead_descriptor_widths)
+{
+}
+
+flavour::flavour(int heap_address_bits, bool pyspead_descriptor_widths, bool shape_bit_1)
     : d_heap_address_bits(heap_address_bits),
-      d_pyspead_descriptor_widths(pyspead_descriptor_widths)
+      d_pyspead_descriptor_widths(pyspead_descriptor_widths),
+      d_shape_bit_1(shape_bit_1)
 {
     if (heap_address_bits < 8 || heap_address_bits > 56 || heap_address_bits % 8 != 0)
         throw std::invalid_argument(

@@ -9,6 +9,7 @@
 #include "heap_assembler.h"
 #include "heap_freeze.h"
 #include "item_pointer.h"
+#include "payload_copy.h"
 #include <gnuradio/spead/item_ids.h>
 #include <algorithm>
 #include <cstring>
@@ -27,8 +28,9 @@ heap_assembler::heap_assembler(const assembler_config& config,
       d_fragments(fragment_limit::choose(config.max_fragments, config.max_heap_size)),
       d_pool(std::move(pool)),
       d_ready(std::move(ready)),
-      d_slots(config.max_heaps),
-      d_live(config.max_heaps),
+      d_slots(config.max_heaps * config.substreams),
+      d_live(config.max_heaps * config.substreams),
+      d_window_next(config.substreams),
       d_retired(config.retired_history)
 {
     d_config.validate();
@@ -81,7 +83,8 @@ inline bool heap_assembler::append_in_order(slot& s,
 {
     detail::heap_storage& h = *s.storage;
     d_stats[recv_stat::packets]++;
-    std::memcpy(h.buffer.get() + begin, payload, end - begin);
+    copy_payload(
+        d_config.nontemporal_copies, h.buffer.get() + begin, payload, end - begin);
     h.received += end - begin;
     h.extent = end; // the last range ends furthest
     h.packets++;
@@ -138,6 +141,11 @@ bool heap_assembler::add_decoded(const packet_header& packet)
         d_stats[recv_stat::packets_after_stop]++;
         return false;
     }
+    if (!packet.has_heap_size && !d_config.allow_unsized_heaps) {
+        d_stats[recv_stat::packets]++;
+        d_stats[recv_stat::packets_unsized]++;
+        return true;
+    }
     // Consecutive packets nearly always belong to the heap the last one went to.
     slot& last = d_slots[d_last_hit];
     slot* s =
@@ -149,7 +157,13 @@ bool heap_assembler::add_decoded(const packet_header& packet)
             count_retired(r->fate);
             return true;
         }
-        s = &claim_slot();
+        if (!d_config.allow_out_of_order && packet.payload_offset != 0) {
+            // In order only: a heap starts with its first bytes.
+            d_stats[recv_stat::packets]++;
+            d_stats[recv_stat::packets_out_of_order]++;
+            return true;
+        }
+        s = &claim_slot(packet.heap_cnt);
         if (d_stopped) {
             // Making room evicted a stop heap that was complete (one without HEAP_SIZE
             // is complete only when it leaves the window): this packet comes after it.
@@ -201,24 +215,27 @@ heap_assembler::slot* heap_assembler::find_slot(std::uint64_t cnt)
     return &d_slots[i];
 }
 
-heap_assembler::slot& heap_assembler::claim_slot()
+heap_assembler::slot& heap_assembler::claim_slot(std::uint64_t cnt)
 {
-    // The new heap takes age d_next_age. A live heap that max_heaps newer heaps have
-    // started since has had its chance: it leaves, oldest first, whether or not the
-    // heaps after it completed (so a lost packet cannot keep a heap live for ever).
-    // The ages of the heaps that stay are then within max_heaps - 1 of the new one, so
-    // a slot is free.
-    const std::uint64_t max_heaps = d_slots.size();
+    // The new heap takes the next age of its window (cnt modulo substreams). A live
+    // heap that max_heaps newer heaps of its window have started since has had its
+    // chance: it leaves, oldest first, whether or not the heaps after it completed (so
+    // a lost packet cannot keep a heap live for ever). The ages of the heaps that stay
+    // are then within max_heaps - 1 of the new one, so a slot is free.
+    const std::uint64_t max_heaps = d_config.max_heaps;
+    const std::size_t window = d_window_next.size() == 1 ? 0 : cnt % d_window_next.size();
+    slot* const first = d_slots.data() + window * max_heaps;
+    const std::uint64_t next_age = d_window_next[window];
     for (;;) {
         slot* oldest = nullptr;
         slot* free = nullptr;
-        for (slot& s : d_slots) {
-            if (!s.storage && !s.too_large)
-                free = &s;
-            else if (!oldest || s.age < oldest->age)
-                oldest = &s;
+        for (slot* s = first; s != first + max_heaps; s++) {
+            if (!s->storage && !s->too_large)
+                free = s;
+            else if (!oldest || s->window_age < oldest->window_age)
+                oldest = s;
         }
-        if (!oldest || oldest->age + max_heaps > d_next_age)
+        if (!oldest || oldest->window_age + max_heaps > next_age)
             return *free;
         retire(*oldest, recv_stat::incomplete_heaps_evicted);
         if (d_stopped)
@@ -228,9 +245,10 @@ heap_assembler::slot& heap_assembler::claim_slot()
 
 void heap_assembler::start_heap(slot& s, const packet_header& packet)
 {
+    const std::size_t index = std::size_t(&s - d_slots.data());
     s.cnt = packet.heap_cnt;
     s.age = d_next_age++;
-    const std::size_t index = std::size_t(&s - d_slots.data());
+    s.window_age = d_window_next[index / d_config.max_heaps]++;
     d_live.insert(s.cnt, index);
     set_last_hit(index);
     const std::uint64_t needed = packet.has_heap_size
@@ -293,6 +311,11 @@ void heap_assembler::place(slot& s, const packet_header& packet)
         return;
     }
 
+    if (!d_config.allow_out_of_order && begin > h.received) {
+        // In order only: the heap's bytes so far are [0, received); a gap is refused.
+        d_stats[recv_stat::packets_out_of_order]++;
+        return;
+    }
     if (packet.payload_length == 0) {
         // Nothing to place; a second empty packet is indistinguishable from a repeat.
         if (h.had_empty_packet) {
@@ -309,7 +332,10 @@ void heap_assembler::place(slot& s, const packet_header& packet)
             h.reserve_payload(std::min<std::uint64_t>(grown, d_config.max_heap_size),
                               h.extent);
         }
-        std::memcpy(h.buffer.get() + begin, packet.payload, packet.payload_length);
+        copy_payload(d_config.nontemporal_copies,
+                     h.buffer.get() + begin,
+                     packet.payload,
+                     packet.payload_length);
         h.received += packet.payload_length;
     }
     h.extent = std::max(h.extent, end);

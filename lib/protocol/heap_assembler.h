@@ -87,8 +87,9 @@ private:
     struct slot {
         detail::heap_storage_ptr storage; //!< null when free
         std::uint64_t cnt = 0;
-        std::uint64_t age = 0;  //!< creation order, for evicting the oldest
-        bool too_large = false; //!< rejected heap kept only to swallow its packets
+        std::uint64_t age = 0;        //!< creation order, for flushing oldest first
+        std::uint64_t window_age = 0; //!< creation order in its window, for evicting
+        bool too_large = false;       //!< rejected heap kept only to swallow its packets
     };
     /*! How a heap left the window: decides what a later packet of it counts as. */
     enum class retired_as : std::uint8_t { complete, incomplete, too_large };
@@ -108,7 +109,7 @@ private:
     void take_repeat_shape(slot& s, const packet_header& packet);
     void set_last_hit(std::size_t index);
     slot* find_slot(std::uint64_t cnt);
-    slot& claim_slot();
+    slot& claim_slot(std::uint64_t cnt); //!< a free slot of cnt's window
     void start_heap(slot& s, const packet_header& packet);
     void place(slot& s, const packet_header& packet);
     /*! Takes the heap out of the window: delivers it if complete (or incomplete under
@@ -129,6 +130,7 @@ private:
     slot* d_repeat_target = nullptr; //!< the last-hit live heap d_repeat is of; or null
     repeat_header d_repeat;
     std::uint64_t d_next_age = 0;
+    std::vector<std::uint64_t> d_window_next; //!< per window: its next window_age
     recent_heaps<retired_as> d_retired;
     bool d_stopped = false;
     recv_stats d_stats;

@@ -16,7 +16,6 @@ namespace recv {
 namespace detail {
 
 namespace {
-constexpr std::size_t buffer_alignment = 64; // a cache line: memcpy runs at full speed
 constexpr std::size_t buffer_granule = 4096; // round sizes up to whole pages
 } // namespace
 
@@ -26,10 +25,9 @@ void heap_storage::reserve_payload(std::size_t size, std::size_t keep)
         return;
     const std::size_t new_capacity =
         (size + buffer_granule - 1) / buffer_granule * buffer_granule;
-    void* raw = std::aligned_alloc(buffer_alignment, new_capacity);
-    if (!raw)
-        throw std::bad_alloc();
-    std::unique_ptr<std::uint8_t[], free_deleter> fresh(static_cast<std::uint8_t*>(raw));
+    static memory_allocator aligned; // the default: cache-line aligned heap memory
+    memory_allocator::pointer fresh =
+        (allocator ? allocator : &aligned)->allocate(new_capacity);
     // An empty packet can move the extent past what was ever stored: nothing lies there.
     keep = std::min(keep, capacity);
     if (keep > 0)
@@ -57,12 +55,17 @@ void heap_storage::reset()
     immediates.clear();
 }
 
-std::shared_ptr<heap_pool> heap_pool::create(std::size_t max_retained)
+std::shared_ptr<heap_pool> heap_pool::create(std::size_t max_retained,
+                                             std::shared_ptr<memory_allocator> allocator)
 {
-    return std::shared_ptr<heap_pool>(new heap_pool(max_retained));
+    return std::shared_ptr<heap_pool>(new heap_pool(max_retained, std::move(allocator)));
 }
 
-heap_pool::heap_pool(std::size_t max_retained) : d_max_retained(max_retained) {}
+heap_pool::heap_pool(std::size_t max_retained,
+                     std::shared_ptr<memory_allocator> allocator)
+    : d_allocator(std::move(allocator)), d_max_retained(max_retained)
+{
+}
 
 heap_storage_ptr heap_pool::acquire()
 {
@@ -74,8 +77,10 @@ heap_storage_ptr heap_pool::acquire()
             d_free.pop_back();
         }
     }
-    if (!storage)
+    if (!storage) {
         storage = std::make_unique<heap_storage>();
+        storage->allocator = d_allocator.get(); // the pool outlives its storages' use
+    }
     storage->reset();
     return heap_storage_ptr(storage.release(),
                             heap_storage_release{ shared_from_this() });

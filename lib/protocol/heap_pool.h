@@ -11,6 +11,7 @@
 #include "interval_set.h"
 #include <gnuradio/spead/api.h>
 #include <gnuradio/spead/flavour.h>
+#include <gnuradio/spead/memory_allocator.h>
 #include <gnuradio/spead/recv_heap.h>
 #include <array>
 #include <cstdint>
@@ -29,10 +30,6 @@ struct SPEAD_API raw_item_pointer {
     std::uint64_t pointer;
     std::uint64_t packet_offset; //!< payload offset of the packet that carried it
     std::uint32_t index;         //!< position among that packet's pointers
-};
-
-struct SPEAD_API free_deleter {
-    void operator()(std::uint8_t* p) const { std::free(p); }
 };
 
 /*!
@@ -55,8 +52,10 @@ struct SPEAD_API heap_storage {
     std::vector<raw_item_pointer> raw_pointers;
 
     // --- payload buffer ---
-    std::unique_ptr<std::uint8_t[], free_deleter> buffer;
+    memory_allocator::pointer buffer;
     std::size_t capacity = 0;
+    /*! Where buffer comes from (its pool's allocator; null: the default one). */
+    memory_allocator* allocator = nullptr;
 
     // --- frozen view (filled when the heap leaves the assembler) ---
     bool complete = false;
@@ -79,16 +78,20 @@ struct SPEAD_API heap_storage {
 class SPEAD_API heap_pool : public std::enable_shared_from_this<heap_pool>
 {
 public:
-    /*! \param max_retained storages kept for reuse; more are freed on release */
-    static std::shared_ptr<heap_pool> create(std::size_t max_retained);
+    /*! \param max_retained storages kept for reuse; more are freed on release
+     * \param allocator where payload buffers come from (null: the default) */
+    static std::shared_ptr<heap_pool>
+    create(std::size_t max_retained,
+           std::shared_ptr<memory_allocator> allocator = nullptr);
 
     heap_storage_ptr acquire();
     void release(heap_storage* storage);
     std::size_t retained() const;
 
 private:
-    explicit heap_pool(std::size_t max_retained);
+    heap_pool(std::size_t max_retained, std::shared_ptr<memory_allocator> allocator);
 
+    const std::shared_ptr<memory_allocator> d_allocator;
     mutable std::mutex d_mutex;
     std::vector<std::unique_ptr<heap_storage>> d_free;
     std::size_t d_max_retained;

@@ -6,6 +6,7 @@
  */
 
 #include "chunk_placement.h"
+#include "protocol/payload_copy.h"
 #include <gnuradio/logger.h>
 #include <algorithm>
 #include <cstring>
@@ -194,12 +195,14 @@ void chunk_placement::copy_and_commit(std::unique_lock<std::mutex>& lock, batch&
     // meanwhile.
     d_profile.release();
     lock.unlock();
+    const bool nontemporal = d_assembler->config().nontemporal_copies;
     for (const batch::copy& c : b.copies) {
         const std::uint64_t base = b.headers[c.first].payload_offset;
         for (std::size_t k = c.first; k < c.first + c.ticket.packets; k++)
-            std::memcpy(c.ticket.to + (b.headers[k].payload_offset - base),
-                        b.headers[k].payload,
-                        std::size_t(b.headers[k].payload_length));
+            copy_payload(nontemporal,
+                         c.ticket.to + (b.headers[k].payload_offset - base),
+                         b.headers[k].payload,
+                         std::size_t(b.headers[k].payload_length));
     }
     d_profile.acquire(lock);
     for (const batch::copy& c : b.copies)
@@ -274,8 +277,9 @@ bool chunk_placement::make_assembler_locked(std::unique_lock<std::mutex>& lock,
                     " bytes, not a whole number of " + std::to_string(c.item_bytes) +
                     "-byte output items; set item_type and vlen so that one item "
                     "divides the heap (or send heaps of whole items)");
-    const chunk_config config =
+    chunk_config config =
         chunk_config_for(c, heap_bytes, d_config.get_incomplete_heaps());
+    config.nontemporal_copies = d_config.get_memcpy() == memcpy_function::nontemporal;
     try {
         config.validate();
     } catch (const std::invalid_argument& e) {

@@ -24,7 +24,7 @@ chunk_ring_placement::chunk_ring_placement(stream_core& core, const stream_confi
     chunk_stream_setup& s = *d_setup;
     d_assembler = std::make_unique<chunk_stream_assembler>(
         s.config,
-        config.get_max_heaps(),
+        assembler_config_for(config),
         [&s](std::int64_t id, std::uint64_t*) { return s.acquire(id); },
         [&s](stream_chunk* c, std::uint64_t*) {
             if (c)

@@ -8,6 +8,7 @@
 #include "heap_placement.h"
 #include "spin_then_lock.h"
 #include <algorithm>
+#include <utility>
 
 namespace gr {
 namespace spead {
@@ -24,7 +25,9 @@ namespace {
  */
 constexpr std::chrono::milliseconds sender_restart_gap(10);
 
-assembler_config make_assembler_config(const stream_config& config)
+} // namespace
+
+assembler_config assembler_config_for(const stream_config& config)
 {
     assembler_config out;
     out.max_heaps = config.get_max_heaps();
@@ -38,16 +41,19 @@ assembler_config make_assembler_config(const stream_config& config)
     // A continuous stream's data heaps are placed in chunks and counted there (heaps):
     // the heaps assembled here are its control heaps.
     out.heaps_stat = config.is_continuous() ? recv_stat::control_heaps : recv_stat::heaps;
+    out.substreams = config.get_substreams();
+    out.allow_unsized_heaps = config.get_allow_unsized_heaps();
+    out.allow_out_of_order = config.get_allow_out_of_order();
+    out.nontemporal_copies = config.get_memcpy() == memcpy_function::nontemporal;
     out.validate();
     return out;
 }
 
-} // namespace
-
 heap_placement::heap_placement(stream_core& core, const stream_config& config)
     : placement(core),
-      d_pool(detail::heap_pool::create(config.get_pool_heaps())),
-      d_assembler_config(make_assembler_config(config)),
+      d_pool(detail::heap_pool::create(config.get_pool_heaps(),
+                                       config.get_memory_allocator())),
+      d_assembler_config(assembler_config_for(config)),
       d_queue(config.get_queue_heaps()),
       d_block(config.get_full_queue_policy() == full_queue_policy::block),
       // A packet completes at most one heap and, when incomplete heaps are delivered,
@@ -209,8 +215,15 @@ std::size_t heap_placement::wait_for_queue_space(std::chrono::microseconds timeo
 {
     std::unique_lock<std::mutex> lock(d_core.mutex);
     const auto room = [this] { return !d_queue.full() || d_core.stopped.load(); };
-    if (!room())
+    if (!room()) {
+        // A lossless reader waits for the consumer: counted once per wait, not per
+        // timeout it calls again after (spead2's worker_blocked).
+        if (!std::exchange(d_lossless_waiting, true))
+            d_stats[recv_stat::reader_waits_queue_full]++;
         d_space_available.wait_for(lock, timeout, room);
+    }
+    if (room())
+        d_lossless_waiting = false;
     if (d_core.stopped.load())
         return 0;
     return d_queue.capacity() - d_queue.size();

@@ -22,6 +22,10 @@ namespace gr {
 namespace spead {
 namespace recv {
 
+/*! The heap assembler's settings of a stream's \p config (both placements assemble
+ * heaps: whole ones here, into chunks in chunk_ring_placement). */
+assembler_config assembler_config_for(const stream_config& config);
+
 /*!
  * \brief Heap placement: packets assembled into whole heaps (heap_assembler), which
  * wait for the consumer in a bounded heap queue. A continuous stream's chunk
@@ -96,6 +100,8 @@ private:
      * it releases the lock (unlock_and_wake()). */
     bool d_consumer_to_wake = false;
     recv_stats d_stats; //!< heaps_dropped_queue_full, reader_waits_queue_full
+    /*! A lossless reader found the queue full and has not found room since. */
+    bool d_lossless_waiting = false;
     /*! When the last batch arrived, for noticing a sender that restarted. */
     std::chrono::steady_clock::time_point d_last_batch{};
 };

@@ -25,6 +25,7 @@ void queued_heap::reset()
 {
     generator.reset();
     substream = 0;
+    round_robin_group = 0;
     handler = nullptr;
     waiter = nullptr;
     all_cut = false;
@@ -40,13 +41,39 @@ packet_batch::packet_batch(const stream_config& config,
       d_logger("spead send_stream"),
       d_headers(max_batch_packets * config.get_max_packet_size()),
       d_packets(max_batch_packets),
-      d_piece_begin(max_batch_packets)
+      d_piece_begin(max_batch_packets),
+      d_packet_heap(max_batch_packets)
 {
     d_pieces.reserve(max_batch_packets * 4);
     d_spans.reserve(max_batch_packets);
     if (config.get_rate() > 0)
         d_limiter.emplace(config.get_rate(),
                           static_cast<double>(config.get_burst_size()));
+}
+
+packet_batch::span& packet_batch::span_of(queued_heap& e)
+{
+    // A lone heap's packets follow one another: its span is the last one.
+    if (!d_spans.empty() && d_spans.back().heap == &e)
+        return d_spans.back();
+    for (span& s : d_spans)
+        if (s.heap == &e)
+            return s;
+    d_spans.push_back({ &e, 0, false });
+    return d_spans.back();
+}
+
+void packet_batch::retire(queued_heap& e)
+{
+    const auto it = std::find(d_active.begin(), d_active.end(), &e);
+    if (it == d_active.end())
+        return;
+    const std::size_t index = std::size_t(it - d_active.begin());
+    d_active.erase(it);
+    if (index < d_turn)
+        d_turn--;
+    if (d_turn >= d_active.size())
+        d_turn = 0;
 }
 
 std::size_t packet_batch::fill()
@@ -59,34 +86,36 @@ std::size_t packet_batch::fill()
     std::size_t n = 0;
     std::size_t bytes = 0;
     while (n < max_batch_packets) {
-        if (!d_current) {
-            d_current = d_next_heap();
-            if (!d_current)
+        if (d_active.empty()) {
+            queued_heap* first = d_next_heap();
+            if (!first)
                 break;
+            d_active.push_back(first);
+            // The rest of its group was queued with it (under one lock): it is there.
+            for (std::size_t k = 1; k < first->round_robin_group; k++)
+                d_active.push_back(d_next_heap());
+            d_turn = 0;
         }
-        queued_heap& e = *d_current;
+        // Stay within half a burst when rate limited (packets are at most mps).
+        if (n > 0 && bytes + mps > max_bytes)
+            break;
+        queued_heap& e = *d_active[d_turn];
         packet_generator& gen = *e.generator;
-        if (d_spans.empty() || d_spans.back().heap != &e)
-            d_spans.push_back({ &e, n, n, false });
-        span& s = d_spans.back();
-        while (n < max_batch_packets && gen.has_next()) {
-            // Stay within half a burst when rate limited (packets are at most mps).
-            if (n > 0 && bytes + mps > max_bytes)
-                break;
-            d_piece_begin[n] = d_pieces.size();
-            const std::size_t size = gen.next(d_headers.data() + n * mps, d_pieces);
-            d_packets[n].n_pieces = d_pieces.size() - d_piece_begin[n];
-            d_packets[n].size = size;
-            d_packets[n].substream = e.substream;
-            bytes += size;
-            n++;
-        }
-        s.end = n;
+        d_piece_begin[n] = d_pieces.size();
+        const std::size_t size = gen.next(d_headers.data() + n * mps, d_pieces);
+        d_packets[n].n_pieces = d_pieces.size() - d_piece_begin[n];
+        d_packets[n].size = size;
+        d_packets[n].substream = e.substream;
+        d_packet_heap[n] = &e;
+        span& s = span_of(e);
+        s.last = n;
+        bytes += size;
+        n++;
         if (!gen.has_next()) {
             s.finishes_heap = true;
-            d_current = nullptr;
-        } else {
-            break; // batch full
+            retire(e);
+        } else if (d_active.size() > 1) {
+            d_turn = (d_turn + 1) % d_active.size();
         }
     }
     // The pieces vector may have grown while cutting: point into it only now.
@@ -118,24 +147,23 @@ void packet_batch::write(std::size_t n, packet_writer& writer)
     }
 
     std::size_t accepted_bytes = 0;
+    for (std::size_t i = 0; i < accepted; i++) {
+        d_packet_heap[i]->bytes += d_packets[i].size;
+        accepted_bytes += d_packets[i].size;
+    }
     for (const span& s : d_spans) {
         queued_heap& e = *s.heap;
-        for (std::size_t i = s.first; i < std::min(s.end, accepted); i++)
-            e.bytes += d_packets[i].size;
-        e.done_after = d_packets_accepted + std::min(s.end, accepted);
-        if (s.end > accepted) {
+        e.done_after = d_packets_accepted + std::min(s.last + 1, accepted);
+        if (s.last >= accepted) {
             // Part of the heap did not go out: it fails, and the rest of it is not sent.
             if (!e.ec)
                 e.ec = ec;
-            if (d_current == &e)
-                d_current = nullptr;
+            retire(e);
             e.all_cut = true;
         }
         if (s.finishes_heap)
             e.all_cut = true;
     }
-    for (std::size_t i = 0; i < accepted; i++)
-        accepted_bytes += d_packets[i].size;
     d_packets_accepted += accepted;
 
     d_counts.packets += accepted;

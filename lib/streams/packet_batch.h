@@ -37,6 +37,9 @@ struct heap_waiter {
 struct queued_heap {
     std::optional<packet_generator> generator;
     std::size_t substream = 0;
+    /*! On the first heap of a round-robin group (stream::async_send_heaps): the heaps
+     * of the group, it and the ones queued after it, whose packets interleave. */
+    std::size_t round_robin_group = 0;
     stream::completion_handler handler;
     heap_waiter* waiter = nullptr;
     // writer progress
@@ -70,8 +73,9 @@ public:
 
     packet_batch(const stream_config& config, std::function<queued_heap*()> next_heap);
 
-    /*! Cuts the next batch: packets of the heap being cut, then of the heaps
-     * next_heap gives, up to a full batch (or half a burst when rate limited).
+    /*! Cuts the next batch: packets of the heaps being cut, then of the heaps
+     * next_heap gives, up to a full batch (or half a burst when rate limited). The
+     * heaps of a round-robin group are cut together, one packet of each in turn.
      * \return its packets (0: nothing to cut; spans() may still hold a heap whose
      * last packets went in the batch before). */
     std::size_t fill();
@@ -85,7 +89,7 @@ public:
     /*! Packets the transport has accepted so far (its completions count up to it). */
     std::uint64_t accepted() const { return d_packets_accepted; }
     /*! A heap is partly cut. */
-    bool cutting() const { return d_current != nullptr; }
+    bool cutting() const { return !d_active.empty(); }
     /*! The counters of the batches written since the last call, and zero. */
     counts take_counts();
 
@@ -94,13 +98,17 @@ public:
     void note_idle();
 
 private:
-    /*! The packets of one heap inside a batch: [first, end). */
+    /*! A heap with packets in a batch: the last of them, and whether it is the
+     * heap's last packet. */
     struct span {
         queued_heap* heap;
-        std::size_t first;
-        std::size_t end;
+        std::size_t last;
         bool finishes_heap;
     };
+    /*! The span of \p e in this batch, made if \p e has none yet. */
+    span& span_of(queued_heap& e);
+    /*! \p e leaves the heaps being cut (cut whole, or failed). */
+    void retire(queued_heap& e);
 
     const std::size_t d_max_packet_size;
     std::function<queued_heap*()> d_next_heap;
@@ -109,8 +117,10 @@ private:
     std::vector<packet_piece> d_pieces;  //!< pieces of one batch, in packet order
     std::vector<packet> d_packets;
     std::vector<std::size_t> d_piece_begin;
+    std::vector<queued_heap*> d_packet_heap; //!< the heap of each packet of a batch
     std::vector<span> d_spans;
-    queued_heap* d_current = nullptr; //!< heap being cut
+    std::vector<queued_heap*> d_active; //!< heaps being cut: one, or a group's
+    std::size_t d_turn = 0;             //!< in d_active: whose packet is next
     std::uint64_t d_packets_accepted = 0;
     std::optional<rate_limiter> d_limiter;
     counts d_counts;

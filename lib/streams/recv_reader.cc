@@ -7,6 +7,7 @@
 
 #include <gnuradio/spead/recv_reader.h>
 #include <gnuradio/spead/recv_stream.h>
+#include <algorithm>
 #include <exception>
 
 namespace gr {
@@ -60,6 +61,14 @@ void reader::end_source(std::size_t source) { d_stream.end_source(source); }
 std::size_t reader::wait_for_queue_space(std::chrono::microseconds timeout)
 {
     return d_stream.wait_for_queue_space(timeout);
+}
+
+std::size_t reader::lossless_batch(std::size_t max, std::chrono::microseconds timeout)
+{
+    const std::size_t free = wait_for_queue_space(timeout);
+    if (free == 0)
+        return 0;
+    return std::min(max, std::max<std::size_t>(1, free / 2));
 }
 
 transport_reader::~transport_reader() = default;

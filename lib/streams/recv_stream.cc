@@ -56,6 +56,7 @@ struct stream::impl {
         else
             placing = std::make_unique<heap_placement>(core, config);
         core.placing = placing.get();
+        started = !config.get_explicit_start();
     }
 
     stream_core core;
@@ -65,6 +66,9 @@ struct stream::impl {
     // while joining them; taken before core.mutex when both are needed.
     mutable std::mutex readers_mutex;
     std::vector<std::unique_ptr<reader>> readers;
+    /*! The readers have been started (at once, or by start() with explicit_start);
+     * readers_mutex. */
+    bool started;
 };
 
 stream::stream(const stream_config& config)
@@ -85,6 +89,10 @@ void stream::add_reader(std::unique_ptr<reader> r)
     if (!r)
         throw std::invalid_argument("add_reader: reader is null");
     std::lock_guard<std::mutex> readers_lock(d_impl->readers_mutex);
+    const bool explicit_start = d_config.get_explicit_start();
+    if (explicit_start && d_impl->started)
+        throw std::logic_error("add_reader: the stream has started (explicit_start); "
+                               "add every reader before start()");
     {
         std::lock_guard<std::mutex> lock(d_impl->core.mutex);
         d_impl->core.readers_added++;
@@ -93,7 +101,17 @@ void stream::add_reader(std::unique_ptr<reader> r)
     d_impl->readers.push_back(std::move(r));
     // A reader added after the stream ended starts, finds add_packets() returning false
     // and returns; stop() or the destructor joins it.
-    d_impl->readers.back()->start();
+    if (!explicit_start)
+        d_impl->readers.back()->start();
+}
+
+void stream::start()
+{
+    std::lock_guard<std::mutex> readers_lock(d_impl->readers_mutex);
+    if (std::exchange(d_impl->started, true))
+        return; // started already (or at once: no explicit_start)
+    for (auto& r : d_impl->readers)
+        r->start();
 }
 
 bool stream::add_packets(const packet_view* packets, std::size_t n, std::size_t source)

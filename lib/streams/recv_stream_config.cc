@@ -16,23 +16,30 @@ namespace gr {
 namespace spead {
 namespace recv {
 
-stream_config& stream_config::set_max_heaps(std::size_t n)
+namespace {
+/*! \p n, or std::invalid_argument(\p message) for 0. */
+std::size_t at_least_one(std::size_t n, const char* message)
 {
     if (n == 0)
-        throw std::invalid_argument(
-            "max_heaps: must be at least 1 (live heaps assembled at once; "
-            "raise it when senders interleave heaps or packets arrive out of order)");
-    d_max_heaps = n;
+        throw std::invalid_argument(message);
+    return n;
+}
+} // namespace
+
+stream_config& stream_config::set_max_heaps(std::size_t n)
+{
+    d_max_heaps = at_least_one(
+        n,
+        "max_heaps: must be at least 1 (live heaps assembled at once; raise it when "
+        "senders interleave heaps or packets arrive out of order)");
     return *this;
 }
 
 stream_config& stream_config::set_max_heap_size(std::size_t bytes)
 {
-    if (bytes == 0)
-        throw std::invalid_argument(
-            "max_heap_size: must be at least 1 byte (the largest heap payload "
-            "accepted; default 64 MiB)");
-    d_max_heap_size = bytes;
+    d_max_heap_size = at_least_one(bytes,
+                                   "max_heap_size: must be at least 1 byte (the "
+                                   "largest heap payload accepted; default 64 MiB)");
     return *this;
 }
 
@@ -47,18 +54,11 @@ stream_config& stream_config::set_incomplete_heaps(incomplete_heaps policy)
     return *this;
 }
 
-stream_config& stream_config::set_stop_on_stop_heap(bool stop)
-{
-    d_stop_on_stop_heap = stop;
-    return *this;
-}
-
 stream_config& stream_config::set_queue_heaps(std::size_t n)
 {
-    if (n == 0)
-        throw std::invalid_argument(
-            "queue_heaps: must be at least 1 (completed heaps waiting for the "
-            "consumer; default 8)");
+    at_least_one(n,
+                 "queue_heaps: must be at least 1 (completed heaps waiting for the "
+                 "consumer; default 8)");
     if (n > max_queue_heaps)
         throw std::invalid_argument(
             "queue_heaps: " + std::to_string(n) + " is more than " +
@@ -67,6 +67,15 @@ stream_config& stream_config::set_queue_heaps(std::size_t n)
             "that does not keep up. Use at most " +
             std::to_string(max_queue_heaps) + " (0 in the block: chosen by heap size)");
     d_queue_heaps = n;
+    return *this;
+}
+
+stream_config& stream_config::set_substreams(std::size_t n)
+{
+    d_substreams = at_least_one(n,
+                                "substreams: must be at least 1 (windows of max_heaps "
+                                "live heaps, a heap's chosen by its cnt modulo "
+                                "substreams; 1 is one window)");
     return *this;
 }
 

@@ -11,8 +11,9 @@ The blocks (docs/usage.md):
     sink    a stream of items -> SPEAD heaps to UDP, ibverbs or a capture file
 
 The spead2-compatible API for scripts (docs/python.md): `import gnuradio.spead as
-spead2` gives Flavour, ThreadPool and MemoryPool (from the bindings), Descriptor,
-Item and ItemGroup, and the submodules recv and send, as spead2 does.
+spead2` gives Flavour, ThreadPool, MemoryPool, MmapAllocator and InprocQueue (from the
+bindings), Descriptor, Item and ItemGroup, and the submodules recv and send, as spead2
+does.
 
 The bindings (the compiled spead_python module) are required: when they cannot be
 loaded, importing this package fails with their ImportError as the cause.
@@ -27,16 +28,4 @@ except ImportError as error:
         "test_modules directory on PYTHONPATH") from error
 
 from . import recv, send  # noqa: F401
-from ._arguments import refusing_class as _refusing_class
 from ._items import Descriptor, Item, ItemGroup, parse_range_list  # noqa: F401
-
-
-# spead2 classes gr-spead does not have (docs/python.md): each says what to use instead
-InprocQueue = _refusing_class(
-    "InprocQueue", "InprocQueue: the inproc transport is not supported by gr-spead; use "
-    "UDP on 127.0.0.1: send.UdpStream to [('127.0.0.1', port)] and "
-    "recv.Stream.add_udp_reader(port) (see docs/python.md)")
-MmapAllocator = _refusing_class(
-    "MmapAllocator", "MmapAllocator: not supported by gr-spead, whose assembler pools "
-    "heap storage itself; leave StreamConfig(memory_allocator=None) or give a "
-    "spead.MemoryPool (see docs/python.md)")

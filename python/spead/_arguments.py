@@ -4,8 +4,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 """Arguments of spead2's call forms: positional and keyword arguments by name, a
-(host, port) as endpoint text, and the bound link configs built from them. The
-configs' setters check the values (in C++); this only puts them where they go."""
+(host, port) as endpoint text, the bound link configs built from them, and the
+descriptor of a socket given. The configs' setters check the values (in C++); this
+only puts them where they go."""
 
 #: spead2's keyword names of what the tcp and rdma configs call otherwise
 _FIELD_NAMES = {"max_size": "max_packet_size", "interface_address": "interface"}
@@ -41,8 +42,10 @@ def link_config(config_class, endpoint, values):
     """A tcp or rdma config (recv or send) for endpoint from a call's other values:
     spead2's names (max_size, interface_address) as the config's fields, and every
     other keyword a field of the same name (TypeError naming an unknown one)."""
-    return config_class(endpoint=endpoint,
-                        **{_FIELD_NAMES.get(k, k): v for k, v in values.items()})
+    fields = {_FIELD_NAMES.get(k, k): v for k, v in values.items()}
+    if endpoint is not None:  # None: on a socket of the caller's, which has its own
+        fields["endpoint"] = endpoint
+    return config_class(**fields)
 
 
 def one_endpoint(endpoints, stream):
@@ -54,9 +57,14 @@ def one_endpoint(endpoints, stream):
     return endpoints[0]
 
 
-def refusing_class(name, message):
-    """A stand-in for a spead2 class gr-spead does not have: constructing it raises
-    NotImplementedError(message), which says what to use instead."""
-    def refuse(self, *args, **kwargs):
-        raise NotImplementedError(message)
-    return type(name, (), {"__init__": refuse, "__doc__": message})
+def fileno(sock, parameter):
+    """The file descriptor of a socket object (anything with fileno()), which the
+    reader or stream duplicates; ValueError naming parameter for anything else."""
+    try:
+        fd = sock.fileno()
+    except AttributeError:
+        raise ValueError(f"{parameter}: {sock!r} is not a socket; give a "
+                         "socket.socket") from None
+    if fd < 0:
+        raise ValueError(f"{parameter}: the socket is closed; give an open one")
+    return fd

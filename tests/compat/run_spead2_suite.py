@@ -32,45 +32,15 @@ gnuradio.spead lacks them, so that test_recv.py imports (issue 22's measurement)
 import argparse
 import fnmatch
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+import spead2_tree
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DOCS = os.path.join(HERE, "..", "..", "docs", "python.md")
-SKIP = 77
-
-
-def spead2_source(args):
-    """The spead2 tree or git directory to use, or None."""
-    for candidate in (args.spead2, os.environ.get("SPEAD2_SOURCE_DIR")):
-        if candidate:
-            return candidate
-    return None
-
-
-def extract_tests(source, tag, dest):
-    """Copies (tree) or archives (git) spead2's tests/ and pytest.ini into dest."""
-    if os.path.isfile(os.path.join(source, "tests", "test_recv.py")):
-        shutil.copytree(os.path.join(source, "tests"), os.path.join(dest, "tests"),
-                        ignore=shutil.ignore_patterns("__pycache__"))
-        if os.path.isfile(os.path.join(source, "pytest.ini")):
-            shutil.copy(os.path.join(source, "pytest.ini"), dest)
-        return f"source tree {source}"
-    git = ["git", "--git-dir", source]
-    if subprocess.run(git + ["rev-parse", "--verify", "-q", tag + "^{commit}"],
-                      capture_output=True).returncode != 0:
-        if os.path.isdir(os.path.join(source, ".git")):
-            return extract_tests(os.path.join(source, ".git"), tag, dest)
-        raise SystemExit(f"run_spead2_suite: {source} is neither a spead2 source tree "
-                         f"(tests/test_recv.py) nor a git repository with tag {tag}; "
-                         "give --spead2 (or SPEAD2_SOURCE_DIR) and --tag")
-    archive = subprocess.run(git + ["archive", tag, "tests", "pytest.ini"],
-                             capture_output=True, check=True).stdout
-    subprocess.run(["tar", "x", "-C", dest], input=archive, check=True)
-    return f"git {source} at {tag}"
 
 
 def load_unsupported(path):
@@ -163,12 +133,7 @@ def both(keyword, extra):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--spead2", help="spead2 source tree or git repository "
-                        "(default: $SPEAD2_SOURCE_DIR)")
-    parser.add_argument("--tag", default=os.environ.get("SPEAD2_TAG", "v4.4.1"),
-                        help="tag or commit, for a git repository (default v4.4.1)")
-    parser.add_argument("--modules", default=os.environ.get("GR_SPEAD_TEST_MODULES"),
-                        help="directory holding gnuradio/spead (the build's test_modules)")
+    spead2_tree.add_arguments(parser)
     parser.add_argument("--placeholders", action="store_true",
                         help="placeholder recv.StreamStatConfig and recv.Chunk if missing")
     parser.add_argument("--unsupported", default=os.path.join(HERE, "unsupported.txt"))
@@ -177,23 +142,16 @@ def main():
     parser.add_argument("files", nargs="*", help="test files (default: every test_*.py)")
     args = parser.parse_args()
 
-    source = spead2_source(args)
-    source = os.path.abspath(source) if source else source
-    if not source or not os.path.isdir(source):
-        print("run_spead2_suite: SKIP: no spead2 source tree or git repository given; "
-              "set SPEAD2_SOURCE_DIR (environment, or -DSPEAD2_SOURCE_DIR=... at cmake "
-              "time) to run spead2's Python tests against gnuradio.spead")
-        return SKIP
+    source = spead2_tree.source(args, "run_spead2_suite", "spead2's Python tests")
+    if source is None:
+        return spead2_tree.SKIP
     entries = load_unsupported(args.unsupported)
 
     with tempfile.TemporaryDirectory(prefix="spead2-compat-") as tmp:
-        print(f"run_spead2_suite: spead2 tests from {extract_tests(source, args.tag, tmp)}")
+        where = spead2_tree.extract(source, args.tag, ["tests", "pytest.ini"], tmp)
+        print(f"run_spead2_suite: spead2 tests from {where}")
         junit = os.path.join(tmp, "results.xml")
-        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", GR_DONT_LOAD_PREFS="1")
-        path = [os.path.join(HERE, "alias")] + (
-            [os.path.abspath(args.modules)] if args.modules else [])
-        env["PYTHONPATH"] = os.pathsep.join(path + [env.get("PYTHONPATH", "")]).rstrip(
-            os.pathsep)
+        env = spead2_tree.python_env(args.modules, os.path.join(HERE, "alias"))
         env.pop("SPEAD2_COMPAT_PLACEHOLDERS", None)
         if args.placeholders:
             env["SPEAD2_COMPAT_PLACEHOLDERS"] = "1"

@@ -84,7 +84,9 @@ class qa_api_chunk(qa.ApiTestCase):
         np.testing.assert_array_equal(chunks[1][2][[0, 2, 3], 0, 0], [4, 6, 7])
         stats = stream.stats
         self.assertEqual(stats["heaps"], len(positions))
-        self.assertEqual(stats["rejected_heaps"], 0)
+        # The stop heap is offered to the placement, which rejects it (as spead2:
+        # its test_recv_chunk_stream.py counts "descriptors and stop heap").
+        self.assertEqual(stats["rejected_heaps"], 1)
         self.assertEqual(stats["too_old_heaps"], 0)
 
     def test_declarative_placement_with_substreams_rejects_strays(self):
@@ -97,6 +99,14 @@ class qa_api_chunk(qa.ApiTestCase):
 
     def test_declarative_placement_substream_ids_in_the_order_given(self):
         self.place_substreams_10_and_11([[11, 10], [27, 26]], substream_ids=[11, 10])
+
+    def test_packet_presence_setters_return_the_config(self):
+        # spead2's tests chain them inside the ChunkRingStream(...) call
+        config = recv.ChunkStreamConfig(items=[TS_ITEM], max_chunks=2)
+        self.assertIs(config.enable_packet_presence(64), config)
+        self.assertEqual(config.packet_presence_payload_size, 64)
+        self.assertIs(config.disable_packet_presence(), config)
+        self.assertEqual(config.packet_presence_payload_size, 0)
 
     def test_declarative_placement_substream_ids_checked_as_the_blocks(self):
         with self.assertRaisesRegex(ValueError, "substream_ids: 11 is given twice"):
@@ -131,7 +141,8 @@ class qa_api_chunk(qa.ApiTestCase):
         _, present, data = chunks[0]
         np.testing.assert_array_equal(present, [[1, 1], [1, 1]])
         np.testing.assert_array_equal(data[:, :, 0], expected)
-        self.assertEqual(stream.stats["rejected_heaps"], 3)  # 2 strays, 1 misaligned
+        # 2 strays, 1 misaligned, the stop heap (rejected by the placement, as spead2)
+        self.assertEqual(stream.stats["rejected_heaps"], 4)
 
     @unittest.skipIf(numba is None, "python3-numba and python3-scipy are not installed")
     def test_numba_cfunc_placement_with_custom_stat_and_extra(self):

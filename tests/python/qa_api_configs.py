@@ -24,8 +24,7 @@ recv, send = spead.recv, spead.send
 
 #: Fields spead2 has that gr-spead has at one value only (refusing any other): these
 #: can only be set to their default.
-ONE_VALUE = {"substreams", "memcpy", "allow_unsized_heaps", "explicit_start",
-             "burst_rate_ratio"}
+ONE_VALUE = {"burst_rate_ratio"}
 
 
 def fields(cls):
@@ -44,10 +43,11 @@ def every_field():
     region = np.zeros(64, np.uint8)
     return [
         (recv.StreamConfig, dict(
-            max_heaps=7, substreams=1, bug_compat=spead.BUG_COMPAT_PYSPEAD_0_5_2,
-            memcpy=spead.MEMCPY_STD, memory_allocator=spead.MemoryPool(0, 1024, 4, 2),
-            stop_on_stop_item=False, allow_unsized_heaps=True, allow_out_of_order=True,
-            stream_id=123, explicit_start=False, max_heap_size=1 << 20,
+            max_heaps=7, substreams=3, bug_compat=spead.BUG_COMPAT_PYSPEAD_0_5_2,
+            memcpy=spead.MEMCPY_NONTEMPORAL,
+            memory_allocator=spead.MemoryPool(0, 1024, 4, 2, spead.MmapAllocator()),
+            stop_on_stop_item=False, allow_unsized_heaps=False, allow_out_of_order=True,
+            stream_id=123, explicit_start=True, max_heap_size=1 << 20,
             metrics="127.0.0.1:9148")),
         (recv.RingStreamConfig, dict(heaps=3, contiguous_only=False,
                                      incomplete_keep_payload_ranges=True,
@@ -171,9 +171,7 @@ class qa_api_configs(qa.ApiTestCase):
             self.assertIn(message, str(cm.exception))
 
     def test_spead2_fields_gr_spead_lacks_refuse_all_but_the_default(self):
-        for cls, name, value in ((recv.StreamConfig, "substreams", 2),
-                                 (recv.StreamConfig, "explicit_start", True),
-                                 (send.StreamConfig, "burst_rate_ratio", 2.0),
+        for cls, name, value in ((send.StreamConfig, "burst_rate_ratio", 2.0),
                                  (send.StreamConfig, "rate_method", send.RateMethod.HW)):
             with self.assertRaises(ValueError) as cm:
                 cls(**{name: value})

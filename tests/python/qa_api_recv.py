@@ -111,8 +111,9 @@ class qa_api_recv(qa.ApiTestCase):
         self.assertEqual(memoryview(raw).nbytes, 1024)
 
     def test_incomplete_heaps_with_their_received_ranges(self):
+        # allow_out_of_order: else (spead2's default) the packet after the gap is refused
         stream, port = self.udp_recv_stream(
-            config=spead2.recv.StreamConfig(max_heaps=1),
+            config=spead2.recv.StreamConfig(max_heaps=1, allow_out_of_order=True),
             ring_config=spead2.recv.RingStreamConfig(contiguous_only=False))
         payload = bytes(range(256)) * 4
         # heap 1: bytes [0, 256) and [512, 1024) of 1024; heap 2 complete evicts it
@@ -229,15 +230,19 @@ class qa_api_recv(qa.ApiTestCase):
             stream.add_udp_reader(70000)
         with self.assertWarnsRegex(RuntimeWarning, "core 100000 does not exist"):
             spead2.ThreadPool(1, [100000])  # as spead2: warned, that thread unpinned
+        before = os.sched_getaffinity(0)
+        for core in (100000, -1):  # as spead2 (tut_12 pins to core 3 anywhere): warned
+            with self.assertWarnsRegex(RuntimeWarning, f"core {core} cannot be used"):
+                spead2.ThreadPool.set_affinity(core)
+        self.assertEqual(os.sched_getaffinity(0), before)
         for call, name in ((lambda: stream.add_udp_reader(0), "port"),
                            (lambda: stream.add_udp_reader(7148, max_size=0), "max_size"),
                            (lambda: stream.add_udp_reader(7148, interface_index=2),
                             "interface_index"),
                            (lambda: spead2.recv.StreamConfig(max_heaps=0), "max_heaps"),
-                           (lambda: spead2.recv.StreamConfig(substreams=4), "substreams"),
-                           (lambda: spead2.recv.StreamConfig(explicit_start=True),
-                            "explicit_start"),
-                           (lambda: spead2.recv.StreamConfig(memcpy=1), "memcpy"),
+                           (lambda: spead2.recv.StreamConfig(substreams=0), "substreams"),
+                           (lambda: spead2.recv.StreamConfig(memcpy=2), "memcpy"),
+                           (lambda: spead2.MemoryPool(0, 1, 1, 1, 7), "allocator"),
                            (lambda: spead2.recv.Stream(None), "thread_pool"),
                            (lambda: spead2.ThreadPool(0), "threads"),
                            (lambda: spead2.MemoryPool(10, 5, 1, 1), "lower")):
@@ -254,11 +259,15 @@ class qa_api_recv(qa.ApiTestCase):
             self.assertIn(name, str(cm.exception))
 
     def test_unsupported_readers_say_so(self):
+        # inproc, buffer and socket readers are supported (qa_api_inproc.py,
+        # qa_api_socket_forms.py); an rdma reader on a socket is not (rdma_cm listens)
         stream = self.recv_stream()
-        for call in (stream.add_inproc_reader, stream.add_buffer_reader):
-            with self.assertRaises(NotImplementedError) as cm:
-                call(7148)
-            self.assertIn("not supported", str(cm.exception))
+        with socket.socket() as sock:
+            for call in (lambda: stream.add_rdma_reader(sock),
+                         lambda: stream.add_rdma_reader(acceptor=sock)):
+                with self.assertRaises(NotImplementedError) as cm:
+                    call()
+                self.assertIn("not supported", str(cm.exception))
 
     def test_port_in_use_is_an_os_error_with_its_errno(self):
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:

@@ -11,6 +11,7 @@ spead.source / spead.sink blocks."""
 import gc
 import os
 import shutil
+import socket
 import subprocess
 
 import numpy as np
@@ -185,6 +186,38 @@ class qa_api_send(qa.ApiTestCase):
         gc.collect()
         self.assertEqual(spead2.ItemGroup().update(rx.get(timeout=5))["x"].value, 5)
 
+    def test_send_heaps_round_robin_interleaves_packets(self):
+        # three heaps of 1, 2 and 3 packets: packets of each in turn, one group
+        tx = spead2.send.BytesStream(self.pool, spead2.send.StreamConfig(
+            max_packet_size=200, max_heaps=3))
+        igs = []
+        for i, size in enumerate((100, 250, 450)):
+            ig = spead2.send.ItemGroup()
+            ig.add_item(0x1000 + i, "x", "values", shape=(size,), dtype=np.uint8,
+                        value=np.full(size, i, np.uint8))
+            igs.append(ig)
+        refs = [spead2.send.HeapReference(ig.get_heap(descriptors="none", data="all"),
+                                          cnt=10 + i) for i, ig in enumerate(igs)]
+        sent = tx.send_heaps(refs, spead2.send.GroupMode.ROUND_ROBIN)
+        data = tx.getvalue()
+        self.assertEqual(sent, len(data))
+        cnts, at = [], 0
+        while at < len(data):
+            n = int.from_bytes(data[at + 6:at + 8], "big")
+            pointers = [int.from_bytes(data[at + 8 + 8 * k:at + 16 + 8 * k], "big")
+                        for k in range(n)]
+            fields = {(p >> 40) & 0x7FFFFF: p & ((1 << 40) - 1) for p in pointers}
+            cnts.append(fields[0x01])
+            at += 8 + 8 * n + fields[0x04]
+        self.assertEqual(cnts, [10, 11, 12, 11, 12, 12])
+        rx = self.recv_stream()
+        rx.add_buffer_reader(data)
+        self.assertEqual(sorted(h.cnt for h in rx), [10, 11, 12])
+        with self.assertRaises(BlockingIOError):  # more than max_heaps: none queued
+            tx.send_heaps(refs * 2, spead2.send.GroupMode.ROUND_ROBIN)
+        with self.assertRaises(OSError):
+            tx.send_heaps([], spead2.send.GroupMode.ROUND_ROBIN)
+
     def test_wrong_arguments_are_value_errors_naming_the_parameter(self):
         _, port = self.udp_recv_stream()
         tx = self.sender(port)
@@ -192,8 +225,7 @@ class qa_api_send(qa.ApiTestCase):
         for call, name in (
                 (lambda: tx.send_heap(heap, substream_index=1), "substream_index"),
                 (lambda: tx.send_heap("not a heap"), "heap"),
-                (lambda: tx.send_heaps([spead2.send.HeapReference(heap)],
-                                       spead2.send.GroupMode.ROUND_ROBIN), "mode"),
+                (lambda: tx.send_heaps([spead2.send.HeapReference(heap)], 7), "mode"),
                 (lambda: spead2.send.StreamConfig(max_packet_size=10), "max_packet_size"),
                 (lambda: spead2.send.StreamConfig(rate=-1), "rate"),
                 (lambda: spead2.send.StreamConfig(burst_rate_ratio=2.0),
@@ -213,9 +245,11 @@ class qa_api_send(qa.ApiTestCase):
             self.assertIn(name, str(cm.exception))
 
     def test_unsupported_streams_say_so(self):
-        for cls in (spead2.send.InprocStream, spead2.send.BytesStream):
+        # InprocStream, BytesStream and the UDP and TCP socket forms are supported
+        # (qa_api_inproc.py, qa_api_socket_forms.py); an RdmaStream on a socket is not
+        with socket.socket() as sock:
             with self.assertRaises(NotImplementedError) as cm:
-                cls(self.pool, [("127.0.0.1", 7148)])
+                spead2.send.RdmaStream(self.pool, sock)
             self.assertIn("not supported", str(cm.exception))
 
     def test_defaults_are_the_cpp_ones(self):

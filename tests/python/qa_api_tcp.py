@@ -103,9 +103,13 @@ class qa_api_tcp(qa.ApiTestCase):
             with self.assertRaises(ValueError, msg=name) as cm:
                 call()
             self.assertIn(name, str(cm.exception))
-        with self.assertRaises(NotImplementedError):
-            with socket.socket() as s:
+        # spead2's socket forms want a listening (connected) socket: one that is not
+        # is refused naming the parameter
+        with socket.socket() as s:
+            with self.assertRaisesRegex(ValueError, "acceptor: .* not a listening TCP"):
                 self.recv_stream().add_tcp_reader(s)
+            with self.assertRaisesRegex(ValueError, "socket: .* not a connected TCP"):
+                spead.send.TcpStream(self.pool, s)
 
 
 if __name__ == "__main__":

@@ -543,3 +543,17 @@ class TwoHostTestCase(gr_unittest.TestCase):
             self.skipTest("needs netns-topology --hosts 2 and the emulated NIC (ctest)")
         self.me = topology_host(2)
         self.peer = topology_host(1)
+
+
+def uint32_item_group(values):
+    """A send ItemGroup of one uint32 vector item, x (0x1000), holding values."""
+    ig = spead.send.ItemGroup()
+    ig.add_item(0x1000, "x", "test values", shape=(len(values),), dtype=np.uint32)
+    ig["x"].value = np.asarray(values, dtype=np.uint32)
+    return ig
+
+
+def received_values(stream):
+    """The values of item x in every heap of stream, until it ends."""
+    ig = spead.ItemGroup()
+    return [ig["x"].value.tolist() for heap in stream if "x" in ig.update(heap)]

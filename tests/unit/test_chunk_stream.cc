@@ -61,11 +61,21 @@ data_heap(std::uint64_t cnt, std::uint64_t ts, std::size_t offset, std::size_t l
                   { { true, ts_item, ts } });
 }
 
+recv::assembler_config limits(std::size_t max_heaps, bool allow_out_of_order)
+{
+    recv::assembler_config out;
+    out.max_heaps = max_heaps;
+    out.allow_out_of_order = allow_out_of_order;
+    return out;
+}
+
 struct harness {
-    explicit harness(const recv::chunk_stream_config& config, std::size_t max_heaps = 4)
+    explicit harness(const recv::chunk_stream_config& config,
+                     std::size_t max_heaps = 4,
+                     bool allow_out_of_order = true)
         : assembler(
               config,
-              max_heaps,
+              limits(max_heaps, allow_out_of_order),
               [this](std::int64_t id, std::uint64_t*) {
                   acquired.push_back(id);
                   chunks.push_back(

@@ -167,6 +167,26 @@ TEST(descriptor_encode, pyspead_widths_are_4_and_8_bytes_with_variable_flag_2)
                        "02 00000000000000"));
 }
 
+TEST(descriptor_encode, shape_bit_1_alone_marks_variable_dimensions_with_2)
+{
+    // spead2's BUG_COMPAT_SHAPE_BIT_1 without DESCRIPTOR_WIDTHS: the flavour's own
+    // widths (SPEAD-64-40: format 4 bytes, shape 6), variable flag 2
+    descriptor d;
+    d.id = 0x1001;
+    d.format = { { 'i', 8 } };
+    d.shape = { 3, -1 };
+    const flavour shape_bit_1(40, false, true);
+    EXPECT_NE(shape_bit_1, flavour(40));
+    const auto bytes = encode_descriptor(d, shape_bit_1);
+    EXPECT_EQ(std::vector<std::uint8_t>(bytes.end() - 16, bytes.end()),
+              from_hex("69 000008"
+                       "00 0000000003"
+                       "02 0000000000"));
+    // and widths alone mark them with 1, as spead2's DESCRIPTOR_WIDTHS
+    const auto widths_only = encode_descriptor(d, flavour(48, true, false));
+    EXPECT_EQ(widths_only[widths_only.size() - 8], 0x01);
+}
+
 TEST(descriptor_encode, rejects_id_zero)
 {
     descriptor d = test_item_descriptor();

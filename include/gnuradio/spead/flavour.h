@@ -31,9 +31,14 @@ public:
      * \param pyspead_descriptor_widths encode and decode descriptor format and shape
      *        fields with PySPEAD's fixed widths (4 and 8 bytes) instead of widths
      *        derived from the flavour (spead2's BUG_COMPAT_DESCRIPTOR_WIDTHS).
+     * Variable dimensions of descriptor shapes are then marked with bit 1, as PySPEAD
+     * did (spead2's BUG_COMPAT_PYSPEAD_0_5_2 has both); otherwise with bit 0.
      * \throws std::invalid_argument for any other heap_address_bits.
      */
     explicit flavour(int heap_address_bits = 40, bool pyspead_descriptor_widths = false);
+    /*! As above, with the shape flag chosen apart from the widths: \p shape_bit_1 marks
+     * variable dimensions with bit 1 (spead2's BUG_COMPAT_SHAPE_BIT_1), else bit 0. */
+    flavour(int heap_address_bits, bool pyspead_descriptor_widths, bool shape_bit_1);
 
     /*! Parses "64-40", "SPEAD-64-48" or "48". \throws std::invalid_argument */
     static flavour from_string(const std::string& name);
@@ -51,6 +56,8 @@ public:
         return (std::uint64_t(1) << d_heap_address_bits) - 1;
     }
     bool pyspead_descriptor_widths() const { return d_pyspead_descriptor_widths; }
+    /*! Variable dimensions of descriptor shapes are marked with bit 1 (not bit 0). */
+    bool shape_bit_1() const { return d_shape_bit_1; }
 
     /*! "SPEAD-64-40" */
     std::string name() const;
@@ -58,13 +65,15 @@ public:
     bool operator==(const flavour& other) const
     {
         return d_heap_address_bits == other.d_heap_address_bits &&
-               d_pyspead_descriptor_widths == other.d_pyspead_descriptor_widths;
+               d_pyspead_descriptor_widths == other.d_pyspead_descriptor_widths &&
+               d_shape_bit_1 == other.d_shape_bit_1;
     }
     bool operator!=(const flavour& other) const { return !(*this == other); }
 
 private:
     int d_heap_address_bits;
     bool d_pyspead_descriptor_widths;
+    bool d_shape_bit_1;
 };
 
 } // namespace spead

@@ -88,6 +88,16 @@ protected:
      * the queue. Network readers never call this: the NIC must not wait.
      */
     std::size_t wait_for_queue_space(std::chrono::microseconds timeout);
+    /*!
+     * wait_for_queue_space() as a batch size, for lossless readers (capture replay,
+     * inproc, a buffer): at most \p max packets that cannot overflow the queue
+     * (max(1, free / 2)); 0 when the queue had no room within \p timeout or the
+     * stream has ended.
+     */
+    std::size_t lossless_batch(std::size_t max, std::chrono::microseconds timeout);
+    /*! The \p max lossless readers give lossless_batch(): packets handed to the stream
+     * at once, as the socket reader does. */
+    static constexpr std::size_t lossless_batch_packets = 64;
     /*! The stream this reader feeds. */
     stream& get_stream() { return d_stream; }
 

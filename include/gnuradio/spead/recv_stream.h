@@ -45,7 +45,7 @@ public:
     stream(const stream&) = delete;
     stream& operator=(const stream&) = delete;
 
-    /*! Constructs a reader for this stream and starts it. */
+    /*! Constructs a reader for this stream and starts it (see add_reader()). */
     template <typename Reader, typename... Args>
     Reader& emplace_reader(Args&&... args)
     {
@@ -54,8 +54,14 @@ public:
         add_reader(std::move(r));
         return ref;
     }
-    /*! Takes ownership of a reader constructed for this stream and starts it. */
+    /*! Takes ownership of a reader constructed for this stream and starts it (with
+     * stream_config::set_explicit_start(), start() starts it). \throws
+     * std::logic_error with explicit_start once start() has been called */
     void add_reader(std::unique_ptr<reader> r);
+    /*! With stream_config::set_explicit_start(): starts every reader added so far, at
+     * once (several streams started one after the other begin within microseconds).
+     * Otherwise nothing: readers start when added. Idempotent. */
+    void start();
 
     enum class pop_result { heap, timeout, stopped };
     /*! Waits up to \p timeout for a heap. `stopped` once the stream has ended and

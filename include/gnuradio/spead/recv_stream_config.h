@@ -9,7 +9,9 @@
 #define INCLUDED_SPEAD_RECV_STREAM_CONFIG_H
 
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/config_setter.h>
 #include <gnuradio/spead/continuous_layout.h>
+#include <gnuradio/spead/memory_allocator.h>
 #include <gnuradio/spead/recv_heap.h>
 #include <cstddef>
 #include <cstdint>
@@ -76,6 +78,12 @@ enum class full_queue_policy {
  * \throws std::invalid_argument naming the value and both policies */
 SPEAD_API full_queue_policy full_queue_policy_from_name(const std::string& name);
 
+/*! How a stream copies payloads (stream_config::set_memcpy(); spead2's memcpy). */
+enum class memcpy_function {
+    standard,   //!< memcpy
+    nontemporal //!< stores that bypass the cache (see set_memcpy())
+};
+
 /*!
  * \brief Settings of a receive stream. Setters validate and throw
  * std::invalid_argument naming the parameter and the fix.
@@ -103,7 +111,10 @@ public:
      * does (heap::is_stop()). In a continuous stream a stop heap ends the reader
      * (thread) it came by, and the stream ends once every reader has: each reader's
      * senders stop on their own. */
-    stream_config& set_stop_on_stop_heap(bool stop);
+    stream_config& set_stop_on_stop_heap(bool stop)
+    {
+        return spead::detail::assign(*this, d_stop_on_stop_heap, stop);
+    }
     bool get_stop_on_stop_heap() const { return d_stop_on_stop_heap; }
 
     /*! Completed heaps queued for the consumer (default 8). When full, what happens is
@@ -121,7 +132,68 @@ public:
     full_queue_policy get_full_queue_policy() const { return d_full_queue_policy; }
 
     /*! Heap storages kept for reuse (default: max_heaps + queue_heaps + 4). */
-    std::size_t get_pool_heaps() const { return d_max_heaps + d_queue_heaps + 4; }
+    std::size_t get_pool_heaps() const
+    {
+        return d_max_heaps * d_substreams + d_queue_heaps + 4;
+    }
+
+    /*! Windows of max_heaps live heaps each, a heap's window chosen by its cnt modulo
+     * substreams (spead2's substreams; default 1): a heap is evicted only by newer
+     * heaps of its own window, so a sender interleaving n streams of heaps numbered
+     * i × n + k (e.g. spead2's substream senders with set_cnt_sequence) does not
+     * evict one stream's heaps with another's. \throws std::invalid_argument for 0 */
+    stream_config& set_substreams(std::size_t n);
+    std::size_t get_substreams() const { return d_substreams; }
+
+    /*! Assemble heaps without HEAP_SIZE (default true, as spead2): such a heap
+     * completes when it leaves the window contiguous. False: a packet without
+     * HEAP_SIZE is rejected and counted (packets_unsized). */
+    stream_config& set_allow_unsized_heaps(bool allow)
+    {
+        return spead::detail::assign(*this, d_allow_unsized_heaps, allow);
+    }
+    bool get_allow_unsized_heaps() const { return d_allow_unsized_heaps; }
+
+    /*! Place a heap's packets in any order (default true here; spead2's default is
+     * false). False, as spead2: a heap starts only with a packet at offset 0, and a
+     * packet that does not continue where its heap's bytes end is rejected
+     * (packets_out_of_order), so one lost packet loses the rest of its heap. */
+    stream_config& set_allow_out_of_order(bool allow)
+    {
+        return spead::detail::assign(*this, d_allow_out_of_order, allow);
+    }
+    bool get_allow_out_of_order() const { return d_allow_out_of_order; }
+
+    /*! Readers added to the stream wait for stream::start() instead of starting at
+     * once (default false), so that several readers, or several streams, start
+     * together; a reader added after start() is refused (std::logic_error). */
+    stream_config& set_explicit_start(bool explicit_start)
+    {
+        return spead::detail::assign(*this, d_explicit_start, explicit_start);
+    }
+    bool get_explicit_start() const { return d_explicit_start; }
+
+    /*! How payloads are copied into heaps and chunks (default memcpy). nontemporal
+     * (spead2's MEMCPY_NONTEMPORAL) stores past the cache: for data the consumer
+     * reads later or on another core, it leaves the receiving core's cache to the
+     * packets; x86-64 (SSE2) only, elsewhere it is memcpy. */
+    stream_config& set_memcpy(memcpy_function copy)
+    {
+        return spead::detail::assign(*this, d_memcpy, copy);
+    }
+    memcpy_function get_memcpy() const { return d_memcpy; }
+
+    /*! Where heap payload buffers come from (null, the default: 64-byte aligned heap
+     * memory); e.g. an mmap_allocator. The stream pools its buffers, so the allocator
+     * is called when the pool grows, not per heap. */
+    stream_config& set_memory_allocator(std::shared_ptr<memory_allocator> allocator)
+    {
+        return spead::detail::assign(*this, d_memory_allocator, allocator);
+    }
+    const std::shared_ptr<memory_allocator>& get_memory_allocator() const
+    {
+        return d_memory_allocator;
+    }
 
     /*! Makes the stream time-continuous (validates \p config). Heaps without the
      * timestamp item (descriptors, stop) are still assembled and popped as heaps. */
@@ -144,6 +216,12 @@ private:
     bool d_stop_on_stop_heap = true;
     std::size_t d_queue_heaps = 8;
     full_queue_policy d_full_queue_policy = full_queue_policy::drop;
+    std::size_t d_substreams = 1;
+    bool d_allow_unsized_heaps = true;
+    bool d_allow_out_of_order = true;
+    bool d_explicit_start = false;
+    memcpy_function d_memcpy = memcpy_function::standard;
+    std::shared_ptr<memory_allocator> d_memory_allocator;
     bool d_continuous = false;
     continuous_config d_continuous_config;
     std::shared_ptr<chunk_stream_setup> d_chunk_stream;

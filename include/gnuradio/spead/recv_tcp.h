@@ -69,6 +69,11 @@ public:
      *         allowed_peers entry
      * \throws std::system_error when a socket call fails (e.g. the port is in use) */
     tcp_reader(stream& owner, const tcp_config& config);
+    /*! Accepts on a duplicate of \p acceptor, a listening TCP socket its caller made
+     * (spead2's add_tcp_reader(acceptor); the caller may close theirs at once): the
+     * config's endpoint is not used, the rest applies.
+     * \throws std::invalid_argument when \p acceptor is not a listening TCP socket */
+    tcp_reader(stream& owner, int acceptor, const tcp_config& config);
 
     /*! Address and port the reader listens on (the port the kernel picked for 0). */
     boost::asio::ip::tcp::endpoint get_bound_endpoint() const { return d_bound; }

@@ -73,6 +73,11 @@ public:
      * \throws std::invalid_argument when the config has no endpoints
      * \throws std::system_error when a socket call fails (e.g. the port is in use) */
     udp_reader(stream& owner, const udp_config& config);
+    /*! Reads from a duplicate of \p socket, a bound UDP socket its caller made
+     * (spead2's socket form; the caller may close theirs at once): the config's
+     * max_size and buffer_size apply, its endpoints and interface are not used.
+     * \throws std::invalid_argument when \p socket is not a bound UDP socket */
+    udp_reader(stream& owner, int socket, const udp_config& config);
 
     /*! Address and port each socket is bound to. */
     std::vector<boost::asio::ip::udp::endpoint> get_bound_endpoints() const;

@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace gr {
 namespace spead {
@@ -34,6 +35,19 @@ class packet_writer;
  * pcap_stream each make theirs). Completion handlers run on the io_context given at
  * construction (run it); send_heap() waits without needing the io_context to run.
  */
+/*! How the heaps of a group go out (stream::async_send_heaps; spead2's GroupMode). */
+enum class group_mode {
+    serial,     //!< one heap after another, each whole
+    round_robin //!< one packet of each heap in turn (a heap that ends drops out)
+};
+
+/*! A heap of a group, with its cnt (< 0: the stream's sequence) and substream. */
+struct heap_reference {
+    const heap* h = nullptr;
+    std::int64_t cnt = -1;
+    std::size_t substream_index = 0;
+};
+
 class SPEAD_API stream
 {
 public:
@@ -63,6 +77,20 @@ public:
                          completion_handler handler,
                          std::int64_t cnt = -1,
                          std::size_t substream_index = 0);
+
+    /*!
+     * Queues \p heaps as one group, all or none (spead2's async_send_heaps): false when
+     * the queue lacks room for all of them (\p handler then runs with would_block, and
+     * heaps_rejected_queue_full counts each). \p mode round_robin interleaves their
+     * packets, one of each in turn, so that heaps to several substreams leave
+     * together. \p handler runs once, after the last heap of the group, with the
+     * first error and the bytes of all. Heaps and item memory as async_send_heap().
+     * \throws std::invalid_argument for an empty group, a null heap or a substream
+     * beyond the stream's (nothing is queued, the cnt sequence is unchanged)
+     */
+    bool async_send_heaps(const std::vector<heap_reference>& heaps,
+                          completion_handler handler,
+                          group_mode mode = group_mode::serial);
 
     /*! Sends a heap and waits until it has left (blocking while the queue is full).
      * \return bytes sent. \throws boost::system::system_error on a transport error. */

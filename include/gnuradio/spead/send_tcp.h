@@ -65,6 +65,15 @@ public:
     tcp_stream(boost::asio::io_context& io,
                const stream_config& config,
                const tcp_config& tcp_config);
+    /*! Sends over a duplicate of \p socket, a TCP socket its caller connected
+     * (spead2's TcpStream(thread_pool, socket); the caller may close theirs at once):
+     * the config's endpoint and interface are not used; a lost connection cannot be
+     * made again (reconnect fails with ENOTCONN).
+     * \throws std::invalid_argument when \p socket is not a connected TCP socket */
+    tcp_stream(boost::asio::io_context& io,
+               const stream_config& config,
+               int socket,
+               const tcp_config& tcp_config);
 
     /*! Send buffer the kernel granted the current connection, bytes (0 if none). */
     std::size_t get_granted_buffer_size() const { return granted_buffer(); }

@@ -62,6 +62,15 @@ public:
     udp_stream(boost::asio::io_context& io,
                const stream_config& config,
                const udp_config& udp_config);
+    /*! Sends from a duplicate of \p socket, a UDP socket its caller made (spead2's
+     * socket form; the caller may close theirs at once), to the config's endpoints:
+     * its TTL, interface and buffer size stay as the caller set them (Don't Fragment
+     * is set). \throws std::invalid_argument when \p socket is not a UDP socket of the
+     * endpoints' family */
+    udp_stream(boost::asio::io_context& io,
+               const stream_config& config,
+               int socket,
+               const udp_config& udp_config);
 
     /*! Send buffer the kernel granted, bytes. */
     std::size_t get_granted_buffer_size() const;

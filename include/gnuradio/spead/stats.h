@@ -47,6 +47,9 @@ namespace spead {
     X(packets_over_heap_limits,                                                          \
       "rejected: heap would exceed its fragment or item-pointer limits")                 \
     X(packets_late, "dropped: its heap was already retired incomplete")                  \
+    X(packets_unsized, "rejected: no HEAP_SIZE, and the stream wants sized heaps")       \
+    X(packets_out_of_order,                                                              \
+      "rejected: not the next bytes of its heap, and the stream takes them in order")    \
     X(packets_heap_too_large, "dropped: belongs to a heap above max_heap_size")          \
     X(packets_after_stop, "ignored: arrived in a batch after the stream stopped")        \
     X(heaps_too_large, "dropped: heaps above max_heap_size")                             \

@@ -16,16 +16,11 @@ namespace gr {
 namespace spead {
 namespace recv {
 
-namespace {
-/*! Datagrams handed to the stream at once, as the socket reader does. */
-constexpr std::size_t batch_size = 64;
-} // namespace
-
 struct pcap_reader::impl : loop {
     impl(pcap_reader& owner, const std::string& path, std::uint16_t dst_port)
         : owner(owner), file(path, dst_port)
     {
-        views.reserve(batch_size);
+        views.reserve(lossless_batch_packets);
     }
 
     void run() override;
@@ -62,15 +57,13 @@ void pcap_reader::impl::run()
     while (!owner.stopping()) {
         // A file can wait for the consumer, unlike a NIC: replay never overflows the
         // heap queue, however slow the flowgraph.
-        const std::size_t free =
-            owner.wait_for_queue_space(std::chrono::milliseconds(100));
-        if (free == 0) {
+        const std::size_t max_batch =
+            owner.lossless_batch(lossless_batch_packets, std::chrono::milliseconds(100));
+        if (max_batch == 0) {
             if (owner.get_stream().is_stopped())
                 return;
             continue;
         }
-        const std::size_t max_batch =
-            std::min(batch_size, std::max<std::size_t>(1, free / 2));
         std::size_t n = 0;
         try {
             n = file.next_batch(views, max_batch);

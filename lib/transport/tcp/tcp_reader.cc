@@ -9,6 +9,7 @@
 // connected_reader's, the framing framed_incoming's.
 
 #include "tcp_socket.h"
+#include "transport/adopted_socket.h"
 #include "transport/link/connected_reader.h"
 #include <gnuradio/spead/recv_tcp.h>
 #include <stdexcept>
@@ -24,6 +25,19 @@ tcp_reader::tcp_reader(stream& owner, const tcp_config& config) : link_reader(ow
             "endpoint: none given; set the address and port to listen on, e.g. :7148");
     auto l = std::make_unique<transport::tcp_listener>(
         config.get_endpoint(),
+        config.get_buffer_size(),
+        config.get_peer_timeout(),
+        config.get_max_packet_size(),
+        peer_filter(config.get_allowed_peers()));
+    d_bound = l->bound_endpoint();
+    listen(std::move(l), link::limits_of(config));
+}
+
+tcp_reader::tcp_reader(stream& owner, int acceptor, const tcp_config& config)
+    : link_reader(owner)
+{
+    auto l = std::make_unique<transport::tcp_listener>(
+        transport::adopt_socket(acceptor, transport::socket_role::listening, "acceptor"),
         config.get_buffer_size(),
         config.get_peer_timeout(),
         config.get_max_packet_size(),

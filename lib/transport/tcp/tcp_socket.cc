@@ -160,6 +160,16 @@ private:
 };
 } // namespace
 
+tcp::endpoint local_endpoint(int fd)
+{
+    tcp::endpoint bound;
+    socklen_t len = socklen_t(bound.capacity());
+    if (::getsockname(fd, bound.data(), &len) != 0)
+        throw_errno(errno, "getsockname");
+    bound.resize(len);
+    return bound;
+}
+
 std::string describe(const tcp::endpoint& ep)
 {
     const std::string a = ep.address().to_string();
@@ -209,12 +219,23 @@ tcp_listener::tcp_listener(const tcp::endpoint& endpoint,
     // The kernel caps the backlog at net.core.somaxconn: ask for all of it.
     if (::listen(d_fd.get(), INT_MAX) != 0)
         throw_errno(errno, "listen");
-    tcp::endpoint bound;
-    socklen_t len = socklen_t(bound.capacity());
-    if (::getsockname(d_fd.get(), bound.data(), &len) != 0)
-        throw_errno(errno, "getsockname");
-    bound.resize(len);
-    d_bound = bound;
+    d_bound = local_endpoint(d_fd.get());
+}
+
+tcp_listener::tcp_listener(file_descriptor listening,
+                           std::size_t buffer_size,
+                           std::chrono::milliseconds peer_timeout,
+                           std::size_t max_packet_size,
+                           const peer_filter& allowed_peers)
+    : d_fd(std::move(listening)),
+      d_bound(local_endpoint(d_fd.get())),
+      d_peer_timeout(peer_timeout),
+      d_max_packet_size(max_packet_size)
+{
+    // Accepted sockets inherit it (its window scale was fixed at listen(): a larger
+    // buffer than then may not be used in full).
+    set_buffer(d_fd.get(), SO_RCVBUF, buffer_size, "SO_RCVBUF");
+    d_filter = std::make_unique<admission_filter>(d_fd.get(), allowed_peers);
 }
 
 tcp_listener::~tcp_listener() = default;
@@ -257,6 +278,36 @@ std::unique_ptr<link::incoming> tcp_listener::accept(const link::admit_function&
 void tcp_listener::hold(bool held) { d_filter->hold(held); }
 
 std::string tcp_listener::describe() const { return transport::describe(d_bound); }
+
+tcp_connected_dialer::tcp_connected_dialer(file_descriptor connected,
+                                           std::chrono::milliseconds peer_timeout)
+    : d_fd(std::move(connected))
+{
+    tcp::endpoint peer;
+    socklen_t len = socklen_t(peer.capacity());
+    if (::getpeername(d_fd.get(), peer.data(), &len) != 0)
+        throw_errno(errno, "getpeername");
+    peer.resize(len);
+    d_peer = peer;
+    set_int(d_fd.get(), IPPROTO_TCP, TCP_NODELAY, 1, "TCP_NODELAY");
+    set_peer_timeout(d_fd.get(), peer_timeout);
+}
+
+std::string tcp_connected_dialer::describe() const { return transport::describe(d_peer); }
+
+std::unique_ptr<link::outgoing> tcp_connected_dialer::connect(std::chrono::milliseconds,
+                                                              int)
+{
+    if (!d_fd)
+        throw_errno(ENOTCONN,
+                    "connecting to " + describe() +
+                        ": the stream was given a connected socket, which cannot be "
+                        "connected again; make a new stream with a new socket");
+    int granted = 0;
+    socklen_t len = sizeof(granted);
+    ::getsockopt(d_fd.get(), SOL_SOCKET, SO_SNDBUF, &granted, &len);
+    return std::make_unique<tcp_outgoing>(std::move(d_fd), std::size_t(granted / 2));
+}
 
 tcp_dialer::tcp_dialer(const tcp::endpoint& endpoint,
                        const std::string& interface,

@@ -21,6 +21,9 @@ namespace gr {
 namespace spead {
 namespace transport {
 
+/*! The address \p fd is bound to. \throws std::system_error */
+SPEAD_API boost::asio::ip::tcp::endpoint local_endpoint(int fd);
+
 /*! "10.0.0.2:7148" or "[::1]:7148" */
 SPEAD_API std::string describe(const boost::asio::ip::tcp::endpoint& ep);
 
@@ -46,6 +49,13 @@ public:
      * go to every accepted connection, whose packets are framed up to
      * \p max_packet_size (framed_incoming). \throws std::system_error */
     tcp_listener(const boost::asio::ip::tcp::endpoint& endpoint,
+                 std::size_t buffer_size,
+                 std::chrono::milliseconds peer_timeout,
+                 std::size_t max_packet_size,
+                 const peer_filter& allowed_peers = peer_filter());
+    /*! On a socket already listening (adopt_socket()), the rest as above; connections
+     * already in its backlog came before the admission filter. */
+    tcp_listener(file_descriptor listening,
                  std::size_t buffer_size,
                  std::chrono::milliseconds peer_timeout,
                  std::size_t max_packet_size,
@@ -86,6 +96,25 @@ private:
     std::string d_interface;
     std::size_t d_buffer_size;
     std::chrono::milliseconds d_peer_timeout;
+};
+
+/*! The connection its caller made (spead2's TcpStream(thread_pool, socket)): the
+ * first connect() hands it over; it cannot be made again, so a later one (reconnect)
+ * fails with ENOTCONN. */
+class SPEAD_API tcp_connected_dialer : public link::dialer
+{
+public:
+    /*! \p connected: see adopt_socket() \throws std::system_error */
+    tcp_connected_dialer(file_descriptor connected,
+                         std::chrono::milliseconds peer_timeout);
+
+    std::unique_ptr<link::outgoing> connect(std::chrono::milliseconds timeout,
+                                            int abort_fd) override;
+    std::string describe() const override;
+
+private:
+    file_descriptor d_fd; //!< until the first connect()
+    boost::asio::ip::tcp::endpoint d_peer;
 };
 
 } // namespace transport

@@ -9,6 +9,7 @@
 // connected_writer's.
 
 #include "tcp_socket.h"
+#include "transport/adopted_socket.h"
 #include "transport/link/connected_writer.h"
 #include <gnuradio/spead/send_tcp.h>
 #include <stdexcept>
@@ -34,6 +35,20 @@ tcp_stream::tcp_stream(boost::asio::io_context& io,
                        const stream_config& config,
                        const tcp_config& tcp_config)
     : link_stream(io, config, make_dialer(tcp_config), link::settings_of(tcp_config))
+{
+}
+
+tcp_stream::tcp_stream(boost::asio::io_context& io,
+                       const stream_config& config,
+                       int socket,
+                       const tcp_config& tcp_config)
+    : link_stream(io,
+                  config,
+                  std::make_unique<transport::tcp_connected_dialer>(
+                      transport::adopt_socket(
+                          socket, transport::socket_role::connected, "socket"),
+                      tcp_config.get_peer_timeout()),
+                  link::settings_of(tcp_config))
 {
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/file_descriptor.h"
 #include "socket_buffer.h"
+#include "transport/adopted_socket.h"
 #include "transport/endpoint.h"
 #include "transport/mapped_buffer.h"
 #include "transport/network_interface.h"
@@ -127,8 +128,13 @@ struct udp_reader::impl : loop {
         bool coalescing = false; //!< UDP_GRO: a message may be a run of datagrams
     };
 
-    impl(udp_reader& self, const udp_config& config);
+    /*! \p socket: one to adopt (see adopt_socket()), or -1 to open the config's */
+    impl(udp_reader& self, const udp_config& config, int socket);
     void open_sockets();
+    void adopt_socket(int socket);
+    /*! Drop counting, coalescing and the buffer: what every socket is given.
+     * \return the buffer the kernel granted */
+    std::size_t configure(socket_state& s);
     /*! Lays out the receive batch once the sockets say whether they coalesce. */
     void allocate_batch();
     /*! Splits message \p i of a batch into its datagrams, onto views; \p drops
@@ -179,14 +185,50 @@ struct udp_reader::impl : loop {
     std::atomic<std::uint64_t> datagrams_oversize{ 0 };
 };
 
-udp_reader::impl::impl(udp_reader& self, const udp_config& config)
+udp_reader::impl::impl(udp_reader& self, const udp_config& config, int socket)
     : self(self), config(config), logger("spead udp_reader")
 {
-    if (config.get_endpoints().empty())
-        throw std::invalid_argument(
-            "endpoints: none given; set at least one, e.g. 239.1.2.3:7148 or :7148");
-    open_sockets();
+    if (socket >= 0) {
+        adopt_socket(socket);
+    } else {
+        if (config.get_endpoints().empty())
+            throw std::invalid_argument(
+                "endpoints: none given; set at least one, e.g. 239.1.2.3:7148 or :7148");
+        open_sockets();
+    }
+    if (granted_buffer < config.get_buffer_size())
+        logger.warn("{}",
+                    transport::buffer_capped_advice(transport::buffer_direction::receive,
+                                                    config.get_buffer_size(),
+                                                    granted_buffer));
     allocate_batch();
+}
+
+std::size_t udp_reader::impl::configure(socket_state& s)
+{
+    const int one = 1;
+    if (setsockopt(s.fd.get(), SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)) != 0)
+        throw_errno("setsockopt SO_RXQ_OVFL");
+    // Runs of datagrams of one flow come as one message (Linux 5.0): a sender's
+    // segmentation offload is never undone on loopback, and a NIC's GRO merges
+    // them too. Each message costs the kernel as much as a datagram did.
+    // Refused by older kernels: then datagrams come one by one.
+    s.coalescing = gro_wanted() &&
+                   setsockopt(s.fd.get(), IPPROTO_UDP, UDP_GRO, &one, sizeof(one)) == 0;
+    return transport::request_socket_buffer(
+        s.fd.get(), transport::buffer_direction::receive, config.get_buffer_size());
+}
+
+void udp_reader::impl::adopt_socket(int socket)
+{
+    socket_state s;
+    s.fd = transport::adopt_socket(socket, transport::socket_role::bound_udp, "socket");
+    granted_buffer = configure(s);
+    socklen_t len = 0;
+    const sockaddr_storage addr = transport::local_address(s.fd.get(), len);
+    std::memcpy(s.bound.data(), &addr, len);
+    s.bound.resize(len);
+    sockets.push_back(std::move(s));
 }
 
 void udp_reader::impl::allocate_batch()
@@ -273,17 +315,7 @@ void udp_reader::impl::open_sockets()
                 throw_errno(v6 ? "setsockopt IPV6_MULTICAST_ALL"
                                : "setsockopt IP_MULTICAST_ALL");
         }
-        if (setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)) != 0)
-            throw_errno("setsockopt SO_RXQ_OVFL");
-        // Runs of datagrams of one flow come as one message (Linux 5.0): a sender's
-        // segmentation offload is never undone on loopback, and a NIC's GRO merges
-        // them too. Each message costs the kernel as much as a datagram did.
-        // Refused by older kernels: then datagrams come one by one.
-        s.coalescing =
-            gro_wanted() && setsockopt(fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)) == 0;
-
-        const std::size_t granted = transport::request_socket_buffer(
-            fd, transport::buffer_direction::receive, config.get_buffer_size());
+        const std::size_t granted = configure(s);
         smallest_granted =
             smallest_granted == 0 ? granted : std::min(smallest_granted, granted);
 
@@ -327,11 +359,6 @@ void udp_reader::impl::open_sockets()
     }
 
     granted_buffer = smallest_granted;
-    if (granted_buffer < config.get_buffer_size())
-        logger.warn("{}",
-                    transport::buffer_capped_advice(transport::buffer_direction::receive,
-                                                    config.get_buffer_size(),
-                                                    granted_buffer));
 }
 
 void udp_reader::impl::note_drops(socket_state& s, std::uint32_t cumulative)
@@ -541,7 +568,13 @@ recv_stats udp_reader::impl::stats() const
 
 udp_reader::udp_reader(stream& owner, const udp_config& config) : transport_reader(owner)
 {
-    set_loop(std::make_unique<impl>(*this, config));
+    set_loop(std::make_unique<impl>(*this, config, -1));
+}
+
+udp_reader::udp_reader(stream& owner, int socket, const udp_config& config)
+    : transport_reader(owner)
+{
+    set_loop(std::make_unique<impl>(*this, config, socket));
 }
 
 std::vector<udp::endpoint> udp_reader::get_bound_endpoints() const

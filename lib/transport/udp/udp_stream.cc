@@ -9,6 +9,7 @@
 #include "protocol/packet_writer.h"
 #include "protocol/packetiser.h"
 #include "socket_buffer.h"
+#include "transport/adopted_socket.h"
 #include "transport/endpoint.h"
 #include "transport/network_interface.h"
 #include <gnuradio/logger.h>
@@ -109,7 +110,12 @@ void set_multicast_interface(int fd, const transport::network_interface& iface)
 } // namespace
 
 struct udp_stream::impl : packet_writer {
-    impl(const stream_config& config, const udp_config& udp);
+    /*! \p socket: one to adopt (see adopt_socket()), or -1 to open one */
+    impl(const stream_config& config, const udp_config& udp, int socket);
+    /*! Opens and configures the stream's own socket. */
+    void open_socket(const udp_config& udp, bool v6, const multicast_interface& iface);
+    /*! Sends from a duplicate of the caller's \p socket. */
+    void adopt(int socket, bool v6);
     std::size_t write_packets(const packet* packets,
                               std::size_t n,
                               boost::system::error_code& ec) override;
@@ -150,7 +156,7 @@ struct udp_stream::impl : packet_writer {
     bool gso = false;
 };
 
-udp_stream::impl::impl(const stream_config& config, const udp_config& udp)
+udp_stream::impl::impl(const stream_config& config, const udp_config& udp, int socket)
     : logger("spead udp_stream"),
       endpoints(udp.get_endpoints()),
       max_packet_size(config.get_max_packet_size()),
@@ -184,6 +190,23 @@ udp_stream::impl::impl(const stream_config& config, const udp_config& udp)
     if (!udp.get_interface().empty() && v6)
         iface.v6_index = transport::interface_index(udp.get_interface(), "interface");
 
+    if (socket >= 0)
+        adopt(socket, v6);
+    else
+        open_socket(udp, v6, iface);
+    check_path_mtu(config, iface);
+    // The socket option exists from Linux 4.18; each message sets its own size.
+    const int no_segmentation = 0;
+    gso =
+        setsockopt(
+            fd.get(), SOL_UDP, UDP_SEGMENT, &no_segmentation, sizeof(no_segmentation)) ==
+        0;
+}
+
+void udp_stream::impl::open_socket(const udp_config& udp,
+                                   bool v6,
+                                   const multicast_interface& iface)
+{
     fd = file_descriptor(
         socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
     if (!fd)
@@ -234,13 +257,35 @@ udp_stream::impl::impl(const stream_config& config, const udp_config& udp)
                     transport::buffer_capped_advice(transport::buffer_direction::send,
                                                     udp.get_buffer_size(),
                                                     granted_buffer));
-    check_path_mtu(config, iface);
-    // The socket option exists from Linux 4.18; each message sets its own size.
-    const int no_segmentation = 0;
-    gso =
-        setsockopt(
-            fd.get(), SOL_UDP, UDP_SEGMENT, &no_segmentation, sizeof(no_segmentation)) ==
-        0;
+}
+
+void udp_stream::impl::adopt(int socket, bool v6)
+{
+    fd = transport::adopt_socket(socket, transport::socket_role::udp, "socket");
+    int family = 0;
+    socklen_t len = sizeof(family);
+    getsockopt(fd.get(), SOL_SOCKET, SO_DOMAIN, &family, &len);
+    if ((family == AF_INET6) != v6)
+        throw std::invalid_argument(std::string("socket: an ") + (v6 ? "IPv4" : "IPv6") +
+                                    " socket, but the "
+                                    "endpoints are " +
+                                    (v6 ? "IPv6" : "IPv4") +
+                                    "; give a socket of their family");
+    // Don't Fragment, as on the stream's own sockets; the caller's TTL, interface and
+    // buffer size stay as they set them.
+    if (v6)
+        set_int_option(fd.get(),
+                       IPPROTO_IPV6,
+                       IPV6_MTU_DISCOVER,
+                       IPV6_PMTUDISC_DO,
+                       "IPV6_MTU_DISCOVER");
+    else
+        set_int_option(
+            fd.get(), IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO, "IP_MTU_DISCOVER");
+    int buffer = 0;
+    len = sizeof(buffer);
+    if (getsockopt(fd.get(), SOL_SOCKET, SO_SNDBUF, &buffer, &len) == 0)
+        granted_buffer = std::size_t(buffer / 2); // the kernel reports it doubled
 }
 
 void udp_stream::impl::check_path_mtu(const stream_config& config,
@@ -296,7 +341,18 @@ udp_stream::udp_stream(boost::asio::io_context& io,
     : stream(io,
              config,
              udp_config.get_endpoints().size(),
-             std::make_unique<impl>(config, udp_config))
+             std::make_unique<impl>(config, udp_config, -1))
+{
+}
+
+udp_stream::udp_stream(boost::asio::io_context& io,
+                       const stream_config& config,
+                       int socket,
+                       const udp_config& udp_config)
+    : stream(io,
+             config,
+             udp_config.get_endpoints().size(),
+             std::make_unique<impl>(config, udp_config, socket))
 {
 }
 

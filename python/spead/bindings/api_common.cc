@@ -12,7 +12,9 @@
 
 #include <pybind11/stl.h>
 
+#include <gnuradio/spead/inproc_queue.h>
 #include <gnuradio/spead/item_ids.h>
+#include <gnuradio/spead/memory_allocator.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/eventfd.h>
@@ -100,6 +102,27 @@ void drain_event_fd(int fd)
     }
 }
 
+std::unique_ptr<py::buffer_info> contiguous_buffer(const py::handle& obj,
+                                                   const char* parameter)
+{
+    if (!PyObject_CheckBuffer(obj.ptr()))
+        throw std::invalid_argument(
+            std::string(parameter) + ": a " +
+            py::str(obj.get_type().attr("__name__")).cast<std::string>() +
+            " has no buffer; give a numpy array, bytes or bytearray");
+    auto info = std::make_unique<py::buffer_info>(
+        py::reinterpret_borrow<py::buffer>(obj).request());
+    py::ssize_t expected = info->itemsize;
+    for (py::ssize_t i = info->ndim - 1; i >= 0; i--) {
+        if (info->shape[i] > 1 && info->strides[i] != expected)
+            throw std::invalid_argument(std::string(parameter) +
+                                        ": the array is not C-contiguous; pass "
+                                        "numpy.ascontiguousarray(value)");
+        expected *= info->shape[i];
+    }
+    return info;
+}
+
 py::list shape_to_python(const std::vector<std::int64_t>& shape)
 {
     py::list out;
@@ -126,10 +149,17 @@ std::vector<std::int64_t> shape_from_python(const py::handle& shape)
 
 namespace {
 
-/*! spead2's MemoryPool, as a description: the stream's own heap pool (sized from
- * max_heaps and the ring) does the pooling, so this only checks its numbers. */
+/*! spead2's MemoryPool: the stream's own heap pool (sized from max_heaps and the
+ * ring) does the pooling, so this checks its numbers and takes its buffers from the
+ * allocator given (an MmapAllocator; none: the default). */
 struct memory_pool : memory_allocator {
     std::size_t lower, upper, max_free, initial;
+    std::shared_ptr<memory_allocator> allocator;
+
+    pointer allocate(std::size_t size) override
+    {
+        return allocator ? allocator->allocate(size) : memory_allocator::allocate(size);
+    }
 };
 
 py_flavour
@@ -147,14 +177,10 @@ make_flavour(int version, int item_pointer_bits, int heap_address_bits, int bug_
             "bug_compat: " + std::to_string(bug_compat) +
             " has unknown bits; combine BUG_COMPAT_DESCRIPTOR_WIDTHS, "
             "BUG_COMPAT_SHAPE_BIT_1 and BUG_COMPAT_SWAP_ENDIAN (or 0)");
-    if ((bug_compat & bug_compat_shape_bit_1) &&
-        !(bug_compat & bug_compat_descriptor_widths))
-        throw std::invalid_argument(
-            "bug_compat: BUG_COMPAT_SHAPE_BIT_1 is only supported together with "
-            "BUG_COMPAT_DESCRIPTOR_WIDTHS (as in BUG_COMPAT_PYSPEAD_0_5_2)");
     return py_flavour{ gr::spead::flavour(heap_address_bits,
                                           (bug_compat & bug_compat_descriptor_widths) !=
-                                              0),
+                                              0,
+                                          (bug_compat & bug_compat_shape_bit_1) != 0),
                        bug_compat };
 }
 
@@ -237,18 +263,40 @@ void bind_api_common(py::module& m)
              py::arg("affinity") = std::vector<int>())
         .def("stop", &thread_pool::stop, py::call_guard<py::gil_scoped_release>())
         .def_property_readonly("num_threads", &thread_pool::size)
+        // As spead2: a core that cannot be used is warned about (spead2 logs it) and
+        // the thread stays unpinned (spead2's tut_12 pins to core 3 on any machine).
         .def_static("set_affinity", [](int core) {
             cpu_set_t set;
             CPU_ZERO(&set);
-            CPU_SET(core, &set);
-            if (core < 0 || sched_setaffinity(0, sizeof(set), &set) != 0)
-                throw std::invalid_argument(
-                    "core: " + std::to_string(core) +
-                    " cannot be used; give a core of this machine");
+            if (core >= 0 && core < CPU_SETSIZE)
+                CPU_SET(core, &set);
+            if (core < 0 || core >= CPU_SETSIZE ||
+                sched_setaffinity(0, sizeof(set), &set) != 0) {
+                const std::string message =
+                    "ThreadPool.set_affinity: core " + std::to_string(core) +
+                    " cannot be used on this machine (cores 0 to " +
+                    std::to_string(std::thread::hardware_concurrency() - 1) +
+                    "); this thread stays unpinned";
+                if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0)
+                    throw py::error_already_set();
+            }
         });
 
-    py::class_<memory_allocator, std::shared_ptr<memory_allocator>>(m, "MemoryAllocator")
+    py::class_<memory_allocator, std::shared_ptr<memory_allocator>>(
+        m,
+        "MemoryAllocator",
+        "Where a stream's heap buffers come from (as spead2.MemoryAllocator): 64-byte "
+        "aligned heap memory.")
         .def(py::init<>());
+    py::class_<mmap_allocator, memory_allocator, std::shared_ptr<mmap_allocator>>(
+        m,
+        "MmapAllocator",
+        "Heap buffers mapped from the kernel and faulted in at once (as "
+        "spead2.MmapAllocator): flags are added to mmap's, prefer_huge tries huge "
+        "pages first.")
+        .def(py::init<int, bool>(), py::arg("flags") = 0, py::arg("prefer_huge") = false)
+        .def_property_readonly("flags", &mmap_allocator::get_flags)
+        .def_property_readonly("prefer_huge", &mmap_allocator::get_prefer_huge);
     py::class_<memory_pool, memory_allocator, std::shared_ptr<memory_pool>>(
         m,
         "MemoryPool",
@@ -269,10 +317,14 @@ void bind_api_common(py::module& m)
                          "max_free, initial: " + std::to_string(max_free) + ", " +
                          std::to_string(initial) +
                          " do not fit; give 0 <= initial <= max_free");
-                 if (!allocator.is_none())
+                 if (!allocator.is_none() && !py::isinstance<memory_allocator>(allocator))
                      throw std::invalid_argument(
-                         "allocator: gr-spead pools its own heap memory; leave it None");
+                         "allocator: " + py::repr(allocator).cast<std::string>() +
+                         " is not a spead.MemoryAllocator; give an MmapAllocator, or "
+                         "None");
                  auto p = std::make_shared<memory_pool>();
+                 if (!allocator.is_none())
+                     p->allocator = allocator.cast<std::shared_ptr<memory_allocator>>();
                  p->lower = lower;
                  p->upper = upper;
                  p->max_free = max_free;
@@ -328,6 +380,26 @@ void bind_api_common(py::module& m)
             "shape",
             [](const descriptor& d) { return shape_to_python(d.shape); },
             [](descriptor& d, const py::object& v) { d.shape = shape_from_python(v); });
+
+    py::class_<inproc_queue, std::shared_ptr<inproc_queue>>(
+        m,
+        "InprocQueue",
+        "Packets between streams of this process (as spead2.InprocQueue): "
+        "send.InprocStream writes into it, recv.Stream.add_inproc_reader reads it.")
+        .def(py::init<>())
+        .def(
+            "add_packet",
+            [](inproc_queue& q, const py::object& packet) {
+                const auto info = contiguous_buffer(packet, "packet");
+                if (q.is_stopped())
+                    throw stopped("add_packet: the queue is stopped");
+                q.add_copy(info->ptr, std::size_t(info->size * info->itemsize));
+            },
+            py::arg("packet"),
+            "Queues a copy of one SPEAD packet; spead.Stopped once stopped.")
+        .def("stop",
+             &inproc_queue::stop,
+             "The end of the stream: readers end once they have read what is queued.");
 
     py::register_exception<stopped>(m, "Stopped", PyExc_RuntimeError);
     py::register_exception<empty>(m, "Empty", PyExc_RuntimeError);

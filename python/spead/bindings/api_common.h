@@ -68,11 +68,6 @@ struct py_flavour {
     int bug_compat = 0;
 };
 
-/*! spead2.MemoryAllocator: what StreamConfig.memory_allocator accepts (MemoryPool). */
-struct memory_allocator {
-    virtual ~memory_allocator() = default;
-};
-
 /*! \throws std::invalid_argument, as spead.Flavour does, for bits gr-spead lacks */
 void check_bug_compat(int bug_compat);
 
@@ -108,6 +103,13 @@ auto translating_os_errors(F&& f) -> decltype(f())
 int make_event_fd();
 void signal_event_fd(int fd);
 void drain_event_fd(int fd);
+
+/*! A C-contiguous view of a Python object's memory, held (with the object) for as
+ * long as the heap, stream or reader that uses it. Destroy with the GIL held.
+ * \throws std::invalid_argument naming \p parameter when \p obj has no buffer or is
+ * not C-contiguous */
+std::unique_ptr<py::buffer_info> contiguous_buffer(const py::handle& obj,
+                                                   const char* parameter);
 
 /*! The Python RawDescriptor <-> descriptor conversion for shapes (None <-> -1). */
 py::list shape_to_python(const std::vector<std::int64_t>& shape);

@@ -116,10 +116,10 @@ std::string endpoints_text(const endpoint_pairs& endpoints)
 
 recv::stream_config merged(const py_recv_config& config, const py_ring_config& ring)
 {
-    recv::stream_config out = ring.config;
-    out.set_max_heaps(config.config.get_max_heaps());
-    out.set_max_heap_size(config.config.get_max_heap_size());
-    out.set_stop_on_stop_heap(config.config.get_stop_on_stop_heap());
+    recv::stream_config out = config.config;
+    out.set_queue_heaps(ring.config.get_queue_heaps());
+    out.set_incomplete_heaps(ring.config.get_incomplete_heaps());
+    out.set_full_queue_policy(ring.config.get_full_queue_policy());
     return out;
 }
 

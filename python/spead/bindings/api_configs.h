@@ -41,12 +41,13 @@ namespace python {
  * add_stat() declares (kept where C++ keeps them, a chunk_stream_config) and spead2's
  * fields gr-spead only stores or refuses (docs/python.md). */
 struct py_recv_config {
-    recv::stream_config config; // max_heaps, max_heap_size, stop_on_stop_heap
+    // spead2's default: a heap's packets in order only (C++'s default places any order)
+    py_recv_config() { config.set_allow_out_of_order(false); }
+    recv::stream_config config; // every assembler setting (not the ring's)
     recv::chunk_stream_config custom_stats;
     int bug_compat = 0;
     std::uintptr_t stream_id = 0;
-    bool allow_out_of_order = false;
-    py::object memory_allocator = py::none();
+    py::object memory_allocator = py::none(); // as given; config holds its C++ side
     std::string metrics; // gr-spead's: Prometheus listen address ("": none)
 };
 

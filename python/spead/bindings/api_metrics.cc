@@ -53,6 +53,12 @@ std::pair<std::string, std::string> link_labels(const send::rdma_config& c)
     return { "rdma", "verbs://" + c.get_host() + ":" + std::to_string(c.get_port()) };
 }
 
+std::pair<std::string, std::string>
+link_labels(const std::vector<std::shared_ptr<inproc_queue>>& queues)
+{
+    return { "inproc", std::to_string(queues.size()) + " queue(s)" };
+}
+
 metrics::registration expose_stream(const std::string& address,
                                     const recv::stream& stream)
 {

@@ -14,14 +14,17 @@
 
 #include "api_configs.h"
 #include "metrics/metrics_exposer.h"
+#include <gnuradio/spead/inproc_queue.h>
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/send_rdma.h>
 #include <gnuradio/spead/send_stream.h>
 #include <gnuradio/spead/send_tcp.h>
 #include <gnuradio/spead/send_udp.h>
 #include <gnuradio/spead/send_udp_ibv.h>
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace gr {
 namespace spead {
@@ -49,6 +52,9 @@ std::pair<std::string, std::string> link_labels(const send::udp_config& c);
 std::pair<std::string, std::string> link_labels(const send::udp_ibv_config& c);
 std::pair<std::string, std::string> link_labels(const send::tcp_config& c);
 std::pair<std::string, std::string> link_labels(const send::rdma_config& c);
+/*! An InprocStream's: transport inproc, its queues counted as the endpoint. */
+std::pair<std::string, std::string>
+link_labels(const std::vector<std::shared_ptr<inproc_queue>>& queues);
 
 /*! \p stream served on \p address (nothing for ""); \p stream must outlive the
  * registration. */

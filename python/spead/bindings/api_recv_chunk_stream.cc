@@ -229,13 +229,22 @@ void bind_chunk_stream_config(py::module& m)
               &C::set_max_heap_extra,
               its_config());
     def_keyword_config(cls)
+        // Both return the config, as spead2's do, so that they chain in a call.
         .def(
             "enable_packet_presence",
-            [](W& w, std::size_t payload_size) {
+            [](W& w, std::size_t payload_size) -> W& {
                 w.config.enable_packet_presence(payload_size);
+                return w;
             },
-            py::arg("payload_size"))
-        .def("disable_packet_presence", [](W& w) { w.config.disable_packet_presence(); })
+            py::arg("payload_size"),
+            py::return_value_policy::reference_internal)
+        .def(
+            "disable_packet_presence",
+            [](W& w) -> W& {
+                w.config.disable_packet_presence();
+                return w;
+            },
+            py::return_value_policy::reference_internal)
         .def_property_readonly("packet_presence_payload_size", [](const W& w) {
             return w.config.get_packet_presence_payload_size();
         });

@@ -13,6 +13,7 @@
 #include "api_link_configs.h"
 #include "api_metrics.h"
 
+#include <gnuradio/spead/memory_allocator.h>
 #include <gnuradio/spead/stats.h>
 
 namespace gr {
@@ -27,16 +28,34 @@ struct stream_stat_config {
     recv::stat_mode mode = recv::stat_mode::counter;
 };
 
-/*! The built-in counters, in index order (max_batch keeps the largest). */
+/*! spead2's standard statistics, in its order: gr-spead's first eight counters (the
+ * same names and meanings) and worker_blocked (gr-spead's reader_waits_queue_full).
+ * They are what StreamConfig.stats lists; every other gr-spead counter is still read
+ * by name from StreamStats (recv/_stats.py). */
 std::vector<stream_stat_config> builtin_stats()
 {
     std::vector<stream_stat_config> out;
-    for (const auto& kv : recv_stats().items())
+    for (const auto& kv : recv_stats().items()) {
+        if (out.size() > std::size_t(recv_stat::search_dist))
+            break;
         out.push_back({ kv.first,
                         out.size() == std::size_t(recv_stat::max_batch)
                             ? recv::stat_mode::maximum
                             : recv::stat_mode::counter });
+    }
+    out.push_back({ "worker_blocked", recv::stat_mode::counter });
     return out;
+}
+
+/*! A name a custom statistic may not take: spead2's or any gr-spead counter's. */
+bool is_builtin_name(const std::string& name)
+{
+    if (name == "worker_blocked")
+        return true;
+    for (const auto& kv : recv_stats().items())
+        if (kv.first == name)
+            return true;
+    return false;
 }
 
 std::vector<stream_stat_config> all_stats(const py_recv_config& c)
@@ -47,24 +66,9 @@ std::vector<stream_stat_config> all_stats(const py_recv_config& c)
     return out;
 }
 
-/*! A spead2 field gr-spead has at one value only: reads as \p value, and any other
- * value is refused saying \p why. */
-template <typename V>
-void def_only_value(py::class_<py_recv_config>& cls,
-                    const char* name,
-                    V value,
-                    const char* why)
-{
-    cls.def_property(
-        name,
-        [value](const py_recv_config&) { return value; },
-        [name, value, why](py_recv_config&, const py::handle& v) {
-            if (field_value<V>(v, name) != value)
-                throw py::value_error(std::string(name) + ": " +
-                                      py::repr(v).cast<std::string>() +
-                                      " is not supported; " + why);
-        });
-}
+// spead2's MEMCPY_STD and MEMCPY_NONTEMPORAL (api_common.cc binds the names)
+constexpr int memcpy_std_value = 0;
+constexpr int memcpy_nontemporal_value = 1;
 
 void bind_stream_stat_config(py::module& m)
 {
@@ -115,16 +119,10 @@ void bind_stream_config(py::module& m)
     py::class_<py_recv_config> cls(
         m,
         "StreamConfig",
-        "Assembler settings (as spead2.recv.StreamConfig); spead2's fields gr-spead "
-        "lacks "
-        "take only their default; max_heap_size is gr-spead's (docs/python.md).");
+        "Assembler settings (as spead2.recv.StreamConfig), over the C++ "
+        "recv::stream_config; max_heap_size is gr-spead's (docs/python.md).");
     def_field(cls, "max_heaps", &C::get_max_heaps, &C::set_max_heaps, its_config());
-    def_only_value<std::size_t>(
-        cls,
-        "substreams",
-        1,
-        "gr-spead's assembler shares max_heaps among all senders, so raise max_heaps "
-        "instead (e.g. max_heaps x senders)");
+    def_field(cls, "substreams", &C::get_substreams, &C::set_substreams, its_config());
     cls.def_property(
         "bug_compat",
         [](const py_recv_config& c) { return c.bug_compat; },
@@ -133,8 +131,24 @@ void bind_stream_config(py::module& m)
             check_bug_compat(bits);
             c.bug_compat = bits;
         });
-    def_only_value<int>(
-        cls, "memcpy", 0, "gr-spead copies with MEMCPY_STD only: leave the default");
+    cls.def_property(
+        "memcpy",
+        [](const py_recv_config& c) {
+            return c.config.get_memcpy() == recv::memcpy_function::nontemporal
+                       ? memcpy_nontemporal_value
+                       : memcpy_std_value;
+        },
+        [](py_recv_config& c, const py::handle& v) {
+            const int value = field_value<int>(v, "memcpy");
+            if (value != memcpy_std_value && value != memcpy_nontemporal_value)
+                throw py::value_error("memcpy: " + std::to_string(value) +
+                                      " is not a copy function; give MEMCPY_STD or "
+                                      "MEMCPY_NONTEMPORAL");
+            c.config.set_memcpy(value == memcpy_nontemporal_value
+                                    ? recv::memcpy_function::nontemporal
+                                    : recv::memcpy_function::standard);
+        });
+    // The Python object is kept so that it reads back as itself, as spead2's does.
     cls.def_property(
         "memory_allocator",
         [](const py_recv_config& c) { return c.memory_allocator; },
@@ -142,7 +156,10 @@ void bind_stream_config(py::module& m)
             if (!v.is_none() && !py::isinstance<memory_allocator>(v))
                 throw py::value_error(
                     "memory_allocator: " + py::repr(v).cast<std::string>() +
-                    " is not a spead.MemoryPool; give one, or None");
+                    " is not a spead.MemoryAllocator; give an MmapAllocator, a "
+                    "MemoryPool, or None");
+            c.config.set_memory_allocator(
+                v.is_none() ? nullptr : v.cast<std::shared_ptr<memory_allocator>>());
             c.memory_allocator = v;
         });
     def_field(cls,
@@ -150,19 +167,22 @@ void bind_stream_config(py::module& m)
               &C::get_stop_on_stop_heap,
               &C::set_stop_on_stop_heap,
               its_config());
-    def_only_value(cls,
-                   "allow_unsized_heaps",
-                   true,
-                   "gr-spead assembles heaps without HEAP_SIZE (their extent is their "
-                   "size): leave the default True");
-    // Honoured in the sense that matters: out-of-order packets are always placed.
-    def_member_field(cls, "allow_out_of_order", &py_recv_config::allow_out_of_order);
+    def_field(cls,
+              "allow_unsized_heaps",
+              &C::get_allow_unsized_heaps,
+              &C::set_allow_unsized_heaps,
+              its_config());
+    def_field(cls,
+              "allow_out_of_order",
+              &C::get_allow_out_of_order,
+              &C::set_allow_out_of_order,
+              its_config());
     def_member_field(cls, "stream_id", &py_recv_config::stream_id);
-    def_only_value(cls,
-                   "explicit_start",
-                   false,
-                   "gr-spead's readers start when they are added: leave it False and add "
-                   "the readers when the stream should start");
+    def_field(cls,
+              "explicit_start",
+              &C::get_explicit_start,
+              &C::set_explicit_start,
+              its_config());
     def_field(
         cls, "max_heap_size", &C::get_max_heap_size, &C::set_max_heap_size, its_config());
     def_metrics_field<py_recv_config>(cls);
@@ -170,10 +190,9 @@ void bind_stream_config(py::module& m)
         .def(
             "add_stat",
             [](py_recv_config& c, const std::string& name, recv::stat_mode mode) {
-                for (const auto& s : builtin_stats())
-                    if (s.name == name)
-                        throw py::value_error("add_stat: a statistic named '" + name +
-                                              "' exists; give another name");
+                if (is_builtin_name(name))
+                    throw py::value_error("add_stat: a statistic named '" + name +
+                                          "' exists; give another name");
                 return c.custom_stats.add_stat(name, mode);
             },
             py::arg("name"),
@@ -184,10 +203,16 @@ void bind_stream_config(py::module& m)
         .def(
             "get_stat_index",
             [](const py_recv_config& c, const std::string& name) {
-                const auto stats = all_stats(c);
-                for (std::size_t i = 0; i < stats.size(); i++)
-                    if (stats[i].name == name)
+                // spead2's nine at 0 to 8; custom ones where add_stat() put them (the
+                // index a placement's batch_stats takes)
+                const auto builtin = builtin_stats();
+                for (std::size_t i = 0; i < builtin.size(); i++)
+                    if (builtin[i].name == name)
                         return i;
+                const auto& custom = c.custom_stats.get_stats();
+                for (std::size_t i = 0; i < custom.size(); i++)
+                    if (custom[i].first == name)
+                        return recv::chunk_stream_config::first_custom_stat + i;
                 throw py::index_error("name: no statistic '" + name +
                                       "'; see StreamConfig.stats");
             },

@@ -10,6 +10,8 @@
 
 #include "api_recv_readers.h"
 
+#include <gnuradio/spead/recv_buffer.h>
+#include <gnuradio/spead/recv_inproc.h>
 #include <gnuradio/spead/recv_pcap.h>
 
 namespace gr {
@@ -20,12 +22,12 @@ namespace {
 
 /*! Starts a Reader on \p stream, the GIL released (a reader's thread never takes it);
  * a socket or device refusing is an OSError with its errno. */
-template <typename Reader, typename Config>
-Reader& emplace(recv::stream& stream, const Config& config)
+template <typename Reader, typename... Args>
+Reader& emplace(recv::stream& stream, const Args&... args)
 {
     return *translating_os_errors([&] {
         py::gil_scoped_release release;
-        return &stream.emplace_reader<Reader>(config);
+        return &stream.emplace_reader<Reader>(args...);
     });
 }
 
@@ -48,10 +50,52 @@ py::list add_reader(recv::stream& stream, const recv::tcp_config& config)
     return endpoint_list(std::vector<std::decay_t<decltype(bound)>>{ bound });
 }
 
+py::list add_reader(recv::stream& stream, int socket, const recv::udp_config& config)
+{
+    return endpoint_list(
+        emplace<recv::udp_reader>(stream, socket, config).get_bound_endpoints());
+}
+
+py::list add_reader(recv::stream& stream, int acceptor, const recv::tcp_config& config)
+{
+    const auto bound =
+        emplace<recv::tcp_reader>(stream, acceptor, config).get_bound_endpoint();
+    return endpoint_list(std::vector<std::decay_t<decltype(bound)>>{ bound });
+}
+
 py::list add_reader(recv::stream& stream, const recv::rdma_config& config)
 {
     emplace<recv::rdma_reader>(stream, config);
     return py::list();
+}
+
+void add_inproc_reader(recv::stream& stream, const std::shared_ptr<inproc_queue>& queue)
+{
+    py::gil_scoped_release release;
+    stream.emplace_reader<recv::inproc_reader>(queue);
+}
+
+namespace {
+/*! A Python buffer held by a reader: let go with the GIL, whichever thread the
+ * stream destroys its readers on. */
+struct held_buffer {
+    std::unique_ptr<py::buffer_info> info;
+    ~held_buffer()
+    {
+        py::gil_scoped_acquire gil;
+        info.reset();
+    }
+};
+} // namespace
+
+void add_buffer_reader(recv::stream& stream, const py::object& buffer)
+{
+    auto held = std::make_shared<held_buffer>();
+    held->info = contiguous_buffer(buffer, "buffer");
+    const auto* data = static_cast<const std::uint8_t*>(held->info->ptr);
+    const auto size = std::size_t(held->info->size * held->info->itemsize);
+    py::gil_scoped_release release;
+    stream.emplace_reader<recv::buffer_reader>(data, size, std::move(held));
 }
 
 void add_pcap_reader(recv::stream& stream,

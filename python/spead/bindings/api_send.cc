@@ -15,8 +15,10 @@
 
 #include "protocol/packetiser.h"
 #include <gnuradio/spead/send_heap.h>
+#include <gnuradio/spead/send_inproc.h>
 #include <gnuradio/spead/send_rdma.h>
 #include <gnuradio/spead/send_stream.h>
+#include <gnuradio/spead/send_streambuf.h>
 #include <gnuradio/spead/send_tcp.h>
 #include <gnuradio/spead/send_udp.h>
 #include <gnuradio/spead/send_udp_ibv.h>
@@ -25,6 +27,7 @@
 #include <boost/system/system_error.hpp>
 #include <deque>
 #include <mutex>
+#include <sstream>
 #include <tuple>
 
 namespace gr {
@@ -32,29 +35,6 @@ namespace spead {
 namespace python {
 
 namespace {
-
-/*! A C-contiguous view of a Python object's memory, held (with the object) for as
- * long as the heap or stream that uses it. Destroy with the GIL held. */
-std::unique_ptr<py::buffer_info> contiguous_buffer(const py::handle& obj,
-                                                   const char* parameter)
-{
-    if (!PyObject_CheckBuffer(obj.ptr()))
-        throw std::invalid_argument(
-            std::string(parameter) + ": a " +
-            py::str(obj.get_type().attr("__name__")).cast<std::string>() +
-            " has no buffer; give a numpy array, bytes or bytearray");
-    auto info = std::make_unique<py::buffer_info>(
-        py::reinterpret_borrow<py::buffer>(obj).request());
-    py::ssize_t expected = info->itemsize;
-    for (py::ssize_t i = info->ndim - 1; i >= 0; i--) {
-        if (info->shape[i] > 1 && info->strides[i] != expected)
-            throw std::invalid_argument(std::string(parameter) +
-                                        ": the array is not C-contiguous; pass "
-                                        "numpy.ascontiguousarray(value)");
-        expected *= info->shape[i];
-    }
-    return info;
-}
 
 /*! spead2.send.Heap: a send::heap and the Python memory its items point into. */
 struct py_send_heap {
@@ -114,11 +94,57 @@ struct py_packet_generator {
 };
 
 /*! A finished asynchronous send, waiting for the event loop to collect it. */
+/*! One send's completion, waited for (the GIL released by the caller). */
+struct awaited_completion {
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool done = false;
+    std::size_t bytes = 0;
+    boost::system::error_code ec;
+
+    /*! The handler that records into \p self (which it keeps alive). */
+    static send::stream::completion_handler
+    handler(const std::shared_ptr<awaited_completion>& self)
+    {
+        return [self](const boost::system::error_code& ec, std::size_t bytes) {
+            std::lock_guard<std::mutex> lock(self->mutex);
+            self->ec = ec;
+            self->bytes = bytes;
+            self->done = true;
+            self->cv.notify_all();
+        };
+    }
+    void wait()
+    {
+        std::unique_lock<std::mutex> lock(mutex);
+        cv.wait(lock, [this] { return done; });
+    }
+    /*! After wait(): the bytes sent, or the OSError of the failure (\p call names
+     * the call; a full queue, EAGAIN, says how to make room). */
+    std::size_t bytes_or_raise(const std::string& call) const
+    {
+        if (ec == boost::asio::error::would_block)
+            raise_os_error(std::system_error(
+                ec.value(),
+                std::generic_category(),
+                call +
+                    ": the send queue is full (StreamConfig.max_heaps); wait for sends "
+                    "to finish (flush()) or raise max_heaps"));
+        if (ec)
+            raise_os_error(std::system_error(
+                ec.value(), std::generic_category(), call + ": " + ec.message()));
+        return bytes;
+    }
+};
+
+/*! (heap, cnt, substream_index) of a HeapReference. */
+using heap_ref = std::tuple<heap_ptr, std::int64_t, std::size_t>;
+
 struct completion {
     std::uint64_t token;
     boost::system::error_code ec;
     std::size_t bytes;
-    heap_ptr heap; // released with the GIL held, in take_completions()
+    std::vector<heap_ptr> heaps; // released with the GIL held, in take_completions()
 };
 
 class py_send_stream
@@ -142,9 +168,10 @@ public:
     }
 
     /*! Makes the stream of \p link's kind with \p config, the GIL released (a
-     * connected link may take up to its connect timeout). */
-    template <typename Stream, typename Link>
-    void open(const py_send_config& config, const Link& link)
+     * connected link may take up to its connect timeout); \p socket (a caller's
+     * socket, duplicated), when given, goes before the link config. */
+    template <typename Stream, typename Link, typename... Socket>
+    void open(const py_send_config& config, const Link& link, Socket... socket)
     {
         send::stream_config settings = config.config;
         // Only an RC link carries messages beyond a UDP-sized packet: the others check
@@ -156,11 +183,48 @@ public:
         const auto& resolved = link_config(link);
         translating_os_errors([&] {
             py::gil_scoped_release release;
-            d_stream = std::make_unique<Stream>(d_pool->io(), settings, resolved);
+            d_stream =
+                std::make_unique<Stream>(d_pool->io(), settings, socket..., resolved);
             return 0;
         });
         const auto [transport, endpoint] = link_labels(resolved);
         d_metrics = expose_stream(config.metrics, *d_stream, transport, endpoint);
+    }
+
+    /*! Makes a stream that writes its packets back to back into memory (spead2's
+     * BytesStream), read with bytes(). */
+    void open_bytes(const py_send_config& config)
+    {
+        send::stream_config settings = config.config;
+        settings.set_max_packet_size(settings.get_max_packet_size());
+        settings.set_inline_completions(true);
+        d_bytes = std::make_unique<std::stringbuf>();
+        d_stream =
+            std::make_unique<send::streambuf_stream>(d_pool->io(), *d_bytes, settings);
+        d_metrics = expose_stream(config.metrics, *d_stream, "memory", "bytes");
+    }
+
+    /*! What a BytesStream has written, once every queued heap has been sent. */
+    py::bytes bytes()
+    {
+        if (!d_bytes)
+            throw std::logic_error("getvalue: only a BytesStream writes to memory");
+        std::string out;
+        {
+            py::gil_scoped_release release;
+            d_stream->flush();
+            out = d_bytes->str();
+        }
+        return py::bytes(out);
+    }
+
+    /*! InprocStream's queues, one per substream. */
+    std::vector<std::shared_ptr<inproc_queue>> queues() const
+    {
+        const auto* inproc = dynamic_cast<const send::inproc_stream*>(d_stream.get());
+        if (!inproc)
+            throw std::logic_error("queues: only an InprocStream has queues");
+        return inproc->get_queues();
     }
 
     /*! As spead2: queues the heap and waits for it; a full queue is an OSError
@@ -168,46 +232,18 @@ public:
     std::size_t send_heap(const heap_ptr& h, std::int64_t cnt, std::size_t substream)
     {
         check_substream(substream);
-        struct sent_state {
-            std::mutex mutex;
-            std::condition_variable done_cv;
-            bool done = false;
-            std::size_t bytes = 0;
-            boost::system::error_code ec;
-        };
-        auto state = std::make_shared<sent_state>();
+        auto state = std::make_shared<awaited_completion>();
         {
             py::gil_scoped_release release;
             d_stream->async_send_heap(
-                h->heap,
-                [state](const boost::system::error_code& ec, std::size_t bytes) {
-                    std::lock_guard<std::mutex> lock(state->mutex);
-                    state->ec = ec;
-                    state->bytes = bytes;
-                    state->done = true;
-                    state->done_cv.notify_all();
-                },
-                cnt,
-                substream);
-            std::unique_lock<std::mutex> lock(state->mutex);
-            state->done_cv.wait(lock, [&] { return state->done; });
+                h->heap, awaited_completion::handler(state), cnt, substream);
+            state->wait();
         }
-        if (state->ec == boost::asio::error::would_block)
-            raise_os_error(std::system_error(
-                state->ec.value(),
-                std::generic_category(),
-                "send_heap: the send queue is full (StreamConfig.max_heaps); wait for "
-                "sends to finish (flush()) or raise max_heaps"));
-        if (state->ec)
-            raise_os_error(std::system_error(state->ec.value(),
-                                             std::generic_category(),
-                                             "send_heap: " + state->ec.message()));
-        return state->bytes;
+        return state->bytes_or_raise("send_heap");
     }
 
     /*! Sends every heap, keeping the queue full, and waits for all of them. */
-    std::size_t
-    send_heaps(const std::vector<std::tuple<heap_ptr, std::int64_t, std::size_t>>& refs)
+    std::size_t send_heaps(const std::vector<heap_ref>& refs)
     {
         for (const auto& r : refs)
             check_substream(std::get<2>(r));
@@ -251,6 +287,40 @@ public:
         return state->bytes;
     }
 
+    /*! spead2's send_heaps with GroupMode.ROUND_ROBIN: the heaps queued as one group
+     * (all or none) whose packets interleave; waits for the group. OSError: EINVAL for
+     * an empty group or a bad substream (nothing queued), EAGAIN when the group does
+     * not fit the queue (max_heaps), as spead2's. */
+    std::size_t send_group(const std::vector<heap_ref>& refs)
+    {
+        auto state = std::make_shared<awaited_completion>();
+        queue_group(refs, awaited_completion::handler(state));
+        {
+            py::gil_scoped_release release;
+            state->wait();
+        }
+        return state->bytes_or_raise("send_heaps");
+    }
+
+    /*! The asyncio form of send_group(): a token, as async_send_heap's. */
+    std::uint64_t async_send_group(const std::vector<heap_ref>& refs)
+    {
+        event_fd();
+        const std::uint64_t token = ++d_last_token;
+        std::vector<heap_ptr> heaps;
+        for (const auto& r : refs)
+            heaps.push_back(std::get<0>(r));
+        queue_group(
+            refs,
+            [this, token, heaps = std::move(heaps)](const boost::system::error_code& ec,
+                                                    std::size_t bytes) mutable {
+                std::lock_guard<std::mutex> lock(d_mutex);
+                d_completions.push_back(completion{ token, ec, bytes, std::move(heaps) });
+                signal_event_fd(d_event_fd);
+            });
+        return token;
+    }
+
     /*! Queues a heap; its completion comes back through event_fd()/take_completions(). */
     std::uint64_t async_send_heap(heap_ptr h, std::int64_t cnt, std::size_t substream)
     {
@@ -263,7 +333,7 @@ public:
             [this, token, h = std::move(h)](const boost::system::error_code& ec,
                                             std::size_t bytes) mutable {
                 std::lock_guard<std::mutex> lock(d_mutex);
-                d_completions.push_back(completion{ token, ec, bytes, std::move(h) });
+                d_completions.push_back(completion{ token, ec, bytes, { std::move(h) } });
                 signal_event_fd(d_event_fd);
             },
             cnt,
@@ -336,6 +406,23 @@ private:
         return out;
     }
 
+    /*! Queues \p refs as one round-robin group; a refused group comes to \p done
+     * (would_block), a bad one is an OSError (EINVAL) at once. */
+    void queue_group(const std::vector<heap_ref>& refs,
+                     send::stream::completion_handler done)
+    {
+        std::vector<send::heap_reference> group;
+        for (const auto& [h, cnt, substream] : refs)
+            group.push_back({ &h->heap, cnt, substream });
+        try {
+            py::gil_scoped_release release;
+            d_stream->async_send_heaps(
+                group, std::move(done), send::group_mode::round_robin);
+        } catch (const std::invalid_argument& e) {
+            raise_os_error(std::system_error(EINVAL, std::generic_category(), e.what()));
+        }
+    }
+
     void check_substream(std::size_t substream) const
     {
         if (substream >= d_stream->get_num_substreams())
@@ -352,26 +439,26 @@ private:
     std::deque<completion> d_completions;
     int d_event_fd = -1;
     std::uint64_t d_last_token = 0;
-    std::unique_ptr<send::stream> d_stream; // goes before what it uses
+    std::unique_ptr<std::stringbuf> d_bytes; // a BytesStream's memory
+    std::unique_ptr<send::stream> d_stream;  // goes before what it uses
     metrics::registration d_metrics; // last: no scrape reads the stream once it goes
 };
 
-/*! _Stream._open(thread_pool, config, link_config) for links of type Link. */
-template <typename Stream, typename Link>
-void def_open(py::class_<py_send_stream>& cls)
+/*! _Stream._open(thread_pool, config, link_config) for links of type Link, or with
+ * Socket = int _Stream._open_socket(thread_pool, config, socket, link_config): the
+ * stream on a duplicate of the caller's socket (a file descriptor). */
+template <typename Stream, typename Link, typename... Socket>
+void def_open(py::class_<py_send_stream>& cls, const char* name = "_open")
 {
-    cls.def_static(
-        "_open",
-        [](std::shared_ptr<thread_pool> pool,
-           const py_send_config& config,
-           const Link& link) {
-            auto s = std::make_unique<py_send_stream>(std::move(pool));
-            s->open<Stream>(config, link);
-            return s;
-        },
-        py::arg("thread_pool"),
-        py::arg("config"),
-        py::arg("link_config"));
+    cls.def_static(name,
+                   [](std::shared_ptr<thread_pool> pool,
+                      const py_send_config& config,
+                      Socket... socket,
+                      const Link& link) {
+                       auto s = std::make_unique<py_send_stream>(std::move(pool));
+                       s->open<Stream>(config, link, socket...);
+                       return s;
+                   });
 }
 
 } // namespace
@@ -417,10 +504,22 @@ void bind_api_send(py::module& parent)
         .def("__next__", &py_packet_generator::next);
 
     py::class_<py_send_stream> stream(m, "_Stream");
+    stream.def_static(
+        "_open_bytes",
+        [](std::shared_ptr<thread_pool> pool, const py_send_config& config) {
+            auto s = std::make_unique<py_send_stream>(std::move(pool));
+            s->open_bytes(config);
+            return s;
+        },
+        py::arg("thread_pool"),
+        py::arg("config"));
+    def_open<send::inproc_stream, std::vector<std::shared_ptr<inproc_queue>>>(stream);
     def_open<send::udp_stream, send::udp_config>(stream);
     def_open<send::udp_ibv_stream, py_send_udp_ibv>(stream);
     def_open<send::tcp_stream, send::tcp_config>(stream);
     def_open<send::rdma_stream, send::rdma_config>(stream);
+    def_open<send::udp_stream, send::udp_config, int>(stream, "_open_socket");
+    def_open<send::tcp_stream, send::tcp_config, int>(stream, "_open_socket");
     stream
         .def("send_heap",
              &py_send_stream::send_heap,
@@ -428,6 +527,8 @@ void bind_api_send(py::module& parent)
              py::arg("cnt") = -1,
              py::arg("substream_index") = 0)
         .def("_send_heaps", &py_send_stream::send_heaps)
+        .def("_send_group", &py_send_stream::send_group)
+        .def("_async_send_group", &py_send_stream::async_send_group)
         .def("_async_send_heap", &py_send_stream::async_send_heap)
         .def("_event_fd", &py_send_stream::event_fd)
         .def("_take_completions", &py_send_stream::take_completions)
@@ -437,6 +538,8 @@ void bind_api_send(py::module& parent)
              py::arg("next"),
              py::arg("step"))
         .def_property_readonly("num_substreams", &py_send_stream::num_substreams)
+        .def("_bytes", &py_send_stream::bytes)
+        .def("_queues", &py_send_stream::queues)
         .def("_stats", &py_send_stream::stats);
 }
 

@@ -14,7 +14,7 @@ import copy
 import numbers
 import os
 
-from .._arguments import bind_arguments, host_port, link_config
+from .._arguments import bind_arguments, fileno, host_port, link_config
 from ..spead_python import _recv
 from ._stats import snapshot
 
@@ -109,13 +109,15 @@ class StreamFace:
         bind_hostname and multicast_group may be IPv6 ('::1', '::').
         With SPEAD2_IBV_INTERFACE (or GR_SPEAD_IBV_INTERFACE) set, the reader is an
         ibverbs one on that interface, unless interface_address names another.
+        Also spead2's add_udp_reader(socket, max_size=...): a bound UDP socket of
+        yours, which the reader duplicates (close yours when you like).
         Returns the (address, port) pairs bound (kernel sockets)."""
         if (args and hasattr(args[0], "fileno")) or "socket" in kwargs:
-            raise NotImplementedError(
-                "add_udp_reader(socket): a reader on an existing socket is not supported "
-                "by gr-spead; give the port instead: add_udp_reader(port, "
-                "bind_hostname=...) or add_udp_reader(multicast_group, port, "
-                "interface_address=...) (see docs/python.md)")
+            values = bind_arguments("add_udp_reader", ("socket", "max_size"), args, kwargs,
+                                    required=("socket",))
+            sock = values.pop("socket")
+            return self._add_socket_reader(fileno(sock, "socket"),
+                                           _recv.UdpConfig(**values))
         names = (("multicast_group", "port", "max_size", "buffer_size", "interface_address")
                  if args and isinstance(args[0], str) else
                  ("port", "max_size", "buffer_size", "bind_hostname"))
@@ -179,10 +181,16 @@ class StreamFace:
         if len(args) == 1 and not kwargs and isinstance(args[0], link.config):
             config = args[0]
         elif (args and hasattr(args[0], "fileno")) or "acceptor" in kwargs:
-            raise NotImplementedError(
-                f"acceptor: a reader on an existing listening socket is not supported by "
-                f"gr-spead; give the port ({link.call}(port, bind_hostname=...)) "
-                "(see docs/python.md)")
+            if link is not _TCP:
+                raise NotImplementedError(
+                    f"acceptor: {link.call} on an existing socket is not supported by "
+                    f"gr-spead (rdma_cm listens itself); give the port "
+                    f"({link.call}(port, bind_hostname=...)) (see docs/python.md)")
+            values = bind_arguments(link.call, ("acceptor", "max_size"), args, kwargs,
+                                    required=("acceptor",), others=True)
+            acceptor = fileno(values.pop("acceptor"), "acceptor")
+            config = link_config(link.config, None, values)
+            return self._add_socket_reader(acceptor, config)[0]
         else:
             values = bind_arguments(link.call, link.names, args, kwargs,
                                     required=("port",), others=True)
@@ -199,8 +207,9 @@ class StreamFace:
         fields of TcpConfig (max_connections, allowed_peers, keep_listening,
         idle_timeout, peer_timeout), or add_tcp_reader(TcpConfig(...)). Listens for one
         sender (SPEAD over TCP, spead2's framing; by default the stream ends when it
-        disconnects). Returns the (address, port) listened on. spead2's
-        add_tcp_reader(acceptor) (an existing listening socket) is not supported."""
+        disconnects). Returns the (address, port) listened on. Also spead2's
+        add_tcp_reader(acceptor, max_size=...): a listening socket of yours, which the
+        reader duplicates (close yours when you like)."""
         return self._add_link_reader(_TCP, args, kwargs)
 
     def add_rdma_reader(self, *args, **kwargs):
@@ -215,14 +224,16 @@ class StreamFace:
         assembled apart); the stream ends when the last has disconnected."""
         self._add_link_reader(_RDMA, args, kwargs)
 
-    def add_buffer_reader(self, *args, **kwargs):
-        raise NotImplementedError("add_buffer_reader: not supported by gr-spead; write "
-                                  "the packets to a capture and use "
-                                  "add_udp_pcap_file_reader")
+    def add_buffer_reader(self, buffer):
+        """Reads the SPEAD packets stored back to back in buffer (bytes, or any
+        C-contiguous buffer: what send.BytesStream.getvalue() gives), as spead2. The
+        stream holds the buffer while it reads; its input ends after the last packet."""
+        self._add_buffer_reader(buffer)
 
-    def add_inproc_reader(self, *args, **kwargs):
-        raise NotImplementedError("add_inproc_reader: inproc transport is not supported "
-                                  "by gr-spead; use UDP on 127.0.0.1")
+    def add_inproc_reader(self, queue):
+        """Reads the packets senders put in queue (an InprocQueue: send.InprocStream,
+        or queue.add_packet()); its input ends once the queue is stopped and read."""
+        self._add_inproc_reader(queue)
 
     @property
     def stats(self):
@@ -230,7 +241,10 @@ class StreamFace:
         return snapshot(self._stats(), self.config)
 
     def start(self):
-        """Readers start when added; kept for spead2's explicit_start scripts."""
+        """With StreamConfig(explicit_start=True): starts every reader added so far,
+        together; a reader added after this is refused (RuntimeError). Otherwise
+        nothing: readers start when added."""
+        self._start()
 
     def __enter__(self):
         return self

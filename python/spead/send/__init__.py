@@ -24,11 +24,11 @@ properties: their setters are the only rules, and a bad value is a ValueError wi
 the C++ message (a value of the wrong type a TypeError naming the field).
 """
 
-from .._arguments import refusing_class
 from ..spead_python import _send
 from ._heaps import (GroupMode, Heap, HeapGenerator, HeapReference,  # noqa: F401
                      HeapReferenceList, ItemGroup)
-from ._streams import RdmaStream, TcpStream, UdpIbvStream, UdpStream  # noqa: F401
+from ._streams import (BytesStream, InprocStream, RdmaStream, TcpStream,  # noqa: F401
+                       UdpIbvStream, UdpStream)
 
 # The configs (api_send_config.cc)
 StreamConfig = _send.StreamConfig
@@ -40,14 +40,3 @@ RdmaConfig = _send.RdmaConfig
 
 PacketGenerator = _send.PacketGenerator
 
-
-def _unsupported(name, why):
-    return refusing_class(name, f"{name}: {why} (see docs/python.md)")
-
-
-InprocStream = _unsupported("InprocStream", "inproc is not supported by gr-spead; use "
-                            "UdpStream to 127.0.0.1 and add_udp_reader on the receiver")
-BytesStream = _unsupported("BytesStream", "an in-memory stream is not supported by "
-                           "gr-spead; write a capture file with spead_send or "
-                           "spead.sink(transport='pcap') and replay it with "
-                           "add_udp_pcap_file_reader")

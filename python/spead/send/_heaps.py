@@ -64,9 +64,9 @@ class HeapReferenceList:
 
 def heap_references(heaps, mode):
     """[(heap, cnt, substream_index)] of send_heaps' HeapReferences, in order."""
-    if mode != GroupMode.SERIAL:
-        raise ValueError(f"mode: {mode} is not supported; gr-spead sends heaps whole, "
-                         "one after the other (GroupMode.SERIAL)")
+    if mode not in (GroupMode.SERIAL, GroupMode.ROUND_ROBIN):
+        raise ValueError(f"mode: {mode!r} is not a GroupMode; give GroupMode.SERIAL or "
+                         "GroupMode.ROUND_ROBIN")
     refs = []
     for ref in heaps:
         if not isinstance(ref, HeapReference):

@@ -9,7 +9,7 @@ the values, from which the C++ side (api_send.cc) makes the stream."""
 
 import errno
 
-from .._arguments import bind_arguments, host_port, link_config, one_endpoint
+from .._arguments import bind_arguments, fileno, host_port, link_config, one_endpoint
 from ..spead_python import _send
 from ._heaps import GroupMode, Heap, heap_references
 
@@ -25,11 +25,9 @@ def cnt_error(heap, cnt):
     return None
 
 
-def _refuse_socket(args, kwargs, form):
-    if (args and hasattr(args[0], "fileno")) or "socket" in kwargs:
-        raise NotImplementedError(
-            f"socket: a stream on an existing socket is not supported by gr-spead; give "
-            f"the receivers instead: {form} (see docs/python.md)")
+def _on_socket(args, kwargs):
+    """spead2's socket form: a socket object first (or socket=)."""
+    return (args and hasattr(args[0], "fileno")) or "socket" in kwargs
 
 
 class _StreamMethods:
@@ -57,10 +55,14 @@ class _StreamMethods:
         return self._stream.send_heap(heap, cnt, substream_index)
 
     def send_heaps(self, heaps, mode=GroupMode.SERIAL):
-        """Sends HeapReferences one after the other, keeping the queue full, and waits
-        for all of them. GroupMode.ROUND_ROBIN (packets of the heaps interleaved) is
-        not supported."""
-        return self._stream._send_heaps(heap_references(heaps, mode))
+        """Sends HeapReferences and waits for all of them: GroupMode.SERIAL one after
+        the other, keeping the queue full; GroupMode.ROUND_ROBIN as one group, one
+        packet of each heap in turn (at most max_heaps heaps: else BlockingIOError, and
+        OSError EINVAL for an empty group or a bad substream, as spead2)."""
+        refs = heap_references(heaps, mode)
+        if mode == GroupMode.ROUND_ROBIN:
+            return self._stream._send_group(refs)
+        return self._stream._send_heaps(refs)
 
     def flush(self):
         """Waits until every queued heap has been sent."""
@@ -90,13 +92,17 @@ class UdpStream(_StreamMethods):
     endpoints is [(host, port), ...], one substream each; hosts may be IPv6 ('::1',
     'ff14::1'; all of one IP version), and interface_index (spead2's IPv6 multicast
     form) names the interface by index. Also UdpStream(thread_pool, UdpConfig(...),
-    config)."""
+    config), and spead2's socket forms UdpStream(thread_pool, socket, endpoints,
+    config=StreamConfig()) and (thread_pool, socket, hostname, port, config): a UDP
+    socket of yours, which the stream duplicates (its TTL, interface and buffer stay
+    as you set them)."""
 
     DEFAULT_BUFFER_SIZE = _send.UdpConfig().buffer_size
 
     def __init__(self, thread_pool, *args, **kwargs):
-        _refuse_socket(args, kwargs, "UdpStream(thread_pool, [(host, port)], config, "
-                       "buffer_size, interface_address)")
+        if _on_socket(args, kwargs):
+            self._open_on_socket(thread_pool, args, kwargs)
+            return
         if args and isinstance(args[0], str):
             if len(args) < 2:
                 raise ValueError(f"port: missing after hostname {args[0]!r}")
@@ -113,6 +119,51 @@ class UdpStream(_StreamMethods):
             values["interface"] = values.pop("interface_address", "")
             link = _send.UdpConfig(endpoints=link, **values)
         self._open(thread_pool, config, link)
+
+    def _open_on_socket(self, thread_pool, args, kwargs):
+        # UdpStream(thread_pool, socket, endpoints, config) or (..., socket, hostname,
+        # port, config): the socket's TTL, interface and buffer stay as they are
+        if len(args) > 1 and isinstance(args[1], str):
+            if len(args) < 3:
+                raise ValueError(f"port: missing after hostname {args[1]!r}")
+            args = (args[0], [(args[1], args[2])]) + tuple(args[3:])
+        values = bind_arguments("UdpStream", ("socket", "endpoints", "config"), args,
+                                kwargs, required=("socket", "endpoints"))
+        config = values.get("config") or _send.StreamConfig()
+        self._stream = _send._Stream._open_socket(
+            thread_pool, config, fileno(values["socket"], "socket"),
+            _send.UdpConfig(endpoints=values["endpoints"]))
+        self._thread_pool = thread_pool
+        self.config = config
+
+
+class BytesStream(_StreamMethods):
+    """Writes the packets of its heaps back to back into memory (as
+    spead2.send.BytesStream(thread_pool, config=StreamConfig())); getvalue() gives
+    them as bytes, which recv.Stream.add_buffer_reader reads back."""
+
+    def __init__(self, thread_pool, config=None):
+        config = _send.StreamConfig() if config is None else config
+        self._stream = _send._Stream._open_bytes(thread_pool, config)
+        self._thread_pool = thread_pool
+        self.config = config
+
+    def getvalue(self):
+        """The packets written so far (once the heaps queued have been sent)."""
+        return self._stream._bytes()
+
+
+class InprocStream(_StreamMethods):
+    """Sends into InprocQueues of this process (as spead2.send.InprocStream(
+    thread_pool, queues, config=StreamConfig())): substream i is queues[i]. A heap
+    sent to a stopped queue fails with OSError."""
+
+    def __init__(self, thread_pool, queues, config=None):
+        self._open(thread_pool, config, list(queues))
+
+    @property
+    def queues(self):
+        return self._stream._queues()
 
 
 class UdpIbvStream(_StreamMethods):
@@ -152,7 +203,9 @@ class _ConnectedStream(_StreamMethods):
 
     def __init__(self, thread_pool, *args, **kwargs):
         call = type(self).__name__
-        _refuse_socket(args, kwargs, f"{call}(thread_pool, [(host, port)])")
+        if _on_socket(args, kwargs):
+            self._open_on_socket(thread_pool, call, args, kwargs)
+            return
         values = bind_arguments(call, self._NAMES, args, kwargs, required=("endpoints",),
                                 others=True)
         link = values.pop("endpoints")
@@ -164,14 +217,30 @@ class _ConnectedStream(_StreamMethods):
                              "set it in the config instead")
         self._open(thread_pool, config, link)
 
+    def _open_on_socket(self, thread_pool, call, args, kwargs):
+        if self._CONFIG is not _send.TcpConfig:
+            raise NotImplementedError(
+                f"socket: {call} on an existing socket is not supported by gr-spead "
+                f"(rdma_cm connects itself); give {call}(thread_pool, [(host, port)]) "
+                "(see docs/python.md)")
+        values = bind_arguments(call, ("socket", "config"), args, kwargs,
+                                required=("socket",), others=True)
+        sock = fileno(values.pop("socket"), "socket")
+        config = values.pop("config", None) or _send.StreamConfig()
+        self._stream = _send._Stream._open_socket(thread_pool, config, sock,
+                                                  link_config(self._CONFIG, None, values))
+        self._thread_pool = thread_pool
+        self.config = config
+
 
 class TcpStream(_ConnectedStream):
     """Sends SPEAD over TCP, spead2's framing (as spead2.send.TcpStream). Forms:
     TcpStream(thread_pool, endpoints, config=StreamConfig(), buffer_size=...,
               interface_address='', **TcpConfig fields)
     TcpStream(thread_pool, TcpConfig(...), config=StreamConfig())
-    endpoints is [(host, port)]. spead2's TcpStream(thread_pool, socket) (an existing
-    socket) is not supported."""
+    TcpStream(thread_pool, socket, config=StreamConfig())   (a socket you connected;
+                                                             the stream duplicates it)
+    endpoints is [(host, port)]."""
 
     DEFAULT_BUFFER_SIZE = _send.TcpConfig().buffer_size
     _CONFIG = _send.TcpConfig

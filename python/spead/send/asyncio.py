@@ -14,6 +14,7 @@ import asyncio
 import errno
 
 from ._heaps import GroupMode, heap_references
+from ._streams import InprocStream as _SyncInprocStream
 from ._streams import RdmaStream as _SyncRdmaStream
 from ._streams import TcpStream as _SyncTcpStream
 from ._streams import UdpIbvStream as _SyncUdpIbvStream
@@ -75,8 +76,9 @@ class _AsyncMethods:
         return future
 
     def async_send_heaps(self, heaps, mode=GroupMode.SERIAL):
-        """Queues every HeapReference now, in order, and returns a future (not a
-        coroutine, as spead2) with the bytes sent. More heaps than max_heaps: none is
+        """Queues every HeapReference now, in order (GroupMode.ROUND_ROBIN: as one
+        group whose packets interleave), and returns a future (not a coroutine, as
+        spead2) with the bytes sent. More heaps than max_heaps: none is
         queued and the future fails with BlockingIOError, as spead2; heaps that find
         the queue full fail it the same way."""
         self._watch()
@@ -87,6 +89,16 @@ class _AsyncMethods:
                 errno.EAGAIN, f"async_send_heaps: {len(refs)} heaps do not fit a queue "
                 f"of max_heaps={self.config.max_heaps}; send them in smaller groups or "
                 "raise StreamConfig(max_heaps=...)"))
+            return future
+        if mode == GroupMode.ROUND_ROBIN:  # one group, one future
+            future = self._loop.create_future()
+            try:
+                token = self._stream._async_send_group(refs)
+            except OSError as error:
+                future.set_exception(error)
+                return future
+            self._futures[token] = future
+            self._last_future = future
             return future
         futures = [self.async_send_heap(heap, cnt, substream_index)
                    for heap, cnt, substream_index in refs]
@@ -127,6 +139,14 @@ class UdpIbvStream(_AsyncMethods, _SyncUdpIbvStream):
         self._async_init()
 
 
+class InprocStream(_AsyncMethods, _SyncInprocStream):
+    """spead.send.InprocStream with async_send_heap (same constructor)."""
+
+    def __init__(self, *args, **kwargs):
+        _SyncInprocStream.__init__(self, *args, **kwargs)
+        self._async_init()
+
+
 class TcpStream(_AsyncMethods, _SyncTcpStream):
     """spead.send.TcpStream with async_send_heap. Use `await TcpStream.connect(
     thread_pool, endpoints, ...)` (spead2's form) to connect without blocking the
@@ -155,4 +175,4 @@ class RdmaStream(_AsyncMethods, _SyncRdmaStream):
     connect = classmethod(TcpStream.connect.__func__)  # the same worker-thread connect
 
 
-__all__ = ["UdpStream", "UdpIbvStream", "TcpStream", "RdmaStream"]
+__all__ = ["UdpStream", "UdpIbvStream", "InprocStream", "TcpStream", "RdmaStream"]
