@@ -10,7 +10,8 @@
       spead.source(transport="rdma") with max_connections and allowed_peers ("-" for
       none), int8 payload of item 0x1001, run until the stop heap: the good sender's
       HEAPS heaps must come out bit-exact, and each COUNTER of its stats() must read
-      VALUE. Prints "rdma link ok".
+      VALUE, and its CPU and memory stay within bounds (class Usage). Prints
+      "rdma link ok".
   send HOST PORT HEAPS GO_FILE
       the good sender (send.RdmaStream): half its heaps, "half" on stdout, then waits
       for GO_FILE (rdma-case runs the intruders meanwhile), the rest and a stop heap.
@@ -38,6 +39,7 @@
 """
 
 import os
+import resource
 import sys
 import threading
 import time
@@ -67,6 +69,7 @@ def source(port, max_connections, allowed, heaps, expects):
                       allowed_peers="" if allowed == "-" else allowed, **sized)
     out = blocks.vector_sink_b()
     tb.connect(rx, out)
+    usage = Usage()
     print("listening", flush=True)
     tb.run()  # ends at the good sender's stop heap
     stats = rx.stats()
@@ -82,9 +85,61 @@ def source(port, max_connections, allowed, heaps, expects):
             print(f"{name}: {stats.get(name)}, expected {value}")
             ok = False
     print("stats:", {k: v for k, v in stats.items() if v and k.startswith("connections")})
+    ok = usage.within_bounds(stats.get("connections_accepted", 0)) and ok
     if ok:
         print(f"rdma link ok: {heaps} heaps bit-exact; {' '.join(expects)}")
     return 0 if ok else 1
+
+
+class Usage:
+    """The source process's CPU and memory over its run, against bounds that a spin or
+    memory committed per refused peer (or without bound per admitted one) would break
+    (issue 38 item 9): CPU at most CPU_SHARE of the run's wall time (a spinning thread
+    is a whole core); resident memory grown by at most GROWTH_MIB. The runs take about +9 MiB and 0.05 of a core. Under
+    AddressSanitizer (.ci/sanitize-address preloads it) the memory bound is not
+    checked: its quarantine keeps freed memory resident."""
+
+    CPU_SHARE = 0.5
+    GROWTH_MIB = 32
+
+    def __init__(self):
+        self.start = time.monotonic()
+        self.cpu = self._cpu()
+        self.rss = self._rss_kib()
+
+    @staticmethod
+    def _cpu():
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+
+    @staticmethod
+    def _rss_kib():
+        with open("/proc/self/status", encoding="ascii") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+    @staticmethod
+    def _asan():
+        with open("/proc/self/maps", encoding="ascii", errors="replace") as f:
+            return "libasan" in f.read()
+
+    def within_bounds(self, accepted):
+        wall = time.monotonic() - self.start
+        cpu = self._cpu() - self.cpu
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB, the peak
+        grown = (peak - self.rss) / 1024
+        print(f"usage: {cpu:.2f} CPU s in {wall:.2f} s ({cpu / wall:.2f} of a core); "
+              f"resident memory {self.rss / 1024:.0f} MiB before the run, peak "
+              f"{peak / 1024:.0f} MiB (+{grown:.0f} MiB; {accepted} connections accepted)")
+        ok = True
+        if cpu > self.CPU_SHARE * wall:
+            print(f"usage: the source used {cpu / wall:.2f} of a core, above "
+                  f"{self.CPU_SHARE}: a spin")
+            ok = False
+        if grown > self.GROWTH_MIB and not self._asan():
+            print(f"usage: resident memory grew by {grown:.0f} MiB, above "
+                  f"{self.GROWTH_MIB} MiB")
+            ok = False
+        return ok
 
 
 def send(host, port, heaps, go_file):
