@@ -16,6 +16,13 @@
 //   beyond          an RDMA write that runs past the ring's end (the NIC refuses it:
 //                   remote access error, both QPs in error)
 //   non-spead       a SendRecv message that is not a SPEAD packet
+//   scribble        the ring's trust model (issue 38 item 5): by SendRecv, the first
+//                   of the two packets of heap 7; then, until LEAVE_FILE exists, RDMA
+//                   writes without an immediate (which the source never hears of) over
+//                   its whole ring: heap 7's missing packet, a whole one-packet heap 9
+//                   and garbage, again and again. The source must deliver neither heap
+//                   (7 was never sent whole; 9 never reported), end heap 7 incomplete
+//                   when the peer leaves, and read nothing of the ring it was not told
 //   malformed       a SendRecv message with a SPEAD header but no PAYLOAD_LENGTH: a
 //                   bad packet to count, as a datagram is, not a reason to end the
 //                   connection, so the peer stays connected until the source stops,
@@ -43,6 +50,30 @@
 namespace wire = gr::spead::rdma;
 
 namespace {
+
+/*! A SPEAD-64-48 packet of heap \p cnt (HEAP_SIZE \p heap_size), carrying \p length
+ * bytes of item 0x1001 from \p offset, each byte \p fill. */
+std::vector<std::uint8_t> spead_packet(std::uint64_t cnt,
+                                       std::uint64_t heap_size,
+                                       std::uint64_t offset,
+                                       std::uint64_t length,
+                                       std::uint8_t fill)
+{
+    const std::uint64_t immediate = std::uint64_t(1) << 63;
+    const std::uint64_t pointers[] = {
+        immediate | (std::uint64_t(0x0001) << 48) | cnt,       // HEAP_CNT
+        immediate | (std::uint64_t(0x0002) << 48) | heap_size, // HEAP_SIZE
+        immediate | (std::uint64_t(0x0003) << 48) | offset,    // PAYLOAD_OFFSET
+        immediate | (std::uint64_t(0x0004) << 48) | length,    // PAYLOAD_LENGTH
+        std::uint64_t(0x1001) << 48,                           // the item, at 0
+    };
+    std::vector<std::uint8_t> p = { 0x53, 0x04, 2, 6, 0, 0, 0, 5 };
+    for (const std::uint64_t word : pointers)
+        for (int shift = 56; shift >= 0; shift -= 8)
+            p.push_back(std::uint8_t(word >> shift));
+    p.insert(p.end(), std::size_t(length), fill);
+    return p;
+}
 
 [[noreturn]] void die(const std::string& what)
 {
@@ -95,7 +126,9 @@ void expect(rdma_event_channel* channel,
 
 int main(int argc, char** argv)
 {
-    if (argc != 4 && !(argc == 5 && std::string(argv[3]) == "malformed")) {
+    const bool leaves = std::string(argv[argc > 3 ? 3 : 0]) == "malformed" ||
+                        std::string(argv[argc > 3 ? 3 : 0]) == "scribble";
+    if (argc != 4 && !(argc == 5 && leaves)) {
         std::fprintf(stderr, "usage: rdma_hostile_peer HOST PORT MODE [LEAVE_FILE]\n");
         return 2;
     }
@@ -201,6 +234,16 @@ int main(int argc, char** argv)
         std::memcpy(payload.data() + sizeof(header), pointer, sizeof(pointer));
         sge.length = 16;
         wr.opcode = IBV_WR_SEND;
+    } else if (mode == "scribble") {
+        const std::vector<std::uint8_t> first = spead_packet(7, 2048, 0, 1024, 0x77);
+        if (first.size() > payload.size()) {
+            std::fprintf(
+                stderr, "rdma_hostile_peer: receives of %u bytes\n", grant.slot_size);
+            return 2;
+        }
+        std::memcpy(payload.data(), first.data(), first.size());
+        sge.length = std::uint32_t(first.size());
+        wr.opcode = IBV_WR_SEND;
     } else if (mode == "non-spead") {
         std::memcpy(payload.data(), "this is not a SPEAD packet at all", 34);
         sge.length = 64;
@@ -214,21 +257,65 @@ int main(int argc, char** argv)
         if (ibv_post_send(id->qp, &wr, &bad) != 0)
             die("ibv_post_send");
     }
-    if (mode == "malformed") {
-        // Its completion means the source's queue holds it: then say so, so that the
-        // good sender goes on only after the source can have counted it.
+    // A message's completion means the source's queue holds it.
+    const auto completed = [&](const char* what) {
         ibv_wc wc{};
         int polled = 0;
         for (int i = 0; i < 10000 && (polled = ibv_poll_cq(cq, 1, &wc)) == 0; i++)
             usleep(1000);
         if (polled != 1 || wc.status != IBV_WC_SUCCESS)
-            die("the malformed message was not delivered");
-        std::printf("sent the malformed message\n");
+            die(std::string(what) + " was not delivered");
+    };
+    if (mode == "malformed" || mode == "scribble") {
+        // Said once the source can have counted it, so that the good sender goes on
+        // only then.
+        completed("the first message");
+        std::printf("sent the %s message\n", mode.c_str());
         std::fflush(stdout);
     }
+    std::vector<std::uint8_t> ring;
+    ibv_mr* ring_mr = nullptr;
+    if (mode == "scribble") {
+        // The ring's image: heap 7's second packet, a whole heap 9 and garbage, over
+        // and over; every write unannounced (no immediate: no completion there).
+        const std::vector<std::uint8_t> pieces[] = {
+            spead_packet(7, 2048, 1024, 1024, 0x77),
+            spead_packet(9, 1024, 0, 1024, 0x99),
+            std::vector<std::uint8_t>(200, 0x53),
+        };
+        while (ring.size() < grant.ring_size)
+            for (const auto& piece : pieces)
+                ring.insert(ring.end(), piece.begin(), piece.end());
+        ring.resize(grant.ring_size);
+        ring_mr = ibv_reg_mr(pd, ring.data(), ring.size(), IBV_ACCESS_LOCAL_WRITE);
+        if (!ring_mr || grant.ring_size == 0)
+            die("ibv_reg_mr(ring image), or no ring granted");
+    }
     if (argc == 5) {
-        for (int i = 0; i < 600 && ::access(argv[4], F_OK) != 0; i++)
+        unsigned writes = 0;
+        for (int i = 0; i < 600 && ::access(argv[4], F_OK) != 0; i++) {
+            if (ring_mr) {
+                ring[writes % ring.size()] ^= 0xff; // never quite the same image
+                ibv_sge whole{ reinterpret_cast<std::uintptr_t>(ring.data()),
+                               std::uint32_t(ring.size()),
+                               ring_mr->lkey };
+                ibv_send_wr write{};
+                write.sg_list = &whole;
+                write.num_sge = 1;
+                write.opcode = IBV_WR_RDMA_WRITE;
+                write.send_flags = IBV_SEND_SIGNALED;
+                write.wr.rdma.remote_addr = grant.ring_address;
+                write.wr.rdma.rkey = grant.ring_rkey;
+                ibv_send_wr* bad = nullptr;
+                if (ibv_post_send(id->qp, &write, &bad) != 0)
+                    die("ibv_post_send(ring image)");
+                completed("a write of the ring");
+                writes++;
+            }
             usleep(50000);
+        }
+        if (ring_mr)
+            std::printf("wrote its whole ring %u times, unannounced\n", writes);
         if (rdma_disconnect(id) != 0)
             die("rdma_disconnect");
         rdma_cm_event* event = next_event(channel, 10000);
