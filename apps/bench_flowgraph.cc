@@ -19,6 +19,7 @@
 
 #include "bench_modes.h"
 #include "bench_sockets.h"
+#include "bench_trials.h"
 #include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/blocks/null_source.h>
 #include <gnuradio/blocks/vector_source.h>
@@ -172,10 +173,12 @@ struct loopback_graph {
     const gr::blocks::null_sink::sptr null;
 };
 
-bench::trial_result loopback_trial(const bench::bench_options& o,
-                                   std::size_t packet,
-                                   double rate,
-                                   bool announce)
+} // namespace
+
+bench::trial_result bench::loopback_trial(const bench_options& o,
+                                          std::size_t packet,
+                                          double rate,
+                                          bool announce)
 {
     loopback_graph g(o, packet, rate, false, announce);
     const auto [sent, used] = run_while_sending(
@@ -195,6 +198,8 @@ bench::trial_result loopback_trial(const bench::bench_options& o,
         r.drops.emplace_back(name, s.at(name));
     return r;
 }
+
+namespace {
 
 /*! loopback_trial() with the source in continuous mode: the same heaps, timestamped
  * (int8 items, so one timestamp per byte), and a stop heap at the end that makes the
@@ -243,13 +248,9 @@ bench::trial_result continuous_loopback_trial(const bench::bench_options& o,
     return r;
 }
 
-/*! What a sink run measured. */
-struct sink_figures {
-    double gbps = 0.0; //!< SPEAD packet bytes over the measured seconds
-    std::uint64_t packets = 0;
-};
+} // namespace
 
-sink_figures sink_run(const bench::bench_options& o, std::size_t packet)
+bench::sink_figures bench::sink_run(const bench_options& o, std::size_t packet)
 {
     const std::size_t heap_size = o.heap_size;
     const std::string& source_kind = o.source;
@@ -298,8 +299,6 @@ sink_figures sink_run(const bench::bench_options& o, std::size_t packet)
               << discard.drops() << ")" << std::endl;
     return { gbps, p1 - p0 };
 }
-
-} // namespace
 
 int bench::run_loopback(const bench_options& o, csv_writer& csv)
 {
@@ -357,7 +356,7 @@ int bench::run_sink(const bench_options& o, csv_writer& csv)
     for (std::size_t packet : o.packets) {
         std::vector<double> rates;
         for (int run = 1; run <= runs; run++) {
-            const sink_figures f = sink_run(o, packet);
+            const bench::sink_figures f = bench::sink_run(o, packet);
             rates.push_back(f.gbps);
             const csv_writer::run row{ "sink", packet, 0.0, std::to_string(run) };
             csv.row(row, "gbps", f.gbps);

@@ -27,6 +27,9 @@ int run_recv_threads(const bench_options& o, csv_writer& csv); //!< bench_udp_th
 int run_loopback(const bench_options& o, csv_writer& csv);     //!< bench_flowgraph.cc
 int run_sink(const bench_options& o, csv_writer& csv);         //!< bench_flowgraph.cc
 int run_rdma(const bench_options& o, csv_writer& csv);         //!< bench_rdma.cc
+int run_sink_beside_send(const bench_options& o, csv_writer& csv); //!< bench_alternate.cc
+int run_loopback_beside_recv(const bench_options& o,
+                             csv_writer& csv); //!< bench_alternate.cc
 
 } // namespace bench
 } // namespace apps

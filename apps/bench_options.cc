@@ -36,6 +36,7 @@ void bench_options::add_to(po::options_description& options)
         ("repeat", po::value(&repeat)->default_value(11), "mem: runs per packet size (the median is reported)")
         ("threads", po::value(&threads)->default_value(1), "mem --continuous: for n = 2 up to this, n reader threads placing into one recv::stream, one substream each, timed beside one thread placing them all and beside memcpy on 1 and n threads (the share of memcpy's gain); recv --continuous: N ports read by 1 udp_reader thread and by N, CPU per GiB of each")
         ("continuous", po::bool_switch(&continuous), "mem: timestamped heaps placed by chunk_assembler into a window of positions (continuous mode) instead of assembled; loopback: also the source in continuous mode, fed timestamped heaps, beside heaps mode; recv: the --threads comparison (CPU per GiB at the first of --rates)")
+        ("alternate", po::bool_switch(&alternate), "sink: each run beside a send run (spead_bench send's) of the same packet size, alternated, and the ratio sink / send per round and its median (--runs rounds); loopback: each packet size's lossless search beside recv's, and the ratio of their rates")
         ("seconds", po::value(&seconds)->default_value(3.0), "send, recv, loopback, sink, rdma: seconds per run")
         ("runs", po::value(&runs)->default_value(3), "send, sink, rdma: runs per packet size; recv, loopback: consecutive lossless runs a rate needs")
         ("rates", po::value(&rates_text)->default_value(rates_text), "recv, loopback: rates to try, Gb/s, ascending until heaps are lost (one rate with --refine 0: that rate alone)")
@@ -94,6 +95,13 @@ void bench_options::check(const po::variables_map& vm)
         throw std::invalid_argument("--threads " + std::to_string(threads) +
                                     ": recv times several threads in continuous mode "
                                     "only; add --continuous");
+    if (alternate && mode != "sink" && mode != "loopback")
+        throw std::invalid_argument("--alternate: spead_bench " + mode +
+                                    " has no block to put beside its stream; use it with "
+                                    "sink or loopback");
+    if (alternate && continuous)
+        throw std::invalid_argument("--alternate: loopback --continuous already compares "
+                                    "two modes; give one of them");
     if (mode == "sink" && source != "null" && source != "vector" && source != "none")
         throw std::invalid_argument("--source: '" + source +
                                     "' is not a source; use null, vector or none");

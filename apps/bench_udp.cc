@@ -13,6 +13,7 @@
 
 #include "bench_modes.h"
 #include "bench_sockets.h"
+#include "bench_trials.h"
 #include <gnuradio/spead/recv_stream.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <atomic>
@@ -27,6 +28,39 @@ namespace spead {
 namespace apps {
 namespace bench {
 
+send_figures
+send_run(const bench_options& options, std::size_t packet, int run, csv_writer& csv)
+{
+    std::unique_ptr<discard_socket> discard;
+    sender_options o = options.sender(packet);
+    if (!options.dest.empty()) {
+        o.destination = options.dest;
+    } else {
+        discard = std::make_unique<discard_socket>();
+        o.destination = "127.0.0.1:" + std::to_string(discard->port());
+    }
+    const sender_report r = send_heaps(o);
+    // The sender is alone in this process: its CPU time is the process's.
+    const auto cpu = cpu_per_gib::of(r.cpu, r.result.data_heaps * options.heap_size);
+    std::cout << "  packet " << packet << " run " << run << "/" << options.runs << ": "
+              << r.achieved_gbps << " Gb/s, " << r.stats[send_stat::packets]
+              << " packets, " << r.result.data_heaps << " heaps in " << r.result.seconds
+              << " s";
+    if (cpu)
+        std::cout << "; " << describe(*cpu) << " of heap payload sent";
+    if (discard)
+        std::cout << " (the discard socket dropped " << discard->drops() << ")";
+    std::cout << std::endl;
+    if (r.result.error)
+        throw std::runtime_error("sending failed: " + r.result.error.message());
+    const csv_writer::run row{ "send", packet, 0.0, std::to_string(run) };
+    csv.row(row, "gbps", r.achieved_gbps);
+    csv.row(row, "heaps_sent", r.result.data_heaps);
+    csv.row(row, "packets_sent", r.stats[send_stat::packets]);
+    csv.cpu_rows(row, cpu);
+    return { r.achieved_gbps, cpu };
+}
+
 int run_send(const bench_options& options, csv_writer& csv)
 {
     const int runs = options.runs;
@@ -34,41 +68,14 @@ int run_send(const bench_options& options, csv_writer& csv)
               << options.heap_size << "-byte heaps, " << options.seconds << " s per run; "
               << load_average() << "\n";
     std::vector<std::pair<std::size_t, double>> figures;
-    const std::size_t heap_size = options.heap_size;
     for (std::size_t packet : options.packets) {
         std::vector<double> rates;
         std::vector<cpu_per_gib> cpus;
         for (int run = 1; run <= runs; run++) {
-            std::unique_ptr<discard_socket> discard;
-            sender_options o = options.sender(packet);
-            if (!options.dest.empty()) {
-                o.destination = options.dest;
-            } else {
-                discard = std::make_unique<discard_socket>();
-                o.destination = "127.0.0.1:" + std::to_string(discard->port());
-            }
-            const sender_report r = send_heaps(o);
-            // The sender is alone in this process: its CPU time is the process's.
-            const auto cpu = cpu_per_gib::of(r.cpu, r.result.data_heaps * heap_size);
-            rates.push_back(r.achieved_gbps);
-            std::cout << "  packet " << packet << " run " << run << "/" << runs << ": "
-                      << r.achieved_gbps << " Gb/s, " << r.stats[send_stat::packets]
-                      << " packets, " << r.result.data_heaps << " heaps in "
-                      << r.result.seconds << " s";
-            if (cpu) {
-                cpus.push_back(*cpu);
-                std::cout << "; " << describe(*cpu) << " of heap payload sent";
-            }
-            if (discard)
-                std::cout << " (the discard socket dropped " << discard->drops() << ")";
-            std::cout << std::endl;
-            if (r.result.error)
-                throw std::runtime_error("sending failed: " + r.result.error.message());
-            const csv_writer::run row{ "send", packet, 0.0, std::to_string(run) };
-            csv.row(row, "gbps", r.achieved_gbps);
-            csv.row(row, "heaps_sent", r.result.data_heaps);
-            csv.row(row, "packets_sent", r.stats[send_stat::packets]);
-            csv.cpu_rows(row, cpu);
+            const send_figures f = send_run(options, packet, run, csv);
+            rates.push_back(f.gbps);
+            if (f.cpu)
+                cpus.push_back(*f.cpu);
         }
         std::cout << "send packet " << packet << ": " << median(rates)
                   << " Gb/s (median of " << runs << "); " << load_average() << std::endl;
@@ -87,9 +94,6 @@ int run_send(const bench_options& options, csv_writer& csv)
     return 0;
 }
 
-namespace {
-
-/*! One run of recv::stream + udp_reader at \p rate_gbps, fed by a child process. */
 trial_result recv_trial(const bench_options& options,
                         std::size_t packet,
                         double rate_gbps,
@@ -140,8 +144,6 @@ trial_result recv_trial(const bench_options& options,
         r.drops.emplace_back(stat_name(st), s[st]);
     return r;
 }
-
-} // namespace
 
 int run_recv(const bench_options& options, csv_writer& csv)
 {

@@ -32,7 +32,8 @@
 // figure; and per run the receive side's CPU time (this process) per GiB received.
 // recv --continuous --threads N: a continuous stream on N ports read by one thread and
 // by N, at the first of --rates: the CPU per GiB of each and their ratio.
-// loopback and sink run GNU Radio flowgraphs with the blocks.
+// loopback and sink run GNU Radio flowgraphs with the blocks; with --alternate, each
+// beside the stream under it (recv, send) in the same invocation, and their ratio.
 // rdma: the rdma link (both paths) beside the raw RDMA-write throughput of the same
 // wire and message size, in one run: the receiving ends on --address, the sending
 // ends in a child process, in --sender-netns's namespace if given (bench_rdma.cc).
@@ -40,7 +41,7 @@
 // This file parses the command line (bench_options) and runs the mode: mem in
 // bench_mem.cc (--threads in bench_mem_threads.cc), send and recv in bench_udp.cc
 // (recv --continuous in bench_udp_threads.cc),
-// loopback and sink in bench_flowgraph.cc.
+// loopback and sink in bench_flowgraph.cc, their --alternate in bench_alternate.cc.
 
 #include "bench_modes.h"
 #include "command_line.h"
@@ -83,10 +84,14 @@ int main(int argc, char** argv)
             return bench::run_recv_threads(o, csv);
         if (o.mode == "recv")
             return bench::run_recv(o, csv);
+        if (o.mode == "loopback" && o.alternate)
+            return bench::run_loopback_beside_recv(o, csv);
         if (o.mode == "loopback")
             return bench::run_loopback(o, csv);
         if (o.mode == "rdma")
             return bench::run_rdma(o, csv);
+        if (o.alternate)
+            return bench::run_sink_beside_send(o, csv);
         return bench::run_sink(o, csv);
     } catch (const std::invalid_argument& e) {
         std::cerr << "spead_bench: " << e.what() << "\n";

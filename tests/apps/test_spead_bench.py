@@ -91,6 +91,23 @@ class spead_bench_modes(unittest.TestCase):
         self.assertRegex(r.stdout, r"sink packet 8972: [0-9.e+-]+ Gb/s")
         self.assert_figure(r.stdout, "sink_gbps_8972")
 
+    def test_sink_alternate_puts_each_sink_run_beside_a_send_run(self):
+        r = bench("sink", *SHORT, "--runs", 2, "--alternate")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rounds = re.findall(r"packet 8972 round \d/2: sink ([0-9.e+-]+) Gb/s, send "
+                            r"([0-9.e+-]+) Gb/s: sink / send ([0-9.e+-]+)", r.stdout)
+        self.assertEqual(len(rounds), 2, r.stdout)
+        for sink, send, ratio in rounds:
+            self.assertGreater(float(send), 0)
+            self.assertAlmostEqual(float(ratio), float(sink) / float(send), places=3)
+        self.assert_figure(r.stdout, "sink_vs_send_8972")
+
+    def test_loopback_alternate_puts_the_source_beside_recv(self):
+        r = bench("loopback", *SHORT, *SEARCH, "--alternate")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"loopback / recv packet 8972: [0-9.e+-]+ \(loopback ")
+        self.assertIn("loopback_vs_recv_8972: ", r.stdout)
+
     def test_mem_still_compares_with_memcpy(self):
         r = bench("mem", "--packet", 8972, "--total-bytes", 1 << 22, "--repeat", 1)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -230,6 +247,9 @@ class spead_bench_errors(unittest.TestCase):
                            (["mem", "--continuous", "--threads", 0], "--threads: 0"),
                            (["recv", "--threads", 2], "add --continuous"),
                            (["recv", "--continuous"], "give 2 or more"),
+                           (["mem", "--alternate"], "--alternate: spead_bench mem has no"),
+                           (["loopback", "--alternate", "--continuous"],
+                            "--alternate: loopback --continuous"),
                            (["mem", "--csv", "/nonexistent/bench.csv"],
                             "--csv: cannot write '/nonexistent/bench.csv'")]:
             with self.subTest(args=args):

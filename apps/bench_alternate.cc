@@ -1,0 +1,105 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-spead authors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// spead_bench sink --alternate and loopback --alternate: the block beside the stream
+// under it, alternated in one invocation so that both figures of a pair are taken under
+// the same load, and their ratio printed (the figure of issue 37: the blocks as fast as
+// the streams under them).
+
+#include "bench_modes.h"
+#include "bench_trials.h"
+#include "rate_search.h"
+#include <functional>
+#include <iostream>
+#include <vector>
+
+namespace gr {
+namespace spead {
+namespace apps {
+namespace bench {
+
+namespace {
+/*! "a, b, c" */
+std::string listed(const std::vector<double>& values)
+{
+    std::string out;
+    for (double v : values)
+        out += (out.empty() ? "" : ", ") + std::to_string(v).substr(0, 5);
+    return out;
+}
+} // namespace
+
+int run_sink_beside_send(const bench_options& o, csv_writer& csv)
+{
+    std::cout
+        << "sink --alternate: per round, send::udp_stream alone (as spead_bench send) "
+           "then "
+        << o.source
+        << " source -> spead.sink (as spead_bench sink), the same packet size, "
+        << o.heap_size << "-byte heaps, " << o.seconds << " s each; " << load_average()
+        << "\n";
+    std::vector<std::pair<std::size_t, double>> figures;
+    for (std::size_t packet : o.packets) {
+        std::vector<double> ratios;
+        for (int round = 1; round <= o.runs; round++) {
+            const double send = send_run(o, packet, round, csv).gbps;
+            const sink_figures sink = sink_run(o, packet);
+            const csv_writer::run row{ "sink", packet, 0.0, std::to_string(round) };
+            csv.row(row, "gbps", sink.gbps);
+            csv.row(row, "packets_sent", sink.packets);
+            const double ratio = send > 0 ? sink.gbps / send : 0.0;
+            csv.row(
+                { "sink_vs_send", packet, 0.0, std::to_string(round) }, "ratio", ratio);
+            ratios.push_back(ratio);
+            std::cout << "  packet " << packet << " round " << round << "/" << o.runs
+                      << ": sink " << sink.gbps << " Gb/s, send " << send
+                      << " Gb/s: sink / send " << ratio << std::endl;
+        }
+        const double m = median(ratios);
+        csv.row({ "sink_vs_send", packet, 0.0, "median" }, "ratio", m);
+        std::cout << "sink / send packet " << packet << ": " << m << " (median of "
+                  << ratios.size() << " rounds: " << listed(ratios) << "); "
+                  << load_average() << std::endl;
+        figures.emplace_back(packet, m);
+    }
+    for (const auto& [packet, ratio] : figures)
+        std::cout << "sink_vs_send_" << packet << ": " << ratio << "\n";
+    return 0;
+}
+
+int run_loopback_beside_recv(const bench_options& o, csv_writer& csv)
+{
+    std::cout << "loopback --alternate: per packet size, the highest lossless rate of "
+                 "recv::stream + udp_reader (as spead_bench recv), then of spead.source "
+                 "-> blocks.null_sink (as spead_bench loopback), the same heaps from a "
+                 "child process; "
+              << load_average() << "\n";
+    using namespace std::placeholders;
+    const auto recv = std::bind(recv_trial, std::cref(o), _1, _2, _3);
+    const auto loopback = std::bind(loopback_trial, std::cref(o), _1, _2, _3);
+    std::vector<std::pair<std::size_t, double>> figures;
+    for (std::size_t packet : o.packets) {
+        const search_result r = search_packet(recv, packet, o.search, "recv", csv);
+        const search_result l =
+            search_packet(loopback, packet, o.search, "loopback", csv);
+        const double ratio =
+            r.lossless_gbps > 0 ? l.lossless_gbps / r.lossless_gbps : 0.0;
+        csv.row({ "loopback_vs_recv", packet, 0.0, "1" }, "ratio", ratio);
+        std::cout << "loopback / recv packet " << packet << ": " << ratio << " (loopback "
+                  << describe(l) << "; recv " << describe(r) << "); " << load_average()
+                  << std::endl;
+        figures.emplace_back(packet, ratio);
+    }
+    for (const auto& [packet, ratio] : figures)
+        std::cout << "loopback_vs_recv_" << packet << ": " << ratio << "\n";
+    return 0;
+}
+
+} // namespace bench
+} // namespace apps
+} // namespace spead
+} // namespace gr
