@@ -245,6 +245,7 @@ void sender_options::add_to(po::options_description& options)
         ("pyspead", po::bool_switch(&generator.pyspead), "encode descriptors with PySPEAD's field widths")
         ("rate", po::value(&rate_gbps)->default_value(0.0), "send rate of SPEAD packets (Gb/s; 0: as fast as possible)")
         ("burst", po::value(&burst)->default_value(65536), "bytes sent back-to-back before the rate limiter waits")
+        ("burst-rate-ratio", po::value(&burst_rate_ratio)->default_value(send::stream_config::default_burst_rate_ratio), "the highest rate, relative to --rate, at which the sender catches up time it lost (as spead2_send's)")
         ("max-heaps", po::value(&generator.max_heaps)->default_value(4), "heaps in flight")
         ("ttl", po::value(&ttl)->default_value(1), "IP time-to-live");
     ibv.add_bind_to(options, "interface to send from: IPv4 address or netdev name (required with --ibv)");
@@ -302,6 +303,8 @@ send::stream_config sender_options::stream_config() const
     });
     config.set_rate(rate_gbps * 1e9 / 8);
     with_flag("--burst", [&] { config.set_burst_size(burst); });
+    with_flag("--burst-rate-ratio",
+              [&] { config.set_burst_rate_ratio(burst_rate_ratio); });
     with_flag("--max-heaps", [&] { config.set_max_heaps(generator.max_heaps); });
     // The generator refills the queue from its completion handlers: run them on the
     // writer thread, so that sending never waits for this thread to be scheduled.

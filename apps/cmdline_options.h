@@ -143,6 +143,7 @@ struct sender_options {
     std::size_t packet = 1472;
     double rate_gbps = 0.0;
     std::size_t burst = 65536;
+    double burst_rate_ratio = send::stream_config::default_burst_rate_ratio;
     int ttl = 1;
     std::size_t buffer = send::udp_config::default_buffer_size;
     ibv_options ibv;

@@ -48,7 +48,8 @@ packet_batch::packet_batch(const stream_config& config,
     d_spans.reserve(max_batch_packets);
     if (config.get_rate() > 0)
         d_limiter.emplace(config.get_rate(),
-                          static_cast<double>(config.get_burst_size()));
+                          static_cast<double>(config.get_burst_size()),
+                          config.get_burst_rate_ratio());
 }
 
 packet_batch::span& packet_batch::span_of(queued_heap& e)

@@ -9,6 +9,7 @@
 #define INCLUDED_SPEAD_STREAMS_RATE_LIMITER_H
 
 #include <gnuradio/spead/api.h>
+#include <gnuradio/spead/send_stream_config.h>
 #include <chrono>
 #include <cstddef>
 
@@ -33,7 +34,8 @@ public:
     using clock = std::chrono::steady_clock;
 
     /*! spead2's burst_rate_ratio default: catching up runs 5 % above the rate. */
-    static constexpr double default_catch_up_ratio = 1.05;
+    static constexpr double default_catch_up_ratio =
+        stream_config::default_burst_rate_ratio;
 
     /*! \param rate bytes per second, > 0 \param burst bytes, > 0
      * \param catch_up_ratio peak rate / rate, >= 1 */

@@ -68,6 +68,17 @@ stream_config& stream_config::set_burst_size(std::size_t bytes)
     return *this;
 }
 
+stream_config& stream_config::set_burst_rate_ratio(double ratio)
+{
+    if (!std::isfinite(ratio) || ratio < 1.0)
+        throw std::invalid_argument(
+            "burst_rate_ratio: " + std::to_string(ratio) +
+            " is below 1; give the catch-up rate relative to rate, 1 or more (1: "
+            "never faster than rate; default 1.05, as spead2)");
+    d_burst_rate_ratio = ratio;
+    return *this;
+}
+
 stream_config& stream_config::set_max_heaps(std::size_t n)
 {
     if (n == 0)

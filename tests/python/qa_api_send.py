@@ -228,7 +228,7 @@ class qa_api_send(qa.ApiTestCase):
                 (lambda: tx.send_heaps([spead2.send.HeapReference(heap)], 7), "mode"),
                 (lambda: spead2.send.StreamConfig(max_packet_size=10), "max_packet_size"),
                 (lambda: spead2.send.StreamConfig(rate=-1), "rate"),
-                (lambda: spead2.send.StreamConfig(burst_rate_ratio=2.0),
+                (lambda: spead2.send.StreamConfig(burst_rate_ratio=0.5),
                  "burst_rate_ratio"),
                 (lambda: spead2.send.UdpStream(self.pool, [("127.0.0.1", 0)]), "port"),
                 (lambda: spead2.send.UdpStream(self.pool, []), "endpoints"),

@@ -302,7 +302,10 @@ TEST(SendStreamConfig, BadValuesAreRejectedNamingTheParameter)
     expect_invalid([&] { c.set_rate(std::nan("")); }, "rate");
     expect_invalid([&] { c.set_rate(std::numeric_limits<double>::infinity()); }, "rate");
     expect_invalid([&] { c.set_burst_size(0); }, "burst_size");
+    expect_invalid([&] { c.set_burst_rate_ratio(0.99); }, "burst_rate_ratio");
+    expect_invalid([&] { c.set_burst_rate_ratio(std::nan("")); }, "burst_rate_ratio");
     expect_invalid([&] { c.set_max_heaps(0); }, "max_heaps");
+    EXPECT_EQ(c.get_burst_rate_ratio(), 1.05); // spead2's default
     EXPECT_EQ(c.get_max_packet_size(), 1472u);
 }
 
@@ -665,6 +668,20 @@ TEST(SendStreamRate, StreamIsPacedAndNeverFasterThanItsRate)
     // the rate while catching up); the first batch is at most half a burst.
     const double burst = double(config.get_burst_size());
     const double fastest = (run.bytes - 1.5 * burst) / (rate * 1.05);
+    EXPECT_GE(run.seconds, fastest) << run.bytes << " bytes in " << run.seconds << " s";
+}
+
+TEST(SendStreamRate, ABurstRateRatioOfOneNeverCatchesUpAboveTheRate)
+{
+    // burst_rate_ratio 1: time lost to late wake-ups is made up at the rate itself, so
+    // past the first batch and one burst the stream is never ahead of rate x time.
+    const double rate = 100e6;
+    boost::asio::io_context io;
+    const auto config =
+        send::stream_config().set_rate(rate).set_max_heaps(16).set_burst_rate_ratio(1.0);
+    fake_stream s(io, config, 1, false);
+    const timed_run run = timed_send(s, 16, 1250000);
+    const double fastest = (run.bytes - 1.5 * double(config.get_burst_size())) / rate;
     EXPECT_GE(run.seconds, fastest) << run.bytes << " bytes in " << run.seconds << " s";
 }
 

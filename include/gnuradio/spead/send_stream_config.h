@@ -41,6 +41,13 @@ public:
     stream_config& set_burst_size(std::size_t bytes);
     std::size_t get_burst_size() const { return d_burst_size; }
 
+    /*! spead2's burst_rate_ratio: the highest rate, relative to rate, at which the
+     * limiter catches up time the writer lost (a late wake-up, the scheduler); at
+     * least 1 (never faster than rate), default 1.05, as spead2. */
+    static constexpr double default_burst_rate_ratio = 1.05;
+    stream_config& set_burst_rate_ratio(double ratio);
+    double get_burst_rate_ratio() const { return d_burst_rate_ratio; }
+
     /*! Heaps that may wait in the send queue (default 4). */
     stream_config& set_max_heaps(std::size_t n);
     std::size_t get_max_heaps() const { return d_max_heaps; }
@@ -65,6 +72,7 @@ private:
     std::size_t d_max_packet_size = 1472;
     double d_rate = 0.0;
     std::size_t d_burst_size = 65536;
+    double d_burst_rate_ratio = default_burst_rate_ratio;
     std::size_t d_max_heaps = 4;
     bool d_inline_completions = false;
 };

@@ -91,9 +91,7 @@ enum class rate_method { sw, hw, automatic };
  * (RC links carry large ones; a UDP or TCP stream checks it as a packet when made),
  * and spead2's pacing fields, which gr-spead's limiter has only at their defaults. */
 struct py_send_config {
-    static constexpr double default_burst_rate_ratio = 1.05;
     send::stream_config config;
-    double burst_rate_ratio = default_burst_rate_ratio;
     rate_method method = rate_method::automatic;
     bool allow_hw_rate = true;
     std::string metrics; // gr-spead's: Prometheus listen address ("": none)

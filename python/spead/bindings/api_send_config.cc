@@ -31,7 +31,7 @@ void bind_stream_config(py::module& m)
         m,
         "StreamConfig",
         "Send settings (as spead2.send.StreamConfig), rate in bytes per second; "
-        "burst_rate_ratio and rate_method take only their defaults (docs/python.md).");
+        "rate_method is software pacing (RateMethod.HW is refused; docs/python.md).");
     using C = send::stream_config;
     // A message size: an RdmaStream sends messages up to 1 GiB; UDP and TCP streams
     // check it as a packet when they are made.
@@ -43,22 +43,11 @@ void bind_stream_config(py::module& m)
     def_field(cls, "rate", &C::get_rate, &C::set_rate, its_config());
     def_field(cls, "burst_size", &C::get_burst_size, &C::set_burst_size, its_config());
     def_field(cls, "max_heaps", &C::get_max_heaps, &C::set_max_heaps, its_config());
-    cls.def_property(
-        "burst_rate_ratio",
-        [](const py_send_config& c) { return c.burst_rate_ratio; },
-        [](py_send_config& c, const py::handle& v) {
-            const double ratio = field_value<double>(v, "burst_rate_ratio");
-            const std::string text = py::repr(v).cast<std::string>();
-            if (!std::isfinite(ratio) || ratio < 1.0)
-                throw py::value_error("burst_rate_ratio: " + text +
-                                      " must be at least 1.0 and finite");
-            if (ratio != py_send_config::default_burst_rate_ratio)
-                throw py::value_error(
-                    "burst_rate_ratio: " + text +
-                    " is not supported; gr-spead's rate limiter never sends faster than "
-                    "rate to catch up (leave the default 1.05)");
-            c.burst_rate_ratio = ratio;
-        });
+    def_field(cls,
+              "burst_rate_ratio",
+              &C::get_burst_rate_ratio,
+              &C::set_burst_rate_ratio,
+              its_config());
     cls.def_property(
         "rate_method",
         [](const py_send_config& c) { return c.method; },
@@ -74,13 +63,15 @@ void bind_stream_config(py::module& m)
     def_metrics_field<py_send_config>(cls);
     def_keyword_config(cls).def_property_readonly(
         "burst_rate",
-        [](const py_send_config& c) { return c.config.get_rate() * c.burst_rate_ratio; },
+        [](const py_send_config& c) {
+            return c.config.get_rate() * c.config.get_burst_rate_ratio();
+        },
         "rate x burst_rate_ratio, as spead2 (bytes per second).");
     const C defaults;
     cls.attr("DEFAULT_MAX_PACKET_SIZE") = defaults.get_max_packet_size();
     cls.attr("DEFAULT_MAX_HEAPS") = defaults.get_max_heaps();
     cls.attr("DEFAULT_BURST_SIZE") = defaults.get_burst_size();
-    cls.attr("DEFAULT_BURST_RATE_RATIO") = py_send_config::default_burst_rate_ratio;
+    cls.attr("DEFAULT_BURST_RATE_RATIO") = C::default_burst_rate_ratio;
     cls.attr("DEFAULT_RATE_METHOD") = rate_method::automatic;
 }
 
