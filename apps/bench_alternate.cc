@@ -47,10 +47,7 @@ int run_sink_beside_send(const bench_options& o, csv_writer& csv)
         std::vector<double> ratios;
         for (int round = 1; round <= o.runs; round++) {
             const double send = send_run(o, packet, round, csv).gbps;
-            const sink_figures sink = sink_run(o, packet);
-            const csv_writer::run row{ "sink", packet, 0.0, std::to_string(round) };
-            csv.row(row, "gbps", sink.gbps);
-            csv.row(row, "packets_sent", sink.packets);
+            const sink_figures sink = sink_run(o, packet, round, csv);
             const double ratio = send > 0 ? sink.gbps / send : 0.0;
             csv.row(
                 { "sink_vs_send", packet, 0.0, std::to_string(round) }, "ratio", ratio);

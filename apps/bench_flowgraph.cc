@@ -250,7 +250,8 @@ bench::trial_result continuous_loopback_trial(const bench::bench_options& o,
 
 } // namespace
 
-bench::sink_figures bench::sink_run(const bench_options& o, std::size_t packet)
+bench::sink_figures
+bench::sink_run(const bench_options& o, std::size_t packet, int run, csv_writer& csv)
 {
     const std::size_t heap_size = o.heap_size;
     const std::string& source_kind = o.source;
@@ -297,6 +298,9 @@ bench::sink_figures bench::sink_run(const bench_options& o, std::size_t packet)
               << " packets in " << seconds << " s (heaps failed "
               << snk->stats().at("heaps_failed") << ", the discard socket dropped "
               << discard.drops() << ")" << std::endl;
+    const csv_writer::run row{ "sink", packet, 0.0, std::to_string(run) };
+    csv.row(row, "gbps", gbps);
+    csv.row(row, "packets_sent", p1 - p0);
     return { gbps, p1 - p0 };
 }
 
@@ -356,11 +360,7 @@ int bench::run_sink(const bench_options& o, csv_writer& csv)
     for (std::size_t packet : o.packets) {
         std::vector<double> rates;
         for (int run = 1; run <= runs; run++) {
-            const bench::sink_figures f = bench::sink_run(o, packet);
-            rates.push_back(f.gbps);
-            const csv_writer::run row{ "sink", packet, 0.0, std::to_string(run) };
-            csv.row(row, "gbps", f.gbps);
-            csv.row(row, "packets_sent", f.packets);
+            rates.push_back(bench::sink_run(o, packet, run, csv).gbps);
         }
         csv.row({ "sink", packet, 0.0, "median" }, "gbps", bench::median(rates));
         std::cout << "sink packet " << packet << ": " << bench::median(rates)

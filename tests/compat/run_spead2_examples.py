@@ -140,7 +140,7 @@ def heaps_at_most(sent, each_power=None, every_heap=False, chunked=False):
     """The check of a tutorial receiver fed `sent` heaps of HEAP int8 samples: each
     line's timestamp a multiple of the heap (chunk) size, in order, no more heaps than
     sent (all of them when every_heap), and each power as the sender made it."""
-    def check(output, _):
+    def check(output):
         rows = timestamps_and_powers(output)
         expect(rows, "no 'Timestamp: ... Power: ...' line")
         stamps = [t for t, _ in rows]
@@ -171,7 +171,7 @@ def uniform_power(_, power):
 def chunks(sent, streams=1):
     """The check of recv_chunk_ring/group_example fed `sent` 64 KiB heaps per stream:
     chunk ids in order, at most 64 heaps each, at least one and at most sent in all."""
-    def check(output, _):
+    def check(output):
         rows = [(int(c), int(n), int(of)) for c, n, of in re.findall(
             r"^Received chunk (\d+) with (\d+) / (\d+) heaps$", output, re.M)]
         expect(rows, "no 'Received chunk ...' line")
@@ -184,7 +184,7 @@ def chunks(sent, streams=1):
     return check
 
 
-def recv_example(output, _):
+def recv_example(output):
     expect(re.search(r"^Got heap \d+$", output, re.M), "no 'Got heap' line")
     expect(re.search(r"^\d+ foo \[\[0 0 0", output, re.M), "item foo's zeros not printed")
     n = int(re.search(r"^Received (\d+) heaps$", output, re.M).group(1))
@@ -248,11 +248,9 @@ def run_case(case, cwd, env, timeout):
             if receiver.poll() is not None or time.monotonic() > deadline:
                 return False, "the receiver did not bind its port", receiver.communicate()[0]
             time.sleep(0.1)
-        sender_out = []
         for sender in case.senders:
             done = subprocess.run(sender, cwd=cwd, env=env, capture_output=True, text=True,
                                   timeout=max(1, deadline - time.monotonic()))
-            sender_out.append(done.stdout + done.stderr)
             if done.returncode != 0:
                 receiver.kill()
                 name = os.path.basename(sender[1] if sender[0] == sys.executable else sender[0])
@@ -286,7 +284,7 @@ def run_case(case, cwd, env, timeout):
         if receiver.returncode != 0:
             return False, f"the receiver exited with {receiver.returncode}", output
         try:
-            return True, case.check(output, sender_out) + note, output
+            return True, case.check(output) + note, output
         except AssertionError as e:
             return False, str(e), output
     finally:

@@ -126,13 +126,12 @@ void expect(rdma_event_channel* channel,
 
 int main(int argc, char** argv)
 {
-    const bool leaves = std::string(argv[argc > 3 ? 3 : 0]) == "malformed" ||
-                        std::string(argv[argc > 3 ? 3 : 0]) == "scribble";
+    const std::string mode = argc > 3 ? argv[3] : "";
+    const bool leaves = mode == "malformed" || mode == "scribble";
     if (argc != 4 && !(argc == 5 && leaves)) {
         std::fprintf(stderr, "usage: rdma_hostile_peer HOST PORT MODE [LEAVE_FILE]\n");
         return 2;
     }
-    const std::string mode = argv[3];
     rdma_event_channel* channel = rdma_create_event_channel();
     if (!channel)
         die("rdma_create_event_channel");
