@@ -203,8 +203,11 @@ void sink_impl::drain_descriptor_messages()
 
 void sink_impl::forecast(int /*noutput_items*/, gr_vector_int& ninput_items_required)
 {
+    // Holding items sent in place: called whatever is there, general_work() waits
+    // for their sends and consumes them.
+    const std::size_t needed = d_mapping->holds_input() ? 1 : d_mapping->items_needed();
     for (int& required : ninput_items_required)
-        required = static_cast<int>(d_mapping->items_needed());
+        required = static_cast<int>(needed);
 }
 
 std::string sink_impl::lost_peer_name() const
@@ -249,11 +252,20 @@ int sink_impl::general_work(int /*noutput_items*/,
     d_input.items = &input_items;
     d_input.available = &ninput_items;
     d_input.first = nitems_read(0); // every input has consumed as much
-    d_input.capacity =
-        static_cast<std::size_t>(detail()->input(0)->max_possible_items_available());
+    d_input.capacity = input_capacity();
     consume_each(static_cast<int>(d_mapping->send(d_input, d_slots)));
     publish_stats_if_due(false);
     return 0;
+}
+
+std::size_t sink_impl::input_capacity() const
+{
+    std::size_t capacity = ~std::size_t(0);
+    for (int i = 0; i < detail()->ninputs(); i++)
+        capacity = std::min(capacity,
+                            static_cast<std::size_t>(
+                                detail()->input(i)->max_possible_items_available()));
+    return capacity;
 }
 
 std::vector<std::unique_ptr<send::stream>> sink_impl::open_links()

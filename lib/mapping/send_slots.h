@@ -15,6 +15,8 @@
 #include <gnuradio/spead/send_stream.h>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/system/error_code.hpp>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -23,19 +25,29 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gr {
 namespace spead {
 
 /*!
- * \brief spead.sink's heaps on their way out: a fixed number of slots, each a payload
- * copy and the heap that points into it, and the send stream they go to.
+ * \brief spead.sink's heaps on their way out: a fixed number of slots, each a heap
+ * and, when its payload is copied, the buffer it points into; and the send stream
+ * they go to.
  *
  * A slot is taken (waiting while all are busy: backpressure), filled and sent; it
- * frees itself when the stream has sent its heap. Completion handlers run on the
- * caller's thread, in acquire() and close(). Not thread-safe (the block's work
- * thread), but for stats(), which any thread may call.
+ * frees itself when the stream has sent its heap. A heap sent in place points into
+ * the block's input buffer instead: its slot holds the input from a stream offset on
+ * (first_held()) until it is sent, and the block consumes nothing from there.
+ *
+ * A stream that completes inline (stream_config::set_inline_completions, as spead.sink's
+ * do) tells its completions from its writer thread. It wakes the block's thread only
+ * once it has nothing left to send; until then wait() looks for completions itself,
+ * ever less often (20 us to 1 ms apart). On a VM a wake-up costs the thread that
+ * wakes: one per heap took the writer more than a twentieth of its time. Slots are
+ * freed on the caller's thread, in acquire(), first_held(), wait() and close(). Not
+ * thread-safe (the block's work thread), but for stats(), which any thread may call.
  */
 class SPEAD_API send_slots
 {
@@ -87,6 +99,18 @@ public:
     /*! Waits for a free slot and gives it a payload buffer of \p bytes bytes and an
      * empty heap of flavour \p f. */
     slot_ref acquire(std::size_t bytes, const flavour& f);
+    /*! Waits for a free slot and gives it an empty heap of flavour \p f, whose
+     * payload stays in the block's input from stream offset \p hold on: the slot
+     * holds it there until the heap is sent (payload is null). */
+    slot_ref acquire_in_place(const flavour& f, std::uint64_t hold);
+    /*! No slot holds input. */
+    static constexpr std::uint64_t no_hold = ~std::uint64_t(0);
+    /*! Runs the completions due, then gives the first stream offset a heap not yet
+     * sent still reads from the block's input (no_hold: none); the block may consume
+     * the items before it. */
+    std::uint64_t first_held();
+    /*! Waits until a heap in flight is sent, or 100 ms, calling on_wait first. */
+    void wait();
     /*! Hands slot \p index's heap to the stream as \p cnt on \p substream; the slot
      * frees itself once it is sent (a send error is logged once per kind and
      * counted by the stream in heaps_failed).
@@ -103,8 +127,26 @@ private:
     struct slot {
         std::vector<std::uint8_t> payload;
         std::optional<send::heap> heap;
+        std::uint64_t hold = no_hold; //!< of a heap sent in place
         bool busy = false;
     };
+    /*! Waits for a free slot and takes it with an empty heap of flavour \p f. */
+    slot& take(const flavour& f, std::size_t& index);
+    /*! A heap's completion, on the writer's thread (or, refused, the caller's). */
+    void finished(std::size_t index, const boost::system::error_code& ec);
+    /*! Frees the slots whose heaps completed, and says why a send failed (once per
+     * kind). */
+    void reap();
+
+    /*! What the writer's thread tells the block's. */
+    struct completions {
+        std::mutex mutex;
+        std::condition_variable woken;
+        std::vector<std::pair<std::size_t, boost::system::error_code>> done;
+        std::size_t in_flight = 0; //!< heaps handed to the stream, not completed
+        bool waiting = false;      //!< the block's thread waits in wait()
+    } d_completions;
+    bool d_inline = false; //!< the stream completes inline (else through d_io)
 
     gr::logger_ptr d_logger;
     std::function<void()> d_on_wait;

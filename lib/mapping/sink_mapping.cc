@@ -8,6 +8,7 @@
 #include "mapping/block_messages.h"
 #include "mapping/sink_mapping.h"
 #include <gnuradio/spead/item_ids.h>
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -32,6 +33,9 @@ void sink_mapping::reset()
     d_run_started = false;
     d_descriptors_dirty = true;
     d_heaps_since_descriptors = 0;
+    d_handed_until = 0;
+    d_said_copying = false;
+    d_holds_input = false;
     d_data_heaps = 0;
     d_control_heaps = 0;
     d_heaps_rejected = 0;
@@ -152,6 +156,40 @@ void sink_mapping::send_stop_heap(send_slots& out)
     // Whatever was sent, even nothing (head(0) upstream, every packet dropped): a
     // receiver waiting for this sender's end must not wait forever.
     send_control_heap(out, false, true);
+}
+
+bool sink_mapping::sends_in_place(std::size_t items, std::size_t capacity)
+{
+    if (d_heap_config.byte_order == byte_order_mode::swap)
+        return false; // the copy swaps
+    if (2 * items <= capacity)
+        return true;
+    if (!d_said_copying && d_logger) {
+        d_said_copying = true;
+        d_logger->info("heaps of {} items are copied before they are sent: the input "
+                       "buffer holds {} items, fewer than two such heaps. To send them "
+                       "from the buffer in place, and faster, give the block upstream a "
+                       "minimum output buffer (min_output_buffer) of {} items, four "
+                       "heaps (docs/usage.md, \"Sending fast\")",
+                       items,
+                       capacity,
+                       4 * items);
+    }
+    return false;
+}
+
+std::size_t
+sink_mapping::settle(const sink_input& in, std::size_t handed, send_slots& out)
+{
+    d_handed_until = in.first + handed;
+    for (;;) {
+        const std::uint64_t until = std::min(out.first_held(), d_handed_until);
+        if (until > in.first || handed == 0) {
+            d_holds_input = until < d_handed_until;
+            return static_cast<std::size_t>(until - in.first);
+        }
+        out.wait();
+    }
 }
 
 void sink_mapping::copy_payload(std::uint8_t* dst,

@@ -41,7 +41,7 @@ struct sink_input {
     const gr_vector_const_void_star* items = nullptr; //!< per input
     const gr_vector_int* available = nullptr;         //!< items readable, per input
     std::uint64_t first = 0;  //!< stream offset of every input's first item
-    std::size_t capacity = 0; //!< items the upstream buffer holds at most
+    std::size_t capacity = 0; //!< items the smallest upstream buffer holds at most
     /*! Appends input \p input's tags in [from, to) with key \p key (PMT_NIL: any). */
     std::function<void(std::size_t input,
                        std::uint64_t from,
@@ -57,7 +57,8 @@ struct sink_input {
  * \brief What spead.sink runs, one per input mode: stream_to_heap (`heaps`) and
  * stream_to_chunk (`continuous`). What both share lives here: the descriptors (the
  * payload's and those learnt), control heaps (start, descriptors, stop), the payload
- * copy in the configured byte order, sending through send_slots, and the counters
+ * in the configured byte order (or, as it is, in place from the input buffer: its
+ * items are then consumed once sent), sending through send_slots, and the counters
  * data_heaps, control_heaps and heaps_rejected.
  *
  * Not thread-safe (the block's work thread); the counters may be read from any thread.
@@ -73,6 +74,10 @@ public:
     virtual std::size_t send(const sink_input& in, send_slots& out) = 0;
     /*! Items each input needs before send() can send the next heap. */
     virtual std::size_t items_needed() const = 0;
+    /*! The last send() left items sent in place unconsumed: the block must be called
+     * again whatever arrives (send() then waits for their sends), not only once
+     * items_needed() more are there, which the buffer might never hold beside them. */
+    bool holds_input() const { return d_holds_input; }
     /*! Items per heap when heaps are cut by count (the scheduler then hands over
      * whole heaps); 0 when a length tag frames them. */
     virtual std::size_t fixed_heap_items() const = 0;
@@ -117,22 +122,39 @@ public:
     std::uint64_t data_heaps() const { return d_data_heaps.load(); }
 
 protected:
+    /*! Items of the input that are one heap's payload. */
+    struct payload_span {
+        const std::uint8_t* data;
+        std::size_t items;
+        std::uint64_t offset; //!< stream offset of the first
+    };
     /*!
-     * Sends \p items items at \p data as a data heap on \p substream: descriptors
-     * first when due, then a slot with the payload copied in, which \p build
-     * (send::heap&, const std::uint8_t* payload, std::uint64_t& cnt) -> bool fills
-     * with the heap's items and cnt (false: not sent).
+     * Sends \p p as a data heap on \p substream: descriptors first when due, then a
+     * slot whose heap \p build (send::heap&, const std::uint8_t* payload,
+     * std::uint64_t& cnt) -> bool fills with the heap's items and cnt (false: not
+     * sent). The payload is sent in place, from the input buffer, when it is as it
+     * goes out (no byte swap) and the buffer, of \p capacity items, holds two such
+     * heaps (one is sent while the next is written); the items are then held until the
+     * heap is sent (settle()). Otherwise it is copied into the slot.
      */
     template <typename Build>
     void send_data_heap(send_slots& out,
-                        const std::uint8_t* data,
-                        std::size_t items,
+                        const payload_span& p,
+                        std::size_t capacity,
                         std::size_t substream,
                         Build&& build)
     {
-        const send_slots::slot_ref slot = begin_data_heap(out, items);
-        copy_payload(slot.payload, data, items);
-        finish_data_heap(out, slot, substream, std::forward<Build>(build));
+        if (sends_in_place(p.items, capacity)) {
+            if (descriptors_due(p.items))
+                send_control_heap(out, true, false);
+            const send_slots::slot_ref slot =
+                out.acquire_in_place(d_heap_config.flavour, p.offset);
+            finish_data_heap(out, slot, p.data, substream, std::forward<Build>(build));
+            return;
+        }
+        const send_slots::slot_ref slot = begin_data_heap(out, p.items);
+        copy_payload(slot.payload, p.data, p.items);
+        finish_data_heap(out, slot, slot.payload, substream, std::forward<Build>(build));
     }
     /*! The first half of send_data_heap(), for a payload copied in parts: sends the
      * descriptors when due and takes a slot for \p items items. */
@@ -144,15 +166,17 @@ protected:
             send_control_heap(out, true, false);
         return out.acquire(items * d_item_size, d_heap_config.flavour);
     }
-    /*! The second half: \p build fills \p slot's heap, which is sent. */
+    /*! The second half: \p build fills \p slot's heap with \p payload (the slot's
+     * copy, or the input's), and the heap is sent. */
     template <typename Build>
     void finish_data_heap(send_slots& out,
                           const send_slots::slot_ref& slot,
+                          const std::uint8_t* payload,
                           std::size_t substream,
                           Build&& build)
     {
         std::uint64_t cnt = 0;
-        if (!build(slot.heap, static_cast<const std::uint8_t*>(slot.payload), cnt)) {
+        if (!build(slot.heap, payload, cnt)) {
             out.release(slot.index);
             return;
         }
@@ -164,6 +188,22 @@ protected:
         }
         data_heap_sent();
     }
+    /*! Whether a payload of \p items items goes out from an input buffer of
+     * \p capacity items in place (send_data_heap()). Says once per run when a buffer
+     * too small makes the sink copy. */
+    bool sends_in_place(std::size_t items, std::size_t capacity);
+    /*! Items of \p in that earlier calls handed on (sent, or dropped) but the block
+     * has not consumed yet: the next call goes on after them. */
+    std::size_t handed(const sink_input& in) const
+    {
+        return d_handed_until > in.first ? std::size_t(d_handed_until - in.first) : 0;
+    }
+    /*! The end of a send() that handed on the first \p handed items of \p in: the
+     * items the block consumes now, those before the first still being sent in place.
+     * While those are none but some are handed on, waits for sends to complete: the
+     * upstream cannot write more until items are consumed, so nothing else can
+     * happen. */
+    std::size_t settle(const sink_input& in, std::size_t handed, send_slots& out);
     /*! The id a learnt descriptor (or the payload's) gives \p name; 0: none. */
     std::uint64_t id_of_name(const std::string& name) const;
 
@@ -182,6 +222,10 @@ private:
     std::size_t d_heaps_since_descriptors = 0;
     std::set<std::string> d_warned;
     std::uint64_t d_next_control_cnt;
+    /*! Stream offset up to which the input was handed on (see handed()). */
+    std::uint64_t d_handed_until = 0;
+    bool d_said_copying = false; //!< sends_in_place() said why it copies
+    bool d_holds_input = false;
 
     std::atomic<std::uint64_t> d_data_heaps{ 0 };
     std::atomic<std::uint64_t> d_control_heaps{ 0 };

@@ -140,7 +140,9 @@ void plan_stream(const sink_config& c, sink_plan& plan)
                 : size);
     else
         plan.stream.set_max_packet_size(size); // the UDP payload's limit
-    plan.stream.set_max_heaps(sink_send_slots);
+    // Inline: the writer frees slots itself, waking the block only when it waits
+    // (send_slots).
+    plan.stream.set_max_heaps(sink_send_slots).set_inline_completions(true);
 }
 
 void plan_transport(const sink_config& c, sink_plan& plan)

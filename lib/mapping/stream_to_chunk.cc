@@ -71,14 +71,15 @@ std::map<std::string, std::uint64_t> stream_to_chunk::counters() const
 std::size_t stream_to_chunk::send(const sink_input& in, send_slots& out)
 {
     const std::size_t heap_items = d_config.heap_items;
-    const std::size_t heap_bytes = heap_items * item_size();
     const std::size_t inputs = in.items->size();
+    const std::size_t done = handed(in); // still sent from the input: go on after them
     std::size_t rounds = static_cast<std::size_t>((*in.available)[0]) / heap_items;
     for (int n : *in.available)
-        rounds = std::min(rounds, static_cast<std::size_t>(n) / heap_items);
+        rounds = std::min(rounds, (static_cast<std::size_t>(n) - done) / heap_items);
     for (std::size_t r = 0; r < rounds; r++) {
         // Every input has consumed as much as input 0: one offset for all.
-        const std::uint64_t start = in.first + r * heap_items;
+        const std::size_t at = done + r * heap_items;
+        const std::uint64_t start = in.first + at;
         for (std::size_t i = 0; i < inputs; i++) {
             d_tags.clear();
             in.tags(i, start, start + heap_items, d_rx_time_key, d_tags);
@@ -88,8 +89,10 @@ std::size_t stream_to_chunk::send(const sink_input& in, send_slots& out)
         for (std::size_t i = 0; i < inputs; i++)
             send_data_heap(
                 out,
-                static_cast<const std::uint8_t*>((*in.items)[i]) + r * heap_bytes,
-                heap_items,
+                { static_cast<const std::uint8_t*>((*in.items)[i]) + at * item_size(),
+                  heap_items,
+                  start },
+                in.capacity,
                 i % out.substreams(),
                 [this,
                  i](send::heap& h, const std::uint8_t* payload, std::uint64_t& cnt) {
@@ -98,7 +101,7 @@ std::size_t stream_to_chunk::send(const sink_input& in, send_slots& out)
                 });
         next_round();
     }
-    return rounds * heap_items;
+    return settle(in, done + rounds * heap_items, out);
 }
 
 void stream_to_chunk::reset()

@@ -55,23 +55,23 @@ std::size_t stream_to_heap::send(const sink_input& in, send_slots& out)
 {
     const auto* data = static_cast<const std::uint8_t*>((*in.items)[0]);
     const auto available = static_cast<std::size_t>((*in.available)[0]);
+    std::size_t done = handed(in); // still sent from the input: go on after them
     d_tags.clear();
-    in.tags(0, in.first, in.first + available, pmt::PMT_NIL, d_tags);
+    in.tags(0, in.first + done, in.first + available, pmt::PMT_NIL, d_tags);
     std::size_t tag = 0; // first tag at or after the next item
-    std::size_t consumed = 0;
-    while (consumed < available) {
-        const std::uint64_t at = in.first + consumed;
+    while (done < available) {
+        const std::uint64_t at = in.first + done;
         while (tag < d_tags.size() && d_tags[tag].offset < at)
             tag++;
-        const auto next = frame(d_tags, tag, at, available - consumed, in.capacity);
+        const auto next = frame(d_tags, tag, at, available - done, in.capacity);
         if (next.what == action::wait)
             break;
-        const std::uint8_t* part = data + consumed * item_size();
+        const std::uint8_t* part = data + done * item_size();
         if (next.what == action::send) {
             read_tags(d_tags, tag, next.end_tag, in.read_descriptors);
             send_data_heap(out,
-                           part,
-                           next.items,
+                           { part, next.items, at },
+                           in.capacity,
                            data_heaps() % out.substreams(),
                            [this, &next](send::heap& h,
                                          const std::uint8_t* payload,
@@ -83,9 +83,9 @@ std::size_t stream_to_heap::send(const sink_input& in, send_slots& out)
             gather(out, part, next, tag, in.read_descriptors);
             tag = next.end_tag;
         }
-        consumed += next.items;
+        done += next.items;
     }
-    return consumed;
+    return settle(in, done, out);
 }
 
 void stream_to_heap::gather(send_slots& out,
@@ -106,6 +106,7 @@ void stream_to_heap::gather(send_slots& out,
     finish_data_heap(
         out,
         *d_gather,
+        d_gather->payload,
         data_heaps() % out.substreams(),
         [this, items](send::heap& h, const std::uint8_t* payload, std::uint64_t& cnt) {
             return build_data_heap(h, payload, items, cnt);

@@ -14,6 +14,8 @@
 #include "protocol/packet_decoder.h"
 #include "protocol/packet_writer.h"
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -34,11 +36,39 @@ struct sent {
     bytes payload;
 };
 
-/*! A transport that decodes every packet it is given. */
+/*! Holds a writer's data heaps back until it is opened. */
+class gate
+{
+public:
+    void open()
+    {
+        {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            d_open = true;
+        }
+        d_opened.notify_all();
+    }
+    void pass()
+    {
+        std::unique_lock<std::mutex> lock(d_mutex);
+        d_opened.wait(lock, [this] { return d_open; });
+    }
+
+private:
+    std::mutex d_mutex;
+    std::condition_variable d_opened;
+    bool d_open = false;
+};
+
+/*! Whether a heap cnt is a data heap's (control heaps count down from the largest). */
+bool is_data_cnt(std::uint64_t cnt) { return cnt < (std::uint64_t(1) << 32); }
+
+/*! A transport that decodes every packet it is given (a data heap's only once \p g,
+ * when given, is open). */
 class recording_writer : public send::packet_writer
 {
 public:
-    explicit recording_writer(std::vector<sent>& out) : d_out(out) {}
+    recording_writer(std::vector<sent>& out, gate* g) : d_out(out), d_gate(g) {}
     std::size_t write_packets(const send::packet* packets,
                               std::size_t n,
                               boost::system::error_code&) override
@@ -56,6 +86,10 @@ public:
                     {},
                     h.payload_length,
                     bytes(h.payload, h.payload + h.payload_length) };
+            if (d_gate && is_data_cnt(h.heap_cnt)) {
+                d_gate->pass();
+                s.payload.assign(h.payload, h.payload + h.payload_length); // read now
+            }
             const std::uint64_t mask = (std::uint64_t(1) << h.heap_address_bits) - 1;
             for (std::uint32_t k = 0; k < h.n_pointers; k++) {
                 std::uint64_t v = 0;
@@ -74,17 +108,18 @@ public:
 private:
     std::mutex d_mutex;
     std::vector<sent>& d_out;
+    gate* d_gate;
 };
 
 /*! send_slots over a recording writer with \p substreams destinations. */
 struct wire {
-    explicit wire(std::size_t substreams = 1) : slots(8, nullptr)
+    explicit wire(std::size_t substreams = 1, gate* g = nullptr) : slots(8, nullptr)
     {
         slots.open(
             std::make_unique<send::stream>(slots.io(),
-                                           send::stream_config(),
+                                           send::stream_config().set_inline_completions(true),
                                            substreams,
-                                           std::make_unique<recording_writer>(out)));
+                                           std::make_unique<recording_writer>(out, g)));
     }
     /*! Sends what is queued and closes the stream. */
     const std::vector<sent>& packets()
@@ -97,7 +132,7 @@ struct wire {
     {
         std::vector<sent> d;
         for (const sent& s : packets())
-            if (s.cnt < (std::uint64_t(1) << 32))
+            if (is_data_cnt(s.cnt))
                 d.push_back(s);
         return d;
     }
@@ -126,6 +161,15 @@ struct input {
                     out.push_back(t);
         };
     }
+    /*! The block consumed \p n items: the next call starts after them. */
+    void consume(std::size_t n)
+    {
+        for (std::size_t i = 0; i < pointers.size(); i++) {
+            pointers[i] = static_cast<const std::uint8_t*>(pointers[i]) + 2 * n;
+            available[i] -= int(n);
+        }
+        in.first += n;
+    }
     void tag(std::size_t i, std::uint64_t offset, const char* key, const pmt::pmt_t& v)
     {
         gr::tag_t t;
@@ -140,6 +184,19 @@ struct input {
     std::vector<std::vector<gr::tag_t>> tags;
     sink_input in;
 };
+
+/*! Calls \p m.send() as spead.sink's scheduler would: again on what is left after
+ * each call that consumed items, until one consumes none. A heap sent in place is
+ * consumed only once sent, maybe by a later call. \return the items consumed. */
+std::size_t send_all(sink_mapping& m, input& x, wire& w)
+{
+    std::size_t total = 0;
+    while (const std::size_t n = m.send(x.in, w.slots)) {
+        total += n;
+        x.consume(n);
+    }
+    return total;
+}
 
 stream_to_heap_config int16_packets()
 {
@@ -172,7 +229,7 @@ TEST(SinkMapping, HeapsSendOneHeapPerTaggedPacketAfterTheDescriptors)
     x.tag(0, 0, "packet_len", pmt::from_long(4));
     x.tag(0, 4, "packet_len", pmt::from_long(6));
     x.tag(0, 4, "0x1600", pmt::from_long(77));
-    EXPECT_EQ(m.send(x.in, w.slots), 10u);
+    EXPECT_EQ(send_all(m, x, w), 10u);
     const auto all = w.packets();
     ASSERT_EQ(all.size(), 4u);
     EXPECT_EQ(all[0].immediates.count(0x06), 1u); // STREAM_CTRL start, descriptors
@@ -211,13 +268,12 @@ TEST(SinkMapping, HeapsTakeAPacketLongerThanTheUpstreamBufferInPartsAsOneHeap)
     x.tag(0, 20, "0x1600", pmt::from_long(9)); // a tag in the second part
     x.tag(0, 24, "packet_len", pmt::from_long(6));
     x.available[0] = 16;
-    EXPECT_EQ(m.send(x.in, w.slots), 16u);
+    EXPECT_EQ(m.send(x.in, w.slots), 16u); // copied: consumed at once
     EXPECT_EQ(m.counters().at("data_heaps"), 0u); // not all there yet
     // The scheduler hands over the rest where the consumed items were.
-    x.pointers[0] = x.data[0].data() + 2 * 16;
-    x.in.first = 16;
+    x.consume(16);
     x.available[0] = 14;
-    EXPECT_EQ(m.send(x.in, w.slots), 14u);
+    EXPECT_EQ(send_all(m, x, w), 14u);
     const auto heaps = w.data();
     ASSERT_EQ(heaps.size(), 2u);
     EXPECT_EQ(heaps[0].payload_length, 48u);
@@ -225,6 +281,120 @@ TEST(SinkMapping, HeapsTakeAPacketLongerThanTheUpstreamBufferInPartsAsOneHeap)
     EXPECT_EQ(heaps[0].immediates.at(0x1600), 9u);
     EXPECT_EQ(heaps[1].payload_length, 12u);
     EXPECT_EQ(m.counters().at("data_heaps"), 2u);
+}
+
+// ---- in place or copied ---------------------------------------------------------------
+
+/*! Three tagged packets of 4 int16 items, each byte its own (sent whole, they show). */
+input three_packets()
+{
+    input x(1, 12);
+    for (std::size_t b = 0; b < x.data[0].size(); b++)
+        x.data[0][b] = std::uint8_t(b + 1);
+    for (std::uint64_t p = 0; p < 3; p++)
+        x.tag(0, 4 * p, "packet_len", pmt::from_long(4));
+    return x;
+}
+
+/*! The payloads \p w sent, in order, once it is closed. */
+std::vector<bytes> payloads(wire& w)
+{
+    std::vector<bytes> out;
+    for (const sent& s : w.data())
+        out.push_back(s.payload);
+    return out;
+}
+
+TEST(SinkMapping, HeapsSentInPlaceAreConsumedOnlyOnceSent)
+{
+    // The upstream buffer holds two heaps and more: heaps go out from it, and what is
+    // consumed the upstream may overwrite at once (as the gate's fill below does).
+    gate g;
+    wire w(1, &g);
+    stream_to_heap m(int16_packets(), nullptr);
+    input x = three_packets();
+    const bytes original = x.data[0];
+    bool waited = false;
+    w.slots.set_on_wait([&] {
+        waited = true; // with every heap in flight and none sent
+        g.open();
+    });
+    const std::size_t n = m.send(x.in, w.slots);
+    g.open();
+    EXPECT_TRUE(waited);
+    EXPECT_EQ(n % 4, 0u);
+    EXPECT_GE(n, 4u);
+    std::fill(x.data[0].begin(), x.data[0].begin() + 2 * n, std::uint8_t(0xee));
+    x.consume(n);
+    EXPECT_EQ(n + send_all(m, x, w), 12u);
+    const auto sent = payloads(w);
+    ASSERT_EQ(sent.size(), 3u);
+    for (std::size_t p = 0; p < 3; p++)
+        EXPECT_EQ(sent[p], bytes(original.begin() + 8 * p, original.begin() + 8 * (p + 1)))
+            << "packet " << p;
+}
+
+TEST(SinkMapping, HeapsAreCopiedWhenTheBufferHoldsFewerThanTwo)
+{
+    // Sent in place, a heap would keep the upstream from writing the next one whole:
+    // copied, it is consumed at once, before it is sent.
+    gate g;
+    wire w(1, &g);
+    stream_to_heap m(int16_packets(), nullptr);
+    input x = three_packets();
+    x.in.capacity = 7;
+    const bytes original = x.data[0];
+    EXPECT_EQ(m.send(x.in, w.slots), 12u); // the gate is shut: nothing sent yet
+    std::fill(x.data[0].begin(), x.data[0].end(), std::uint8_t(0xee));
+    g.open();
+    const auto sent = payloads(w);
+    ASSERT_EQ(sent.size(), 3u);
+    EXPECT_EQ(sent[2], bytes(original.begin() + 16, original.end()));
+}
+
+TEST(SinkMapping, HeapsInASwappedByteOrderAreCopiedSwapped)
+{
+    wire w;
+    auto c = int16_packets();
+    c.byte_order = byte_order_mode::swap;
+    stream_to_heap m(c, nullptr);
+    input x = three_packets();
+    EXPECT_EQ(send_all(m, x, w), 12u);
+    const auto sent = payloads(w);
+    ASSERT_EQ(sent.size(), 3u);
+    EXPECT_EQ(sent[0], (bytes{ 2, 1, 4, 3, 6, 5, 8, 7 }));
+}
+
+TEST(SinkMapping, ContinuousHeapsSentInPlaceAreConsumedOnlyOnceSent)
+{
+    gate g;
+    wire w(2, &g);
+    stream_to_chunk m(int16_series(2), nullptr);
+    m.reset();
+    input x(2, 8); // two rounds of 4 items
+    for (std::size_t i = 0; i < 2; i++)
+        for (std::size_t b = 0; b < 16; b++)
+            x.data[i][b] = std::uint8_t(16 * i + b);
+    const auto original = x.data;
+    bool waited = false;
+    w.slots.set_on_wait([&] {
+        waited = true;
+        g.open();
+    });
+    const std::size_t n = m.send(x.in, w.slots);
+    g.open();
+    EXPECT_TRUE(waited);
+    for (auto& d : x.data)
+        std::fill(d.begin(), d.begin() + 2 * n, std::uint8_t(0xee));
+    x.consume(n);
+    EXPECT_EQ(n + send_all(m, x, w), 8u);
+    const auto sent = payloads(w);
+    ASSERT_EQ(sent.size(), 4u);
+    for (std::size_t h = 0; h < 4; h++) {
+        const bytes& d = original[h % 2];
+        EXPECT_EQ(sent[h], bytes(d.begin() + 8 * (h / 2), d.begin() + 8 * (h / 2 + 1)))
+            << "heap " << h;
+    }
 }
 
 /*! Stop heaps (STREAM_CTRL 2) on \p w's wire, once it is closed. */
@@ -265,7 +435,7 @@ TEST(SinkMapping, ContinuousSendsWholeRoundsOneHeapPerInputInputZeroFirst)
     stream_to_chunk m(int16_series(2), nullptr);
     m.reset();
     input x(2, 10); // two rounds of 4 items, and 2 items over
-    EXPECT_EQ(m.send(x.in, w.slots), 8u);
+    EXPECT_EQ(send_all(m, x, w), 8u);
     const auto d = w.data();
     ASSERT_EQ(d.size(), 4u);
     const std::vector<std::uint64_t> timestamps{ 0, 0, 4, 4 };
@@ -288,7 +458,7 @@ TEST(SinkMapping, ContinuousRxTimeTagsRebaseTheTimestamps)
           4,
           "rx_time",
           pmt::make_tuple(pmt::from_uint64(2), pmt::from_double(0.5))); // 2500 at 1 kHz
-    EXPECT_EQ(m.send(x.in, w.slots), 8u);
+    EXPECT_EQ(send_all(m, x, w), 8u);
     const auto d = w.data();
     ASSERT_EQ(d.size(), 2u);
     EXPECT_EQ(d[0].immediates.at(0x1600), 0u);
