@@ -133,6 +133,12 @@ int run_mem(const bench_options& o, csv_writer& csv)
     const bool continuous = o.continuous;
     const char* const what = continuous ? "decode+place" : "decode+assemble";
     const std::string csv_bench = continuous ? "mem_continuous" : "mem";
+    // In a round of regenerate's pairing with spead2-mem-decode, trials are numbered on
+    // from the earlier rounds' and the round's medians go to mem_pair, trial = round.
+    const int first_trial = o.round > 0 ? (o.round - 1) * repeat + 1 : 1;
+    if (o.round > 0)
+        std::cout << "mem: round " << o.round << " (trials " << first_trial << " to "
+                  << first_trial + repeat - 1 << ")\n";
     for (std::size_t packet_size : o.packets) {
         heap_numbering numbering;
         numbering.timestamped = continuous;
@@ -173,16 +179,21 @@ int run_mem(const bench_options& o, csv_writer& csv)
             rates.push_back(gbps);
             ceilings.push_back(ceiling);
             ratios.push_back(gbps / ceiling);
-            std::cout << "  run " << r + 1 << ": " << what << " " << gbps
+            const int trial = first_trial + r;
+            std::cout << "  run " << trial << ": " << what << " " << gbps
                       << " Gb/s, memcpy ceiling " << ceiling << " Gb/s, ratio "
                       << gbps / ceiling << "; page faults memcpy " << copy.page_faults
                       << ", " << what << " " << decoded.page_faults << "\n";
-            csv.rows({ csv_bench, packet_size, 0.0, std::to_string(r + 1) },
+            csv.rows({ csv_bench, packet_size, 0.0, std::to_string(trial) },
                      { { "gbps", gbps },
                        { "memcpy_gbps", ceiling },
                        { "ratio_to_memcpy", gbps / ceiling } });
         }
-        csv.rows({ csv_bench, packet_size, 0.0, "median" },
+        const csv_writer::run medians =
+            o.round > 0
+                ? csv_writer::run{ "mem_pair", packet_size, 0.0, std::to_string(o.round) }
+                : csv_writer::run{ csv_bench, packet_size, 0.0, "median" };
+        csv.rows(medians,
                  { { "gbps", median(rates) },
                    { "memcpy_gbps", median(ceilings) },
                    { "ratio_to_memcpy", median(ratios) } });

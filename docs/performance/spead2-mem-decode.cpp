@@ -8,7 +8,7 @@
 // built against spead2 by docs/performance/regenerate (step 2) when spead2 is found.
 //
 //   spead2-mem-decode [--packet N...] [--heap-size N] [--total-bytes N] [--repeat N]
-//                     [--csv FILE]
+//                     [--round N] [--csv FILE]
 //
 // The same measurement as spead_bench mem, with spead2 on both ends:
 // - the same heaps: total-bytes / heap-size heaps (at least one) of one item (id 0x1000,
@@ -45,6 +45,10 @@
 // Every run must deliver every heap whole (counted in heap_ready), else exit status 1.
 // --csv FILE appends rows bench,impl,packet_bytes,offered_gbps,trial,metric,value:
 // bench mem, impl spead2, metrics gbps, memcpy_gbps, ratio_to_memcpy, per run and median.
+// --round N (from 1), as spead_bench mem --round: this invocation is round N of
+// regenerate's pairing with spead_bench mem; trials are numbered from
+// (N - 1) x repeat + 1, and the round's medians are written as bench mem_pair, trial N,
+// instead of median rows.
 
 #include <spead2/common_memory_pool.h>
 #include <spead2/common_thread_pool.h>
@@ -90,6 +94,7 @@ struct options {
     std::size_t heap_size = 1 << 20;
     std::uint64_t total_bytes = std::uint64_t(1) << 30;
     int repeat = 11;
+    int round = 0; //!< round of regenerate's pairing with spead_bench mem (0: none)
     std::string csv;
 };
 
@@ -343,14 +348,17 @@ public:
             d_out << "bench,impl,packet_bytes,offered_gbps,trial,metric,value\n";
     }
 
-    void
-    row(std::size_t packet, const std::string& trial, const char* metric, double value)
+    void row(const char* bench,
+             std::size_t packet,
+             const std::string& trial,
+             const char* metric,
+             double value)
     {
         if (!d_out.is_open())
             return;
         std::ostringstream text;
         text << std::setprecision(6) << value;
-        d_out << "mem,spead2," << packet << ",," << trial << "," << metric << ","
+        d_out << bench << ",spead2," << packet << ",," << trial << "," << metric << ","
               << text.str() << "\n";
         d_out.flush();
         if (!d_out)
@@ -402,6 +410,8 @@ options parse(int argc, char** argv)
             o.total_bytes = parse_number<std::uint64_t>(flag, value());
         } else if (flag == "--repeat") {
             o.repeat = parse_number<int>(flag, value());
+        } else if (flag == "--round") {
+            o.round = parse_number<int>(flag, value());
         } else if (flag == "--csv") {
             o.csv = value();
             if (o.csv.empty())
@@ -410,7 +420,7 @@ options parse(int argc, char** argv)
             throw std::invalid_argument("unknown argument '" + flag +
                                         "'; usage: spead2-mem-decode [--packet N...] "
                                         "[--heap-size N] [--total-bytes N] [--repeat N] "
-                                        "[--csv FILE]");
+                                        "[--round N] [--csv FILE]");
         }
     }
     return o;
@@ -430,6 +440,12 @@ int main(int argc, char** argv)
     try {
         csv_writer csv(o.csv);
         spead2::thread_pool pool(1); // the one thread that decodes and assembles
+        // In a round of regenerate's pairing, trials are numbered on from the earlier
+        // rounds' and the round's medians go to mem_pair, trial = round.
+        const int first_trial = o.round > 0 ? (o.round - 1) * o.repeat + 1 : 1;
+        if (o.round > 0)
+            std::cout << "mem (spead2): round " << o.round << " (trials " << first_trial
+                      << " to " << first_trial + o.repeat - 1 << ")\n";
         for (std::size_t packet_size : o.packets) {
             const packet_set set =
                 make_packets(pool, o.heap_size, packet_size, o.total_bytes);
@@ -458,18 +474,22 @@ int main(int argc, char** argv)
                 rates.push_back(gbps);
                 ceilings.push_back(ceiling);
                 ratios.push_back(gbps / ceiling);
-                const std::string trial = std::to_string(r + 1);
+                const std::string trial = std::to_string(first_trial + r);
                 std::cout << "  run " << trial << ": decode+assemble " << gbps
                           << " Gb/s, memcpy ceiling " << ceiling << " Gb/s, ratio "
                           << gbps / ceiling << "; page faults memcpy " << copy.page_faults
                           << ", decode+assemble " << last.pass.page_faults << std::endl;
-                csv.row(packet_size, trial, "gbps", gbps);
-                csv.row(packet_size, trial, "memcpy_gbps", ceiling);
-                csv.row(packet_size, trial, "ratio_to_memcpy", gbps / ceiling);
+                csv.row("mem", packet_size, trial, "gbps", gbps);
+                csv.row("mem", packet_size, trial, "memcpy_gbps", ceiling);
+                csv.row("mem", packet_size, trial, "ratio_to_memcpy", gbps / ceiling);
             }
-            csv.row(packet_size, "median", "gbps", median(rates));
-            csv.row(packet_size, "median", "memcpy_gbps", median(ceilings));
-            csv.row(packet_size, "median", "ratio_to_memcpy", median(ratios));
+            const char* const medians = o.round > 0 ? "mem_pair" : "mem";
+            const std::string medians_trial =
+                o.round > 0 ? std::to_string(o.round) : "median";
+            csv.row(medians, packet_size, medians_trial, "gbps", median(rates));
+            csv.row(medians, packet_size, medians_trial, "memcpy_gbps", median(ceilings));
+            csv.row(
+                medians, packet_size, medians_trial, "ratio_to_memcpy", median(ratios));
             std::cout << "packet " << packet_size << ": decode+assemble " << median(rates)
                       << " Gb/s, memcpy " << median(ceilings) << " Gb/s, ratio "
                       << median(ratios) << " (median of " << o.repeat << ")\n";
