@@ -34,6 +34,7 @@ void bench_options::add_to(po::options_description& options)
         ("total-bytes", po::value(&total_bytes)->default_value(std::uint64_t(1) << 30),
              "mem: bytes of heaps built in memory")
         ("repeat", po::value(&repeat)->default_value(11), "mem: runs per packet size (the median is reported)")
+        ("round", po::value(&round)->default_value(0), "mem: this invocation is round N (from 1) of a pairing with docs/performance/spead2-mem-decode.cpp, as regenerate alternates the two: trials are numbered from (N - 1) x --repeat + 1, and the round's medians are written as bench mem_pair, trial N, instead of median rows (0: no pairing)")
         ("threads", po::value(&threads)->default_value(1), "mem --continuous: for n = 2 up to this, n reader threads placing into one recv::stream, one substream each, timed beside one thread placing them all and beside memcpy on 1 and n threads (the share of memcpy's gain); recv --continuous: N ports read by 1 udp_reader thread and by N, CPU per GiB of each")
         ("continuous", po::bool_switch(&continuous), "mem: timestamped heaps placed by chunk_assembler into a window of positions (continuous mode) instead of assembled; loopback: also the source in continuous mode, fed timestamped heaps, beside heaps mode; recv: the --threads comparison (CPU per GiB at the first of --rates)")
         ("alternate", po::bool_switch(&alternate), "sink: each run beside a send run (spead_bench send's) of the same packet size, alternated, and the ratio sink / send per round and its median (--runs rounds); loopback: each packet size's lossless search beside recv's, and the ratio of their rates")
@@ -87,6 +88,15 @@ void bench_options::check(const po::variables_map& vm)
                                         ": mem times several threads in continuous mode "
                                         "only; add --continuous");
     }
+    if (round < 0)
+        throw std::invalid_argument(
+            "--round: " + std::to_string(round) +
+            "; give the round of the pairing from 1, or 0 for none");
+    if (round > 0 && (mode != "mem" || continuous))
+        throw std::invalid_argument("--round: only spead_bench mem (heaps) has a "
+                                    "counterpart in spead2 (spead2-mem-decode) to pair "
+                                    "with; drop --round" +
+                                    std::string(mode == "mem" ? " or --continuous" : ""));
     if (mode == "recv" && continuous && threads < 2)
         throw std::invalid_argument("--threads " + std::to_string(threads) +
                                     ": recv --continuous compares one reader thread "

@@ -31,6 +31,7 @@ struct bench_options {
     std::size_t heap_size = 1 << 20;
     std::uint64_t total_bytes = std::uint64_t(1) << 30; //!< mem
     int repeat = 11;                                    //!< mem
+    int round = 0;                                      //!< mem: pairing round (0: none)
     std::size_t threads = 1;                            //!< mem --continuous
     bool continuous = false;                            //!< mem, loopback
     bool alternate = false;                             //!< sink, loopback

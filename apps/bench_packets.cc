@@ -9,6 +9,7 @@
 #include "bench_sender.h"
 #include "protocol/packetiser.h"
 #include <gnuradio/spead/send_heap.h>
+#include <sys/resource.h>
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -101,26 +102,37 @@ packet_set make_packets(std::size_t heap_size,
     return set;
 }
 
-double memcpy_seconds(const packet_set& set, std::size_t heap_size)
+std::uint64_t thread_page_faults()
 {
-    std::vector<std::vector<std::uint8_t>> buffers(copy_ring,
-                                                   std::vector<std::uint8_t>(heap_size));
+    rusage use{};
+    getrusage(RUSAGE_THREAD, &use);
+    return std::uint64_t(use.ru_minflt + use.ru_majflt);
+}
+
+copy_buffers make_copy_buffers(std::size_t heap_size)
+{
+    return copy_buffers(copy_ring, std::vector<std::uint8_t>(heap_size));
+}
+
+timed_pass memcpy_pass(const packet_set& set, copy_buffers& ring)
+{
+    const std::size_t heap_size = ring[0].size();
     std::size_t heap_index = 0;
-    const auto start = clock_type::now();
+    const pass_timer timer;
     for (std::size_t i = 0; i < set.packets.size(); i++) {
         const auto& p = set.packets[i];
         const auto& c = set.copies[i];
         const std::size_t length = p.size - c.payload_start;
-        std::memcpy(buffers[heap_index % copy_ring].data() + c.heap_offset,
+        std::memcpy(ring[heap_index % ring.size()].data() + c.heap_offset,
                     p.data + c.payload_start,
                     length);
         if (c.heap_offset + length == heap_size)
             heap_index++;
     }
-    const std::chrono::duration<double> elapsed = clock_type::now() - start;
-    volatile std::uint8_t sink = buffers[0][heap_size / 2];
+    const timed_pass pass = timer.done();
+    volatile std::uint8_t sink = ring[0][heap_size / 2];
     (void)sink;
-    return elapsed.count();
+    return pass;
 }
 
 } // namespace bench

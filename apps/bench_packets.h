@@ -63,9 +63,47 @@ packet_set make_packets(std::size_t heap_size,
                         std::uint64_t total,
                         const heap_numbering& numbering);
 
-/*! The ceiling: each packet's payload copied to its heap offset in a ring of buffers.
- * \return the seconds it took */
-double memcpy_seconds(const packet_set& set, std::size_t heap_size);
+/*! Page faults (minor and major) the calling thread has taken so far. */
+std::uint64_t thread_page_faults();
+
+/*! One timed pass over a packet set: its seconds, and the page faults the calling
+ * thread took within them (none when every buffer it writes was touched before). */
+struct timed_pass {
+    double seconds = 0;
+    std::uint64_t page_faults = 0;
+};
+
+/*! Times a pass from construction to done(), counting its page faults. */
+class pass_timer
+{
+public:
+    pass_timer() : d_faults(thread_page_faults()), d_start(clock_type::now()) {}
+    timed_pass done() const
+    {
+        const std::chrono::duration<double> elapsed = clock_type::now() - d_start;
+        return { elapsed.count(), thread_page_faults() - d_faults };
+    }
+
+private:
+    std::uint64_t d_faults;
+    clock_type::time_point d_start;
+};
+
+/*! The ceiling's destination: copy_ring heap-sized buffers, zeroed when made (so that
+ * their pages are faulted in then, not in a timed pass). */
+using copy_buffers = std::vector<std::vector<std::uint8_t>>;
+copy_buffers make_copy_buffers(std::size_t heap_size);
+
+/*! The ceiling: each packet's payload copied to its heap offset in \p ring, the next
+ * buffer for each heap. */
+timed_pass memcpy_pass(const packet_set& set, copy_buffers& ring);
+
+/*! memcpy_pass()'s seconds, into buffers of its own. */
+inline double memcpy_seconds(const packet_set& set, std::size_t heap_size)
+{
+    copy_buffers ring = make_copy_buffers(heap_size);
+    return memcpy_pass(set, ring).seconds;
+}
 
 } // namespace bench
 } // namespace apps

@@ -24,7 +24,10 @@ writes into the output directory:
                          gr-spead and (when its rows are there) spead2, with the ratio
   results.md             a Markdown table of every median, per bench (ibv_recv_* and mem:
                          and the ratio gr-spead/spead2 of the instructions, or of the rate
-                         and its fraction of memcpy, when spead2 ran)
+                         and its fraction of memcpy, when spead2 ran); for mem_pair (the
+                         pairs of spead_bench mem and spead2-mem-decode regenerate
+                         alternates) each pair's two ratios to memcpy, whether gr-spead's
+                         is at least spead2's, and in how many pairs it is
 
 With --doc, the `<!-- generated: NAME -->` blocks of docs/performance.md are filled from
 the same medians (and machine.md), so that the page quotes only measured numbers.
@@ -330,6 +333,10 @@ def figure_mem(data, out_dir, written):
         if rate is not None or share is not None:
             lines.append(f"{p} B: rate {'-' if rate is None else f'{rate:.2f}'}, "
                          f"of memcpy {'-' if share is None else f'{share:.2f}'}")
+    counts = pair_counts(data)
+    if counts:
+        lines.append("pairs with gr-spead ≥ spead2: " + ", ".join(
+            f"{p} B {held}/{both}" for p, (held, both) in sorted(counts.items())))
     if lines:
         ax.margins(y=0.45)
         ax.text(0.02, 0.97, "heaps, gr-spead / spead2 (medians):\n" + "\n".join(lines),
@@ -514,6 +521,64 @@ def bench_table(data, bench):
     return lines
 
 
+PAIR_BENCH = "mem_pair"
+
+
+def pairs(data):
+    """regenerate's alternated pairs of spead_bench mem and spead2-mem-decode (bench
+    mem_pair, trial = the pair): [(pair, packet, gr-spead's median ratio to memcpy,
+    spead2's)], either None where that side has no row."""
+    ratio = {(r.trial, r.packet, r.impl): r.value
+             for r in data.select(PAIR_BENCH, metric="ratio_to_memcpy")
+             if r.trial != "median"}
+    keys = sorted({(pair, packet) for pair, packet, _ in ratio})
+    return [(pair, packet, ratio.get((pair, packet, "gr-spead")),
+             ratio.get((pair, packet, "spead2"))) for pair, packet in keys]
+
+
+def at_least_spead2(ours, theirs):
+    """Whether gr-spead's ratio to memcpy is at least spead2's in a pair (issue 37's
+    test); None when a side is missing."""
+    return None if ours is None or theirs is None else ours >= theirs
+
+
+def pair_counts(data):
+    """{packet: (pairs where gr-spead's ratio to memcpy ≥ spead2's, pairs with both)}."""
+    counts = {}
+    for _, packet, ours, theirs in pairs(data):
+        holds = at_least_spead2(ours, theirs)
+        if holds is not None:
+            held, both = counts.get(packet, (0, 0))
+            counts[packet] = (held + holds, both + 1)
+    return counts
+
+
+def pairs_table(data):
+    """Markdown lines: one row per pair and packet size, each side's median ratio to
+    memcpy in that pair and whether gr-spead's is at least spead2's, then in how many
+    pairs it is; none without mem_pair rows."""
+    rows = pairs(data)
+    if not rows:
+        return []
+    lines = ["Each pair: `spead_bench mem --round N`, then `spead2-mem-decode --round N`, "
+             "one after the other; each side's median of its runs in the pair.", "",
+             "| pair | packet (B) | gr-spead ratio to memcpy | spead2 ratio to memcpy | "
+             "gr-spead ≥ spead2 |",
+             "|---:|---:|---:|---:|---|"]
+    for pair, packet, ours, theirs in rows:
+        verdict = {None: "(one side missing)", True: "yes",
+                   False: "**no**"}[at_least_spead2(ours, theirs)]
+        cells = ["" if v is None else f"{v:.3f}" for v in (ours, theirs)]
+        lines.append(f"| {pair} | {packet} | {cells[0]} | {cells[1]} | {verdict} |")
+    counts = pair_counts(data)
+    held = sum(h for h, _ in counts.values())
+    both = sum(b for _, b in counts.values())
+    lines += ["", f"gr-spead ≥ spead2 in {held} of {both} pairs and sizes"
+              + (": " + ", ".join(f"{p} B {h} of {b}" for p, (h, b) in sorted(counts.items()))
+                 if counts else "") + "."]
+    return lines
+
+
 def compared_with_spead2(bench, metric):
     """Whether the table of bench shows gr-spead/spead2 for metric: the instructions of
     ibv_recv_*, and the rate and its fraction of memcpy of mem."""
@@ -570,7 +635,8 @@ def write_results(data, path, sources):
              + ", ".join(f"`{os.path.relpath(s, os.path.dirname(path))}`" for s in sources)
              + ". Do not edit: run `docs/performance/regenerate`.", ""]
     for bench in ordered_benches(data):
-        lines += [f"## {bench}", ""] + bench_table(data, bench) + [""]
+        table = pairs_table(data) if bench == PAIR_BENCH else bench_table(data, bench)
+        lines += [f"## {bench}", ""] + table + [""]
     with open(path, "w") as f:
         f.write("\n".join(lines))
     print(f"wrote {path}")
@@ -582,8 +648,9 @@ GENERATED = re.compile(r"(<!-- generated: ([a-z0-9_]+) -->\n)(.*?)(<!-- end gene
 
 def update_doc(data, doc, machine):
     """Fills each `<!-- generated: NAME -->` ... `<!-- end generated -->` block of the
-    doc: NAME is a bench (its table), headline_recv / headline_send (the comparison with
-    spead2 per packet size) or machine (the table of machine.md)."""
+    doc: NAME is a bench (its table; mem_pair: pairs_table()), headline_recv /
+    headline_send (the comparison with spead2 per packet size) or machine (the table of
+    machine.md)."""
     with open(doc) as f:
         text = f.read()
 
@@ -593,6 +660,8 @@ def update_doc(data, doc, machine):
             body = machine_table(machine)
         elif name.startswith("headline_"):
             body = headline_table(data, "compare_" + name[len("headline_"):])
+        elif name == PAIR_BENCH:
+            body = pairs_table(data)
         elif data.select(bench=name):
             body = bench_table(data, name)
         else:
@@ -621,7 +690,7 @@ def machine_table(path):
 
 
 BENCH_ORDER = ["compare_recv", "compare_send", "ibv_recv_slots", "ibv_recv_mprq", "mem",
-               "mem_continuous", "mem_threads", "mem_threads_2", "mem_threads_3",
+               "mem_pair", "mem_continuous", "mem_threads", "mem_threads_2", "mem_threads_3",
                "mem_threads_4", "recv", "recv_threads_1", "recv_threads_2", "loopback", "send", "sink"]
 METRIC_ORDER = ["cpu_ratio", "gbps_ratio", "cpu_s_per_gib", "cpu_user_s_per_gib",
                 "cpu_sys_s_per_gib", "gbps", "lossless_gbps", "sender_limited", "heaps_received", "heaps_sent",

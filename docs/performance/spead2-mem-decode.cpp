@@ -8,7 +8,7 @@
 // built against spead2 by docs/performance/regenerate (step 2) when spead2 is found.
 //
 //   spead2-mem-decode [--packet N...] [--heap-size N] [--total-bytes N] [--repeat N]
-//                     [--csv FILE]
+//                     [--round N] [--csv FILE]
 //
 // The same measurement as spead_bench mem, with spead2 on both ends:
 // - the same heaps: total-bytes / heap-size heaps (at least one) of one item (id 0x1000,
@@ -23,21 +23,32 @@
 //   found, as our assembler hands a recv::heap with its items to its consumer; both
 //   consumers hold the last few heaps (as many as the memcpy ring) and release the
 //   older ones at once. Heap memory comes from a spead2::memory_pool of heap-sized
-//   buffers, as ours comes from a pool of reused heap buffers, so neither side faults
-//   in fresh pages per heap. The timed span is from handing over the buffer until the
-//   stream has stopped at its end (spead_bench times its packet loop alone: the
-//   difference is one hand-over to the pool thread per run);
-// - in the same run the same memcpy ceiling as spead_bench's memcpy_seconds(): each
-//   packet's payload copied to its offset in a ring of four heap-sized buffers, the
-//   ring advanced when a heap's last byte is written, from a list of (payload start,
-//   heap offset, length) made beforehand so that the ceiling parses nothing; the ceiling
-//   runs first in each trial, then the decode, as spead_bench does;
+//   buffers made once per packet size and kept from run to run, as ours comes from
+//   one pool of heap buffers per packet size; spead2's pool touches its buffers when
+//   it makes them and ours are touched in the warm-up run (below), so neither side
+//   faults in fresh pages in a timed span. The timed span is from handing over the
+//   buffer until the stream has stopped at its end (spead_bench times its packet loop
+//   alone: the difference is one hand-over to the pool thread per run);
+// - in the same run the same memcpy ceiling as spead_bench's memcpy_pass(): each
+//   packet's payload copied to its offset in a ring of four heap-sized buffers (made
+//   and zeroed once per packet size, as spead_bench's), the ring advanced when a heap's
+//   last byte is written, from a list of (payload start, heap offset, length) made
+//   beforehand so that the ceiling parses nothing; the ceiling runs first in each
+//   trial, then the decode, as spead_bench does;
+// - before the trials of each packet size, one untimed warm-up run of each side, as
+//   spead_bench does, so that no trial is a process's first pass over its code and
+//   buffers; each run prints the page faults the process took in its timed spans (0
+//   on both sides once warm: spead_bench prints its own);
 // - Gb/s of heap payload, memcpy Gb/s and their ratio per run; the median of the runs
 //   is the middle element after sorting (the upper one for an even count), as
 //   spead_bench's bench::median.
 // Every run must deliver every heap whole (counted in heap_ready), else exit status 1.
 // --csv FILE appends rows bench,impl,packet_bytes,offered_gbps,trial,metric,value:
 // bench mem, impl spead2, metrics gbps, memcpy_gbps, ratio_to_memcpy, per run and median.
+// --round N (from 1), as spead_bench mem --round: this invocation is round N of
+// regenerate's pairing with spead_bench mem; trials are numbered from
+// (N - 1) x repeat + 1, and the round's medians are written as bench mem_pair, trial N,
+// instead of median rows.
 
 #include <spead2/common_memory_pool.h>
 #include <spead2/common_thread_pool.h>
@@ -49,6 +60,7 @@
 #include <spead2/send_heap.h>
 #include <spead2/send_stream_config.h>
 #include <spead2/send_streambuf.h>
+#include <sys/resource.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -82,6 +94,7 @@ struct options {
     std::size_t heap_size = 1 << 20;
     std::uint64_t total_bytes = std::uint64_t(1) << 30;
     int repeat = 11;
+    int round = 0; //!< round of regenerate's pairing with spead_bench mem (0: none)
     std::string csv;
 };
 
@@ -187,25 +200,45 @@ packet_set make_packets(spead2::thread_pool& pool,
     return set;
 }
 
-/*! The ceiling, as spead_bench's memcpy_seconds(): each packet's payload copied to its
- * heap offset in a ring of heap-sized buffers. */
-double memcpy_seconds(const packet_set& set, std::size_t heap_size)
+/*! Page faults (minor and major) of the whole process so far: the decode runs on the
+ * pool's thread while the calling thread waits. */
+std::uint64_t process_page_faults()
 {
-    std::vector<std::vector<std::uint8_t>> buffers(copy_ring,
-                                                   std::vector<std::uint8_t>(heap_size));
+    rusage use{};
+    getrusage(RUSAGE_SELF, &use);
+    return std::uint64_t(use.ru_minflt + use.ru_majflt);
+}
+
+/*! One timed run of a side, as spead_bench's timed_pass. */
+struct timed_pass {
+    double seconds = 0;
+    std::uint64_t page_faults = 0; //!< taken by the process within the timed span
+};
+
+/*! The ceiling's destination, as spead_bench's make_copy_buffers(): copy_ring
+ * heap-sized buffers, zeroed (so faulted in) when made, once per packet size. */
+using copy_buffers = std::vector<std::vector<std::uint8_t>>;
+
+/*! The ceiling, as spead_bench's memcpy_pass(): each packet's payload copied to its
+ * heap offset in \p buffers, the next buffer for each heap. */
+timed_pass memcpy_pass(const packet_set& set, copy_buffers& buffers)
+{
+    const std::size_t heap_size = buffers[0].size();
     std::size_t heap_index = 0;
+    const std::uint64_t faults = process_page_faults();
     const auto start = clock_type::now();
     for (const auto& c : set.copies) {
-        std::memcpy(buffers[heap_index % copy_ring].data() + c.heap_offset,
+        std::memcpy(buffers[heap_index % buffers.size()].data() + c.heap_offset,
                     set.bytes.data() + c.payload_start,
                     c.length);
         if (c.heap_offset + c.length == heap_size)
             heap_index++;
     }
     const std::chrono::duration<double> elapsed = clock_type::now() - start;
+    const timed_pass pass{ elapsed.count(), process_page_faults() - faults };
     volatile std::uint8_t sink = buffers[0][heap_size / 2];
     (void)sink;
-    return elapsed.count();
+    return pass;
 }
 
 /*!
@@ -254,24 +287,32 @@ private:
 };
 
 struct decode_result {
-    double seconds = 0;
+    timed_pass pass;
     std::uint64_t heaps = 0;   //!< spead2's "heaps" statistic
     std::uint64_t packets = 0; //!< spead2's "packets" statistic
 };
 
-decode_result
-decode_seconds(spead2::thread_pool& pool, const packet_set& set, std::size_t heap_size)
+/*! Pool of heap-sized buffers: as many as our heap_pool (copy_ring + 4), all made and
+ * touched now (spead2's default allocator prefaults what it allocates). */
+std::shared_ptr<spead2::memory_pool> heap_memory(std::size_t heap_size)
 {
-    // Pool of heap-sized buffers: as many as our heap_pool (copy_ring + 4), all made now.
-    auto memory = std::make_shared<spead2::memory_pool>(
+    return std::make_shared<spead2::memory_pool>(
         heap_size, heap_size, copy_ring + 4, copy_ring + 4);
+}
+
+decode_result decode_pass(spead2::thread_pool& pool,
+                          const std::shared_ptr<spead2::memory_pool>& memory,
+                          const packet_set& set)
+{
     holding_stream stream(pool,
                           spead2::recv::stream_config().set_memory_allocator(memory));
     std::future<void> stopped = stream.stopped();
+    const std::uint64_t faults = process_page_faults();
     const auto start = clock_type::now();
     stream.emplace_reader<spead2::recv::mem_reader>(set.bytes.data(), set.bytes.size());
     stopped.wait();
     const std::chrono::duration<double> elapsed = clock_type::now() - start;
+    const timed_pass pass{ elapsed.count(), process_page_faults() - faults };
     // The reader merges its statistics after stop_received, still holding the stream's
     // lock: stop() takes that lock, so the statistics read below are whole.
     stream.stop();
@@ -280,7 +321,7 @@ decode_seconds(spead2::thread_pool& pool, const packet_set& set, std::size_t hea
                                  " of " + std::to_string(set.heaps) + " heaps whole (" +
                                  std::to_string(stream.incomplete()) + " incomplete)");
     const auto stats = stream.get_stats();
-    return { elapsed.count(), stats["heaps"], stats["packets"] };
+    return { pass, stats["heaps"], stats["packets"] };
 }
 
 /*! spead_bench's bench::median: the middle element after sorting. */
@@ -307,14 +348,17 @@ public:
             d_out << "bench,impl,packet_bytes,offered_gbps,trial,metric,value\n";
     }
 
-    void
-    row(std::size_t packet, const std::string& trial, const char* metric, double value)
+    void row(const char* bench,
+             std::size_t packet,
+             const std::string& trial,
+             const char* metric,
+             double value)
     {
         if (!d_out.is_open())
             return;
         std::ostringstream text;
         text << std::setprecision(6) << value;
-        d_out << "mem,spead2," << packet << ",," << trial << "," << metric << ","
+        d_out << bench << ",spead2," << packet << ",," << trial << "," << metric << ","
               << text.str() << "\n";
         d_out.flush();
         if (!d_out)
@@ -366,6 +410,8 @@ options parse(int argc, char** argv)
             o.total_bytes = parse_number<std::uint64_t>(flag, value());
         } else if (flag == "--repeat") {
             o.repeat = parse_number<int>(flag, value());
+        } else if (flag == "--round") {
+            o.round = parse_number<int>(flag, value());
         } else if (flag == "--csv") {
             o.csv = value();
             if (o.csv.empty())
@@ -374,7 +420,7 @@ options parse(int argc, char** argv)
             throw std::invalid_argument("unknown argument '" + flag +
                                         "'; usage: spead2-mem-decode [--packet N...] "
                                         "[--heap-size N] [--total-bytes N] [--repeat N] "
-                                        "[--csv FILE]");
+                                        "[--round N] [--csv FILE]");
         }
     }
     return o;
@@ -394,6 +440,12 @@ int main(int argc, char** argv)
     try {
         csv_writer csv(o.csv);
         spead2::thread_pool pool(1); // the one thread that decodes and assembles
+        // In a round of regenerate's pairing, trials are numbered on from the earlier
+        // rounds' and the round's medians go to mem_pair, trial = round.
+        const int first_trial = o.round > 0 ? (o.round - 1) * o.repeat + 1 : 1;
+        if (o.round > 0)
+            std::cout << "mem (spead2): round " << o.round << " (trials " << first_trial
+                      << " to " << first_trial + o.repeat - 1 << ")\n";
         for (std::size_t packet_size : o.packets) {
             const packet_set set =
                 make_packets(pool, o.heap_size, packet_size, o.total_bytes);
@@ -401,28 +453,43 @@ int main(int argc, char** argv)
                       << " packets of at most " << packet_size << " bytes, " << set.heaps
                       << " heaps of " << o.heap_size << " bytes, "
                       << set.bytes.size() / double(1 << 20) << " MiB in memory\n";
+            // One ring and one pool for every run of this packet size, as spead_bench
+            // keeps them.
+            copy_buffers ring(copy_ring, std::vector<std::uint8_t>(o.heap_size));
+            const auto memory = heap_memory(o.heap_size);
+            // An untimed warm-up run of each side first, as spead_bench does.
+            const timed_pass warm_copy = memcpy_pass(set, ring);
+            const timed_pass warm_decode = decode_pass(pool, memory, set).pass;
+            std::cout << "  warm-up run (not counted): page faults memcpy "
+                      << warm_copy.page_faults << ", decode+assemble "
+                      << warm_decode.page_faults << std::endl;
             std::vector<double> rates, ceilings, ratios;
             decode_result last;
             for (int r = 0; r < o.repeat; r++) {
                 // the ceiling first, as spead_bench does
-                const double copy = memcpy_seconds(set, o.heap_size);
-                last = decode_seconds(pool, set, o.heap_size);
-                const double gbps = set.payload_bytes * 8 / last.seconds / 1e9;
-                const double ceiling = set.payload_bytes * 8 / copy / 1e9;
+                const timed_pass copy = memcpy_pass(set, ring);
+                last = decode_pass(pool, memory, set);
+                const double gbps = set.payload_bytes * 8 / last.pass.seconds / 1e9;
+                const double ceiling = set.payload_bytes * 8 / copy.seconds / 1e9;
                 rates.push_back(gbps);
                 ceilings.push_back(ceiling);
                 ratios.push_back(gbps / ceiling);
-                std::cout << "  run " << r + 1 << ": decode+assemble " << gbps
+                const std::string trial = std::to_string(first_trial + r);
+                std::cout << "  run " << trial << ": decode+assemble " << gbps
                           << " Gb/s, memcpy ceiling " << ceiling << " Gb/s, ratio "
-                          << gbps / ceiling << std::endl;
-                const std::string trial = std::to_string(r + 1);
-                csv.row(packet_size, trial, "gbps", gbps);
-                csv.row(packet_size, trial, "memcpy_gbps", ceiling);
-                csv.row(packet_size, trial, "ratio_to_memcpy", gbps / ceiling);
+                          << gbps / ceiling << "; page faults memcpy " << copy.page_faults
+                          << ", decode+assemble " << last.pass.page_faults << std::endl;
+                csv.row("mem", packet_size, trial, "gbps", gbps);
+                csv.row("mem", packet_size, trial, "memcpy_gbps", ceiling);
+                csv.row("mem", packet_size, trial, "ratio_to_memcpy", gbps / ceiling);
             }
-            csv.row(packet_size, "median", "gbps", median(rates));
-            csv.row(packet_size, "median", "memcpy_gbps", median(ceilings));
-            csv.row(packet_size, "median", "ratio_to_memcpy", median(ratios));
+            const char* const medians = o.round > 0 ? "mem_pair" : "mem";
+            const std::string medians_trial =
+                o.round > 0 ? std::to_string(o.round) : "median";
+            csv.row(medians, packet_size, medians_trial, "gbps", median(rates));
+            csv.row(medians, packet_size, medians_trial, "memcpy_gbps", median(ceilings));
+            csv.row(
+                medians, packet_size, medians_trial, "ratio_to_memcpy", median(ratios));
             std::cout << "packet " << packet_size << ": decode+assemble " << median(rates)
                       << " Gb/s, memcpy " << median(ceilings) << " Gb/s, ratio "
                       << median(ratios) << " (median of " << o.repeat << ")\n";

@@ -113,6 +113,26 @@ class spead_bench_modes(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("memcpy", r.stdout)
 
+    def test_mem_timed_runs_take_no_page_faults(self):
+        # Every buffer a timed run writes (memcpy's ring, the assembler's pool, the
+        # placement's chunks) is touched before the first: the warm-up pass takes the
+        # faults (256 per 1 MiB heap buffer), a timed run none of them. (Below one
+        # buffer's 256 rather than 0: the kernel may fault a page for its own reasons,
+        # e.g. NUMA balancing, on a machine that has it.)
+        for mode in ([], ["--continuous"]):
+            with self.subTest(mode=mode):
+                r = bench("mem", *mode, "--packet", 8972, "--total-bytes", 1 << 24,
+                          "--repeat", 2)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertRegex(r.stdout, r"warm-up pass \(not counted\): page faults "
+                                           r"memcpy \d+, decode\+(assemble|place) \d+")
+                faults = re.findall(r"run \d+: .*; page faults memcpy (\d+), "
+                                    r"decode\+(?:assemble|place) (\d+)", r.stdout)
+                self.assertEqual(len(faults), 2, r.stdout)
+                for copy, decode in faults:
+                    self.assertLess(int(copy), 256, r.stdout)
+                    self.assertLess(int(decode), 256, r.stdout)
+
     def test_mem_threads_places_with_two_readers_and_prints_the_ratio(self):
         # The bench fails (exit 1) unless every heap of both runs is placed whole.
         r = bench("mem", "--continuous", "--threads", 2, "--packet", 8972,
@@ -221,6 +241,21 @@ class spead_bench_csv(unittest.TestCase):
                                values["gbps"] / values["memcpy_gbps"], delta=1e-4)
         self.assertEqual(self.values("mem", "median"), values)
 
+    def test_mem_round_numbers_its_trials_on_and_writes_its_medians_as_mem_pair(self):
+        # regenerate's third round of three runs: trials 7 to 9, the round's medians as
+        # bench mem_pair, trial 3, and no median row of mem (make_figures takes the
+        # median over every round's trials).
+        self.run_bench("mem", "--packet", 8972, "--total-bytes", 1 << 22, "--repeat", 3,
+                       "--round", 3)
+        rows = self.rows()
+        self.assertEqual(sorted({(row["bench"], row["trial"]) for row in rows}),
+                         [("mem", "7"), ("mem", "8"), ("mem", "9"), ("mem_pair", "3")])
+        ratios = sorted(self.values("mem", trial)["ratio_to_memcpy"]
+                        for trial in ("7", "8", "9"))
+        pair = self.values("mem_pair", "3")
+        self.assertEqual(set(pair), {"gbps", "memcpy_gbps", "ratio_to_memcpy"})
+        self.assertAlmostEqual(pair["ratio_to_memcpy"], ratios[1], delta=1e-5)
+
     def test_a_second_run_appends_rows_without_a_second_header(self):
         args = ["mem", "--packet", 8972, "--total-bytes", 1 << 22, "--repeat", 1]
         self.run_bench(*args)
@@ -248,6 +283,10 @@ class spead_bench_errors(unittest.TestCase):
                            (["recv", "--threads", 2], "add --continuous"),
                            (["recv", "--continuous"], "give 2 or more"),
                            (["mem", "--alternate"], "--alternate: spead_bench mem has no"),
+                           (["mem", "--round", -1], "--round: -1; give the round"),
+                           (["mem", "--continuous", "--round", 1],
+                            "--round: only spead_bench mem (heaps)"),
+                           (["send", "--round", 1], "--round: only spead_bench mem"),
                            (["loopback", "--alternate", "--continuous"],
                             "--alternate: loopback --continuous"),
                            (["mem", "--csv", "/nonexistent/bench.csv"],

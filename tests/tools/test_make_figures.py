@@ -63,6 +63,40 @@ def mem_rows(impl, figures, spread):
 MEM_GR_SPEAD = mem_rows("gr-spead", ((1472, 40, 80), (8972, 90, 100)), (0.95, 1.0, 1.05))
 MEM_SPEAD2 = mem_rows("spead2", ((1472, 50, 80), (8972, 60, 100)), (1.05, 1.0, 0.95))
 
+
+def paired_mem_rows(impl, ratios):
+    """regenerate's alternated pairs as spead_bench mem --round and spead2-mem-decode
+    --round write them: per pair (from 1) and packet size, three runs numbered on from
+    the earlier pairs' (ratios r - 0.01, r and r + 0.01 of a 100 Gb/s memcpy) and the
+    pair's medians as bench mem_pair. ratios: {packet: [r per pair, None where the side
+    has no rows]}."""
+    rows = ""
+    for packet, by_pair in ratios.items():
+        for pair, ratio in enumerate(by_pair, start=1):
+            if ratio is None:
+                continue
+            for run, step in enumerate((-0.01, 0, 0.01)):
+                trial = (pair - 1) * 3 + run + 1
+                r = round(ratio + step, 4)
+                rows += "".join(f"mem,{impl},{packet},,{trial},{metric},{value}\n"
+                                for metric, value in (("gbps", round(r * 100, 4)),
+                                                      ("memcpy_gbps", 100),
+                                                      ("ratio_to_memcpy", r)))
+            rows += "".join(f"mem_pair,{impl},{packet},,{pair},{metric},{value}\n"
+                            for metric, value in (("gbps", round(ratio * 100, 4)),
+                                                  ("memcpy_gbps", 100),
+                                                  ("ratio_to_memcpy", ratio)))
+    return rows
+
+
+# Three pairs: gr-spead ahead in every complete pair but the second at 8972 B, level in
+# the third (which counts), spead2's third at 1472 B missing.
+PAIRS_GR_SPEAD = paired_mem_rows("gr-spead", {1472: [0.80, 0.82, 0.79],
+                                              8972: [0.99, 0.93, 0.96]})
+PAIRS_SPEAD2 = paired_mem_rows("spead2", {1472: [0.75, 0.76, None],
+                                          8972: [0.97, 0.95, 0.96]})
+
+
 def make_figures(*args):
     return subprocess.run([sys.executable, "-B", SCRIPT, *args], capture_output=True,
                           text=True, timeout=120)
@@ -238,6 +272,52 @@ class Figures(unittest.TestCase):
         text = self.results_of_gr_spead_alone("mem_vs_memcpy.png", "bench.csv", MEM_GR_SPEAD)
         self.assertIn("| 1472 |  | gr-spead | 40 | 0.5 | 80 |\n"
                       "| 8972 |  | gr-spead | 90 | 0.9 | 100 |\n", text)
+
+    def test_mem_pairs_table_says_in_which_pairs_gr_spead_is_at_least_spead2(self):
+        doc = self.write("performance.md",
+                         "<!-- generated: mem_pair -->\nold\n<!-- end generated -->\n")
+        text = self.results_of("mem_vs_memcpy.png", "--doc", doc,
+                               self.write("bench.csv", HEADER + PAIRS_GR_SPEAD),
+                               self.write("spead2_mem.csv", HEADER + PAIRS_SPEAD2))
+        table = ("| pair | packet (B) | gr-spead ratio to memcpy | spead2 ratio to memcpy | "
+                 "gr-spead ≥ spead2 |\n"
+                 "|---:|---:|---:|---:|---|\n"
+                 "| 1 | 1472 | 0.800 | 0.750 | yes |\n"
+                 "| 1 | 8972 | 0.990 | 0.970 | yes |\n"
+                 "| 2 | 1472 | 0.820 | 0.760 | yes |\n"
+                 "| 2 | 8972 | 0.930 | 0.950 | **no** |\n"
+                 "| 3 | 1472 | 0.790 |  | (one side missing) |\n"
+                 "| 3 | 8972 | 0.960 | 0.960 | yes |\n"
+                 "\n"
+                 "gr-spead ≥ spead2 in 4 of 5 pairs and sizes: 1472 B 2 of 2, "
+                 "8972 B 2 of 3.\n")
+        self.assertIn("## mem_pair\n\n", text)
+        self.assertIn(table, text)
+        with open(doc) as f:
+            filled = f.read()
+        self.assertTrue(filled.startswith("<!-- generated: mem_pair -->\nEach pair: "))
+        self.assertTrue(filled.endswith(table + "<!-- end generated -->\n"), filled)
+
+    def test_mem_table_of_paired_rounds_takes_the_median_over_every_round(self):
+        # gr-spead at 1472 B: runs 0.79-0.81, 0.81-0.83, 0.78-0.80: median 0.80 of nine,
+        # where the pairs' own medians are 0.80, 0.82 and 0.79.
+        text = self.results_of("mem_vs_memcpy.png",
+                               self.write("bench.csv", HEADER + PAIRS_GR_SPEAD),
+                               self.write("spead2_mem.csv", HEADER + PAIRS_SPEAD2))
+        self.assertIn("## mem\n\nMedians of 9 trial(s) per row.\n", text)
+        self.assertIn("| 1472 |  | gr-spead | 80 | 0.8 | 100 |\n"
+                      "| 1472 |  | spead2 | 75.5 | 0.755 | 100 |\n", text)
+        self.assertIn("| 8972 |  | gr-spead | 96 | 0.96 | 100 |\n", text)
+
+    def test_without_pairs_the_pairs_block_says_the_data_is_absent(self):
+        doc = self.write("performance.md",
+                         "<!-- generated: mem_pair -->\nold\n<!-- end generated -->\n")
+        text = self.results_of("mem_vs_memcpy.png", "--doc", doc,
+                               self.write("bench.csv", HEADER + MEM_GR_SPEAD),
+                               self.write("spead2_mem.csv", HEADER + MEM_SPEAD2))
+        self.assertNotIn("mem_pair", text)
+        with open(doc) as f:
+            self.assertIn("*No `mem_pair` data in this run", f.read())
 
     def test_mem_figure_with_spead2_rows_alone_is_drawn_without_a_ratio(self):
         text = self.results_of("mem_vs_memcpy.png",
