@@ -10,6 +10,7 @@
 #include "sink_impl.h"
 #include "transport/endpoint.h"
 #include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_double_mapped.h>
 #include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
 #include <gnuradio/spead/send_pcap.h>
@@ -252,20 +253,26 @@ int sink_impl::general_work(int /*noutput_items*/,
     d_input.items = &input_items;
     d_input.available = &ninput_items;
     d_input.first = nitems_read(0); // every input has consumed as much
-    d_input.capacity = input_capacity();
+    read_input_buffers();
     consume_each(static_cast<int>(d_mapping->send(d_input, d_slots)));
     publish_stats_if_due(false);
     return 0;
 }
 
-std::size_t sink_impl::input_capacity() const
+void sink_impl::read_input_buffers()
 {
-    std::size_t capacity = ~std::size_t(0);
-    for (int i = 0; i < detail()->ninputs(); i++)
-        capacity = std::min(capacity,
-                            static_cast<std::size_t>(
-                                detail()->input(i)->max_possible_items_available()));
-    return capacity;
+    d_input.capacity = ~std::size_t(0);
+    d_input.items_stay_put = true;
+    for (int i = 0; i < detail()->ninputs(); i++) {
+        const gr::buffer_reader_sptr& reader = detail()->input(i);
+        d_input.capacity = std::min(
+            d_input.capacity,
+            static_cast<std::size_t>(reader->max_possible_items_available()));
+        // A single-mapped (custom) buffer may move unread items when its reader is
+        // blocked: heaps cannot point into it.
+        if (!dynamic_cast<const gr::buffer_double_mapped*>(reader->buffer().get()))
+            d_input.items_stay_put = false;
+    }
 }
 
 std::vector<std::unique_ptr<send::stream>> sink_impl::open_links()

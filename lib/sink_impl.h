@@ -50,8 +50,8 @@ private:
     /*! Sends the stop heap (if asked for) and closes the stream. */
     void close_stream();
     void drain_descriptor_messages();
-    /*! Items the smallest input buffer holds at most. */
-    std::size_t input_capacity() const;
+    /*! d_input's capacity (the smallest input buffer's) and items_stay_put. */
+    void read_input_buffers();
     /*! tcp, rdma: one stream per endpoint (substream), each watched in d_links. */
     std::vector<std::unique_ptr<send::stream>> open_links();
     /*! tcp, rdma: a connection is not up (lost, or being made again). */

@@ -691,7 +691,8 @@ def machine_table(path):
 
 BENCH_ORDER = ["compare_recv", "compare_send", "ibv_recv_slots", "ibv_recv_mprq", "mem",
                "mem_pair", "mem_continuous", "mem_threads", "mem_threads_2", "mem_threads_3",
-               "mem_threads_4", "recv", "recv_threads_1", "recv_threads_2", "loopback", "send", "sink"]
+               "mem_threads_4", "recv", "recv_threads_1", "recv_threads_2", "loopback", "loopback_vs_recv", "send", "sink",
+               "sink_vs_send"]
 METRIC_ORDER = ["cpu_ratio", "gbps_ratio", "cpu_s_per_gib", "cpu_user_s_per_gib",
                 "cpu_sys_s_per_gib", "gbps", "lossless_gbps", "sender_limited", "heaps_received", "heaps_sent",
                 "packets_lost", "loss_fraction", "ratio_to_memcpy", "memcpy_gbps"]

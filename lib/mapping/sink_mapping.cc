@@ -158,10 +158,11 @@ void sink_mapping::send_stop_heap(send_slots& out)
     send_control_heap(out, false, true);
 }
 
-bool sink_mapping::sends_in_place(std::size_t items, std::size_t capacity)
+bool sink_mapping::sends_in_place(std::size_t items, const sink_input& in)
 {
-    if (d_heap_config.byte_order == byte_order_mode::swap)
-        return false; // the copy swaps
+    if (d_heap_config.byte_order == byte_order_mode::swap || !in.items_stay_put)
+        return false; // the copy swaps; or the buffer may move what it holds
+    const std::size_t capacity = in.capacity;
     if (2 * items <= capacity)
         return true;
     if (!d_said_copying && d_logger) {

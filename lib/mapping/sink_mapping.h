@@ -42,6 +42,9 @@ struct sink_input {
     const gr_vector_int* available = nullptr;         //!< items readable, per input
     std::uint64_t first = 0;  //!< stream offset of every input's first item
     std::size_t capacity = 0; //!< items the smallest upstream buffer holds at most
+    /*! Unconsumed items stay where they are in the input buffers (GNU Radio's
+     * double-mapped buffers), so heaps may be sent from them in place. */
+    bool items_stay_put = true;
     /*! Appends input \p input's tags in [from, to) with key \p key (PMT_NIL: any). */
     std::function<void(std::size_t input,
                        std::uint64_t from,
@@ -133,18 +136,18 @@ protected:
      * slot whose heap \p build (send::heap&, const std::uint8_t* payload,
      * std::uint64_t& cnt) -> bool fills with the heap's items and cnt (false: not
      * sent). The payload is sent in place, from the input buffer, when it is as it
-     * goes out (no byte swap) and the buffer, of \p capacity items, holds two such
-     * heaps (one is sent while the next is written); the items are then held until the
-     * heap is sent (settle()). Otherwise it is copied into the slot.
+     * goes out (no byte swap) and \p in's buffers keep items where they are and hold
+     * two such heaps (one is sent while the next is written); the items are then held
+     * until the heap is sent (settle()). Otherwise it is copied into the slot.
      */
     template <typename Build>
     void send_data_heap(send_slots& out,
                         const payload_span& p,
-                        std::size_t capacity,
+                        const sink_input& in,
                         std::size_t substream,
                         Build&& build)
     {
-        if (sends_in_place(p.items, capacity)) {
+        if (sends_in_place(p.items, in)) {
             if (descriptors_due(p.items))
                 send_control_heap(out, true, false);
             const send_slots::slot_ref slot =
@@ -188,10 +191,10 @@ protected:
         }
         data_heap_sent();
     }
-    /*! Whether a payload of \p items items goes out from an input buffer of
-     * \p capacity items in place (send_data_heap()). Says once per run when a buffer
-     * too small makes the sink copy. */
-    bool sends_in_place(std::size_t items, std::size_t capacity);
+    /*! Whether a payload of \p items items goes out from \p in's buffers in place
+     * (send_data_heap()). Says once per run when a buffer too small makes the sink
+     * copy. */
+    bool sends_in_place(std::size_t items, const sink_input& in);
     /*! Items of \p in that earlier calls handed on (sent, or dropped) but the block
      * has not consumed yet: the next call goes on after them. */
     std::size_t handed(const sink_input& in) const

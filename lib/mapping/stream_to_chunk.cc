@@ -92,7 +92,7 @@ std::size_t stream_to_chunk::send(const sink_input& in, send_slots& out)
                 { static_cast<const std::uint8_t*>((*in.items)[i]) + at * item_size(),
                   heap_items,
                   start },
-                in.capacity,
+                in,
                 i % out.substreams(),
                 [this,
                  i](send::heap& h, const std::uint8_t* payload, std::uint64_t& cnt) {

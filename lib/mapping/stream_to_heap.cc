@@ -71,7 +71,7 @@ std::size_t stream_to_heap::send(const sink_input& in, send_slots& out)
             read_tags(d_tags, tag, next.end_tag, in.read_descriptors);
             send_data_heap(out,
                            { part, next.items, at },
-                           in.capacity,
+                           in,
                            data_heaps() % out.substreams(),
                            [this, &next](send::heap& h,
                                          const std::uint8_t* payload,

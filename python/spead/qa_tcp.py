@@ -99,6 +99,9 @@ class qa_tcp(qa.FlowgraphTestCase):
         data = (self.rng.standard_normal(heap_items * heaps) +
                 1j * self.rng.standard_normal(heap_items * heaps)).astype(np.complex64)
         src = blocks.vector_source_c(data.tolist(), False)
+        # Eight heaps of buffer: the sink, sending in place from it, then has as many
+        # heaps in flight as it can, more than the sockets hold, and so must wait.
+        src.set_min_output_buffer(8 * heap_items)
         rx, port = make_tcp_source(max_heap_size=heap_items * 8, queue_heaps=4,
                                    buffer_size=64 * 1024)
         tx = spead.sink(transport="tcp", endpoints=f"127.0.0.1:{port}", len_tag_key="",

@@ -366,7 +366,11 @@ def send_slow(to, port):
     tb = gr.top_block()
     sink = spead.sink(transport="tcp", endpoints=f"{to}:{port}", len_tag_key="",
                       heap_items=SLOW_HEAP_ITEMS, buffer_size=64 * 1024)
-    tb.connect(blocks.vector_source_c(slow_values().tolist(), False), sink)
+    src = blocks.vector_source_c(slow_values().tolist(), False)
+    # Eight heaps of buffer: the sink, sending in place from it, then has as many
+    # heaps in flight as it can, more than the sockets hold, and so must wait for them.
+    src.set_min_output_buffer(8 * SLOW_HEAP_ITEMS)
+    tb.connect(src, sink)
     run_flowgraph(tb, 120)
     return {"digest": digest(slow_values()), "stats": [sink.stats()]}
 

@@ -352,6 +352,23 @@ TEST(SinkMapping, HeapsAreCopiedWhenTheBufferHoldsFewerThanTwo)
     EXPECT_EQ(sent[2], bytes(original.begin() + 16, original.end()));
 }
 
+TEST(SinkMapping, HeapsAreCopiedFromABufferThatMayMoveItsItems)
+{
+    // A single-mapped (custom) GNU Radio buffer may move unread items.
+    gate g;
+    wire w(1, &g);
+    stream_to_heap m(int16_packets(), nullptr);
+    input x = three_packets();
+    x.in.items_stay_put = false;
+    const bytes original = x.data[0];
+    EXPECT_EQ(m.send(x.in, w.slots), 12u); // the gate is shut: nothing sent yet
+    std::fill(x.data[0].begin(), x.data[0].end(), std::uint8_t(0xee));
+    g.open();
+    const auto sent = payloads(w);
+    ASSERT_EQ(sent.size(), 3u);
+    EXPECT_EQ(sent[0], bytes(original.begin(), original.begin() + 8));
+}
+
 TEST(SinkMapping, HeapsInASwappedByteOrderAreCopiedSwapped)
 {
     wire w;
