@@ -203,7 +203,7 @@ namespace {
 
 /*! Heaps the buffer before the sink holds: what spead.sink's log advises for speed
  * (docs/usage.md, "Sending fast"). */
-constexpr std::size_t sink_buffer_heaps = 4;
+constexpr std::size_t sink_buffer_heaps = 8;
 
 /*! loopback_trial() with the source in continuous mode: the same heaps, timestamped
  * (int8 items, so one timestamp per byte), and a stop heap at the end that makes the
@@ -274,9 +274,10 @@ bench::sink_run(const bench_options& o, std::size_t packet, int run, csv_writer&
         throw std::invalid_argument("--source: '" + source_kind +
                                     "' is not a source; use null, vector or none");
     }
-    // Four heaps, as the sink advises for speed: it sends heaps from this buffer in
-    // place, and consumes each once sent, so the upstream writes the next ones while
-    // the earlier are sent (two would do; four keep the writer busier).
+    // Eight heaps, as the sink advises for speed: it sends heaps from this buffer in
+    // place and consumes each once sent, so the upstream writes the next ones while
+    // the earlier are sent (two would do; eight, as many as the sink has in flight,
+    // keep its writer busy).
     std::dynamic_pointer_cast<gr::block>(upstream)->set_min_output_buffer(
         static_cast<long>(sink_buffer_heaps * heap_size));
     auto snk = sink::make(

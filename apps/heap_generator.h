@@ -56,9 +56,9 @@ struct generator_result {
  *
  * Data heaps carry `items` items of heap_size / items bytes each (rounded down to
  * whole 4-byte '>u4' elements, as spead2_send does); heap k goes to substream
- * k mod substreams. Up to max_heaps heaps are in flight; each has its own buffers when
- * verify is on (refilled with the pattern for its cnt), otherwise all share zeroed
- * buffers, so the generator costs nothing per heap.
+ * k mod substreams. Up to max_heaps heaps are in flight, each with buffers of its own,
+ * as spead2_send's: zeroed once, or with verify refilled with the pattern for its cnt;
+ * without verify the generator costs nothing per heap.
  */
 class heap_generator
 {
@@ -91,14 +91,13 @@ private:
     struct slot {
         explicit slot(const flavour& f) : heap(f) {}
         send::heap heap;
-        std::vector<std::vector<std::uint8_t>> buffers; //!< verify: one per item
+        std::vector<std::vector<std::uint8_t>> buffers; //!< one per item
         bool busy = false;
     };
 
     generator_config d_config;
     flavour d_flavour;
     std::size_t d_item_size = 0;
-    std::vector<std::uint8_t> d_zeros; //!< the shared item value without verify
     std::vector<std::unique_ptr<slot>> d_slots;
     send::heap d_descriptor_heap;
     send::heap d_stop_heap;

@@ -63,6 +63,8 @@ public:
      * substream i goes to streams[i]). */
     void open(std::vector<std::unique_ptr<send::stream>> streams);
     bool is_open() const { return !d_streams.empty(); }
+    /*! Heaps in flight at most. */
+    std::size_t size() const { return d_slots.size(); }
     /*! Sends what is queued, waits for it and closes the stream (joining its writer);
      * stats() then gives its last counters. \p flush false: closes without waiting
      * (a connected link that is down: what is queued is abandoned and counted). */

@@ -158,7 +158,9 @@ void sink_mapping::send_stop_heap(send_slots& out)
     send_control_heap(out, false, true);
 }
 
-bool sink_mapping::sends_in_place(std::size_t items, const sink_input& in)
+bool sink_mapping::sends_in_place(std::size_t items,
+                                  const sink_input& in,
+                                  const send_slots& out)
 {
     if (d_heap_config.byte_order == byte_order_mode::swap || !in.items_stay_put)
         return false; // the copy swaps; or the buffer may move what it holds
@@ -170,11 +172,13 @@ bool sink_mapping::sends_in_place(std::size_t items, const sink_input& in)
         d_logger->info("heaps of {} items are copied before they are sent: the input "
                        "buffer holds {} items, fewer than two such heaps. To send them "
                        "from the buffer in place, and faster, give the block upstream a "
-                       "minimum output buffer (min_output_buffer) of {} items, four "
-                       "heaps (docs/usage.md, \"Sending fast\")",
+                       "minimum output buffer (min_output_buffer) of {} items, as many "
+                       "heaps as the sink has in flight ({}; docs/usage.md, \"Sending "
+                       "fast\")",
                        items,
                        capacity,
-                       4 * items);
+                       out.size() * items,
+                       out.size());
     }
     return false;
 }

@@ -147,7 +147,7 @@ protected:
                         std::size_t substream,
                         Build&& build)
     {
-        if (sends_in_place(p.items, in)) {
+        if (sends_in_place(p.items, in, out)) {
             if (descriptors_due(p.items))
                 send_control_heap(out, true, false);
             const send_slots::slot_ref slot =
@@ -193,8 +193,8 @@ protected:
     }
     /*! Whether a payload of \p items items goes out from \p in's buffers in place
      * (send_data_heap()). Says once per run when a buffer too small makes the sink
-     * copy. */
-    bool sends_in_place(std::size_t items, const sink_input& in);
+     * copy, and what buffer would let \p out's heaps all fly from it. */
+    bool sends_in_place(std::size_t items, const sink_input& in, const send_slots& out);
     /*! Items of \p in that earlier calls handed on (sent, or dropped) but the block
      * has not consumed yet: the next call goes on after them. */
     std::size_t handed(const sink_input& in) const
