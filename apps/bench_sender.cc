@@ -82,6 +82,7 @@ sender_report send_heaps(const sender_options& options)
     gen.timestamp_item = options.timestamp_item;
     gen.stop_heap = options.timestamp_item != 0; // a continuous receiver ends on it
     gen.max_heaps = options.max_heaps;
+    gen.one_buffer = options.one_buffer;
     if (options.rate_gbps > 0)
         gen.heaps = static_cast<std::int64_t>(
             std::ceil(options.rate_gbps * 1e9 / 8 * options.seconds / options.heap_size));

@@ -45,6 +45,9 @@ struct sender_options {
     std::size_t burst = 65536;
     std::size_t max_heaps = 4;
     std::size_t buffer = 0; //!< socket send buffer, 0 = the default
+    /*! Every heap from one buffer (generator_config::one_buffer): the load of a
+     * receive benchmark, which leaves the receiver under test the most CPU. */
+    bool one_buffer = false;
     /*! With an id (bench_timestamp_item): each data heap is timestamped (see
      * generator_config::timestamp_item) and a stop heap ends the run, for the
      * continuous benchmarks. */

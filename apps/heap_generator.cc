@@ -76,11 +76,16 @@ heap_generator::heap_generator(const generator_config& config)
     // Each heap in flight has buffers of its own, as spead2_send's (max_heaps x
     // heap_size of storage, faulted in before the first send: these are zeroed here),
     // so the transport reads as much memory as a real sender's. One buffer shared by
-    // every heap stays in the cache and made spead_send look faster than spead2_send
-    // and than spead.sink, whose heaps come from GNU Radio's buffers.
+    // every heap stays in the cache: it made spead_send look faster than spead2_send
+    // and than spead.sink, whose heaps come from GNU Radio's buffers, and is kept for
+    // a load generator only (one_buffer).
+    const bool shared = config.one_buffer && !config.verify;
     for (std::size_t s = 0; s < config.max_heaps; s++) {
         auto sl = std::make_unique<slot>(d_flavour);
-        sl->buffers.assign(config.items, std::vector<std::uint8_t>(d_item_size));
+        if (!shared || s == 0)
+            sl->buffers.assign(config.items, std::vector<std::uint8_t>(d_item_size));
+        else
+            sl->shared = d_slots.front().get();
         build_data_heap(*sl, s);
         d_slots.push_back(std::move(sl));
     }
@@ -99,7 +104,7 @@ void heap_generator::build_data_heap(slot& sl, std::uint64_t k) const
     }
     for (std::size_t i = 0; i < d_config.items; i++)
         sl.heap.add_item(first_item_id + i,
-                         sl.buffers[i].data(),
+                         (sl.shared ? sl.shared->buffers : sl.buffers)[i].data(),
                          d_item_size);
 }
 

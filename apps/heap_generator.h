@@ -35,6 +35,11 @@ struct generator_config {
     std::int64_t heaps = -1;               //!< data heaps; -1 until interrupted
     std::size_t max_heaps = 4;             //!< heaps in flight (the stream's queue size)
     std::uint64_t first_cnt = 1;           //!< heap cnt of the first heap sent
+    /*! Every data heap from one zeroed buffer (not with verify), which stays in the
+     * cache: a load generator costing a receiver under test the least. false: each
+     * heap in flight has buffers of its own, as spead2_send's, so a sender that is
+     * measured reads as much memory as a real one. */
+    bool one_buffer = false;
     /*! With an id: data heap k also carries this immediate item = k × heap payload
      * bytes (modulo the immediate's width), in every packet (a digitiser's timestamp,
      * counting int8 samples), for continuous receivers. 0: none. */
@@ -57,8 +62,8 @@ struct generator_result {
  * Data heaps carry `items` items of heap_size / items bytes each (rounded down to
  * whole 4-byte '>u4' elements, as spead2_send does); heap k goes to substream
  * k mod substreams. Up to max_heaps heaps are in flight, each with buffers of its own,
- * as spead2_send's: zeroed once, or with verify refilled with the pattern for its cnt;
- * without verify the generator costs nothing per heap.
+ * as spead2_send's (or all with one, one_buffer): zeroed once, or with verify refilled
+ * with the pattern for its cnt; without verify the generator costs nothing per heap.
  */
 class heap_generator
 {
@@ -92,6 +97,7 @@ private:
         explicit slot(const flavour& f) : heap(f) {}
         send::heap heap;
         std::vector<std::vector<std::uint8_t>> buffers; //!< one per item
+        const slot* shared = nullptr; //!< one_buffer: the slot whose buffers it uses
         bool busy = false;
     };
 
