@@ -265,9 +265,9 @@ void sink_impl::read_input_buffers()
     d_input.items_stay_put = true;
     for (int i = 0; i < detail()->ninputs(); i++) {
         const gr::buffer_reader_sptr& reader = detail()->input(i);
-        d_input.capacity = std::min(
-            d_input.capacity,
-            static_cast<std::size_t>(reader->max_possible_items_available()));
+        d_input.capacity =
+            std::min(d_input.capacity,
+                     static_cast<std::size_t>(reader->max_possible_items_available()));
         // A single-mapped (custom) buffer may move unread items when its reader is
         // blocked: heaps cannot point into it.
         if (!dynamic_cast<const gr::buffer_double_mapped*>(reader->buffer().get()))

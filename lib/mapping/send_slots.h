@@ -13,10 +13,10 @@
 #include <gnuradio/spead/flavour.h>
 #include <gnuradio/spead/send_heap.h>
 #include <gnuradio/spead/send_stream.h>
+#include <condition_variable>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/system/error_code.hpp>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>

@@ -13,9 +13,9 @@
 #include "mapping/stream_to_heap.h"
 #include "protocol/packet_decoder.h"
 #include "protocol/packet_writer.h"
+#include <condition_variable>
 #include <gtest/gtest.h>
 #include <algorithm>
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -115,11 +115,11 @@ private:
 struct wire {
     explicit wire(std::size_t substreams = 1, gate* g = nullptr) : slots(8, nullptr)
     {
-        slots.open(
-            std::make_unique<send::stream>(slots.io(),
-                                           send::stream_config().set_inline_completions(true),
-                                           substreams,
-                                           std::make_unique<recording_writer>(out, g)));
+        slots.open(std::make_unique<send::stream>(
+            slots.io(),
+            send::stream_config().set_inline_completions(true),
+            substreams,
+            std::make_unique<recording_writer>(out, g)));
     }
     /*! Sends what is queued and closes the stream. */
     const std::vector<sent>& packets()
@@ -140,8 +140,11 @@ struct wire {
     send_slots slots;
 };
 
-/*! The block's input: \p inputs buffers of int16 items and their tags. */
+/*! The block's input: \p inputs buffers of int16 items and their tags (in points
+ * into them: never copied). */
 struct input {
+    input(const input&) = delete;
+    input& operator=(const input&) = delete;
     input(std::size_t inputs, std::size_t items)
         : data(inputs, bytes(2 * items)), available(int(inputs), int(items)), tags(inputs)
     {
@@ -268,7 +271,7 @@ TEST(SinkMapping, HeapsTakeAPacketLongerThanTheUpstreamBufferInPartsAsOneHeap)
     x.tag(0, 20, "0x1600", pmt::from_long(9)); // a tag in the second part
     x.tag(0, 24, "packet_len", pmt::from_long(6));
     x.available[0] = 16;
-    EXPECT_EQ(m.send(x.in, w.slots), 16u); // copied: consumed at once
+    EXPECT_EQ(m.send(x.in, w.slots), 16u);        // copied: consumed at once
     EXPECT_EQ(m.counters().at("data_heaps"), 0u); // not all there yet
     // The scheduler hands over the rest where the consumed items were.
     x.consume(16);
@@ -286,15 +289,15 @@ TEST(SinkMapping, HeapsTakeAPacketLongerThanTheUpstreamBufferInPartsAsOneHeap)
 // ---- in place or copied ---------------------------------------------------------------
 
 /*! Three tagged packets of 4 int16 items, each byte its own (sent whole, they show). */
-input three_packets()
-{
-    input x(1, 12);
-    for (std::size_t b = 0; b < x.data[0].size(); b++)
-        x.data[0][b] = std::uint8_t(b + 1);
-    for (std::uint64_t p = 0; p < 3; p++)
-        x.tag(0, 4 * p, "packet_len", pmt::from_long(4));
-    return x;
-}
+struct three_packets : input {
+    three_packets() : input(1, 12)
+    {
+        for (std::size_t b = 0; b < data[0].size(); b++)
+            data[0][b] = std::uint8_t(b + 1);
+        for (std::uint64_t p = 0; p < 3; p++)
+            tag(0, 4 * p, "packet_len", pmt::from_long(4));
+    }
+};
 
 /*! The payloads \p w sent, in order, once it is closed. */
 std::vector<bytes> payloads(wire& w)
@@ -312,7 +315,7 @@ TEST(SinkMapping, HeapsSentInPlaceAreConsumedOnlyOnceSent)
     gate g;
     wire w(1, &g);
     stream_to_heap m(int16_packets(), nullptr);
-    input x = three_packets();
+    three_packets x;
     const bytes original = x.data[0];
     bool waited = false;
     w.slots.set_on_wait([&] {
@@ -330,43 +333,45 @@ TEST(SinkMapping, HeapsSentInPlaceAreConsumedOnlyOnceSent)
     const auto sent = payloads(w);
     ASSERT_EQ(sent.size(), 3u);
     for (std::size_t p = 0; p < 3; p++)
-        EXPECT_EQ(sent[p], bytes(original.begin() + 8 * p, original.begin() + 8 * (p + 1)))
+        EXPECT_EQ(sent[p],
+                  bytes(original.begin() + 8 * p, original.begin() + 8 * (p + 1)))
+            << "packet " << p;
+}
+
+/*! Sends three_packets() through an input \p x whose buffers say the heaps must be
+ * copied: consumed at once, before the (shut) gate lets anything out; then overwritten
+ * as the upstream may, and still sent as they were. */
+void expect_copied_before_sent(input& x)
+{
+    gate g;
+    wire w(1, &g);
+    stream_to_heap m(int16_packets(), nullptr);
+    const bytes original = x.data[0];
+    EXPECT_EQ(m.send(x.in, w.slots), 12u); // the gate is shut: nothing sent yet
+    std::fill(x.data[0].begin(), x.data[0].end(), std::uint8_t(0xee));
+    g.open();
+    const auto sent = payloads(w);
+    ASSERT_EQ(sent.size(), 3u);
+    for (std::size_t p = 0; p < 3; p++)
+        EXPECT_EQ(sent[p],
+                  bytes(original.begin() + 8 * p, original.begin() + 8 * (p + 1)))
             << "packet " << p;
 }
 
 TEST(SinkMapping, HeapsAreCopiedWhenTheBufferHoldsFewerThanTwo)
 {
-    // Sent in place, a heap would keep the upstream from writing the next one whole:
-    // copied, it is consumed at once, before it is sent.
-    gate g;
-    wire w(1, &g);
-    stream_to_heap m(int16_packets(), nullptr);
-    input x = three_packets();
+    // Sent in place, a heap would keep the upstream from writing the next one whole.
+    three_packets x;
     x.in.capacity = 7;
-    const bytes original = x.data[0];
-    EXPECT_EQ(m.send(x.in, w.slots), 12u); // the gate is shut: nothing sent yet
-    std::fill(x.data[0].begin(), x.data[0].end(), std::uint8_t(0xee));
-    g.open();
-    const auto sent = payloads(w);
-    ASSERT_EQ(sent.size(), 3u);
-    EXPECT_EQ(sent[2], bytes(original.begin() + 16, original.end()));
+    expect_copied_before_sent(x);
 }
 
 TEST(SinkMapping, HeapsAreCopiedFromABufferThatMayMoveItsItems)
 {
     // A single-mapped (custom) GNU Radio buffer may move unread items.
-    gate g;
-    wire w(1, &g);
-    stream_to_heap m(int16_packets(), nullptr);
-    input x = three_packets();
+    three_packets x;
     x.in.items_stay_put = false;
-    const bytes original = x.data[0];
-    EXPECT_EQ(m.send(x.in, w.slots), 12u); // the gate is shut: nothing sent yet
-    std::fill(x.data[0].begin(), x.data[0].end(), std::uint8_t(0xee));
-    g.open();
-    const auto sent = payloads(w);
-    ASSERT_EQ(sent.size(), 3u);
-    EXPECT_EQ(sent[0], bytes(original.begin(), original.begin() + 8));
+    expect_copied_before_sent(x);
 }
 
 TEST(SinkMapping, HeapsInASwappedByteOrderAreCopiedSwapped)
@@ -375,7 +380,7 @@ TEST(SinkMapping, HeapsInASwappedByteOrderAreCopiedSwapped)
     auto c = int16_packets();
     c.byte_order = byte_order_mode::swap;
     stream_to_heap m(c, nullptr);
-    input x = three_packets();
+    three_packets x;
     EXPECT_EQ(send_all(m, x, w), 12u);
     const auto sent = payloads(w);
     ASSERT_EQ(sent.size(), 3u);
