@@ -20,6 +20,7 @@
 #include "bench_modes.h"
 #include "bench_sockets.h"
 #include "bench_trials.h"
+#include "mapping/sink_plan.h" // sink_send_slots
 #include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/blocks/null_source.h>
 #include <gnuradio/blocks/vector_source.h>
@@ -201,9 +202,9 @@ bench::trial_result bench::loopback_trial(const bench_options& o,
 
 namespace {
 
-/*! Heaps the buffer before the sink holds: what spead.sink's log advises for speed
- * (docs/usage.md, "Sending fast"). */
-constexpr std::size_t sink_buffer_heaps = 8;
+/*! Heaps the buffer before the sink holds: what spead.sink's log advises for speed,
+ * as many as it has in flight (docs/usage.md, "Sending fast"). */
+constexpr std::size_t sink_buffer_heaps = sink_send_slots;
 
 /*! loopback_trial() with the source in continuous mode: the same heaps, timestamped
  * (int8 items, so one timestamp per byte), and a stop heap at the end that makes the
