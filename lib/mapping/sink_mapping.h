@@ -148,8 +148,7 @@ protected:
                         Build&& build)
     {
         if (sends_in_place(p.items, in, out)) {
-            if (descriptors_due(p.items))
-                send_control_heap(out, true, false);
+            send_descriptors_if_due(out, p.items);
             const send_slots::slot_ref slot =
                 out.acquire_in_place(d_heap_config.flavour, p.offset);
             finish_data_heap(out, slot, p.data, substream, std::forward<Build>(build));
@@ -163,11 +162,16 @@ protected:
      * descriptors when due and takes a slot for \p items items. */
     send_slots::slot_ref begin_data_heap(send_slots& out, std::size_t items)
     {
-        // Descriptors first: a name resolved from a tag may have come with a
-        // descriptor just now, and it must go out before the heap that uses it.
+        send_descriptors_if_due(out, items);
+        return out.acquire(items * d_item_size, d_heap_config.flavour);
+    }
+    /*! Before a data heap of \p items items: the descriptors, when due. A name
+     * resolved from a tag may have come with a descriptor just now, and it must go
+     * out before the heap that uses it. */
+    void send_descriptors_if_due(send_slots& out, std::size_t items)
+    {
         if (descriptors_due(items))
             send_control_heap(out, true, false);
-        return out.acquire(items * d_item_size, d_heap_config.flavour);
     }
     /*! The second half: \p build fills \p slot's heap with \p payload (the slot's
      * copy, or the input's), and the heap is sent. */

@@ -308,6 +308,18 @@ std::vector<bytes> payloads(wire& w)
     return out;
 }
 
+/*! \p w, once closed, sent three_packets() as they were before anything overwrote
+ * them (\p original). */
+void expect_sent_as(wire& w, const bytes& original)
+{
+    const auto sent = payloads(w);
+    ASSERT_EQ(sent.size(), 3u);
+    for (std::size_t p = 0; p < 3; p++)
+        EXPECT_EQ(sent[p],
+                  bytes(original.begin() + 8 * p, original.begin() + 8 * (p + 1)))
+            << "packet " << p;
+}
+
 TEST(SinkMapping, HeapsSentInPlaceAreConsumedOnlyOnceSent)
 {
     // The upstream buffer holds two heaps and more: heaps go out from it, and what is
@@ -330,12 +342,7 @@ TEST(SinkMapping, HeapsSentInPlaceAreConsumedOnlyOnceSent)
     std::fill(x.data[0].begin(), x.data[0].begin() + 2 * n, std::uint8_t(0xee));
     x.consume(n);
     EXPECT_EQ(n + send_all(m, x, w), 12u);
-    const auto sent = payloads(w);
-    ASSERT_EQ(sent.size(), 3u);
-    for (std::size_t p = 0; p < 3; p++)
-        EXPECT_EQ(sent[p],
-                  bytes(original.begin() + 8 * p, original.begin() + 8 * (p + 1)))
-            << "packet " << p;
+    expect_sent_as(w, original);
 }
 
 /*! Sends three_packets() through an input \p x whose buffers say the heaps must be
@@ -350,12 +357,7 @@ void expect_copied_before_sent(input& x)
     EXPECT_EQ(m.send(x.in, w.slots), 12u); // the gate is shut: nothing sent yet
     std::fill(x.data[0].begin(), x.data[0].end(), std::uint8_t(0xee));
     g.open();
-    const auto sent = payloads(w);
-    ASSERT_EQ(sent.size(), 3u);
-    for (std::size_t p = 0; p < 3; p++)
-        EXPECT_EQ(sent[p],
-                  bytes(original.begin() + 8 * p, original.begin() + 8 * (p + 1)))
-            << "packet " << p;
+    expect_sent_as(w, original);
 }
 
 TEST(SinkMapping, HeapsAreCopiedWhenTheBufferHoldsFewerThanTwo)
