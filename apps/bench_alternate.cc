@@ -15,6 +15,7 @@
 #include "rate_search.h"
 #include <functional>
 #include <iostream>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -35,36 +36,51 @@ std::string listed(const std::vector<double>& values)
 
 int run_sink_beside_send(const bench_options& o, csv_writer& csv)
 {
-    std::cout
-        << "sink --alternate: per round, send::udp_stream alone (as spead_bench send) "
-           "then "
-        << o.source
-        << " source -> spead.sink (as spead_bench sink), the same packet size, "
-        << o.heap_size << "-byte heaps, " << o.seconds << " s each; " << load_average()
-        << "\n";
-    std::vector<std::pair<std::size_t, double>> figures;
+    std::cout << "sink --alternate: per round, send::udp_stream alone (as spead_bench "
+                 "send), then each --source -> spead.sink (as spead_bench sink), the "
+                 "same packet size, "
+              << o.heap_size << "-byte heaps, " << o.seconds << " s each; "
+              << load_average() << "\n";
+    struct figure {
+        std::string name; // e.g. sink_vs_send_8972, sink_vs_send_null_source_8972
+        double ratio;
+    };
+    std::vector<figure> figures;
     for (std::size_t packet : o.packets) {
-        std::vector<double> ratios;
+        std::vector<std::vector<double>> ratios(o.sources.size());
         for (int round = 1; round <= o.runs; round++) {
             const double send = send_run(o, packet, round, csv).gbps;
-            const sink_figures sink = sink_run(o, packet, round, csv);
-            const double ratio = send > 0 ? sink.gbps / send : 0.0;
-            csv.row(
-                { "sink_vs_send", packet, 0.0, std::to_string(round) }, "ratio", ratio);
-            ratios.push_back(ratio);
-            std::cout << "  packet " << packet << " round " << round << "/" << o.runs
-                      << ": sink " << sink.gbps << " Gb/s, send " << send
-                      << " Gb/s: sink / send " << ratio << std::endl;
+            for (std::size_t i = 0; i < o.sources.size(); i++) {
+                const std::string& source = o.sources[i];
+                const sink_figures sink = sink_run(o, source, packet, round, csv);
+                const double ratio = send > 0 ? sink.gbps / send : 0.0;
+                csv.row({ bench_options::sink_figure("sink_vs_send", source),
+                          packet,
+                          0.0,
+                          std::to_string(round) },
+                        "ratio",
+                        ratio);
+                ratios[i].push_back(ratio);
+                std::cout << "  packet " << packet << " round " << round << "/" << o.runs
+                          << ", source " << source << ": sink " << sink.gbps
+                          << " Gb/s, send " << send << " Gb/s: sink / send " << ratio
+                          << std::endl;
+            }
         }
-        const double m = median(ratios);
-        csv.row({ "sink_vs_send", packet, 0.0, "median" }, "ratio", m);
-        std::cout << "sink / send packet " << packet << ": " << m << " (median of "
-                  << ratios.size() << " rounds: " << listed(ratios) << "); "
-                  << load_average() << std::endl;
-        figures.emplace_back(packet, m);
+        for (std::size_t i = 0; i < o.sources.size(); i++) {
+            const std::string bench =
+                bench_options::sink_figure("sink_vs_send", o.sources[i]);
+            const double m = median(ratios[i]);
+            csv.row({ bench, packet, 0.0, "median" }, "ratio", m);
+            std::cout << "sink / send packet " << packet << ", source " << o.sources[i]
+                      << ": " << m << " (median of " << ratios[i].size()
+                      << " rounds: " << listed(ratios[i]) << "); " << load_average()
+                      << std::endl;
+            figures.push_back({ bench + "_" + std::to_string(packet), m });
+        }
     }
-    for (const auto& [packet, ratio] : figures)
-        std::cout << "sink_vs_send_" << packet << ": " << ratio << "\n";
+    for (const figure& f : figures)
+        std::cout << f.name << ": " << f.ratio << "\n";
     return 0;
 }
 

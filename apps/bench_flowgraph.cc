@@ -255,11 +255,13 @@ bench::trial_result continuous_loopback_trial(const bench::bench_options& o,
 
 } // namespace
 
-bench::sink_figures
-bench::sink_run(const bench_options& o, std::size_t packet, int run, csv_writer& csv)
+bench::sink_figures bench::sink_run(const bench_options& o,
+                                    const std::string& source_kind,
+                                    std::size_t packet,
+                                    int run,
+                                    csv_writer& csv)
 {
     const std::size_t heap_size = o.heap_size;
-    const std::string& source_kind = o.source;
     bench::discard_socket discard;
 
     auto tb = gr::make_top_block("spead_bench sink");
@@ -302,11 +304,13 @@ bench::sink_run(const bench_options& o, std::size_t packet, int run, csv_writer&
     tb->stop();
     tb->wait();
     const double gbps = (b1 - b0) * 8e-9 / seconds;
-    std::cout << "  packet " << packet << ": " << gbps << " Gb/s, " << p1 - p0
-              << " packets in " << seconds << " s (heaps failed "
+    std::cout << "  packet " << packet << ", " << source_kind << " source: " << gbps
+              << " Gb/s, " << p1 - p0 << " packets in " << seconds << " s (heaps failed "
               << snk->stats().at("heaps_failed") << ", the discard socket dropped "
               << discard.drops() << ")" << std::endl;
-    const csv_writer::run row{ "sink", packet, 0.0, std::to_string(run) };
+    const csv_writer::run row{
+        bench_options::sink_figure("sink", source_kind), packet, 0.0, std::to_string(run)
+    };
     csv.row(row, "gbps", gbps);
     csv.row(row, "packets_sent", p1 - p0);
     return { gbps, p1 - p0 };
@@ -360,23 +364,30 @@ int bench::run_loopback(const bench_options& o, csv_writer& csv)
 int bench::run_sink(const bench_options& o, csv_writer& csv)
 {
     const int runs = o.runs;
-    std::vector<std::pair<std::size_t, double>> figures;
-    std::cout << "sink: " << o.source
-              << " source -> spead.sink (udp to a socket on 127.0.0.1 that never reads), "
-              << "as fast as possible, " << o.heap_size << "-byte heaps, " << o.seconds
-              << " s per run; " << bench::load_average() << "\n";
+    struct figure {
+        std::string name; // e.g. sink_gbps_8972, sink_null_source_gbps_8972
+        double gbps;
+    };
+    std::vector<figure> figures;
+    std::cout << "sink: each --source -> spead.sink (udp to a socket on 127.0.0.1 that "
+                 "never reads), as fast as possible, "
+              << o.heap_size << "-byte heaps, " << o.seconds << " s per run; "
+              << bench::load_average() << "\n";
     for (std::size_t packet : o.packets) {
-        std::vector<double> rates;
-        for (int run = 1; run <= runs; run++) {
-            rates.push_back(bench::sink_run(o, packet, run, csv).gbps);
+        for (const std::string& source : o.sources) {
+            std::vector<double> rates;
+            for (int run = 1; run <= runs; run++)
+                rates.push_back(bench::sink_run(o, source, packet, run, csv).gbps);
+            const std::string bench = bench_options::sink_figure("sink", source);
+            csv.row({ bench, packet, 0.0, "median" }, "gbps", bench::median(rates));
+            std::cout << "sink packet " << packet << ", source " << source << ": "
+                      << bench::median(rates) << " Gb/s (median of " << runs << "); "
+                      << bench::load_average() << std::endl;
+            figures.push_back(
+                { bench + "_gbps_" + std::to_string(packet), bench::median(rates) });
         }
-        csv.row({ "sink", packet, 0.0, "median" }, "gbps", bench::median(rates));
-        std::cout << "sink packet " << packet << ": " << bench::median(rates)
-                  << " Gb/s (median of " << runs << "); " << bench::load_average()
-                  << std::endl;
-        figures.emplace_back(packet, bench::median(rates));
     }
-    for (const auto& [packet, gbps] : figures)
-        std::cout << "sink_gbps_" << packet << ": " << gbps << "\n";
+    for (const figure& f : figures)
+        std::cout << f.name << ": " << f.gbps << "\n";
     return 0;
 }

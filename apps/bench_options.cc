@@ -46,7 +46,7 @@ void bench_options::add_to(po::options_description& options)
         ("burst", po::value(&burst)->default_value(65536), "send, recv, loopback: sender burst (bytes)")
         ("max-heap-size", po::value(&max_heap_size)->default_value(2 << 20), "loopback: the source's max_heap_size (its output buffer holds two)")
         ("queue-heaps", po::value(&queue_heaps)->default_value(0), "loopback: the source's queue_heaps (0: its default)")
-        ("source", po::value(&source)->default_value("null"), "sink: what feeds the sink: null (blocks.null_source), vector (blocks.vector_source, repeating) or none (writes nothing)")
+        ("source", po::value(&sources)->multitoken()->default_value({ "none" }, "none"), "sink: what feeds the sink, one or more, each in turn (with --alternate, each beside the same send run): none (a source that writes nothing: the sink's own cost, as the send stream writes nothing either), null (blocks.null_source, which writes every item: figures named *_null_source) or vector (blocks.vector_source, repeating: *_vector_source)")
         ("dest", po::value(&dest), "send: destination HOST:PORT (default: a discard socket on 127.0.0.1)")
         ("address", po::value(&address)->default_value(address), "rdma: IPv4 address of the verbs device the receiving ends listen on (the emulator's emu_lo: 127.0.0.1); --packet is max_packet_size there (default 1 MiB + 4 KiB, rdma's)")
         ("sender-netns", po::value(&sender_netns), "rdma: run the sending ends (the raw writer and the SPEAD sender) in network namespace NAME (/run/netns/NAME, as `ip netns add` makes; or a path such as /proc/PID/ns/net), connecting to --address from there; needs root. Default: this namespace")
@@ -112,9 +112,20 @@ void bench_options::check(const po::variables_map& vm)
     if (alternate && continuous)
         throw std::invalid_argument("--alternate: loopback --continuous already compares "
                                     "two modes; give one of them");
-    if (mode == "sink" && source != "null" && source != "vector" && source != "none")
-        throw std::invalid_argument("--source: '" + source +
-                                    "' is not a source; use null, vector or none");
+    for (auto s = sources.begin(); s != sources.end(); ++s) {
+        if (*s != "null" && *s != "vector" && *s != "none")
+            throw std::invalid_argument("--source: '" + *s +
+                                        "' is not a source; use none, null or vector");
+        if (std::find(sources.begin(), s, *s) != s)
+            throw std::invalid_argument("--source: '" + *s +
+                                        "' is given twice; give each source once");
+    }
+}
+
+std::string bench_options::sink_figure(const std::string& bench,
+                                       const std::string& source)
+{
+    return source == "none" ? bench : bench + "_" + source + "_source";
 }
 
 sender_options bench_options::sender(std::size_t packet, double rate_gbps) const

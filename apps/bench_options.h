@@ -41,14 +41,19 @@ struct bench_options {
     search_options search;  //!< recv, loopback: --rates, --runs, --refine (after check())
     std::size_t buffer = 0; //!< recv, loopback: socket receive buffer
     std::size_t burst = 65536;
-    std::size_t max_heap_size = 2 << 20; //!< loopback
-    std::size_t queue_heaps = 0;         //!< loopback
-    std::string source = "null";         //!< sink
-    std::string dest;                    //!< send: empty for a discard socket
-    std::string address = "127.0.0.1";   //!< rdma: the receivers' verbs address
-    std::string sender_netns;            //!< rdma: the senders' netns, empty: ours
-    std::string csv;                     //!< the --csv file
-    bool write_csv = false;              //!< --csv was given (after check())
+    std::size_t max_heap_size = 2 << 20;        //!< loopback
+    std::size_t queue_heaps = 0;                //!< loopback
+    std::vector<std::string> sources{ "none" }; //!< sink: --source, each in turn
+    std::string dest;                           //!< send: empty for a discard socket
+    std::string address = "127.0.0.1";          //!< rdma: the receivers' verbs address
+    std::string sender_netns;                   //!< rdma: the senders' netns, empty: ours
+    std::string csv;                            //!< the --csv file
+    bool write_csv = false;                     //!< --csv was given (after check())
+
+    /*! The name of a sink figure fed by \p source: \p bench itself for none (the
+     * sink's own cost), else with the upstream named, e.g. sink_vs_send_null_source,
+     * so that the figures of several sources sit apart in one CSV. */
+    static std::string sink_figure(const std::string& bench, const std::string& source);
 
     /*! The options of `spead_bench --help`, bound to these fields. */
     void add_to(boost::program_options::options_description& options);

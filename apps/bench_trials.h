@@ -39,10 +39,14 @@ struct sink_figures {
     double gbps = 0.0; //!< SPEAD packet bytes over the measured seconds
     std::uint64_t packets = 0;
 };
-/*! One run of --source -> spead.sink into a discard socket, printed and written to
- * \p csv as run \p run of bench "sink" (bench_flowgraph.cc). */
-sink_figures
-sink_run(const bench_options& o, std::size_t packet, int run, csv_writer& csv);
+/*! One run of \p source (one of --source) -> spead.sink into a discard socket,
+ * printed and written to \p csv as run \p run of bench
+ * bench_options::sink_figure("sink", source) (bench_flowgraph.cc). */
+sink_figures sink_run(const bench_options& o,
+                      const std::string& source,
+                      std::size_t packet,
+                      int run,
+                      csv_writer& csv);
 
 /*! One run of recv::stream + udp_reader at \p rate_gbps, fed by a child process. */
 trial_result

@@ -400,7 +400,8 @@ def sender_limited(data, bench, impl, packet, offered=None):
 def figure_blocks(data, out_dir, written):
     name = "blocks.png"
     series = [(b, m) for b, m in (("recv", "lossless_gbps"), ("loopback", "lossless_gbps"),
-                                  ("send", "gbps"), ("sink", "gbps"))
+                                  ("send", "gbps"), ("sink", "gbps"),
+                                  ("sink_null_source", "gbps"))
               if data.select(bench=b, metric=m)]
     if not series:
         skip(name, "no lossless_gbps (recv, loopback) or gbps (send, sink) rows from "
@@ -408,7 +409,8 @@ def figure_blocks(data, out_dir, written):
         return
     labels = {"recv": "recv::stream, highest lossless rate",
               "loopback": "spead.source, highest lossless rate",
-              "send": "send::udp_stream, send rate", "sink": "spead.sink, send rate"}
+              "send": "send::udp_stream, send rate", "sink": "spead.sink, send rate",
+              "sink_null_source": "spead.sink after blocks.null_source, send rate"}
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 4))
     packets = sorted({p for b, m in series for p in data.packets(b, m)})
@@ -692,7 +694,7 @@ def machine_table(path):
 BENCH_ORDER = ["compare_recv", "compare_send", "ibv_recv_slots", "ibv_recv_mprq", "mem",
                "mem_pair", "mem_continuous", "mem_threads", "mem_threads_2", "mem_threads_3",
                "mem_threads_4", "recv", "recv_threads_1", "recv_threads_2", "loopback", "loopback_vs_recv", "send", "sink",
-               "sink_vs_send"]
+               "sink_null_source", "sink_vs_send", "sink_vs_send_null_source"]
 METRIC_ORDER = ["cpu_ratio", "gbps_ratio", "cpu_s_per_gib", "cpu_user_s_per_gib",
                 "cpu_sys_s_per_gib", "gbps", "lossless_gbps", "sender_limited", "heaps_received", "heaps_sent",
                 "packets_lost", "loss_fraction", "ratio_to_memcpy", "memcpy_gbps"]

@@ -88,19 +88,41 @@ class spead_bench_modes(unittest.TestCase):
     def test_sink_runs_the_sink_flowgraph(self):
         r = bench("sink", *SHORT, "--runs", 1)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertRegex(r.stdout, r"sink packet 8972: [0-9.e+-]+ Gb/s")
+        self.assertRegex(r.stdout, r"sink packet 8972, source none: [0-9.e+-]+ Gb/s")
         self.assert_figure(r.stdout, "sink_gbps_8972")
 
     def test_sink_alternate_puts_each_sink_run_beside_a_send_run(self):
         r = bench("sink", *SHORT, "--runs", 2, "--alternate")
         self.assertEqual(r.returncode, 0, r.stderr)
-        rounds = re.findall(r"packet 8972 round \d/2: sink ([0-9.e+-]+) Gb/s, send "
-                            r"([0-9.e+-]+) Gb/s: sink / send ([0-9.e+-]+)", r.stdout)
+        rounds = re.findall(r"packet 8972 round \d/2, source none: sink ([0-9.e+-]+) Gb/s, "
+                            r"send ([0-9.e+-]+) Gb/s: sink / send ([0-9.e+-]+)", r.stdout)
         self.assertEqual(len(rounds), 2, r.stdout)
         for sink, send, ratio in rounds:
             self.assertGreater(float(send), 0)
             self.assertAlmostEqual(float(ratio), float(sink) / float(send), places=3)
         self.assert_figure(r.stdout, "sink_vs_send_8972")
+        self.assertNotIn("null_source", r.stdout)
+
+    def test_sink_alternate_puts_every_source_beside_the_same_send_run(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "bench.csv")
+            r = bench("sink", *SHORT, "--runs", 1, "--alternate", "--source", "none",
+                      "null", "--csv", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                rows = list(csv.DictReader(f))
+        sends = re.findall(r"send ([0-9.e+-]+) Gb/s: sink / send", r.stdout)
+        self.assertEqual(len(sends), 2, r.stdout)
+        self.assertEqual(sends[0], sends[1])  # one send run, both sources beside it
+        self.assert_figure(r.stdout, "sink_vs_send_8972")
+        self.assert_figure(r.stdout, "sink_vs_send_null_source_8972")
+        benches = {row["bench"] for row in rows}
+        self.assertLessEqual({"send", "sink", "sink_null_source", "sink_vs_send",
+                              "sink_vs_send_null_source"}, benches)
+        # one send run's rows, not one per source
+        self.assertEqual(
+            [row["trial"] for row in rows if row["bench"] == "send" and row["metric"] == "gbps"],
+            ["1"])
 
     def test_loopback_alternate_puts_the_source_beside_recv(self):
         r = bench("loopback", *SHORT, *SEARCH, "--alternate")
@@ -273,7 +295,9 @@ class spead_bench_errors(unittest.TestCase):
         for args, text in [(["warp"], "unknown mode 'warp'"),
                            (["recv", "--rates", "fast"], "--rates"),
                            (["loopback", "--frobnicate"], "--frobnicate"),
-                           (["sink", "--source", "tap"], "--source"),
+                           (["sink", "--source", "tap"], "--source: 'tap' is not a source"),
+                           (["sink", "--source", "null", "null"],
+                            "--source: 'null' is given twice"),
                            (["rdma", "--address", "nowhere"], "--address: 'nowhere'"),
                            (["rdma", "--sender-netns", "no-such-ns"],
                             "--sender-netns: 'no-such-ns' is not a network namespace"),
