@@ -39,6 +39,7 @@ void bench_options::add_to(po::options_description& options)
         ("continuous", po::bool_switch(&continuous), "mem: timestamped heaps placed by chunk_assembler into a window of positions (continuous mode) instead of assembled; loopback: also the source in continuous mode, fed timestamped heaps, beside heaps mode; recv: the --threads comparison (CPU per GiB at the first of --rates)")
         ("alternate", po::bool_switch(&alternate), "sink: each run beside a send run (spead_bench send's) of the same packet size, alternated, and the ratio sink / send per round and its median (--runs rounds); loopback: each packet size's lossless search beside recv's, and the ratio of their rates")
         ("seconds", po::value(&seconds)->default_value(3.0), "send, recv, loopback, sink, rdma: seconds per run")
+        ("pairs", po::value(&pairs)->default_value(1), "loopback --alternate: how many times recv's search and then the source's run in turn per packet size; the ratio is the median of the pairs' (a single search moves with a stall of a few ms on a busy machine). The recv and loopback tables keep the first pair's searches")
         ("runs", po::value(&runs)->default_value(3), "send, sink, rdma: runs per packet size; recv, loopback: consecutive lossless runs a rate needs")
         ("rates", po::value(&rates_text)->default_value(rates_text), "recv, loopback: rates to try, Gb/s, ascending until heaps are lost (one rate with --refine 0: that rate alone)")
         ("refine", po::value(&search.refine)->default_value(2), "recv, loopback: bisection steps between the last lossless and the first lossy rate")
@@ -109,6 +110,12 @@ void bench_options::check(const po::variables_map& vm)
         throw std::invalid_argument("--alternate: spead_bench " + mode +
                                     " has no block to put beside its stream; use it with "
                                     "sink or loopback");
+    if (pairs < 1)
+        throw std::invalid_argument("--pairs: " + std::to_string(pairs) +
+                                    "; give 1 or more searches of each side");
+    if (pairs > 1 && !(alternate && mode == "loopback"))
+        throw std::invalid_argument("--pairs: only loopback --alternate searches in "
+                                    "pairs; add --alternate or drop --pairs");
     if (alternate && continuous)
         throw std::invalid_argument("--alternate: loopback --continuous already compares "
                                     "two modes; give one of them");

@@ -35,6 +35,7 @@ struct bench_options {
     std::size_t threads = 1;                            //!< mem --continuous
     bool continuous = false;                            //!< mem, loopback
     bool alternate = false;                             //!< sink, loopback
+    int pairs = 1; //!< loopback --alternate: searches of recv and loopback in turn
     double seconds = 3.0;
     int runs = 3;
     std::string rates_text = "2,4,6,8,10,12,14,16";

@@ -127,8 +127,33 @@ class spead_bench_modes(unittest.TestCase):
     def test_loopback_alternate_puts_the_source_beside_recv(self):
         r = bench("loopback", *SHORT, *SEARCH, "--alternate")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertRegex(r.stdout, r"loopback / recv packet 8972: [0-9.e+-]+ \(loopback ")
+        self.assertRegex(r.stdout, r"loopback / recv packet 8972 pair 1/1: [0-9.e+-]+ "
+                                   r"\(loopback ")
+        self.assertRegex(r.stdout, r"loopback / recv packet 8972: [0-9.e+-]+ \(median of 1")
         self.assertIn("loopback_vs_recv_8972: ", r.stdout)
+
+    def test_loopback_alternate_pairs_take_the_median_and_keep_the_first_searches(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "bench.csv")
+            r = bench("loopback", *SHORT, *SEARCH, "--alternate", "--pairs", 3,
+                      "--csv", out, timeout=180)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                rows = list(csv.DictReader(f))
+        pairs = [float(x) for x in re.findall(
+            r"loopback / recv packet 8972 pair \d/3: ([0-9.e+-]+) ", r.stdout)]
+        self.assertEqual(len(pairs), 3, r.stdout)
+        ratio = {row["trial"]: float(row["value"]) for row in rows
+                 if row["bench"] == "loopback_vs_recv"}
+        self.assertEqual(set(ratio), {"1", "2", "3", "median"})
+        self.assertAlmostEqual(ratio["median"], sorted(pairs)[1], places=4)
+        figure = re.search(r"(?m)^loopback_vs_recv_8972: ([0-9.e+-]+)$", r.stdout)
+        self.assertAlmostEqual(float(figure.group(1)), ratio["median"], places=4)
+        # one search of each side in the tables: one median row each
+        for side in ("recv", "loopback"):
+            self.assertEqual(len([row for row in rows if row["bench"] == side and
+                                  row["trial"] == "median" and
+                                  row["metric"] == "lossless_gbps"]), 1, side)
 
     def test_mem_still_compares_with_memcpy(self):
         r = bench("mem", "--packet", 8972, "--total-bytes", 1 << 22, "--repeat", 1)
@@ -296,6 +321,8 @@ class spead_bench_errors(unittest.TestCase):
                            (["recv", "--rates", "fast"], "--rates"),
                            (["loopback", "--frobnicate"], "--frobnicate"),
                            (["sink", "--source", "tap"], "--source: 'tap' is not a source"),
+                           (["loopback", "--pairs", 0], "--pairs: 0"),
+                           (["loopback", "--pairs", 2], "--pairs: only loopback --alternate"),
                            (["sink", "--source", "null", "null"],
                             "--source: 'null' is given twice"),
                            (["rdma", "--address", "nowhere"], "--address: 'nowhere'"),
