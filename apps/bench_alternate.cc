@@ -16,6 +16,7 @@
 #include <functional>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gr {
@@ -41,11 +42,8 @@ int run_sink_beside_send(const bench_options& o, csv_writer& csv)
                  "same packet size, "
               << o.heap_size << "-byte heaps, " << o.seconds << " s each; "
               << load_average() << "\n";
-    struct figure {
-        std::string name; // e.g. sink_vs_send_8972, sink_vs_send_null_source_8972
-        double ratio;
-    };
-    std::vector<figure> figures;
+    // (name, ratio), e.g. sink_vs_send_8972, sink_vs_send_null_source_8972
+    std::vector<std::pair<std::string, double>> figures;
     for (std::size_t packet : o.packets) {
         std::vector<std::vector<double>> ratios(o.sources.size());
         for (int round = 1; round <= o.runs; round++) {
@@ -76,11 +74,11 @@ int run_sink_beside_send(const bench_options& o, csv_writer& csv)
                       << ": " << m << " (median of " << ratios[i].size()
                       << " rounds: " << listed(ratios[i]) << "); " << load_average()
                       << std::endl;
-            figures.push_back({ bench + "_" + std::to_string(packet), m });
+            figures.emplace_back(bench + "_" + std::to_string(packet), m);
         }
     }
-    for (const figure& f : figures)
-        std::cout << f.name << ": " << f.ratio << "\n";
+    for (const auto& [name, ratio] : figures)
+        std::cout << name << ": " << ratio << "\n";
     return 0;
 }
 

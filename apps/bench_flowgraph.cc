@@ -304,7 +304,7 @@ bench::sink_figures bench::sink_run(const bench_options& o,
     tb->stop();
     tb->wait();
     const double gbps = (b1 - b0) * 8e-9 / seconds;
-    std::cout << "  packet " << packet << ", " << source_kind << " source: " << gbps
+    std::cout << "  packet " << packet << ", source " << source_kind << ": " << gbps
               << " Gb/s, " << p1 - p0 << " packets in " << seconds << " s (heaps failed "
               << snk->stats().at("heaps_failed") << ", the discard socket dropped "
               << discard.drops() << ")" << std::endl;
@@ -364,11 +364,8 @@ int bench::run_loopback(const bench_options& o, csv_writer& csv)
 int bench::run_sink(const bench_options& o, csv_writer& csv)
 {
     const int runs = o.runs;
-    struct figure {
-        std::string name; // e.g. sink_gbps_8972, sink_null_source_gbps_8972
-        double gbps;
-    };
-    std::vector<figure> figures;
+    // (name, Gb/s), e.g. sink_gbps_8972, sink_null_source_gbps_8972
+    std::vector<std::pair<std::string, double>> figures;
     std::cout << "sink: each --source -> spead.sink (udp to a socket on 127.0.0.1 that "
                  "never reads), as fast as possible, "
               << o.heap_size << "-byte heaps, " << o.seconds << " s per run; "
@@ -379,15 +376,15 @@ int bench::run_sink(const bench_options& o, csv_writer& csv)
             for (int run = 1; run <= runs; run++)
                 rates.push_back(bench::sink_run(o, source, packet, run, csv).gbps);
             const std::string bench = bench_options::sink_figure("sink", source);
-            csv.row({ bench, packet, 0.0, "median" }, "gbps", bench::median(rates));
-            std::cout << "sink packet " << packet << ", source " << source << ": "
-                      << bench::median(rates) << " Gb/s (median of " << runs << "); "
-                      << bench::load_average() << std::endl;
-            figures.push_back(
-                { bench + "_gbps_" + std::to_string(packet), bench::median(rates) });
+            const double m = bench::median(rates);
+            csv.row({ bench, packet, 0.0, "median" }, "gbps", m);
+            std::cout << "sink packet " << packet << ", source " << source << ": " << m
+                      << " Gb/s (median of " << runs << "); " << bench::load_average()
+                      << std::endl;
+            figures.emplace_back(bench + "_gbps_" + std::to_string(packet), m);
         }
     }
-    for (const figure& f : figures)
-        std::cout << f.name << ": " << f.gbps << "\n";
+    for (const auto& [name, gbps] : figures)
+        std::cout << name << ": " << gbps << "\n";
     return 0;
 }

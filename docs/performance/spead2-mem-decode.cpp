@@ -61,8 +61,8 @@
 #include <spead2/send_heap.h>
 #include <spead2/send_stream_config.h>
 #include <spead2/send_streambuf.h>
-#include <boost/asio/post.hpp>
 #include <sys/resource.h>
+#include <boost/asio/post.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -248,9 +248,8 @@ timed_pass memcpy_pass(const packet_set& set, copy_buffers& buffers)
  * 2-core VM places as it likes, and the 8972 B ratio scattered from 1.00 to 1.10 over
  * alternated runs; on the pool's thread it held at 1.006 to 1.020. spead_bench times
  * both sides on one thread. */
-timed_pass memcpy_pass_on(spead2::thread_pool& pool,
-                          const packet_set& set,
-                          copy_buffers& buffers)
+timed_pass
+memcpy_pass_on(spead2::thread_pool& pool, const packet_set& set, copy_buffers& buffers)
 {
     std::promise<timed_pass> done;
     boost::asio::post(pool.get_io_context(), [&] {
