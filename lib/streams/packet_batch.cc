@@ -86,11 +86,14 @@ std::size_t packet_batch::fill()
     d_spans.clear();
     std::size_t n = 0;
     std::size_t bytes = 0;
+    d_backlogged = true; // unless the heaps run out first
     while (n < max_batch_packets) {
         if (d_active.empty()) {
             queued_heap* first = d_next_heap();
-            if (!first)
+            if (!first) {
+                d_backlogged = false;
                 break;
+            }
             d_active.push_back(first);
             // The rest of its group was queued with it (under one lock): it is there.
             for (std::size_t k = 1; k < first->round_robin_group; k++)
@@ -132,7 +135,7 @@ void packet_batch::write(std::size_t n, packet_writer& writer)
         batch_bytes += d_packets[i].size;
     bool waited = false;
     if (d_limiter && n > 0)
-        waited = d_limiter->acquire(batch_bytes);
+        waited = d_limiter->acquire(batch_bytes, d_backlogged);
 
     boost::system::error_code ec;
     std::size_t accepted = 0;

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_SPEAD_STREAMS_SPIN_THEN_LOCK_H
 #define INCLUDED_SPEAD_STREAMS_SPIN_THEN_LOCK_H
 
+#include "spin_pause.h"
 #include <mutex>
 
 namespace gr {
@@ -17,17 +18,6 @@ namespace recv {
 /*! Tries for the stream's lock this many times, a pause apart, before sleeping on it:
  * as many as glibc's adaptive mutexes try (glibc.pthread.mutex_spin_count). */
 constexpr int lock_spins = 100;
-
-/*! A pause in a spin loop: the core lets its sibling run and does not flood the
- * lock's cache line. */
-inline void spin_pause()
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    asm volatile("yield");
-#endif
-}
 
 /*!
  * Takes \p lock (not held), spinning briefly first. A reader holds the stream's lock
