@@ -30,9 +30,13 @@ struct send_figures {
     std::optional<cpu_per_gib> cpu;
 };
 /*! One run of send::udp_stream alone into a discard socket (or --dest), printed and
- * written to \p csv as run \p run of bench "send" (bench_udp.cc). */
-send_figures
-send_run(const bench_options& o, std::size_t packet, int run, csv_writer& csv);
+ * written to \p csv as run \p run of bench "send" (bench_udp.cc), with \p max_heaps
+ * heaps in flight (0: the sender's default, 4, spead2_send's and spead_send's). */
+send_figures send_run(const bench_options& o,
+                      std::size_t packet,
+                      int run,
+                      csv_writer& csv,
+                      std::size_t max_heaps = 0);
 
 /*! What one sink run measured. */
 struct sink_figures {

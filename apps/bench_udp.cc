@@ -28,11 +28,16 @@ namespace spead {
 namespace apps {
 namespace bench {
 
-send_figures
-send_run(const bench_options& options, std::size_t packet, int run, csv_writer& csv)
+send_figures send_run(const bench_options& options,
+                      std::size_t packet,
+                      int run,
+                      csv_writer& csv,
+                      std::size_t max_heaps)
 {
     std::unique_ptr<discard_socket> discard;
     sender_options o = options.sender(packet);
+    if (max_heaps > 0)
+        o.max_heaps = max_heaps;
     if (!options.dest.empty()) {
         o.destination = options.dest;
     } else {
@@ -45,7 +50,7 @@ send_run(const bench_options& options, std::size_t packet, int run, csv_writer& 
     std::cout << "  packet " << packet << " run " << run << "/" << options.runs << ": "
               << r.achieved_gbps << " Gb/s, " << r.stats[send_stat::packets]
               << " packets, " << r.result.data_heaps << " heaps in " << r.result.seconds
-              << " s";
+              << " s, " << o.max_heaps << " in flight";
     if (cpu)
         std::cout << "; " << describe(*cpu) << " of heap payload sent";
     if (discard)

@@ -34,6 +34,8 @@ class spead_bench_modes(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertRegex(r.stdout, r"send packet 8972: [0-9.e+-]+ Gb/s \(median of 1\); "
                                    r"load average")
+        # spead2_send's and spead_send's default
+        self.assertRegex(r.stdout, r"packet 8972 run 1/1: .* heaps in [0-9.e+-]+ s, 4 in flight")
         self.assert_figure(r.stdout, "send_gbps_8972")
 
     def test_recv_finds_a_lossless_rate_and_says_which_buffer_it_used(self):
@@ -97,6 +99,9 @@ class spead_bench_modes(unittest.TestCase):
         rounds = re.findall(r"packet 8972 round \d/2, source none: sink ([0-9.e+-]+) Gb/s, "
                             r"send ([0-9.e+-]+) Gb/s: sink / send ([0-9.e+-]+)", r.stdout)
         self.assertEqual(len(rounds), 2, r.stdout)
+        # the send run keeps as many heaps in flight as the sink's stream (8)
+        self.assertEqual(len(re.findall(r"packet 8972 run \d/2: .* heaps in [0-9.e+-]+ s, "
+                                        r"8 in flight", r.stdout)), 2, r.stdout)
         for sink, send, ratio in rounds:
             self.assertGreater(float(send), 0)
             self.assertAlmostEqual(float(ratio), float(sink) / float(send), places=3)
