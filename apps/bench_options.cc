@@ -6,6 +6,7 @@
  */
 
 #include "bench_options.h"
+#include "mapping/sink_plan.h" // sink_send_slots
 #include <gnuradio/spead/recv_rdma.h>
 #include <gnuradio/spead/recv_udp.h>
 #include <arpa/inet.h>
@@ -37,7 +38,7 @@ void bench_options::add_to(po::options_description& options)
         ("round", po::value(&round)->default_value(0), "mem: this invocation is round N (from 1) of a pairing with docs/performance/spead2-mem-decode.cpp, as regenerate alternates the two: trials are numbered from (N - 1) x --repeat + 1, and the round's medians are written as bench mem_pair, trial N, instead of median rows (0: no pairing)")
         ("threads", po::value(&threads)->default_value(1), "mem --continuous: for n = 2 up to this, n reader threads placing into one recv::stream, one substream each, timed beside one thread placing them all and beside memcpy on 1 and n threads (the share of memcpy's gain); recv --continuous: N ports read by 1 udp_reader thread and by N, CPU per GiB of each")
         ("continuous", po::bool_switch(&continuous), "mem: timestamped heaps placed by chunk_assembler into a window of positions (continuous mode) instead of assembled; loopback: also the source in continuous mode, fed timestamped heaps, beside heaps mode; recv: the --threads comparison (CPU per GiB at the first of --rates)")
-        ("alternate", po::bool_switch(&alternate), "sink: each run beside a send run (spead_bench send's) of the same packet size, alternated, and the ratio sink / send per round and its median (--runs rounds); loopback: each packet size's lossless search beside recv's, and the ratio of their rates")
+        ("alternate", po::bool_switch(&alternate), ("sink: each run beside a send run (spead_bench send's, but with as many heaps in flight as the sink's stream, " + std::to_string(sink_send_slots) + ") of the same packet size, alternated, and the ratio sink / send per round and its median (--runs rounds); loopback: each packet size's lossless search beside recv's, and the ratio of their rates").c_str())
         ("seconds", po::value(&seconds)->default_value(3.0), "send, recv, loopback, sink, rdma: seconds per run")
         ("pairs", po::value(&pairs)->default_value(1), "loopback --alternate: how many times recv's search and then the source's run in turn per packet size; the ratio is the median of the pairs' (a single search moves with a stall of a few ms on a busy machine). The recv and loopback tables keep the first pair's searches")
         ("runs", po::value(&runs)->default_value(3), "send, sink, rdma: runs per packet size; recv, loopback: consecutive lossless runs a rate needs")
