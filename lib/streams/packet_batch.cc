@@ -86,14 +86,11 @@ std::size_t packet_batch::fill()
     d_spans.clear();
     std::size_t n = 0;
     std::size_t bytes = 0;
-    d_backlogged = true; // unless the heaps run out first
     while (n < max_batch_packets) {
         if (d_active.empty()) {
             queued_heap* first = d_next_heap();
-            if (!first) {
-                d_backlogged = false;
+            if (!first)
                 break;
-            }
             d_active.push_back(first);
             // The rest of its group was queued with it (under one lock): it is there.
             for (std::size_t k = 1; k < first->round_robin_group; k++)
@@ -134,8 +131,10 @@ void packet_batch::write(std::size_t n, packet_writer& writer)
     for (std::size_t i = 0; i < n; i++)
         batch_bytes += d_packets[i].size;
     bool waited = false;
+    // A batch cut short by the limit leaves its heap partly cut (fill() takes the next
+    // heap before it checks the limit): the writer has more to send than this batch.
     if (d_limiter && n > 0)
-        waited = d_limiter->acquire(batch_bytes, d_backlogged);
+        waited = d_limiter->acquire(batch_bytes, cutting());
 
     boost::system::error_code ec;
     std::size_t accepted = 0;

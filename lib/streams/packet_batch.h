@@ -123,7 +123,6 @@ private:
     std::size_t d_turn = 0;             //!< in d_active: whose packet is next
     std::uint64_t d_packets_accepted = 0;
     std::optional<rate_limiter> d_limiter;
-    bool d_backlogged = false; //!< the last fill() left packets to cut: it was full
     counts d_counts;
 };
 

@@ -59,7 +59,8 @@ private:
  * - the peak bucket fills at rate × \p catch_up_ratio and is always capped at one
  *   burst: catching up happens at that slightly higher rate, never as a burst larger
  *   than burst_size.
- * A batch waits until both buckets hold its size (at most one burst).
+ * A batch waits until both buckets hold its size (at most one burst), or, when the
+ * writer has more to send after it, a whole burst.
  */
 class SPEAD_API rate_limiter
 {
