@@ -194,7 +194,10 @@ def main():
                  + rs["heaps_dropped_too_large_for_output"])
     unaccounted_packets = ts["packets"] - rs["packets"] - rs["packets_dropped_socket_overflow"]
     ok = checker.wrong == 0 and checker.items == output * items
-    if lost and accounted < args.heaps and unaccounted_packets:
+    runs = rs["runs_dropped_socket_overflow"]  # coalesced (GRO) runs: no packet count
+    if lost and accounted < args.heaps and runs:
+        print(f"note: the socket buffer overflowed: {runs} runs of packets dropped")
+    elif lost and accounted < args.heaps and unaccounted_packets:
         print(f"note: {unaccounted_packets} packets never reached the socket")
     print("result:     " + ("OK" if ok else "FAILED: wrong samples"))
     return 0 if ok else 1
