@@ -60,13 +60,17 @@ chunk_assembler::result chunk_assembler::add_packet(const packet_header& packet)
 
 bool chunk_assembler::add_repeat(const std::uint8_t* data, std::size_t size)
 {
-    std::uint64_t begin = 0, length = 0;
     record* r = d_repeat_record;
     // The layout is learnt only from a packet giving HEAP_SIZE = heap_bytes, so
-    // match() has checked what stage() checks of the sizes; a packet that is not the
-    // heap's next piece, or whose chunk is lost, goes the general way to be counted
-    // there.
-    if (!r || !d_repeat.match(data, size, begin, length) || !r->data ||
+    // match_next() has checked what stage() checks of the sizes; a packet that is not
+    // the heap's next piece, or whose chunk is lost, goes the general way to be counted
+    // there. The piece is placed where the heap's received bytes end, a prediction the
+    // packet is checked against (repeat_header::match_next()).
+    if (!r || !r->data)
+        return false;
+    const std::uint64_t begin = r->received.last_end();
+    const std::uint64_t length = size - repeat_header::header_bytes;
+    if (!d_repeat.match_next(data, size, begin) ||
         !r->received.extend_last(begin, begin + length))
         return false;
     copy_payload(d_config.nontemporal_copies,

@@ -66,6 +66,9 @@ public:
         return true;
     }
 
+    /*! Where the last range ends; 0 when there is none. */
+    std::uint64_t last_end() const { return d_ranges.empty() ? 0 : d_ranges.back().end; }
+
     void clear() { d_ranges.clear(); }
     bool empty() const { return d_ranges.empty(); }
     std::size_t size() const { return d_ranges.size(); }
