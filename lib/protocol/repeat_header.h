@@ -82,12 +82,17 @@ public:
         if (!d_known || size <= header_bytes) // none, or no payload
             return false;
         const std::uint64_t length = size - header_bytes;
-        std::uint64_t raw[3];
-        std::memcpy(raw, data, sizeof(raw));
+        // Word by word: one 24-byte copy went through the stack, and its 8-byte reads
+        // of a 16-byte store stalled store forwarding.
+        const auto word = [data](std::size_t i) {
+            std::uint64_t w;
+            std::memcpy(&w, data + 8 * i, sizeof(w));
+            return w;
+        };
         // The decoder's size checks: the datagram is header + payload exactly, and the
         // payload lies inside the heap. Both values are below 2^56 once the pointers
         // match (a datagram is shorter): no overflow.
-        return ((raw[0] ^ d_raw[0]) | (raw[1] ^ d_raw[1]) | (raw[2] ^ d_raw[2]) |
+        return ((word(0) ^ d_raw[0]) | (word(1) ^ d_raw[1]) | (word(2) ^ d_raw[2]) |
                 (load_be64(data + 24) ^ (d_offset_id | next_offset)) |
                 (load_be64(data + 32) ^ (d_length_id | length))) == 0 &&
                next_offset + length <= d_heap_size;
