@@ -12,9 +12,6 @@
 #include "payload_copy.h"
 #include <gnuradio/spead/item_ids.h>
 #include <algorithm>
-#include <cstring>
-#include <stdexcept>
-#include <string>
 #include <utility>
 
 namespace gr {
@@ -98,16 +95,13 @@ inline bool heap_assembler::place_repeat(const std::uint8_t* data, std::size_t s
 {
     if (!d_repeat_target)
         return false;
-    // The packet is checked against the piece that would continue the heap, and placed
-    // from that prediction: see repeat_header::match_next().
+    // Checked against, and placed as, the piece that continues the heap
+    // (repeat_header::match_next()). Its learnt size is the heap's (place_in_order
+    // checked it); what place_in_order would decline goes the general way, counted.
     interval_set& received = d_repeat_target->storage->received_ranges;
     const std::uint64_t begin = received.last_end();
-    if (!d_repeat.match_next(data, size, begin))
-        return false;
-    // The learnt heap size is the heap's (place_in_order checked it). What
-    // place_in_order would decline goes the general way to be counted there.
     const std::uint64_t end = begin + (size - repeat_header::header_bytes);
-    if (!received.extend_last(begin, end))
+    if (!d_repeat.match_next(data, size, begin) || !received.extend_last(begin, end))
         return false;
     append_in_order(*d_repeat_target, begin, end, data + repeat_header::header_bytes);
     return true;

@@ -100,8 +100,7 @@ private:
                          std::uint64_t begin,
                          std::uint64_t end,
                          const std::uint8_t* payload);
-    /*! The repeated-header fast path: a packet continuing d_repeat_target in order
-     * with its header (repeat_header); false when the packet needs decoding. */
+    /*! The repeat fast path (repeat_header); false: the packet needs decoding. */
     bool place_repeat(const std::uint8_t* data, std::size_t size);
     /*! The in-order fast path; false when the packet needs the general path. */
     bool place_in_order(const packet_header& packet);
