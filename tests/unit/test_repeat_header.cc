@@ -47,7 +47,8 @@ bool matches(const repeat_header& r, const bytes& p, std::uint64_t next_offset)
 TEST(repeat_header, matches_the_next_piece_only_at_the_predicted_offset)
 {
     const repeat_header r = learnt();
-    const bytes next = spead_test::packet(7, heap_size, piece, spead_test::pattern(piece));
+    const bytes next =
+        spead_test::packet(7, heap_size, piece, spead_test::pattern(piece));
     EXPECT_TRUE(matches(r, next, piece));
     // The same packet at any other predicted offset is not the next piece.
     EXPECT_FALSE(matches(r, next, 0));
@@ -75,8 +76,10 @@ TEST(repeat_header, refuses_what_the_decoder_would_read_otherwise)
                                                 payload),
                          piece));
     // A fifth pointer (an item) changes the header.
-    EXPECT_FALSE(matches(
-        r, spead_test::packet(7, heap_size, piece, payload, { { true, 0x1000, 1 } }), piece));
+    EXPECT_FALSE(
+        matches(r,
+                spead_test::packet(7, heap_size, piece, payload, { { true, 0x1000, 1 } }),
+                piece));
     // PAYLOAD_LENGTH that is not what follows the header: cut short, or lengthened.
     bytes cut = spead_test::packet(7, heap_size, piece, payload);
     cut.pop_back();
