@@ -102,16 +102,21 @@ std::size_t packet_batch::fill()
             break;
         queued_heap& e = *d_active[d_turn];
         packet_generator& gen = *e.generator;
-        d_piece_begin[n] = d_pieces.size();
-        const std::size_t size = gen.next(d_headers.data() + n * mps, d_pieces);
-        d_packets[n].n_pieces = d_pieces.size() - d_piece_begin[n];
-        d_packets[n].size = size;
-        d_packets[n].substream = e.substream;
-        d_packet_heap[n] = &e;
         span& s = span_of(e);
-        s.last = n;
-        bytes += size;
-        n++;
+        // A lone heap's packets follow one another to the batch's end; a group's take
+        // turns, one packet each.
+        const std::size_t until = d_active.size() == 1 ? max_batch_packets : n + 1;
+        do {
+            d_piece_begin[n] = d_pieces.size();
+            const std::size_t size = gen.next(d_headers.data() + n * mps, d_pieces);
+            d_packets[n].n_pieces = d_pieces.size() - d_piece_begin[n];
+            d_packets[n].size = size;
+            d_packets[n].substream = e.substream;
+            d_packet_heap[n] = &e;
+            bytes += size;
+            n++;
+        } while (n < until && gen.has_next() && bytes + mps <= max_bytes);
+        s.last = n - 1;
         if (!gen.has_next()) {
             s.finishes_heap = true;
             retire(e);
