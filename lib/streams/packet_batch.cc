@@ -86,6 +86,8 @@ std::size_t packet_batch::fill()
     d_spans.clear();
     std::size_t n = 0;
     std::size_t bytes = 0;
+    // Stay within half a burst when rate limited (packets are at most mps).
+    auto limit_reached = [&] { return n > 0 && bytes + mps > max_bytes; };
     while (n < max_batch_packets) {
         if (d_active.empty()) {
             queued_heap* first = d_next_heap();
@@ -97,8 +99,7 @@ std::size_t packet_batch::fill()
                 d_active.push_back(d_next_heap());
             d_turn = 0;
         }
-        // Stay within half a burst when rate limited (packets are at most mps).
-        if (n > 0 && bytes + mps > max_bytes)
+        if (limit_reached())
             break;
         queued_heap& e = *d_active[d_turn];
         packet_generator& gen = *e.generator;
@@ -115,7 +116,7 @@ std::size_t packet_batch::fill()
             d_packet_heap[n] = &e;
             bytes += size;
             n++;
-        } while (n < until && gen.has_next() && bytes + mps <= max_bytes);
+        } while (n < until && gen.has_next() && !limit_reached());
         s.last = n - 1;
         if (!gen.has_next()) {
             s.finishes_heap = true;
